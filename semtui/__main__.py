@@ -1,0 +1,3 @@
+from semtui.cli.main import run
+
+run()

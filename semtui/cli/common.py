@@ -1,0 +1,103 @@
+"""Helpers every command shares: JSON on stdout, messages and progress on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from semtui.errors import InputError
+from semtui.progress import ProgressCallback
+
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def emit_json(obj: Any) -> None:
+    """Write one JSON document to stdout."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False, default=_default))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _default(o):
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"semtui: {message}\n")
+
+
+def fail(message: str, path: str | None = None, line: int | None = None) -> "InputError":
+    """Build the InputError that ends a command with exit code 2."""
+    return InputError(message, path, line)
+
+
+def use_color() -> bool:
+    return "NO_COLOR" not in os.environ
+
+
+def stdout_console():
+    """A rich Console on stdout honouring NO_COLOR."""
+    from rich.console import Console
+
+    return Console(no_color=not use_color(), highlight=False)
+
+
+class StderrProgress:
+    """A progress callback drawing a bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, label: str, enabled: bool | None = None):
+        self.label = label
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._progress = None
+        self._task = None
+        self._last = 0.0
+
+    def __enter__(self) -> "StderrProgress":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True, no_color=not use_color()),
+                transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(self.label, total=None)
+        return self
+
+    def __call__(self, done: int, total: int, message: str = "") -> None:
+        if self._progress is None:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.05 and done < total:
+            return
+        self._last = now
+        self._progress.update(self._task, completed=done, total=total or None,
+                              description=f"{self.label} {message}".strip())
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def progress_callback(label: str) -> tuple[StderrProgress, ProgressCallback]:
+    p = StderrProgress(label)
+    return p, p

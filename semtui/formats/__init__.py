@@ -1,0 +1,94 @@
+"""Readers and writers for every dataset format, with detection.
+
+``read(path)`` picks the format from the extension, then the content; ``format=``
+overrides.  Formats: ``plain``, ``setgen``, ``fimi``, ``jsonl``, ``disassociated``
+(see docs/formats.md).  Every reader raises :class:`semtui.errors.InputError` with the
+file and line for bad input; every writer is atomic.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from semtui.errors import InputError
+from semtui.fileio import check_readable
+from semtui.formats import disassociated, fimi, jsonl, text
+from semtui.model import Dataset, DisassociatedData, TransactionData
+
+FORMATS = ("plain", "setgen", "fimi", "jsonl", "disassociated")
+
+_NUMERIC_LINE = re.compile(rb"^[\s\d-]*$")
+
+
+def detect(path: str | Path) -> str:
+    """Guess the format of ``path`` from its extension, then its first bytes."""
+    p = check_readable(path)
+    suffix = p.suffix.lower()
+    if suffix in fimi.SUFFIXES:
+        return "fimi"
+    if suffix in jsonl.SUFFIXES:
+        return "jsonl"
+    if suffix == ".json":
+        return "disassociated"
+    with open(p, "rb") as fh:
+        head = fh.read(64 * 1024)
+    stripped = head.lstrip()
+    if stripped.startswith(b"{"):
+        return "disassociated" if b'"semtui-disassociated/' in head[:4096] else "jsonl"
+    lines = [ln for ln in head.split(b"\n")[:200] if ln.strip() and not ln.startswith(b"@")]
+    if len(head) == 64 * 1024 and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    if lines and all(_NUMERIC_LINE.match(ln) for ln in lines):
+        return "fimi"
+    return "setgen"
+
+
+def read(path: str | Path, format: str | None = None, *, names: str | Path | None = None) -> Dataset:
+    """Read any dataset.  ``names`` is an id->name map for FIMI files."""
+    fmt = format or detect(path)
+    if fmt == "setgen":
+        return text.read_setgen(path)
+    if fmt == "plain":
+        return text.read_plain(path)
+    if fmt == "fimi":
+        return fimi.read_fimi(path, fimi.read_names(names) if names else None)
+    if fmt == "jsonl":
+        return jsonl.read_jsonl(path)
+    if fmt == "disassociated":
+        return disassociated.read_disassociated(path)
+    raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})", path)
+
+
+def read_transactions(path: str | Path, format: str | None = None, **kw) -> TransactionData:
+    """Read a dataset that must be (plain or set-generalised) transactions."""
+    data = read(path, format, **kw)
+    if not isinstance(data, TransactionData):
+        raise InputError(f"expected transactions, got a {data.kind} dataset", path)
+    return data
+
+
+def write(data: Dataset, path: str | Path, format: str | None = None) -> None:
+    """Write ``data`` atomically; the format defaults from the extension and the data."""
+    p = Path(path)
+    fmt = format
+    if fmt is None:
+        if isinstance(data, DisassociatedData):
+            fmt = "disassociated"
+        elif p.suffix.lower() in fimi.SUFFIXES:
+            fmt = "fimi"
+        elif p.suffix.lower() in jsonl.SUFFIXES:
+            fmt = "jsonl"
+        else:
+            fmt = "setgen"
+    if fmt == "disassociated":
+        if not isinstance(data, DisassociatedData):
+            raise InputError("only disassociated data can be written as disassociated JSON", p)
+        disassociated.write_disassociated(data, p)
+        return
+    if isinstance(data, DisassociatedData):
+        raise InputError(f"disassociated data cannot be written as {fmt}", p)
+    writers = {"setgen": text.write_setgen, "plain": text.write_plain, "fimi": fimi.write_fimi, "jsonl": jsonl.write_jsonl}
+    if fmt not in writers:
+        raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})", p)
+    writers[fmt](data, p)

@@ -1,0 +1,188 @@
+"""Disassociated releases (``semtui-disassociated/1``) and their private keys.
+
+Release::
+
+    {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+     "clusters": [{"id": "P1", "size": 4,
+                   "record_chunks": [[["blood", "treatment", "lung"], ...], [["tumor", "biopsy"], ...]],
+                   "term_chunk": ["vessel", ...]}]}
+
+Key (``semtui-disassociation-key/1``), kept apart from the release because it undoes it::
+
+    {"format": "semtui-disassociation-key/1",
+     "clusters": [{"id": "P1", "record_chunks": [[0, 1, 2, 3], [1, 2]], "term_chunk": [[0], [0], [1]]}]}
+
+``record_chunks[j][r]`` is the 0-based index, in the original file, of the transaction that
+sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from semtui.errors import InputError
+from semtui.fileio import atomic_writer, read_text
+from semtui.model import (
+    Cluster,
+    ClusterKey,
+    DisassociatedData,
+    DisassociationKey,
+    RecordChunk,
+    Vocabulary,
+)
+
+FORMAT = "semtui-disassociated/1"
+KEY_FORMAT = "semtui-disassociation-key/1"
+
+
+def load_json(path: str | Path):
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+
+
+def _need(cond: bool, message: str, path) -> None:
+    if not cond:
+        raise InputError(message, path)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_disassociated(doc, path) -> DisassociatedData:
+    _need(isinstance(doc, dict), "expected a JSON object", path)
+    _need(doc.get("format") == FORMAT, f"'format' must be {FORMAT!r}, got {doc.get('format')!r}", path)
+    k, m = doc.get("k"), doc.get("m")
+    _need(_is_int(k) and k >= 1, "'k' must be a positive integer", path)
+    _need(_is_int(m) and m >= 1, "'m' must be a positive integer", path)
+    clusters_doc = doc.get("clusters")
+    _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
+    vocab = Vocabulary()
+    clusters: list[Cluster] = []
+    seen_ids: set[str] = set()
+    for ci, c in enumerate(clusters_doc):
+        where = f"clusters[{ci}]"
+        _need(isinstance(c, dict), f"{where} must be an object", path)
+        cid = str(c.get("id", f"P{ci + 1}"))
+        _need(cid not in seen_ids, f"{where}: duplicate cluster id {cid!r}", path)
+        seen_ids.add(cid)
+        chunks_doc = c.get("record_chunks", [])
+        _need(isinstance(chunks_doc, list), f"{where}.record_chunks must be a list", path)
+        chunks = []
+        longest = 0
+        for j, chunk in enumerate(chunks_doc):
+            _need(isinstance(chunk, list), f"{where}.record_chunks[{j}] must be a list of sub-records", path)
+            subs = []
+            for r, sr in enumerate(chunk):
+                _need(
+                    isinstance(sr, list) and all(isinstance(t, str) and t.strip() for t in sr),
+                    f"{where}.record_chunks[{j}][{r}] must be a list of item names",
+                    path,
+                )
+                subs.append([vocab.add(t.strip()) for t in dict.fromkeys(sr)])
+            longest = max(longest, len(subs))
+            chunks.append(RecordChunk.from_lists(subs))
+        term = c.get("term_chunk", [])
+        _need(
+            isinstance(term, list) and all(isinstance(t, str) and t.strip() for t in term),
+            f"{where}.term_chunk must be a list of item names",
+            path,
+        )
+        size = c.get("size", longest)
+        _need(_is_int(size) and size >= longest, f"{where}.size must be an integer >= its largest chunk", path)
+        clusters.append(
+            Cluster(cid, size, chunks, np.asarray([vocab.add(t.strip()) for t in term], dtype=np.int32))
+        )
+    return DisassociatedData(vocab, k, m, clusters)
+
+
+def read_disassociated(path: str | Path) -> DisassociatedData:
+    return parse_disassociated(load_json(path), path)
+
+
+def disassociated_to_json(data: DisassociatedData) -> dict:
+    names = data.vocab.names
+    return {
+        "format": FORMAT,
+        "k": data.k,
+        "m": data.m,
+        "clusters": [
+            {
+                "id": c.id,
+                "size": c.size,
+                "record_chunks": [[names(ch.sub_record(r)) for r in range(len(ch))] for ch in c.record_chunks],
+                "term_chunk": names(c.term_chunk),
+            }
+            for c in data.clusters
+        ],
+    }
+
+
+def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
+    with atomic_writer(path) as fh:
+        json.dump(disassociated_to_json(data), fh, ensure_ascii=False, indent=1)
+        fh.write("\n")
+
+
+def read_key(path: str | Path, data: DisassociatedData | None = None) -> DisassociationKey:
+    doc = load_json(path)
+    _need(isinstance(doc, dict) and doc.get("format") == KEY_FORMAT, f"'format' must be {KEY_FORMAT!r}", path)
+    clusters_doc = doc.get("clusters")
+    _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
+    out = []
+    for ci, c in enumerate(clusters_doc):
+        where = f"clusters[{ci}]"
+        _need(isinstance(c, dict) and "id" in c, f"{where} must be an object with an 'id'", path)
+        rc = c.get("record_chunks", [])
+        _need(
+            isinstance(rc, list) and all(isinstance(ch, list) and all(_is_int(v) and v >= 0 for v in ch) for ch in rc),
+            f"{where}.record_chunks must be lists of transaction indices",
+            path,
+        )
+        tc = c.get("term_chunk", [])
+        _need(
+            isinstance(tc, list) and all(isinstance(ts, list) and all(_is_int(v) and v >= 0 for v in ts) for ts in tc),
+            f"{where}.term_chunk must be a list of lists of transaction indices",
+            path,
+        )
+        out.append(ClusterKey(str(c["id"]), rc, tc))
+    key = DisassociationKey(out)
+    if data is not None:
+        check_key(key, data, path)
+    return key
+
+
+def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
+    """The key must describe exactly the release's shape."""
+    for c in data.clusters:
+        try:
+            ck = key.cluster(c.id)
+        except KeyError:
+            raise InputError(f"key has no cluster {c.id!r}", path) from None
+        _need(
+            [len(ch) for ch in ck.record_chunks] == [len(ch) for ch in c.record_chunks],
+            f"cluster {c.id!r}: key's record chunks do not match the release",
+            path,
+        )
+        _need(len(ck.term_chunk) == len(c.term_chunk), f"cluster {c.id!r}: key's term chunk does not match", path)
+
+
+def key_to_json(key: DisassociationKey) -> dict:
+    return {
+        "format": KEY_FORMAT,
+        "clusters": [
+            {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters
+        ],
+    }
+
+
+def write_key(key: DisassociationKey, path: str | Path) -> None:
+    with atomic_writer(path) as fh:
+        json.dump(key_to_json(key), fh, indent=1)
+        fh.write("\n")

@@ -1,0 +1,131 @@
+"""Plain transactions and the papers' set-generalised notation.
+
+Plain: one transaction per line, items separated by commas, whitespace trimmed, blank
+lines skipped.  Set-generalised: the same, where a generalised item is written in
+brackets, ``heart disease, (blood pressure, icd, limbs, injury), weakness``.  A
+transaction with no items at all (every item suppressed by an anonymiser) is written
+as a line holding only ``-`` so that positions never shift.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import IO
+
+from semtui.errors import InputError
+from semtui.fileio import atomic_writer, read_text
+from semtui.model import TransactionBuilder, TransactionData
+
+#: The line that stands for a transaction with no items.
+EMPTY_TRANSACTION = "-"
+
+_BRACKETS = re.compile(r"([(),])")
+
+
+def parse_setgen_line(line: str, path: str | Path, lineno: int) -> list:
+    """Parse one line of set-generalised text into plain items and member lists."""
+    if "(" not in line and ")" not in line:
+        return _dedupe(p.strip() for p in line.split(","))
+    out: list = []
+    group: list[str] | None = None
+    for part in _BRACKETS.split(line):
+        if part == "(":
+            if group is not None:
+                raise InputError("nested bracket: a generalised item cannot contain another", path, lineno)
+            group = []
+        elif part == ")":
+            if group is None:
+                raise InputError("unbalanced bracket: ')' without '('", path, lineno)
+            members = _dedupe(group)
+            if not members:
+                raise InputError("empty generalised item '()'", path, lineno)
+            out.append(members if len(members) > 1 else members[0])
+            group = None
+        elif part == ",":
+            continue
+        else:
+            item = part.strip()
+            if item:
+                (out if group is None else group).append(item)
+    if group is not None:
+        raise InputError("unbalanced bracket: '(' is never closed", path, lineno)
+    return _dedupe_tokens(out)
+
+
+def _dedupe(items) -> list[str]:
+    return [i for i in dict.fromkeys(items) if i]
+
+
+def _dedupe_tokens(tokens: list) -> list:
+    seen: set = set()
+    out = []
+    for t in tokens:
+        key = t if isinstance(t, str) else frozenset(t)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> TransactionData:
+    builder = TransactionBuilder()
+    add = builder.add
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line == EMPTY_TRANSACTION:
+            add([], lineno)
+        elif generalised:
+            add(parse_setgen_line(line, path, lineno), lineno)
+        else:
+            add(_dedupe(p.strip() for p in line.split(",")), lineno)
+    if builder.lines == []:
+        raise InputError("no transactions in file", path)
+    return builder.build()
+
+
+def read_setgen(path: str | Path) -> TransactionData:
+    """Read plain or set-generalised text (the kind follows from the content)."""
+    return parse_text(read_text(path), path, generalised=True)
+
+
+def read_plain(path: str | Path) -> TransactionData:
+    """Read plain transactions; brackets are taken literally as part of item names."""
+    return parse_text(read_text(path), path, generalised=False)
+
+
+def _check_item(item: str, path) -> str:
+    if any(c in item for c in ",()\n") or item != item.strip() or not item or item == EMPTY_TRANSACTION:
+        raise InputError(f"item {item!r} cannot be written in the text notation", path)
+    return item
+
+
+def format_transaction(data: TransactionData, i: int, path=None) -> str:
+    parts = []
+    vocab = data.vocab
+    for t in data.transaction(i):
+        t = int(t)
+        if t >= 0:
+            parts.append(_check_item(vocab[t], path))
+        else:
+            parts.append("(" + ", ".join(_check_item(m, path) for m in data.member_names(-t - 1)) + ")")
+    return ", ".join(parts) if parts else EMPTY_TRANSACTION
+
+
+def dump_setgen(data: TransactionData, fh: IO[str], path=None) -> None:
+    for i in range(data.n_transactions):
+        fh.write(format_transaction(data, i, path))
+        fh.write("\n")
+
+
+def write_setgen(data: TransactionData, path: str | Path) -> None:
+    with atomic_writer(path) as fh:
+        dump_setgen(data, fh, path)
+
+
+def write_plain(data: TransactionData, path: str | Path) -> None:
+    if data.n_generalised:
+        raise InputError("plain format cannot hold generalised items; use setgen", path)
+    write_setgen(data, path)

@@ -1,0 +1,77 @@
+"""Dataset facts for ``semtui info`` and the TUI's summary panel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from semtui.model import Dataset, DisassociatedData, TransactionData
+
+
+def dataset_info(data: Dataset) -> dict:
+    """A JSON-ready summary with stable keys (only ever added to)."""
+    if isinstance(data, DisassociatedData):
+        return _disassociated_info(data)
+    return _transactions_info(data)
+
+
+def _stats(values: np.ndarray) -> dict:
+    if values.size == 0:
+        return {"min": 0, "mean": 0.0, "max": 0}
+    return {"min": int(values.min()), "mean": round(float(values.mean()), 4), "max": int(values.max())}
+
+
+def _transactions_info(data: TransactionData) -> dict:
+    # A generalised item counts once towards a transaction's length, as written.
+    lengths = data.lengths
+    n = data.n_transactions
+    used = np.zeros(len(data.vocab), dtype=bool)
+    plain = data.tokens[data.tokens >= 0]
+    used[plain] = True
+    if data.n_generalised:
+        used[data.gen_members] = True
+    out = {
+        "kind": data.kind,
+        "transactions": n,
+        "items": int(used.sum()),
+        "avg_length": round(float(lengths.mean()), 4) if n else 0.0,
+        "max_length": int(lengths.max()) if n else 0,
+        "empty_transactions": int((lengths == 0).sum()),
+        "generalised_items": data.n_generalised,
+        "clusters": 0,
+        "record_chunks": 0,
+        "term_chunk_terms": 0,
+    }
+    if data.n_generalised:
+        sizes = data.group_sizes()
+        out["group_sizes"] = _stats(sizes)
+        out["generalised_item_sizes"] = _stats(np.diff(data.gen_indptr))
+        out["generalised_tokens"] = int((data.tokens < 0).sum())
+    return out
+
+
+def _disassociated_info(data: DisassociatedData) -> dict:
+    # Which sub-records form one transaction is exactly what disassociation hides, so
+    # lengths here are those of sub-records.
+    sub_lengths = [np.diff(ch.indptr) for c in data.clusters for ch in c.record_chunks]
+    sub = np.concatenate(sub_lengths) if sub_lengths else np.zeros(0, dtype=np.int64)
+    items: set[int] = set()
+    for c in data.clusters:
+        for ch in c.record_chunks:
+            items.update(np.unique(ch.items).tolist())
+        items.update(c.term_chunk.tolist())
+    sizes = np.asarray([c.size for c in data.clusters], dtype=np.int64)
+    return {
+        "kind": "disassociated",
+        "transactions": data.n_transactions,
+        "items": len(items),
+        "avg_length": round(float(sub.mean()), 4) if sub.size else 0.0,
+        "max_length": int(sub.max()) if sub.size else 0,
+        "generalised_items": 0,
+        "clusters": len(data.clusters),
+        "record_chunks": data.n_record_chunks,
+        "term_chunk_terms": data.n_term_chunk_terms,
+        "sub_records": int(sub.size),
+        "cluster_sizes": _stats(sizes),
+        "k": data.k,
+        "m": data.m,
+    }

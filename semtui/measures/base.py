@@ -1,0 +1,56 @@
+"""The one small interface every semantic measure implements.
+
+A measure scores pairs of terms in batches: ``matrix(terms_a, terms_b)`` returns a
+``len(a) x len(b)`` float array of its native scores (distances or similarities, see
+``kind``), ``NaN`` where a term has no representation.  ``distances(a, b)`` gives
+distances whatever the kind (similarity s becomes ``1 - s``), which is what the attacks
+rank by.  ``unknown(terms)`` names the terms the measure cannot score: attacks report
+them and never eliminate them.  ``identity`` is a stable string that changes whenever
+the measure's scores could (index path and mtime, vectors hash, ...), used as the key of
+the persistent score cache.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
+import numpy as np
+
+Kind = Literal["distance", "similarity"]
+
+
+class Measure:
+    """Base class: subclasses implement :meth:`_matrix` (and may override ``unknown``)."""
+
+    #: The spec the user wrote, e.g. ``embedding`` or ``scores:pairs.csv``.
+    name: str = "measure"
+    kind: Kind = "distance"
+
+    @property
+    def identity(self) -> str:
+        return self.name
+
+    # -- the interface -------------------------------------------------------
+    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        """Native scores for every pair; each distinct term is scored once."""
+        ua, ia = np.unique(np.asarray(list(terms_a), dtype=object), return_inverse=True)
+        ub, ib = np.unique(np.asarray(list(terms_b), dtype=object), return_inverse=True)
+        if len(ua) == 0 or len(ub) == 0:
+            return np.zeros((len(ia), len(ib)), dtype=np.float64)
+        core = np.asarray(self._matrix(ua.tolist(), ub.tolist()), dtype=np.float64)
+        return core[np.ix_(ia.ravel(), ib.ravel())]
+
+    def distances(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        m = self.matrix(terms_a, terms_b)
+        return m if self.kind == "distance" else 1.0 - m
+
+    def unknown(self, terms: Sequence[str]) -> list[str]:
+        """Terms this measure has no representation for (default: none)."""
+        return []
+
+    # -- for subclasses ------------------------------------------------------
+    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

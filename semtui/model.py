@@ -1,0 +1,343 @@
+"""The data model every part of semtui shares.
+
+Items are integer ids over one :class:`Vocabulary` of item strings.  Transactions are
+held in CSR form (``indptr`` + a flat ``tokens`` array), never as Python sets of
+strings.
+
+Set-generalised data (COAT-style, setgen-attack-shao-ong-toit2017 Def. 3.3) uses the
+same CSR: a token ``t >= 0`` is a trivially generalised (plain) item with id ``t``; a
+token ``t < 0`` is the generalised item ``g = -t - 1``, whose members are
+``gen_members[gen_indptr[g]:gen_indptr[g + 1]]``.  The *equivalence group* of a
+generalised item is the set of transactions that contain it.  Token order is the order
+of the file, which the ``nearest:N`` context needs.
+
+Disassociated data (Terrovitis et al. 2012) is a list of clusters, each with record
+chunks (multisets of sub-records, CSR) and one term chunk.  A
+:class:`DisassociationKey` links every sub-record and term-chunk term back to the
+original transaction it came from, for evaluation only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+Item = str
+#: A transaction as strings: plain items, and lists of members for generalised items.
+Token = str | Sequence[str]
+
+
+class Vocabulary:
+    """A bijection between item strings and dense integer ids 0..n-1 (first seen first)."""
+
+    __slots__ = ("_items", "_index")
+
+    def __init__(self, items: Iterable[str] = ()):
+        self._items: list[str] = []
+        self._index: dict[str, int] = {}
+        for it in items:
+            self.add(it)
+
+    def add(self, item: str) -> int:
+        """Return the id of ``item``, giving it the next id if it is new."""
+        i = self._index.get(item)
+        if i is None:
+            i = len(self._items)
+            self._index[item] = i
+            self._items.append(item)
+        return i
+
+    def get(self, item: str) -> int | None:
+        return self._index.get(item)
+
+    def id(self, item: str) -> int:
+        """The id of a known item (KeyError otherwise)."""
+        return self._index[item]
+
+    def ids(self, items: Iterable[str]) -> np.ndarray:
+        return np.fromiter((self._index[i] for i in items), dtype=np.int32)
+
+    def names(self, ids: Iterable[int]) -> list[str]:
+        items = self._items
+        return [items[int(i)] for i in ids]
+
+    @property
+    def items(self) -> list[str]:
+        return self._items
+
+    def __getitem__(self, i: int) -> str:
+        return self._items[i]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._index
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self)} items)"
+
+
+def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    indptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    flat = np.fromiter((t for x in lists for t in x), dtype=dtype, count=int(indptr[-1]))
+    return indptr, flat
+
+
+@dataclass
+class TransactionData:
+    """Plain or set-generalised transactions (see the module docstring for the encoding).
+
+    ``lines`` holds the 1-based source line of each transaction (None when built in
+    memory); ``ids`` the JSON Lines ``id`` values when the file had them.
+    """
+
+    vocab: Vocabulary
+    indptr: np.ndarray
+    tokens: np.ndarray
+    gen_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    gen_members: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    lines: np.ndarray | None = None
+    ids: list | None = None
+    _groups: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_lists(
+        cls,
+        transactions: Iterable[Sequence[Token]],
+        vocab: Vocabulary | None = None,
+        ids: list | None = None,
+    ) -> "TransactionData":
+        """Build from Python lists: a str is a plain item, a list/tuple a generalised item.
+
+        Two generalised items with the same members (in any order) are the same
+        generalised item.
+        """
+        builder = TransactionBuilder(vocab)
+        for t in transactions:
+            builder.add(t)
+        return builder.build(ids=ids)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def kind(self) -> str:
+        return "set-generalised" if self.n_generalised else "transactions"
+
+    @property
+    def n_transactions(self) -> int:
+        return len(self.indptr) - 1
+
+    def __len__(self) -> int:
+        return self.n_transactions
+
+    @property
+    def n_generalised(self) -> int:
+        return len(self.gen_indptr) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Tokens per transaction (a generalised item counts once)."""
+        return np.diff(self.indptr)
+
+    def row_of_token(self) -> np.ndarray:
+        """The transaction index of every token (same length as ``tokens``)."""
+        return np.repeat(np.arange(self.n_transactions, dtype=np.int64), self.lengths)
+
+    def transaction(self, i: int) -> np.ndarray:
+        return self.tokens[self.indptr[i] : self.indptr[i + 1]]
+
+    def members(self, g: int) -> np.ndarray:
+        return self.gen_members[self.gen_indptr[g] : self.gen_indptr[g + 1]]
+
+    def member_names(self, g: int) -> list[str]:
+        return self.vocab.names(self.members(g))
+
+    def label(self, g: int) -> str:
+        """The papers' notation for a generalised item: ``(a, b, c)``."""
+        return "(" + ", ".join(self.member_names(g)) + ")"
+
+    def token_names(self, i: int) -> list[Token]:
+        """Transaction ``i`` as strings (generalised items as lists of members)."""
+        out: list[Token] = []
+        for t in self.transaction(i):
+            t = int(t)
+            out.append(self.vocab[t] if t >= 0 else self.member_names(-t - 1))
+        return out
+
+    def plain_items(self, i: int) -> np.ndarray:
+        """The trivially generalised items of transaction ``i`` (its context)."""
+        t = self.transaction(i)
+        return t[t >= 0]
+
+    def groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """Equivalence groups in CSR: transactions of generalised item g are
+        ``rows[indptr[g]:indptr[g+1]]`` (ascending)."""
+        if self._groups is None:
+            mask = self.tokens < 0
+            g = -self.tokens[mask].astype(np.int64) - 1
+            rows = self.row_of_token()[mask]
+            order = np.lexsort((rows, g))
+            counts = np.bincount(g, minlength=self.n_generalised)
+            indptr = np.zeros(self.n_generalised + 1, dtype=np.int64)
+            np.cumsum(counts, out=indptr[1:])
+            self._groups = (indptr, rows[order])
+        return self._groups
+
+    def group(self, g: int) -> np.ndarray:
+        indptr, rows = self.groups()
+        return rows[indptr[g] : indptr[g + 1]]
+
+    def group_sizes(self) -> np.ndarray:
+        return np.diff(self.groups()[0])
+
+    def item_supports(self) -> np.ndarray:
+        """Support of every vocabulary item as a plain (trivially generalised) token."""
+        plain = self.tokens[self.tokens >= 0]
+        return np.bincount(plain, minlength=len(self.vocab))
+
+    def generalisation(self) -> dict[str, list[str]]:
+        """Generalised item label -> member names."""
+        return {self.label(g): self.member_names(g) for g in range(self.n_generalised)}
+
+
+class TransactionBuilder:
+    """Accumulates transactions token by token into flat arrays (used by the readers)."""
+
+    def __init__(self, vocab: Vocabulary | None = None):
+        self.vocab = vocab if vocab is not None else Vocabulary()
+        self._tokens: list[int] = []
+        self._lengths: list[int] = []
+        self._gen_index: dict[frozenset, int] = {}
+        self._gen_members: list[list[int]] = []
+        self.lines: list[int] = []
+
+    def generalised(self, members: Sequence[str]) -> int:
+        """The token of the generalised item with these members (created on first use)."""
+        ids = [self.vocab.add(m) for m in members]
+        key = frozenset(ids)
+        g = self._gen_index.get(key)
+        if g is None:
+            g = len(self._gen_members)
+            self._gen_index[key] = g
+            seen: set[int] = set()
+            self._gen_members.append([i for i in ids if not (i in seen or seen.add(i))])
+        return -g - 1
+
+    def add(self, transaction: Sequence[Token], line: int | None = None) -> None:
+        vocab_add = self.vocab.add
+        n = 0
+        for tok in transaction:
+            if isinstance(tok, str):
+                self._tokens.append(vocab_add(tok))
+            else:
+                self._tokens.append(self.generalised(tok))
+            n += 1
+        self._lengths.append(n)
+        if line is not None:
+            self.lines.append(line)
+
+    def add_tokens(self, tokens: Sequence[int], line: int | None = None) -> None:
+        self._tokens.extend(tokens)
+        self._lengths.append(len(tokens))
+        if line is not None:
+            self.lines.append(line)
+
+    def build(self, ids: list | None = None) -> TransactionData:
+        indptr = np.zeros(len(self._lengths) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(self._lengths, dtype=np.int64), out=indptr[1:])
+        tokens = np.asarray(self._tokens, dtype=np.int32)
+        gen_indptr, gen_members = _csr_from_lists(self._gen_members)
+        lines = np.asarray(self.lines, dtype=np.int32) if self.lines else None
+        return TransactionData(self.vocab, indptr, tokens, gen_indptr, gen_members, lines, ids)
+
+
+# ---------------------------------------------------------------------- disassociation
+@dataclass
+class RecordChunk:
+    """A multiset of sub-records, CSR: sub-record r is ``items[indptr[r]:indptr[r+1]]``."""
+
+    indptr: np.ndarray
+    items: np.ndarray
+
+    @classmethod
+    def from_lists(cls, sub_records: Sequence[Sequence[int]]) -> "RecordChunk":
+        return cls(*_csr_from_lists(sub_records))
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def sub_record(self, r: int) -> np.ndarray:
+        return self.items[self.indptr[r] : self.indptr[r + 1]]
+
+    def domain(self) -> np.ndarray:
+        """The distinct items of the chunk."""
+        return np.unique(self.items)
+
+
+@dataclass
+class Cluster:
+    id: str
+    size: int
+    record_chunks: list[RecordChunk]
+    term_chunk: np.ndarray
+
+
+@dataclass
+class DisassociatedData:
+    """Clusters of record chunks and a term chunk, declared k^m-anonymous."""
+
+    vocab: Vocabulary
+    k: int
+    m: int
+    clusters: list[Cluster]
+
+    kind = "disassociated"
+
+    @property
+    def n_transactions(self) -> int:
+        return int(sum(c.size for c in self.clusters))
+
+    def __len__(self) -> int:
+        return self.n_transactions
+
+    @property
+    def n_record_chunks(self) -> int:
+        return sum(len(c.record_chunks) for c in self.clusters)
+
+    @property
+    def n_term_chunk_terms(self) -> int:
+        return int(sum(len(c.term_chunk) for c in self.clusters))
+
+
+@dataclass
+class ClusterKey:
+    """Original transaction index (0-based, in the original file) of each sub-record of each
+    record chunk, and the original transactions of each term-chunk term."""
+
+    id: str
+    record_chunks: list[list[int]]
+    term_chunk: list[list[int]]
+
+
+@dataclass
+class DisassociationKey:
+    """The private key of a disassociated release (evaluation only)."""
+
+    clusters: list[ClusterKey]
+
+    def cluster(self, cid: str) -> ClusterKey:
+        for c in self.clusters:
+            if c.id == cid:
+                return c
+        raise KeyError(cid)
+
+
+Dataset = TransactionData | DisassociatedData

@@ -1,0 +1,1 @@
+"""The Textual face.  Only this package (and semtui.cli) may import textual or rich."""
