@@ -232,15 +232,22 @@ class TransactionBuilder:
         return -g - 1
 
     def add(self, transaction: Sequence[Token], line: int | None = None) -> None:
+        """Add one transaction.  A transaction is a set: repeated tokens are kept once,
+        and a generalised item with a single member is that (plain) item."""
         vocab_add = self.vocab.add
-        n = 0
+        seen: set[int] = set()
+        tokens = self._tokens
         for tok in transaction:
             if isinstance(tok, str):
-                self._tokens.append(vocab_add(tok))
+                t = vocab_add(tok)
+            elif len(set(tok)) == 1:
+                t = vocab_add(next(iter(tok)))
             else:
-                self._tokens.append(self.generalised(tok))
-            n += 1
-        self._lengths.append(n)
+                t = self.generalised(tok)
+            if t not in seen:
+                seen.add(t)
+                tokens.append(t)
+        self._lengths.append(len(seen))
         if line is not None:
             self.lines.append(line)
 

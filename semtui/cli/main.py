@@ -133,12 +133,11 @@ def run(argv: list[str] | None = None) -> None:
         sys.stderr.write(f"semtui: error: {where}{exc.strerror or exc}\n")
         sys.exit(EXIT_INPUT)
     except Exception as exc:  # click's usage errors and our own bugs
-        import click
-
-        if isinstance(exc, click.exceptions.Abort):
+        # Typer vendors click in recent releases, so recognise its exceptions by shape.
+        if type(exc).__name__ == "Abort":
             sys.stderr.write("semtui: interrupted\n")
             sys.exit(EXIT_INTERRUPTED)
-        if isinstance(exc, click.ClickException):
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
             sys.exit(EXIT_INPUT if exc.exit_code == 2 else exc.exit_code)
         if os.environ.get("SEMTUI_DEBUG"):

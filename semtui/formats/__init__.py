@@ -18,7 +18,7 @@ from semtui.model import Dataset, DisassociatedData, TransactionData
 
 FORMATS = ("plain", "setgen", "fimi", "jsonl", "disassociated")
 
-_NUMERIC_LINE = re.compile(rb"^[\s\d-]*$")
+_NUMERIC_LINE = re.compile(rb"^[\s\d-]*\d[\s\d-]*$")
 
 
 def detect(path: str | Path) -> str:

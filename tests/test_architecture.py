@@ -1,0 +1,65 @@
+"""The engine never imports textual or rich; the README's test command is what CI runs."""
+
+from __future__ import annotations
+
+import pkgutil
+import re
+import subprocess
+import sys
+
+import semtui
+from conftest import REPO
+
+FACES = ("semtui.cli", "semtui.tui")
+
+
+def engine_modules() -> list[str]:
+    names = []
+    for mod in pkgutil.walk_packages(semtui.__path__, "semtui."):
+        if mod.name.startswith(FACES) or mod.name == "semtui.__main__":
+            continue
+        names.append(mod.name)
+    return names
+
+
+def test_engine_never_imports_textual_or_rich():
+    modules = engine_modules()
+    assert "semtui.model" in modules and "semtui.formats" in modules
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as exc:\n"
+        "        if 'textual' in str(exc) or 'rich' in str(exc): raise\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"engine loaded: {out.stdout}"
+
+
+def test_cli_help_does_not_load_textual():
+    code = ("import sys\nfrom semtui.cli.main import app\n"
+            "print(any(m.startswith('textual') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_readme_quick_start_matches_ci():
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    command = re.search(r'^TEST_COMMAND="(.*)"$', ci, re.M).group(1)
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(?:sh|bash|console)?\n(.*?)```", quick, re.S)
+    commands = [line for block in blocks for line in block.strip().splitlines() if line.strip()]
+    assert len(commands) == 2, commands
+    assert commands[1] == command
+    assert "semtui" in commands[0] and "sample_data" in commands[0]
+
+
+def test_sample_data_is_found():
+    from semtui.samples import sample_path
+
+    assert sample_path().is_file()
+    assert (sample_path().parent / "disassociated.json").is_file()

@@ -1,0 +1,61 @@
+"""`semtui info` on every sample and on real data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+STABLE_KEYS = {"kind", "transactions", "items", "avg_length", "max_length", "generalised_items",
+               "clusters", "record_chunks", "term_chunk_terms"}
+
+
+def info(cli, *args):
+    result = cli("info", *args, "--json")
+    assert result.returncode == 0, result.stderr
+    facts = json.loads(result.stdout)
+    assert STABLE_KEYS <= facts.keys()
+    return facts
+
+
+def test_info_setgen_sample(cli, samples):
+    facts = info(cli, samples / "medical-setgen.txt")
+    assert facts["kind"] == "set-generalised"
+    assert (facts["transactions"], facts["items"], facts["generalised_items"]) == (4, 12, 1)
+    assert facts["group_sizes"] == {"min": 4, "mean": 4.0, "max": 4}
+    assert facts["max_length"] == 4 and facts["avg_length"] == 3.0
+
+
+def test_info_plain_sample(cli, samples):
+    facts = info(cli, samples / "medical-original.txt")
+    assert facts["kind"] == "transactions"
+    assert (facts["transactions"], facts["items"], facts["max_length"]) == (4, 12, 5)
+    assert facts["avg_length"] == 3.5
+
+
+def test_info_disassociated_sample(cli, samples):
+    facts = info(cli, samples / "disassociated.json")
+    assert facts["kind"] == "disassociated"
+    assert (facts["clusters"], facts["record_chunks"], facts["term_chunk_terms"]) == (1, 2, 3)
+    assert (facts["k"], facts["m"], facts["transactions"], facts["items"]) == (2, 2, 4, 9)
+
+
+@pytest.mark.parametrize("name", ["medical-setgen.txt", "medical-original.txt", "disassociated.json",
+                                  "disassociated-original.txt"])
+def test_info_renders_for_people(cli, samples, name):
+    result = cli("info", samples / name, env={"NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "transactions" in result.stdout
+    assert "\x1b[" not in result.stdout
+
+
+def test_info_bms_webview_2(cli, shared_data):
+    facts = info(cli, shared_data / "bms-webview-2.dat")
+    assert facts["transactions"] == 77512
+    assert facts["kind"] == "transactions"
+
+
+def test_info_meps(cli, shared_data):
+    facts = info(cli, shared_data / "meps2005-conditions.txt")
+    assert facts["transactions"] == 26735
+    assert facts["items"] == 599
