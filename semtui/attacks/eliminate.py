@@ -1,0 +1,452 @@
+"""Eliminators of the set-generalisation attack: MDA, TBA, WBA, GBA, RBA and RA.
+
+Each takes one *distance table* (rows: the transactions of an equivalence group, labelled
+by their context; columns: the member items of the generalised item; lower = more
+related) and eliminates the cells it believes are items the generalisation added.  The
+reading of the papers is the one fixed in ``ALGORITHMS.md`` §1:
+
+* weights: row weight ``1 / live cells of the row``, column weight ``1 / live cells of the
+  column``; weighted distance ``D * (1 - w_row) * (1 - w_col)``;
+* every row and every column is a *group*; its *vulnerability* is the largest gap between
+  neighbouring sorted weighted distances (0 under two cells);
+* δ (GBA, RBA) is the mean vulnerability of all groups of the initial weighted table; WBA's
+  δ is the mean of the initial weighted table; TBA's is a given value or the mean of the raw
+  distances;
+* a group's *candidate* is its largest weighted distance, valid only if its row and its
+  column keep a live cell once it is gone (the last-cell rule); invalid groups are skipped;
+* ties: lowest row, then lowest column (for groups of equal vulnerability: the one whose
+  candidate comes first that way, a row group before a column group).
+
+Cells of three kinds are treated apart.  ``NaN`` is a missing distance: not a cell at all
+(never eliminated, not counted for weights, groups, means or the last-cell rule).  A
+negative distance (NGD can give one, and it is unreliable) and a *protected* cell (a term
+the measure cannot score) are present: they count for weights and for the last-cell rule,
+but take no part in gaps, means or candidates, and are never eliminated.  The cells that
+do take part are called *scorable* below.
+
+Speed
+-----
+A direct transcription recomputes the whole weighted table and every group after each
+elimination, ``O((Nr*Nc)^2)`` overall.  Here an elimination of ``(i, j)`` only recomputes
+what it can change:
+
+* GBA / WBA: the row count of ``i`` and the column count of ``j`` drop, so the weights of
+  row ``i`` and of column ``j`` change, hence the weighted distances of row ``i`` and of
+  column ``j``.  Groups to recompute: row ``i``, column ``j``, every row with a live cell in
+  column ``j`` (one of its values moved) and every column with a live cell in row ``i``.
+  On a tall table (thousands of rows, ~6 columns) that is still every row, but as one
+  vectorised sort of an ``Nr x Nc`` block rather than a Python loop.
+* WBA needs no gaps: only each row's largest eligible weighted distance.  Weighted
+  distances only ever decrease (counts only drop) and eligibility is only ever lost, so a
+  row other than ``i`` needs a new maximum only if its maximum was in column ``j``.
+* RBA: weights move only to the lower clusters of row ``i`` and column ``j``; the rows of
+  the column recipients and the columns of the row recipients are recomputed.
+* Candidate validity (the last-cell rule) depends on counts anywhere in the table, so it is
+  re-evaluated for all groups at every step, an ``O(Nr + Nc)`` vector operation.
+
+Every weighted distance is computed with the same expression as a full recomputation would
+use, so the incremental result is bit-for-bit the one of the direct transcription (the
+tests compare the two on random tables).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+METHODS = ("mda", "tba", "wba", "gba", "rba", "ra")
+
+#: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
+#: "a random decision regarding whether or not to eliminate an item": a fair coin.
+DEFAULT_PROBABILITY = 0.5
+
+_THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+
+
+@dataclass
+class Elimination:
+    """One eliminated cell, in the order the method eliminated it."""
+
+    step: int  # 1-based
+    row: int
+    col: int
+    distance: float  # the raw distance D[row, col]
+    weighted: float  # the (weighted) distance that chose it (== distance for mda/tba/ra)
+    vulnerability: float | None  # vulnerability of the group that chose it (gba/rba)
+    group: str | None  # "row i" / "col j" that chose it (gba/rba)
+
+
+@dataclass
+class EliminationResult:
+    """What a method did to one distance table."""
+
+    method: str
+    threshold: float | None  # δ used (None for mda/ra)
+    eliminations: list[Elimination]
+    live: np.ndarray  # bool mask of cells still present at the end
+    initial_weighted: np.ndarray  # weighted table before any elimination (NaN where missing)
+    final_weighted: np.ndarray  # weighted table at the end (NaN where eliminated/missing)
+    #: Final row / column weights (what ``weighted`` was computed with); NaN where no cell.
+    row_weights: np.ndarray | None = None
+    col_weights: np.ndarray | None = None
+    #: Vulnerability of every row and column group of the initial weighted table (gba/rba).
+    initial_row_vulnerability: np.ndarray | None = None
+    initial_col_vulnerability: np.ndarray | None = None
+    #: The arguments the result was computed with, so :func:`replay` can redo it.
+    options: dict = field(default_factory=dict)
+
+    @property
+    def eliminated(self) -> np.ndarray:
+        """Bool mask of the eliminated cells."""
+        mask = np.zeros(self.live.shape, dtype=bool)
+        if self.eliminations:
+            rows = [e.row for e in self.eliminations]
+            cols = [e.col for e in self.eliminations]
+            mask[rows, cols] = True
+        return mask
+
+
+def eliminate(
+    table: np.ndarray,
+    method: str,
+    *,
+    threshold: float | None = None,
+    seed: int | None = None,
+    probability: float = DEFAULT_PROBABILITY,
+    protected: np.ndarray | None = None,
+    max_steps: int | None = None,
+) -> EliminationResult:
+    """Run one eliminator on a distance table.
+
+    ``threshold`` overrides δ for tba/wba/gba/rba (it is an error for mda and ra).
+    ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
+    ``max_steps`` stops after that many eliminations (what :func:`replay` uses).
+    """
+    method = method.lower()
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: expected one of {', '.join(METHODS)}")
+    if threshold is not None and method not in _THRESHOLD_METHODS:
+        raise ValueError(f"--threshold does not apply to {method}")
+    if threshold is not None and not np.isfinite(threshold):
+        raise ValueError("the threshold must be a finite number")
+    if not 0.0 <= probability <= 1.0:
+        raise ValueError("the probability must lie between 0 and 1")
+    D = np.array(table, dtype=np.float64, copy=True)
+    if D.ndim != 2:
+        raise ValueError("a distance table is two-dimensional")
+    if np.isinf(D).any():
+        raise ValueError("a distance table holds finite numbers or NaN (missing)")
+    prot = np.zeros(D.shape, dtype=bool) if protected is None else np.asarray(protected, bool)
+    if prot.shape != D.shape:
+        raise ValueError("the protected mask must have the table's shape")
+    options = {"threshold": threshold, "seed": seed, "probability": probability,
+               "protected": None if protected is None else prot.copy()}
+    limit = np.iinfo(np.int64).max if max_steps is None else int(max_steps)
+    state = _Table(D, prot)
+    if method == "mda":
+        result = _mda(state, limit)
+    elif method == "tba":
+        result = _tba(state, threshold, limit)
+    elif method == "ra":
+        result = _ra(state, seed, probability, limit)
+    elif method == "wba":
+        result = _wba(state, threshold, limit)
+    else:
+        result = _grouping(state, method, threshold, limit)
+    result.options = options
+    return result
+
+
+def replay(table: np.ndarray, result: EliminationResult, upto_step: int) -> tuple[np.ndarray, np.ndarray]:
+    """The weighted table and live mask after the first ``upto_step`` eliminations.
+
+    Re-runs the method with the same arguments and stops early: the methods are
+    deterministic (RA through its seed), so the steps are the ones ``result`` recorded.
+    """
+    opts = result.options
+    partial = eliminate(
+        table, result.method, threshold=opts.get("threshold"), seed=opts.get("seed"),
+        probability=opts.get("probability", DEFAULT_PROBABILITY),
+        protected=opts.get("protected"), max_steps=max(0, int(upto_step)),
+    )
+    return partial.final_weighted, partial.live
+
+
+# -- the table state -----------------------------------------------------------------
+
+
+class _Table:
+    """A distance table being attacked: live cells, counts and weighted distances."""
+
+    def __init__(self, D: np.ndarray, protected: np.ndarray):
+        self.D = D
+        self.nr, self.nc = D.shape
+        self.live = ~np.isnan(D)
+        # cells that take part in gaps, means and candidates, and may be eliminated
+        with np.errstate(invalid="ignore"):
+            self.scorable = self.live & (D >= 0) & ~protected
+        self.rc = self.live.sum(axis=1).astype(np.int64)
+        self.cc = self.live.sum(axis=0).astype(np.int64)
+        self.eliminations: list[Elimination] = []
+
+    # weights from counts (GBA, WBA) -------------------------------------------------
+    def row_factor(self, rows=slice(None)) -> np.ndarray:
+        rc = self.rc[rows]
+        return 1.0 - 1.0 / np.maximum(rc, 1)
+
+    def col_factor(self, cols=slice(None)) -> np.ndarray:
+        cc = self.cc[cols]
+        return 1.0 - 1.0 / np.maximum(cc, 1)
+
+    def count_weighted(self) -> np.ndarray:
+        W = self.D * self.row_factor()[:, None] * self.col_factor()[None, :]
+        W[~self.live] = np.nan
+        return W
+
+    def drop(self, i: int, j: int) -> None:
+        self.live[i, j] = False
+        self.scorable[i, j] = False
+        self.rc[i] -= 1
+        self.cc[j] -= 1
+
+    def record(self, i: int, j: int, weighted: float, vulnerability=None, group=None) -> None:
+        self.eliminations.append(Elimination(
+            step=len(self.eliminations) + 1, row=int(i), col=int(j),
+            distance=float(self.D[i, j]), weighted=float(weighted),
+            vulnerability=None if vulnerability is None else float(vulnerability), group=group,
+        ))
+
+    def result(self, method, threshold, initial, final, **extra) -> EliminationResult:
+        return EliminationResult(
+            method=method, threshold=None if threshold is None else float(threshold),
+            eliminations=self.eliminations, live=self.live.copy(),
+            initial_weighted=initial, final_weighted=final, **extra,
+        )
+
+
+def _raw(state: _Table) -> np.ndarray:
+    out = state.D.copy()
+    out[~state.live] = np.nan
+    return out
+
+
+def _mean_scorable(values: np.ndarray, scorable: np.ndarray) -> float:
+    n = int(scorable.sum())
+    return float(values[scorable].sum() / n) if n else 0.0
+
+
+# -- MDA, TBA, RA: raw distances -----------------------------------------------------------
+
+
+def _mda(state: _Table, limit: int) -> EliminationResult:
+    initial = _raw(state)
+    eligible = state.scorable & (state.D > 0)
+    eligible &= (state.rc >= 2)[:, None] & (state.cc >= 2)[None, :]
+    if limit > 0 and eligible.any():
+        flat = int(np.argmax(np.where(eligible, state.D, -np.inf)))  # first = lowest row/col
+        i, j = divmod(flat, state.nc)
+        state.record(i, j, state.D[i, j])
+        state.drop(i, j)
+    return state.result("mda", None, initial, _raw(state))
+
+
+def _sequential(state: _Table, rows: np.ndarray, cols: np.ndarray, limit: int) -> None:
+    """Eliminate the given cells in order, skipping any that would empty a row or column.
+
+    A Python loop over the *candidate* cells only: the last-cell rule makes each decision
+    depend on the ones before it.
+    """
+    rc, cc = state.rc, state.cc
+    done = 0
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        if done >= limit:
+            break
+        if rc[i] >= 2 and cc[j] >= 2:
+            state.record(i, j, state.D[i, j])
+            state.drop(i, j)
+            done += 1
+
+
+def _tba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+    initial = _raw(state)
+    delta = _mean_scorable(state.D, state.scorable) if threshold is None else float(threshold)
+    cand = state.scorable & (np.where(state.scorable, state.D, -np.inf) > delta)
+    rows, cols = np.nonzero(cand)  # row-major: lowest row, then lowest column
+    order = np.argsort(-state.D[rows, cols], kind="stable")  # descending, ties keep order
+    _sequential(state, rows[order], cols[order], limit)
+    return state.result("tba", delta, initial, _raw(state))
+
+
+def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> EliminationResult:
+    initial = _raw(state)
+    rng = np.random.default_rng(seed)
+    rows, cols = np.nonzero(state.scorable)
+    order = rng.permutation(len(rows))
+    chosen = rng.random(len(rows)) < probability
+    order = order[chosen[order]]
+    _sequential(state, rows[order], cols[order], limit)
+    return state.result("ra", None, initial, _raw(state))
+
+
+# -- WBA -----------------------------------------------------------------------------------
+
+
+def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+    W = state.count_weighted()
+    initial = W.copy()
+    delta = _mean_scorable(W, state.scorable) if threshold is None else float(threshold)
+
+    def row_best(rows: np.ndarray):
+        ok = state.scorable[rows] & (state.cc >= 2)[None, :] & (state.rc[rows] >= 2)[:, None]
+        vals = np.where(ok, W[rows], -np.inf)
+        col = np.argmax(vals, axis=1)
+        return vals[np.arange(len(rows)), col], col
+
+    all_rows = np.arange(state.nr)
+    best, best_col = row_best(all_rows)
+    while len(state.eliminations) < limit and state.nr:
+        i = int(np.argmax(best))  # first occurrence: lowest row
+        if not best[i] > delta:
+            break
+        j = int(best_col[i])
+        state.record(i, j, W[i, j])
+        state.drop(i, j)
+        # counts of row i and column j dropped: their weighted distances shrink
+        W[i, :] = state.D[i, :] * state.row_factor(i) * state.col_factor()
+        W[:, j] = state.D[:, j] * state.row_factor() * state.col_factor(j)
+        W[i, ~state.live[i]] = np.nan
+        W[~state.live[:, j], j] = np.nan
+        dirty = np.flatnonzero(best_col == j)
+        dirty = np.union1d(dirty, [i])
+        best[dirty], best_col[dirty] = row_best(dirty)
+    return state.result("wba", delta, initial, W,
+                        row_weights=_count_weights(state, axis=1),
+                        col_weights=_count_weights(state, axis=0))
+
+
+def _count_weights(state: _Table, axis: int) -> np.ndarray:
+    if axis == 1:
+        w = np.broadcast_to((1.0 / np.maximum(state.rc, 1))[:, None], state.D.shape)
+    else:
+        w = np.broadcast_to((1.0 / np.maximum(state.cc, 1))[None, :], state.D.shape)
+    return np.where(state.live, w, np.nan)
+
+
+# -- GBA and RBA: groups and vulnerability --------------------------------------------------
+
+
+def _group_stats(values: np.ndarray, scorable: np.ndarray):
+    """Vulnerability, candidate index and "has a scorable cell" of each row of a block."""
+    X = np.where(scorable, values, np.nan)
+    if X.shape[1] >= 2:
+        S = np.sort(X, axis=1)  # NaN last
+        gaps = np.diff(S, axis=1)
+        vul = np.where(np.isnan(gaps), -np.inf, gaps).max(axis=1, initial=0.0)
+    else:
+        vul = np.zeros(X.shape[0])
+    cand = np.argmax(np.where(scorable, values, -np.inf), axis=1) if X.shape[1] else \
+        np.zeros(X.shape[0], dtype=np.int64)
+    has = scorable.any(axis=1)
+    return vul, cand, has
+
+
+def _lower_cluster(values: np.ndarray, scorable: np.ndarray) -> np.ndarray:
+    """Mask of the lower cluster of one group: the cells at or below its largest gap."""
+    v = values[scorable]
+    if len(v) < 2:
+        return scorable.copy()
+    s = np.sort(v)
+    k = int(np.argmax(np.diff(s)))  # the lowest of equal largest gaps
+    return scorable & (np.where(scorable, values, np.inf) <= s[k])
+
+
+def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
+    rba = method == "rba"
+    D, nr, nc = state.D, state.nr, state.nc
+    if rba:
+        WR = np.where(state.live, (1.0 / np.maximum(state.rc, 1))[:, None], np.nan)
+        WC = np.where(state.live, (1.0 / np.maximum(state.cc, 1))[None, :], np.nan)
+        W = D * (1.0 - WR) * (1.0 - WC)
+        W[~state.live] = np.nan
+    else:
+        W = state.count_weighted()
+    initial = W.copy()
+
+    rv, rcand, rhas = _group_stats(W, state.scorable)
+    cv, ccand, chas = _group_stats(W.T, state.scorable.T)
+    init_rv, init_cv = rv.copy(), cv.copy()
+    groups = nr + nc
+    delta = float((rv.sum() + cv.sum()) / groups) if threshold is None and groups else (
+        0.0 if threshold is None else float(threshold))
+
+    while len(state.eliminations) < limit:
+        rc, cc = state.rc, state.cc
+        rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
+        cok = chas & (cc >= 2) & (rc[ccand] >= 2)
+        rvv = np.where(rok, rv, -np.inf)
+        cvv = np.where(cok, cv, -np.inf)
+        vmax = max(rvv.max(initial=-np.inf), cvv.max(initial=-np.inf))
+        if not vmax > delta:
+            break
+        i, j, group = _pick(rvv, rcand, cvv, ccand, vmax)
+        state.record(i, j, W[i, j], vmax, group)
+        if rba:
+            # split row i and column j with (i, j) still in them, current weighted values
+            low_r = _lower_cluster(W[i, :], state.scorable[i, :])
+            low_c = _lower_cluster(W[:, j], state.scorable[:, j])
+            low_r[j] = False
+            low_c[i] = False
+            state.drop(i, j)
+            if not low_r.any():
+                low_r = state.live[i, :].copy()
+            if not low_c.any():
+                low_c = state.live[:, j].copy()
+            WR[i, low_r] += WR[i, j] / low_r.sum()
+            WC[low_c, j] += WC[i, j] / low_c.sum()
+            WR[i, j] = WC[i, j] = np.nan
+            W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
+            W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
+            W[i, ~state.live[i]] = np.nan
+            W[~state.live[:, j], j] = np.nan
+            dirty_rows = np.union1d(np.flatnonzero(low_c), [i])
+            dirty_cols = np.union1d(np.flatnonzero(low_r), [j])
+        else:
+            state.drop(i, j)
+            W[i, :] = D[i, :] * state.row_factor(i) * state.col_factor()
+            W[:, j] = D[:, j] * state.row_factor() * state.col_factor(j)
+            W[i, ~state.live[i]] = np.nan
+            W[~state.live[:, j], j] = np.nan
+            dirty_rows = np.union1d(np.flatnonzero(state.live[:, j]), [i])
+            dirty_cols = np.union1d(np.flatnonzero(state.live[i, :]), [j])
+        rv[dirty_rows], rcand[dirty_rows], rhas[dirty_rows] = _group_stats(
+            W[dirty_rows], state.scorable[dirty_rows])
+        cv[dirty_cols], ccand[dirty_cols], chas[dirty_cols] = _group_stats(
+            W[:, dirty_cols].T, state.scorable[:, dirty_cols].T)
+
+    if rba:
+        row_w = np.where(state.live, WR, np.nan)
+        col_w = np.where(state.live, WC, np.nan)
+    else:
+        row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
+    return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
+                        initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+
+
+def _pick(rvv, rcand, cvv, ccand, vmax) -> tuple[int, int, str]:
+    """The group of vulnerability ``vmax`` whose candidate comes first (row, then column)."""
+    rows = np.flatnonzero(rvv == vmax)
+    cols = np.flatnonzero(cvv == vmax)
+    if len(rows) + len(cols) == 1:
+        if len(rows):
+            r = int(rows[0])
+            return r, int(rcand[r]), f"row {r}"
+        c = int(cols[0])
+        return int(ccand[c]), c, f"col {c}"
+    cand_rows = np.concatenate([rows, ccand[cols]])
+    cand_cols = np.concatenate([rcand[rows], cols])
+    kind = np.concatenate([np.zeros(len(rows), np.int64), np.ones(len(cols), np.int64)])
+    k = int(np.lexsort((kind, cand_cols, cand_rows))[0])
+    if kind[k] == 0:
+        return int(cand_rows[k]), int(cand_cols[k]), f"row {int(cand_rows[k])}"
+    return int(cand_rows[k]), int(cand_cols[k]), f"col {int(cand_cols[k])}"
