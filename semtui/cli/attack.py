@@ -1,0 +1,105 @@
+"""``semtui attack``: run an attack over a whole release, headless."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from semtui.cli.common import emit_json, stdout_console
+
+app = typer.Typer(help="Attack an anonymised release and measure what it gives back.", no_args_is_help=True)
+
+
+@app.command("setgen")
+def setgen(
+    data: Path = typer.Argument(..., help="The set-generalised release."),
+    original: Optional[Path] = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
+    method: str = typer.Option("rba", "--method", "-m", help="mda, tba, wba, gba, rba or ra."),
+    measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
+    vectors: Optional[Path] = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
+    aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
+    threshold: Optional[float] = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for RA."),
+    k: Optional[int] = typer.Option(None, "--k", help="Protection level for exposure (default: smallest group size)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
+    report_path: Optional[Path] = typer.Option(None, "--report", help="Also write the JSON report to this file."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
+    json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
+) -> None:
+    """Eliminate the items set-based generalisation added, by how badly they fit their context."""
+    from semtui import formats
+    from semtui.attacks.setgen import attacked_dataset, run_setgen_attack, write_report
+    from semtui.cli.common import StderrProgress
+
+    release = formats.read_transactions(data, format)
+    orig = formats.read_transactions(original) if original is not None else None
+    with StderrProgress(f"attack {method}") as bar:
+        report = run_setgen_attack(
+            release, orig, method=method, measure=measure, context=context, aggregate=aggregate,
+            threshold=threshold, seed=seed, vectors=vectors, cache=not no_cache, k=k, progress=bar,
+            original_path=original,
+        )
+    report["data"] = str(data)
+    report["original"] = str(original) if original is not None else None
+    if report["unknown_terms"]:
+        shown = ", ".join(report["unknown_terms"][:8])
+        more = len(report["unknown_terms"]) - 8
+        from semtui.cli.common import warn
+
+        warn(f"{len(report['unknown_terms'])} terms have no score under {measure} and are never eliminated: "
+             f"{shown}{f' (+{more} more)' if more > 0 else ''}")
+    if output is not None:
+        formats.write(attacked_dataset(release, report), output, "setgen")
+    if report_path is not None:
+        write_report(report, report_path)
+    if json_out:
+        emit_json(report)
+    else:
+        _print_summary(report)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _print_summary(report: dict) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    s = report["summary"]
+    console.print(
+        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"{s['groups']} equivalence groups, {s['attacked_rows']} rows attacked "
+        f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
+    )
+    if "metrics" in report:
+        m = report["metrics"]
+        t = Table(title="What the attack took back", title_justify="left")
+        for col in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density"):
+            t.add_column(col, justify="right")
+        t.add_row(*(_fmt(m.get(c)) for c in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density")))
+        console.print(t)
+    p = report["privacy"]
+    console.print(
+        f"Privacy: {p['exposed_items']} of {p['member_items']} member items can now appear in fewer than "
+        f"k = {p['k']} transactions of their group; {p['reidentified_rows']} rows reduced to a single item."
+    )
+    groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:10]
+    t = Table(title="Groups (most eliminations first)", title_justify="left")
+    t.add_column("generalised item", overflow="ellipsis", max_width=60)
+    t.add_column("rows", justify="right")
+    t.add_column("eliminated", justify="right")
+    t.add_column("precision", justify="right")
+    t.add_column("exposed")
+    for g in groups:
+        t.add_row(g["generalised_item"], str(g["size"]), str(len(g["eliminations"])),
+                  _fmt(g.get("metrics", {}).get("precision")), ", ".join(g["exposed"]) or "-")
+    console.print(t)

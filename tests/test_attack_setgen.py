@@ -1,0 +1,210 @@
+"""`attack setgen` over a dataset: Fig. 4 of the paper reproduced end to end, contexts,
+aggregation, metrics, outputs and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from semtui import formats
+from semtui.attacks.setgen import (
+    AggregateSpec,
+    ContextSpec,
+    aggregate_table,
+    attacked_dataset,
+    auc,
+    contexts_for_group,
+    load_report,
+    run_setgen_attack,
+)
+from semtui.errors import InputError, Interrupted
+from semtui.model import TransactionData
+
+ROWS = ["heart disease", "anesthesia", "gangrene", "knee"]
+COLS = ["blood pressure", "icd", "limbs", "injury"]
+FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]
+ORIGINAL_ITEMS = {"heart disease": {"blood pressure", "icd"}, "anesthesia": {"icd"}, "gangrene": {"limbs", "injury"},
+                  "knee": {"injury"}}
+
+
+@pytest.fixture
+def fig4(tmp_path):
+    """A release whose single equivalence group has Fig. 4 as its distance table: each
+    transaction has one context item and ``scores:`` gives the figure's values."""
+    data = tmp_path / "fig4.txt"
+    data.write_text("".join(f"{r}, ({', '.join(COLS)})\n" for r in ROWS))
+    scores = tmp_path / "fig4.csv"
+    scores.write_text("a,b,distance\n" + "".join(
+        f"{r},{c},{FIG4[i][j]}\n" for i, r in enumerate(ROWS) for j, c in enumerate(COLS)))
+    original = tmp_path / "fig4-original.txt"
+    original.write_text("".join(", ".join([r, *sorted(ORIGINAL_ITEMS[r])]) + "\n" for r in ROWS))
+    return data, scores, original
+
+
+def attack(fig4, method, **kw):
+    data, scores, original = fig4
+    return run_setgen_attack(formats.read(data), formats.read(original), method=method,
+                             measure=f"scores:{scores}", **kw)
+
+
+def cells(group):
+    return [(ROWS[e["row"]], e["item"]) for e in group["eliminations"]]
+
+
+def test_table_is_fig4(fig4):
+    report = attack(fig4, "mda")
+    assert report["groups"][0]["table"] == FIG4
+    assert report["groups"][0]["density"] == 0.375
+
+
+def test_gba_reproduces_fig6(fig4):
+    g = attack(fig4, "gba")["groups"][0]
+    assert g["threshold"] == pytest.approx(0.445, abs=5e-4)
+    assert cells(g) == [("gangrene", "icd"), ("gangrene", "blood pressure"), ("anesthesia", "limbs"),
+                        ("anesthesia", "blood pressure"), ("heart disease", "injury")]
+    assert g["eliminations"][0]["vulnerability"] == pytest.approx(0.799, abs=5e-4)
+    assert g["metrics"]["precision"] == 1.0 and g["metrics"]["recall"] == 0.5
+
+
+def test_rba_leaves_exactly_the_original_items(fig4):
+    report = attack(fig4, "rba")
+    g = report["groups"][0]
+    assert len(g["eliminations"]) == 10
+    left = {r: set(COLS) for r in ROWS}
+    for row, item in cells(g):
+        left[row].discard(item)
+    assert left == ORIGINAL_ITEMS
+    m = report["metrics"]
+    assert (m["eliminated"], m["added"], m["correct"], m["precision"], m["recall"], m["f1"]) == (10, 10, 10, 1.0, 1.0, 1.0)
+    assert g["possible"] == {"blood pressure": 1, "icd": 2, "limbs": 1, "injury": 2}
+    assert g["exposed"] == COLS  # k = 4: every member now covers fewer than 4 transactions
+
+
+def test_wba_threshold_and_count(fig4):
+    g = attack(fig4, "wba")["groups"][0]
+    assert g["threshold"] == pytest.approx(0.898, abs=5e-4)
+    assert len(g["eliminations"]) == 4
+
+
+def test_ra_is_reproducible_with_a_seed(fig4):
+    a = attack(fig4, "ra", seed=7)
+    b = attack(fig4, "ra", seed=7)
+    assert cells(a["groups"][0]) == cells(b["groups"][0])
+
+
+def test_auc_of_fig4(fig4):
+    # 10 added cells vs 6 original ones, counted by hand from Fig. 4
+    added = [FIG4[i][j] for i, r in enumerate(ROWS) for j, c in enumerate(COLS) if c not in ORIGINAL_ITEMS[r]]
+    orig = [FIG4[i][j] for i, r in enumerate(ROWS) for j, c in enumerate(COLS) if c in ORIGINAL_ITEMS[r]]
+    expected = sum((a > o) + 0.5 * (a == o) for a in added for o in orig) / (len(added) * len(orig))
+    assert attack(fig4, "mda")["metrics"]["auc"] == pytest.approx(expected)
+    assert auc(np.array([1.0, 2.0]), np.array([1.0])) == 0.75
+
+
+def test_contexts_all_and_nearest():
+    data = TransactionData.from_lists([
+        ["a", "b", ["x", "y"], "c", "d", "e"],
+        [["x", "y"], "f", ["p", "q"], "h"],
+        [["x", "y"]],
+    ])
+    rows, ptr, items = contexts_for_group(data, 0, ContextSpec.parse("all"))
+    assert rows.tolist() == [0, 1, 2]
+    assert [data.vocab.names(items[ptr[r]:ptr[r + 1]]) for r in range(3)] == [["a", "b", "c", "d", "e"], ["f", "h"], []]
+    rows, ptr, items = contexts_for_group(data, 0, ContextSpec.parse("nearest:2"))
+    # ties in distance go to the item on the left, as the thesis' example (heart disease, weakness)
+    assert [data.vocab.names(items[ptr[r]:ptr[r + 1]]) for r in range(3)] == [["b", "c"], ["f", "h"], []]
+    rows, ptr, items = contexts_for_group(data, 0, ContextSpec.parse("nearest:3"))
+    assert data.vocab.names(items[ptr[0]:ptr[1]]) == ["a", "b", "c"]
+
+
+def test_thesis_context_example():
+    data = TransactionData.from_lists([["heart disease", ["blood pressure", "injury"], "weakness", "dizziness"]])
+    _, ptr, items = contexts_for_group(data, 0, ContextSpec.parse("nearest:2"))
+    assert data.vocab.names(items) == ["heart disease", "weakness"]
+
+
+def test_aggregates():
+    block = np.array([[1.0, 3.0, 2.0, 5.0], [4.0, 0.0, 1.0, 1.0]])  # 2 members x 4 context entries
+    ptr = np.array([0, 3, 4])  # row 0: entries 0-2, row 1: entry 3
+    assert aggregate_table(block, ptr, AggregateSpec.parse("mean")).tolist() == [[2.0, 5 / 3], [5.0, 1.0]]
+    assert aggregate_table(block, ptr, AggregateSpec.parse("min")).tolist() == [[1.0, 0.0], [5.0, 1.0]]
+    assert aggregate_table(block, ptr, AggregateSpec.parse("top:2")).tolist() == [[1.5, 0.5], [5.0, 1.0]]
+    for bad in ("max", "top:0", "top:x"):
+        with pytest.raises(InputError):
+            AggregateSpec.parse(bad)
+    for bad in ("some", "nearest:0", "nearest:"):
+        with pytest.raises(InputError):
+            ContextSpec.parse(bad)
+
+
+def test_rows_without_context_are_reported_and_skipped(tmp_path):
+    data = TransactionData.from_lists([["a", ["x", "y"]], [["x", "y"]], ["b", ["x", "y"]]])
+    scores = tmp_path / "s.csv"
+    scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
+    report = run_setgen_attack(data, method="mda", measure=f"scores:{scores}")
+    g = report["groups"][0]
+    assert g["skipped"] == [1]
+    assert [r["transaction"] for r in g["rows"]] == [0, 2]
+    assert report["summary"]["skipped_rows"] == 1
+
+
+def test_attacked_output_and_report_round_trip(fig4, tmp_path, cli):
+    data, scores, original = fig4
+    out = tmp_path / "attacked.txt"
+    rep = tmp_path / "report.json"
+    result = cli("attack", "setgen", data, "--original", original, "--measure", f"scores:{scores}",
+                 "--method", "rba", "--output", out, "--report", rep, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["format"] == "semtui-setgen-report/1"
+    assert load_report(rep)["metrics"] == report["metrics"]
+    assert out.read_text().splitlines() == [
+        "heart disease, (blood pressure, icd)", "anesthesia, icd", "gangrene, (limbs, injury)", "knee, injury"]
+    again = attacked_dataset(formats.read(data), report)
+    assert again.n_transactions == 4
+
+
+def test_human_summary(fig4, cli):
+    data, scores, original = fig4
+    result = cli("attack", "setgen", data, "--original", original, "--measure", f"scores:{scores}",
+                 "--method", "gba", env={"NO_COLOR": "1", "COLUMNS": "120"})
+    assert result.returncode == 0, result.stderr
+    assert "GBA" in result.stdout and "precision" in result.stdout
+
+
+def test_cancel_through_progress(fig4):
+    data, scores, _ = fig4
+
+    def stop(done, total, message):
+        if message == "attacking":
+            raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        run_setgen_attack(formats.read(data), method="rba", measure=f"scores:{scores}", progress=stop)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--method", "xyz"], "unknown method"),
+    (["--context", "near"], "--context"),
+    (["--aggregate", "median"], "--aggregate"),
+])
+def test_bad_options(fig4, cli, args, needle):
+    data, scores, _ = fig4
+    result = cli("attack", "setgen", data, "--measure", f"scores:{scores}", *args)
+    assert result.returncode == 2 and needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_original_and_missing_pair(fig4, cli, tmp_path, samples):
+    data, scores, _ = fig4
+    short = tmp_path / "short.txt"
+    short.write_text("a\nb\n")
+    result = cli("attack", "setgen", data, "--original", short, "--measure", f"scores:{scores}")
+    assert result.returncode == 2 and "line for line" in result.stderr and str(short) in result.stderr
+    partial = tmp_path / "partial.csv"
+    partial.write_text("a,b,distance\nknee,icd,1.0\n")
+    result = cli("attack", "setgen", data, "--measure", f"scores:{partial}")
+    assert result.returncode == 2 and "no score for the pair" in result.stderr
+    result = cli("attack", "setgen", samples / "medical-original.txt", "--measure", f"scores:{scores}")
+    assert result.returncode == 2 and "no generalised items" in result.stderr
