@@ -144,7 +144,11 @@ def eliminate(
                "protected": None if protected is None else prot.copy()}
     limit = np.iinfo(np.int64).max if max_steps is None else int(max_steps)
     state = _Table(D, prot)
-    if method == "mda":
+    if D.size == 0:  # nothing to attack; keep the shape
+        empty = np.full(D.shape, np.nan)
+        result = state.result(method, None if method in ("mda", "ra") else threshold,
+                              empty, empty.copy())
+    elif method == "mda":
         result = _mda(state, limit)
     elif method == "tba":
         result = _tba(state, threshold, limit)
