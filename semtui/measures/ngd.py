@@ -1,0 +1,201 @@
+"""Normalised Google Distance from counts the user controls.
+
+``NGD(x, y) = (max(log f(x), log f(y)) - log f(x, y)) / (log N - min(log f(x), log f(y)))``
+(setgen-attack-shao-ong-toit2017 eq. 1; thesis 3.1.2), with f(x) the documents
+containing x, f(x, y) those containing both and N the documents of the corpus.
+
+* ``ngd:INDEX`` counts in a local FTS5 index (:mod:`semtui.corpus`), all the terms of
+  a batch at once.
+* ``counts:FILE`` reads counts gathered elsewhere (see :class:`CountsMeasure`).
+
+Rules (docs/measures.md says why):
+
+* A term with f(x) = 0 is *unknown*: reported, scored NaN, never eliminated.
+* A pair that never co-occurs (f(x, y) = 0, both terms known) would be infinite.  The
+  default rule ``quarter`` scores it as if the pair had co-occurred in a quarter of a
+  document (f(x, y) = 1/4): finite, larger than for any pair that does co-occur with
+  the same marginals, and still ordered by how frequent the two terms are (a pair of
+  common terms that never meet is more telling than a pair of rare ones).  It was
+  chosen by measurement on MEPS (benchmarks/bench_measures_auc.py) over ``half``,
+  ``one`` (f(x, y) = 1/2, 1), ``add-one`` smoothing of every count and ``cap`` (the
+  largest finite NGD of the batch).
+* Negative NGD (possible when f(x, y) > f(x) f(y) / N is large enough) is kept as is;
+  the attacks treat it as unreliable (ALGORITHMS.md).
+* When log N - min(log f) is 0 (a term in every document) NGD is 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from semtui.errors import InputError
+from semtui.fileio import read_text
+from semtui.measures.base import Measure
+
+#: never co-occurring pairs: a pseudo-count (quarter, half, one) for f(x, y), add-one
+#: smoothing of every count, or a cap at the batch's largest finite NGD
+ZERO_RULES = ("quarter", "half", "one", "add-one", "cap")
+DEFAULT_ZERO_RULE = "quarter"
+_PSEUDO = {"quarter": 0.25, "half": 0.5, "one": 1.0}
+
+
+def ngd_matrix(f_a: np.ndarray, f_b: np.ndarray, both: np.ndarray, n: float, rule: str = DEFAULT_ZERO_RULE) -> np.ndarray:
+    """NGD for every pair from counts: ``f_a`` (len a), ``f_b`` (len b), ``both`` (a x b).
+
+    Unknown terms (count 0) give NaN rows/columns; see the module docstring for the rules.
+    """
+    if rule not in ZERO_RULES:
+        raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+    fa = np.asarray(f_a, dtype=np.float64)[:, None]
+    fb = np.asarray(f_b, dtype=np.float64)[None, :]
+    fxy = np.asarray(both, dtype=np.float64).copy()
+    n = float(n)
+    known = (fa > 0) & (fb > 0)
+    zero = known & (fxy <= 0)
+    if rule == "add-one":
+        fa, fb, fxy, n = fa + 1.0, fb + 1.0, fxy + 1.0, n + 1.0
+    elif rule in _PSEUDO:
+        fxy[zero] = _PSEUDO[rule]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        la, lb, lxy = np.log(fa), np.log(fb), np.log(fxy)
+        num = np.maximum(la, lb) - lxy
+        den = np.log(n) - np.minimum(la, lb)
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    if rule == "cap":
+        finite = known & ~zero
+        cap = float(out[finite].max()) if finite.any() else 1.0
+        out[zero] = cap
+    out[~np.broadcast_to(known, out.shape)] = np.nan
+    return out
+
+
+class NGDIndexMeasure(Measure):
+    """``ngd:INDEX``: NGD over a local FTS5 index; a multi-word term is a phrase query."""
+
+    kind = "distance"
+
+    def __init__(self, path: str | Path, rule: str = DEFAULT_ZERO_RULE):
+        from semtui.corpus import CorpusIndex
+
+        if rule not in ZERO_RULES:
+            raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+        self.index = CorpusIndex(path)
+        self.rule = rule
+        self.name = f"ngd:{path}"
+        self._f: dict[str, int] = {}
+
+    @property
+    def identity(self) -> str:
+        return f"ngd:{self.index.identity}:{self.rule}"
+
+    def frequencies(self, terms: list[str]) -> np.ndarray:
+        """f(x) for each term (memoised)."""
+        missing = [t for t in dict.fromkeys(terms) if t not in self._f]
+        if missing:
+            for t in missing:
+                self._f[t] = len(self.index.postings(t))
+        return np.array([self._f[t] for t in terms], dtype=np.int64)
+
+    def unknown(self, terms) -> list[str]:
+        terms = list(terms)
+        f = self.frequencies(terms)
+        return [t for t, c in zip(terms, f) if c == 0]
+
+    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        allterms = list(dict.fromkeys(terms_a + terms_b))
+        pos = {t: i for i, t in enumerate(allterms)}
+        f, both = self.index.counts(allterms)
+        self._f.update(zip(allterms, (int(x) for x in f)))
+        ia = np.array([pos[t] for t in terms_a])
+        ib = np.array([pos[t] for t in terms_b])
+        return ngd_matrix(f[ia], f[ib], both[np.ix_(ia, ib)], self.index.n_documents, self.rule)
+
+
+class CountsMeasure(Measure):
+    """``counts:FILE``: NGD from hit counts gathered elsewhere.
+
+    CSV, no header; the first row is ``N,<corpus size>``; then ``term,count`` rows
+    (f(x)) and ``term_a,term_b,count`` rows (f(x, y); order irrelevant).  A term with
+    no row (or count 0) is unknown; a pair of known terms with no row is an error
+    naming the pair (write ``a,b,0`` for pairs that never co-occur).
+    """
+
+    kind = "distance"
+
+    def __init__(self, path: str | Path, rule: str = DEFAULT_ZERO_RULE):
+        if rule not in ZERO_RULES:
+            raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+        self.path = Path(path)
+        self.rule = rule
+        self.name = f"counts:{path}"
+        text = read_text(self.path)
+        self.f: dict[str, float] = {}
+        self.pairs: dict[tuple[str, str], float] = {}
+        self.n: float | None = None
+        for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if not row or all(not c.strip() for c in row):
+                continue
+            cells = [c.strip() for c in row]
+            value = self._count(cells[-1], lineno)
+            if self.n is None:
+                if len(cells) != 2 or cells[0] != "N":
+                    raise InputError("the first row must be 'N,<number of documents>'", self.path, lineno)
+                if value <= 0:
+                    raise InputError("N must be positive", self.path, lineno)
+                self.n = value
+            elif len(cells) == 2:
+                if not cells[0]:
+                    raise InputError("empty term", self.path, lineno)
+                self.f[cells[0]] = value
+            elif len(cells) == 3:
+                if not cells[0] or not cells[1]:
+                    raise InputError("empty term", self.path, lineno)
+                self.pairs[(cells[0], cells[1])] = value
+                self.pairs[(cells[1], cells[0])] = value
+            else:
+                raise InputError(f"expected 2 or 3 columns, got {len(cells)}", self.path, lineno)
+        if self.n is None:
+            raise InputError("file is empty", self.path)
+        for (a, b), v in self.pairs.items():
+            if v > min(self.f.get(a, 0.0), self.f.get(b, 0.0)):
+                raise InputError(f"f({a!r}, {b!r}) = {v:g} exceeds the count of one of its terms", self.path)
+        stat = self.path.stat()
+        self._identity = f"counts:{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}:{rule}"
+
+    def _count(self, cell: str, lineno: int) -> float:
+        try:
+            value = float(cell)
+        except ValueError:
+            raise InputError(f"not a count: {cell!r}", self.path, lineno) from None
+        if not np.isfinite(value) or value < 0:
+            raise InputError(f"not a count: {cell!r}", self.path, lineno)
+        return value
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    def unknown(self, terms) -> list[str]:
+        return [t for t in terms if self.f.get(t, 0.0) <= 0]
+
+    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        fa = np.array([self.f.get(t, 0.0) for t in terms_a])
+        fb = np.array([self.f.get(t, 0.0) for t in terms_b])
+        both = np.zeros((len(terms_a), len(terms_b)))
+        for i, a in enumerate(terms_a):
+            if fa[i] <= 0:
+                continue
+            for j, b in enumerate(terms_b):
+                if fb[j] <= 0:
+                    continue
+                v = self.pairs.get((a, b))
+                if v is None:
+                    if a != b:
+                        raise InputError(f"no count for the pair ({a!r}, {b!r})", self.path)
+                    v = fa[i]
+                both[i, j] = v
+        return ngd_matrix(fa, fb, both, self.n, self.rule)
