@@ -1,0 +1,1 @@
+"""One module per pane (Harlequin's layout): lists, detail, distance table, summary, forms."""

@@ -1,0 +1,94 @@
+"""The detail pane: what is inside the highlighted group, cluster or transaction.
+
+* an equivalence group: its transactions, the generalised item standing out;
+* a cluster: every record chunk's sub-records, then the term chunk (with the original
+  transaction of each, when the private key is open);
+* a plain transaction: its items, one per line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from semtui.model import DisassociatedData, TransactionData
+from semtui.tui.components.lists import transaction_text
+from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.session import Session
+
+
+class DetailPane(VirtualTable):
+    """One :class:`VirtualTable` whose rows follow the left pane's cursor."""
+
+    def __init__(self, session: Session, **kw) -> None:
+        super().__init__(empty="nothing highlighted", **kw)
+        self.session = session
+        self.showing: int | None = None
+
+    def show(self, index: int | None) -> None:
+        """Show entity ``index`` of the dataset (a group, cluster or transaction)."""
+        self.showing = index
+        data = self.session.data
+        if index is None:
+            self.set_rows(0, lambda i: (), [Column("x", "", None)])
+            self.border_title = "Detail"
+            return
+        if isinstance(data, DisassociatedData):
+            self._show_cluster(data, index)
+        elif data.n_generalised:
+            self._show_group(data, index)
+        else:
+            self._show_transaction(data, index)
+
+    def _show_group(self, data: TransactionData, g: int) -> None:
+        rows = data.group(g)
+        lines = data.lines
+
+        def row(i: int) -> Sequence[Cell]:
+            t = int(rows[i])
+            line = int(lines[t]) if lines is not None else t + 1
+            return [str(line), transaction_text(data, t, g)]
+
+        width = max(len(str(int(lines[-1]) if lines is not None else data.n_transactions)), 4)
+        self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", "transaction", None)])
+        self.border_title = f"Transactions of {self.session.labels()[g]}"
+        self.border_subtitle = f"{len(rows):,} transactions"
+
+    def _show_cluster(self, data: DisassociatedData, c: int) -> None:
+        cluster = data.clusters[c]
+        names = data.vocab.items
+        key = None
+        if self.session.key is not None:
+            key = self.session.key.cluster(cluster.id)
+        entries: list[tuple[str, str, str]] = []
+        for k, chunk in enumerate(cluster.record_chunks):
+            origins = key.record_chunks[k] if key is not None else None
+            for r in range(len(chunk)):
+                items = ", ".join(names[i] for i in chunk.sub_record(r).tolist())
+                origin = f"T{origins[r] + 1}" if origins is not None else ""
+                entries.append((f"C{k + 1}", items, origin))
+        for j, term in enumerate(cluster.term_chunk.tolist()):
+            origin = ""
+            if key is not None:
+                origin = ", ".join(f"T{t + 1}" for t in key.term_chunk[j])
+            entries.append(("term", names[term], origin))
+        columns = [Column("chunk", "chunk", 5), Column("items", "sub-record / term", None)]
+        if key is not None:
+            columns.append(Column("origin", "origin", 8))
+        self.set_rows(len(entries), lambda i: entries[i][: len(columns)], columns)
+        self.border_title = f"Chunks of cluster {cluster.id}"
+        self.border_subtitle = (
+            f"{len(cluster.record_chunks)} record chunks, {len(cluster.term_chunk)} term-chunk terms"
+        )
+
+    def _show_transaction(self, data: TransactionData, t: int) -> None:
+        names = data.token_names(t)
+        self.set_rows(
+            len(names),
+            lambda i: [Text(names[i]) if isinstance(names[i], str) else Text("(" + ", ".join(names[i]) + ")")],
+            [Column("item", "item", None)],
+        )
+        line = int(data.lines[t]) if data.lines is not None else t + 1
+        self.border_title = f"Transaction on line {line}"
+        self.border_subtitle = f"{len(names)} items"

@@ -1,0 +1,42 @@
+"""A modal that says what went wrong, instead of a crash."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ErrorModal(ModalScreen[None]):
+    DEFAULT_CSS = """
+    ErrorModal { align: center middle; }
+    ErrorModal > Vertical {
+        width: 70; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $error; background: $surface; padding: 0 1;
+    }
+    ErrorModal #message { margin: 1 0; }
+    ErrorModal Button { width: 100%; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "dismiss", "Close", id="error.close")]
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            yield Static(self.message, id="message", markup=False)
+            yield Button("OK", variant="error", id="ok")
+
+    def on_button_pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,128 @@
+"""What the TUI has open: the dataset, its original, key and attack reports.
+
+Everything here is loaded and checked *before* the app starts, so that a bad file ends
+like every other command (one line, exit 2) instead of inside a running TUI.  The
+session holds engine objects and engine reports as they are; the screens only read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from semtui import formats
+from semtui.errors import InputError
+from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData
+
+
+@dataclass
+class Result:
+    """One attack report (the JSON the headless ``attack setgen`` writes) and its origin."""
+
+    report: dict
+    source: str  # "file:PATH" or "run"
+    _by_label: dict[str, dict] | None = field(default=None, repr=False)
+
+    @property
+    def label(self) -> str:
+        r = self.report
+        extra = f" seed {r['seed']}" if r.get("seed") is not None else ""
+        return f"{r.get('method', '?')}/{r.get('measure', '?')}{extra}"
+
+    def group(self, label: str) -> dict | None:
+        """The report's entry for the generalised item written ``label``."""
+        if self._by_label is None:
+            self._by_label = {g["generalised_item"]: g for g in self.report.get("groups", [])}
+        return self._by_label.get(label)
+
+    @property
+    def metrics(self) -> dict | None:
+        return self.report.get("metrics")
+
+
+@dataclass
+class Session:
+    path: Path
+    data: Dataset
+    original: TransactionData | None = None
+    original_path: Path | None = None
+    key: DisassociationKey | None = None
+    results: list[Result] = field(default_factory=list)
+    current: int = -1  # index into results of the one shown
+
+    @property
+    def kind(self) -> str:
+        return self.data.kind
+
+    @property
+    def result(self) -> Result | None:
+        return self.results[self.current] if self.results else None
+
+    def add_result(self, result: Result) -> None:
+        self.results.append(result)
+        self.current = len(self.results) - 1
+
+    # ------------------------------------------------------------------ groups
+    def labels(self) -> list[str]:
+        """Generalised item labels, ``(a, b)``, cached (built on first use only)."""
+        if getattr(self, "_labels", None) is None:
+            data = self.data
+            names = data.vocab.items
+            ip, mem = data.gen_indptr, data.gen_members.tolist()
+            ip = ip.tolist()
+            self._labels = [
+                "(" + ", ".join(names[m] for m in mem[ip[g] : ip[g + 1]]) + ")"
+                for g in range(data.n_generalised)
+            ]
+        return self._labels
+
+
+def load_session(
+    file: Path,
+    *,
+    original: Path | None = None,
+    report: Path | None = None,
+    key: Path | None = None,
+) -> Session:
+    """Read and cross-check every file; raises :class:`InputError` for anything wrong."""
+    data = formats.read(file)
+    session = Session(path=Path(file), data=data)
+    if original is not None:
+        orig = formats.read_transactions(original)
+        if isinstance(data, TransactionData) and orig.n_transactions != data.n_transactions:
+            raise InputError(
+                f"the original has {orig.n_transactions} transactions but {file} has "
+                f"{data.n_transactions}",
+                original,
+            )
+        session.original, session.original_path = orig, Path(original)
+    if key is not None:
+        if not isinstance(data, DisassociatedData):
+            raise InputError("--key is for disassociated data only", key)
+        from semtui.formats.disassociated import read_key
+
+        session.key = read_key(key, data)
+    if report is not None:
+        if not isinstance(data, TransactionData) or not data.n_generalised:
+            raise InputError(f"a set-generalisation report needs set-generalised data, {file} is {data.kind}", report)
+        session.add_result(Result(read_report(report), f"file:{report}"))
+        check_report(session, session.results[-1].report, report)
+    return session
+
+
+def read_report(path: Path) -> dict:
+    from semtui.attacks.setgen import load_report
+
+    return load_report(path)
+
+
+def check_report(session: Session, report: dict, path) -> None:
+    """A report must describe this dataset: every group it lists must exist here."""
+    known = set(session.labels())
+    for g in report.get("groups", []):
+        if g.get("generalised_item") not in known:
+            raise InputError(
+                f"the report's group {g.get('generalised_item')!r} is not a generalised item of {session.path}",
+                path,
+            )
+
