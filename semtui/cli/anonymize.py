@@ -1,0 +1,139 @@
+"""``semtui anonymize``: release a dataset the way a publisher would, to attack it after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from semtui.cli.common import emit_json
+from semtui.errors import InputError
+
+app = typer.Typer(
+    help="Anonymise transactions the way a publisher would (then attack the release).",
+    no_args_is_help=True,
+)
+
+SIDECAR_FORMAT = "semtui-setgen-sidecar/1"
+UL_FUNCTION = "sum over generalised items g of (2^|g| - 1) * sup(g) / N (COAT's UL, unit weights)"
+
+
+@app.command("setgen")
+def setgen(
+    orig: Annotated[Path, typer.Argument(help="The original transactions (stay private).")],
+    k: Annotated[int, typer.Option("-k", help="Every privacy constraint ends with support >= k or 0.")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The set-generalised release (text).")],
+    privacy: Annotated[Path | None, typer.Option(
+        "--privacy", help="Privacy constraints: one itemset per line.")] = None,
+    random_n: Annotated[int | None, typer.Option(
+        "--random-privacy", help="Draw N random privacy constraints from the data instead.")] = None,
+    sizes: Annotated[str, typer.Option("--sizes", help="Sizes of the random constraints, e.g. 3-6.")] = "3-6",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random constraints.")] = 0,
+    utility: Annotated[str, typer.Option(
+        "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
+    sidecar: Annotated[Path | None, typer.Option(
+        "--sidecar", help="JSON sidecar path (default OUT.json).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
+) -> None:
+    """Set-based generalisation in the manner of COAT; writes OUT and a JSON sidecar."""
+    import json
+
+    from semtui import formats
+    from semtui.anonymize import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
+    from semtui.cli.common import StderrProgress, warn
+    from semtui.fileio import atomic_writer
+    from semtui.formats.text import dump_setgen
+
+    if (privacy is None) == (random_n is None):
+        raise InputError("give exactly one of --privacy FILE or --random-privacy N")
+    if k < 1:
+        raise InputError(f"-k must be at least 1 (got {k})")
+    side = sidecar if sidecar is not None else Path(str(out) + ".json")
+    _check_outputs(orig, out, side, privacy, utility)
+    lo, hi = parse_sizes(sizes)
+    data = formats.read_transactions(orig)
+    if privacy is not None:
+        constraints = read_privacy(privacy)
+        source = {"source": "file", "file": str(privacy)}
+    else:
+        constraints = random_privacy(data, random_n, (lo, hi), seed)
+        source = {"source": "random", "n": random_n, "sizes": [lo, hi], "seed": seed}
+    utility_sets = _utility(utility, data, constraints, read_utility)
+
+    with StderrProgress("anonymising") as progress:
+        result = anonymize(data, constraints, k, utility_sets, progress=progress)
+
+    doc = {
+        "format": SIDECAR_FORMAT,
+        "original": str(orig),
+        "output": str(out),
+        "k": k,
+        "privacy": source,
+        "utility": utility,
+        "privacy_constraints": result.privacy,
+        "utility_constraints": result.utility,
+        "generalisation": result.generalisation,
+        "generalised_item_supports": dict(zip(result.generalisation, result.group_supports)),
+        "suppressed": result.suppressed,
+        "unknown_items": result.unknown_items,
+        "utility_loss": result.utility_loss,
+        "utility_loss_function": UL_FUNCTION,
+        "stats": result.summary(),
+        "time_seconds": round(result.seconds, 4),
+    }
+    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+    with atomic_writer(out) as fh_out, atomic_writer(side) as fh_side:
+        dump_setgen(result.data, fh_out, out)
+        fh_side.write(text + "\n")
+
+    if result.unknown_items:
+        shown = ", ".join(result.unknown_items[:5]) + (" ..." if len(result.unknown_items) > 5 else "")
+        warn(f"{len(result.unknown_items)} privacy-constraint item(s) not in {orig} (support 0): {shown}")
+    if json_out:
+        emit_json(doc)
+        return
+    s = result.summary()
+    typer.echo(
+        f"{out}: {s['n_transactions']} transactions, {s['n_privacy_constraints']} privacy constraints "
+        f"({s['violated_before']} unprotected before), k={k}\n"
+        f"  {s['generalised_items']} generalised items over {s['items_generalised']} items, "
+        f"{s['added_items']} added items, {s['suppressed_items']} items suppressed "
+        f"({s['suppressed_occurrences']} occurrences)\n"
+        f"  utility loss {s['utility_loss']:.6g}, {s['seconds']:.2f} s; sidecar {side}"
+    )
+
+
+def _check_outputs(orig: Path, out: Path, side: Path, privacy: Path | None, utility: str) -> None:
+    """Inputs are never written: refuse an output path that is one of the inputs."""
+    inputs = [orig] + ([privacy] if privacy is not None else [])
+    if utility not in ("all", "wordnet"):
+        inputs.append(Path(utility))
+    for target in (out, side):
+        for src in inputs:
+            if target.exists() and src.exists() and target.resolve() == src.resolve():
+                raise InputError("output would overwrite an input file", target)
+    if out.exists() and side.exists() and out.resolve() == side.resolve():
+        raise InputError("the sidecar and the release cannot be the same file", side)
+    if out.is_dir():
+        raise InputError("is a directory, not a file", out)
+
+
+def _utility(spec: str, data, constraints, read_utility):
+    """None for ``all``; the sets of a file; or WordNet-based sets (§6.2.3)."""
+    if spec == "all":
+        return None
+    if spec == "wordnet":
+        from semtui.anonymize import wordnet_utility
+
+        try:
+            from semtui.measures import open_measure
+
+            measure = open_measure("wordnet")
+        except (ImportError, InputError) as exc:
+            if isinstance(exc, InputError) and "unknown measure" not in str(exc):
+                raise
+            raise InputError("--utility wordnet: the wordnet measure is unavailable in this "
+                             "installation of semtui") from None
+        return wordnet_utility(data.vocab.items, constraints, measure)
+    return read_utility(Path(spec))
