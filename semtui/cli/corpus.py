@@ -1,0 +1,91 @@
+"""``semtui corpus build|info``: the local full-text index NGD counts come from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from semtui.cli.common import emit_json, stdout_console, warn
+from semtui.errors import InputError
+
+app = typer.Typer(help="Build and inspect the local full-text index behind the ngd: measure.", no_args_is_help=True)
+
+
+@app.command()
+def build(
+    sources: Annotated[list[Path], typer.Argument(help="Text files or directories, JSON Lines, or a transactions file.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The index to write (SQLite FTS5).")],
+    lines: Annotated[bool, typer.Option("--lines", help="One document per line of a text file.")] = False,
+    transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,
+    field: Annotated[str, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings).")] = "text",
+    json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
+) -> None:
+    """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
+    from semtui.cli.common import StderrProgress
+    from semtui.corpus import build_index
+
+    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl)) if on]
+    if len(chosen) > 1:
+        raise InputError(f"choose one of --{', --'.join(chosen)}")
+    kind = chosen[0] if chosen else "auto"
+    for s in sources:
+        if s.exists() and output.exists() and s.resolve() == output.resolve():
+            raise InputError("the index would overwrite a source", output)
+    with StderrProgress("indexing") as bar:
+        report = build_index(sources, output, kind=kind, field=field, progress=bar)
+    summary = {
+        "format": "semtui-corpus-build/1",
+        "index": report.path,
+        "documents": report.documents,
+        "bytes": report.bytes,
+        "seconds": round(report.seconds, 3),
+        "documents_per_second": round(report.docs_per_second, 1),
+    }
+    if json_out:
+        emit_json(summary)
+    else:
+        warn(f"indexed {report.documents:,} documents into {report.path} "
+             f"({report.bytes / 1e6:.1f} MB, {report.seconds:.2f} s)")
+
+
+@app.command()
+def info(
+    index: Annotated[Path, typer.Argument(help="An index built by 'semtui corpus build'.")],
+    term: Annotated[list[str] | None, typer.Option("--term", "-t", help="Also count the documents matching this phrase (repeatable).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
+) -> None:
+    """Report an index's document count, size and tokenizer (and f(term) for --term)."""
+    from semtui.corpus import CorpusIndex, documents_matching
+
+    idx = CorpusIndex(index)
+    try:
+        facts = idx.info()
+        if term:
+            facts["term_documents"] = documents_matching(idx, term)
+    finally:
+        idx.close()
+    facts = {"format_version": "semtui-corpus-info/1", **facts}
+    if json_out:
+        emit_json(facts)
+        return
+    from rich.table import Table
+
+    table = Table(title=str(index), show_header=False, title_justify="left")
+    table.add_column("fact", style="bold")
+    table.add_column("value")
+    for key, value in facts.items():
+        if key in ("index", "format_version"):
+            continue
+        if key == "bytes":
+            value = f"{value:,} ({value / 1e6:.1f} MB)"
+        elif key == "term_documents":
+            value = "\n".join(f"{t}: {c:,}" for t, c in value.items())
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value))
+        elif isinstance(value, int):
+            value = f"{value:,}"
+        table.add_row(key.replace("_", " "), str(value))
+    stdout_console().print(table)

@@ -1,0 +1,55 @@
+"""``semtui score MEASURE TERM TERM...``: the pairwise matrix of a few terms."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("score")(score)
+
+
+def score(
+    measure: Annotated[str, typer.Argument(help="embedding, scores:FILE, ngd:INDEX, counts:FILE or wordnet.")],
+    terms: Annotated[list[str], typer.Argument(help="Two or more terms (quote multi-word terms).")],
+    vectors: Annotated[Path | None, typer.Option("--vectors", help="A word2vec/GloVe text file for the embedding measure.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the persistent score cache.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
+) -> None:
+    """Print the pairwise scores of TERMS under MEASURE: does the measure make sense for your data?"""
+    from semtui.cli.common import emit_json, stdout_console, warn
+    from semtui.errors import InputError
+    from semtui.measures import open_measure
+
+    if len(terms) < 2:
+        raise InputError("give at least two terms")
+    m = open_measure(measure, vectors=vectors, cache=not no_cache)
+    matrix = m.matrix(terms, terms)
+    unknown = m.unknown(terms)
+    rows = [[None if math.isnan(v) else round(float(v), 6) for v in row] for row in matrix]
+    if json_out:
+        emit_json({
+            "format": "semtui-score/1",
+            "measure": measure,
+            "kind": m.kind,
+            "terms": list(terms),
+            "matrix": rows,
+            "unknown": unknown,
+        })
+    else:
+        from rich.table import Table
+
+        table = Table(title=f"{measure} ({m.kind})", title_justify="left")
+        table.add_column("")
+        for j, _ in enumerate(terms):
+            table.add_column(str(j + 1), justify="right")
+        for i, t in enumerate(terms):
+            cells = ["-" if v is None else f"{v:.3f}" for v in rows[i]]
+            table.add_row(f"{i + 1} {t}", *cells)
+        stdout_console().print(table)
+    if unknown:
+        warn(f"no score under {measure} for: {', '.join(unknown)} (such terms are reported, never eliminated)")
