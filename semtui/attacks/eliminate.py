@@ -376,29 +376,47 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     else:
         W = state.count_weighted()
     initial = W.copy()
+    sc = state.scorable
 
-    rv, rcand, rhas = _group_stats(W, state.scorable)
-    cv, ccand, chas = _group_stats(W.T, state.scorable.T)
+    rv, rcand, rhas = _group_stats(W, sc)
+    cv, ccand, chas = _group_stats(W.T, sc.T)
     init_rv, init_cv = rv.copy(), cv.copy()
     groups = nr + nc
     delta = float((rv.sum() + cv.sum()) / groups) if threshold is None and groups else (
         0.0 if threshold is None else float(threshold))
+    # Lazy vulnerabilities: rv/cv may be stale by at most re/ce (see _Bounds).
+    re = np.zeros(nr)
+    ce = np.zeros(nc)
+    scale = float(np.abs(W[sc]).max()) if sc.any() else 1.0
+    slack = 16 * np.finfo(np.float64).eps * max(scale, 1e-300)
 
     while len(state.eliminations) < limit:
         rc, cc = state.rc, state.cc
         rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
         cok = chas & (cc >= 2) & (rc[ccand] >= 2)
-        rvv = np.where(rok, rv, -np.inf)
-        cvv = np.where(cok, cv, -np.inf)
+        # bring every group that might hold the maximum up to date
+        lo = max(np.where(rok, rv - re, -np.inf).max(initial=-np.inf),
+                 np.where(cok, cv - ce, -np.inf).max(initial=-np.inf))
+        stale_r = np.flatnonzero(rok & (re > 0) & (rv + re >= lo - slack))
+        stale_c = np.flatnonzero(cok & (ce > 0) & (cv + ce >= lo - slack))
+        if len(stale_r):
+            rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
+            re[stale_r] = 0.0
+        if len(stale_c):
+            cv[stale_c] = _group_stats(W[:, stale_c].T, sc[:, stale_c].T)[0]
+            ce[stale_c] = 0.0
+        rvv = np.where(rok & (re == 0), rv, -np.inf)
+        cvv = np.where(cok & (ce == 0), cv, -np.inf)
         vmax = max(rvv.max(initial=-np.inf), cvv.max(initial=-np.inf))
         if not vmax > delta:
             break
         i, j, group = _pick(rvv, rcand, cvv, ccand, vmax)
         state.record(i, j, W[i, j], vmax, group)
+        old_row, old_col = W[i, :].copy(), W[:, j].copy()
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
-            low_r = _lower_cluster(W[i, :], state.scorable[i, :])
-            low_c = _lower_cluster(W[:, j], state.scorable[:, j])
+            low_r = _lower_cluster(W[i, :], sc[i, :])
+            low_c = _lower_cluster(W[:, j], sc[:, j])
             low_r[j] = False
             low_c[i] = False
             state.drop(i, j)
@@ -411,23 +429,38 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             WR[i, j] = WC[i, j] = np.nan
             W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
             W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
-            W[i, ~state.live[i]] = np.nan
-            W[~state.live[:, j], j] = np.nan
-            dirty_rows = np.union1d(np.flatnonzero(low_c), [i])
-            dirty_cols = np.union1d(np.flatnonzero(low_r), [j])
         else:
             state.drop(i, j)
             W[i, :] = D[i, :] * state.row_factor(i) * state.col_factor()
             W[:, j] = D[:, j] * state.row_factor() * state.col_factor(j)
-            W[i, ~state.live[i]] = np.nan
-            W[~state.live[:, j], j] = np.nan
-            dirty_rows = np.union1d(np.flatnonzero(state.live[:, j]), [i])
-            dirty_cols = np.union1d(np.flatnonzero(state.live[i, :]), [j])
-        rv[dirty_rows], rcand[dirty_rows], rhas[dirty_rows] = _group_stats(
-            W[dirty_rows], state.scorable[dirty_rows])
-        cv[dirty_cols], ccand[dirty_cols], chas[dirty_cols] = _group_stats(
-            W[:, dirty_cols].T, state.scorable[:, dirty_cols].T)
+        W[i, ~state.live[i]] = np.nan
+        W[~state.live[:, j], j] = np.nan
+        # Weights only grow, so a scorable weighted distance only shrinks: a group whose
+        # candidate did not move keeps it; the others get a fresh argmax.
+        moved_r = np.flatnonzero(rcand == j)
+        moved_c = np.flatnonzero(ccand == i)
+        if len(moved_r):
+            rcand[moved_r] = np.argmax(np.where(sc[moved_r], W[moved_r], -np.inf), axis=1)
+        if len(moved_c):
+            ccand[moved_c] = np.argmax(np.where(sc[:, moved_c], W[:, moved_c], -np.inf), axis=0)
+        # one value of each other row (column) moved by d: its largest gap by at most 2d
+        with np.errstate(invalid="ignore"):
+            d_col = np.abs(old_col - W[:, j])
+            d_row = np.abs(old_row - W[i, :])
+        hit_r = np.flatnonzero(sc[:, j] & (d_col > 0))
+        hit_c = np.flatnonzero(sc[i, :] & (d_row > 0))
+        re[hit_r] += (2.0 * d_col[hit_r] + slack) * (1.0 + 1e-9)
+        ce[hit_c] += (2.0 * d_row[hit_c] + slack) * (1.0 + 1e-9)
+        # row i and column j lost a cell: recompute them now
+        rv[i], rcand[i], rhas[i] = (x[0] for x in _group_stats(W[i:i + 1], sc[i:i + 1]))
+        cv[j], ccand[j], chas[j] = (x[0] for x in _group_stats(W[:, j:j + 1].T, sc[:, j:j + 1].T))
+        re[i] = 0.0
+        ce[j] = 0.0
 
+    if re.any() or ce.any():  # leave exact values behind
+        stale_r, stale_c = np.flatnonzero(re), np.flatnonzero(ce)
+        rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
+        cv[stale_c] = _group_stats(W[:, stale_c].T, sc[:, stale_c].T)[0]
     if rba:
         row_w = np.where(state.live, WR, np.nan)
         col_w = np.where(state.live, WC, np.nan)
