@@ -27,8 +27,11 @@ it may stand for, ``sup(g)`` the transactions holding it.  Merging ``a`` and ``b
 not change any choice); it is left out of the reported figure, where it would underflow.
 
 Merges only ever add supporting transactions and suppression only zeroes the support of
-constraints that contain a suppressed item, so one pass over the constraints protects them
-all.
+constraints that contain a suppressed item, so a constraint with support >= k stays
+protected.  But a merge can lift a constraint whose support was 0 into ``(0, k)`` (its
+items were never together; now a generalised item brings them together), so the loop
+makes passes over the constraints until none is unprotected; each pass that changes
+anything merges or suppresses, so it ends.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ class SetgenResult:
             "suppressed_occurrences": self.suppressed_occurrences,
             "utility_loss": self.utility_loss,
             "merges": self.merges,
+            "passes": self.extra.get("passes", 1),
             "seconds": round(self.seconds, 4),
         }
 
@@ -267,6 +271,10 @@ class _Generaliser:
             a, b = self.best_merge(toks, s)
             self.merge(a, b)
 
+    def unprotected(self, items: np.ndarray) -> bool:
+        toks = self.tokens_of(items)
+        return toks is not None and 0 < len(self.support_rows(toks)) < self.k
+
     def live_tokens(self) -> list[int]:
         return sorted({int(t) for t in self.tok_of_item[self.tok_of_item >= 0]})
 
@@ -314,12 +322,18 @@ def anonymize(
     for items in known:
         toks = state.tokens_of(items)
         violated += int(0 < len(state.support_rows(toks)) < k)
-    total = len(known)
-    for n, items in enumerate(known):
-        if n % 16 == 0:
-            progress(n, total, "constraints")
-        state.protect(items)
-    progress(total, total, "constraints")
+    pending = list(range(len(known)))
+    passes = 0
+    while pending:
+        passes += 1
+        total = len(pending)
+        for n, j in enumerate(pending):
+            if n % 16 == 0:
+                progress(n, total, f"constraints (pass {passes})")
+            state.protect(known[j])
+        progress(total, total, f"constraints (pass {passes})")
+        # a merge can lift a constraint that had support 0 into (0, k): check them all again
+        pending = [j for j, items in enumerate(known) if state.unprotected(items)]
 
     result = _build(data, state)
     seconds = time.perf_counter() - start
@@ -330,7 +344,7 @@ def anonymize(
         suppressed_occurrences=int(state.orig_sup[state.suppressed].sum()) if state.suppressed else 0,
         unknown_items=unknown, utility_loss=result["utility_loss"],
         added_items=result["added"], merges=state.merges, violated_before=violated,
-        seconds=seconds,
+        seconds=seconds, extra={"passes": passes},
     )
 
 
