@@ -27,26 +27,36 @@ do take part are called *scorable* below.
 Speed
 -----
 A direct transcription recomputes the whole weighted table and every group after each
-elimination, ``O((Nr*Nc)^2)`` overall.  Here an elimination of ``(i, j)`` only recomputes
-what it can change:
+elimination, ``O((Nr*Nc)^2)`` overall.  Here an elimination of ``(i, j)`` only touches what
+it can change:
 
-* GBA / WBA: the row count of ``i`` and the column count of ``j`` drop, so the weights of
-  row ``i`` and of column ``j`` change, hence the weighted distances of row ``i`` and of
-  column ``j``.  Groups to recompute: row ``i``, column ``j``, every row with a live cell in
-  column ``j`` (one of its values moved) and every column with a live cell in row ``i``.
-  On a tall table (thousands of rows, ~6 columns) that is still every row, but as one
-  vectorised sort of an ``Nr x Nc`` block rather than a Python loop.
-* WBA needs no gaps: only each row's largest eligible weighted distance.  Weighted
-  distances only ever decrease (counts only drop) and eligibility is only ever lost, so a
-  row other than ``i`` needs a new maximum only if its maximum was in column ``j``.
-* RBA: weights move only to the lower clusters of row ``i`` and column ``j``; the rows of
-  the column recipients and the columns of the row recipients are recomputed.
-* Candidate validity (the last-cell rule) depends on counts anywhere in the table, so it is
-  re-evaluated for all groups at every step, an ``O(Nr + Nc)`` vector operation.
+* Weighted distances: GBA/WBA weights come from counts, so only row ``i`` and column ``j``
+  change (their counts dropped); RBA moves weight only to the lower clusters of row ``i``
+  and column ``j``.  Only that row and that column are recomputed.
+* Weights only ever grow, so a scorable weighted distance only ever shrinks.  Hence a
+  group's *candidate* (its maximum) can only move if it sat in the changed cell: only
+  rows whose candidate was in column ``j`` and columns whose candidate was in row ``i``
+  get a new argmax.  WBA (no gaps) keeps each column's largest eligible cell and renews
+  only column ``j`` and the columns whose maximum sat in row ``i``.
+* Vulnerabilities are lazy.  Changing one value of a group by ``d`` moves every order
+  statistic, hence every gap, by at most ``d`` on each side, so the largest gap by at most
+  ``2d``.  Each group keeps its last exact vulnerability and a bound on how far it may
+  have drifted since (``re``/``ce``, widened by a few ulps for rounding).  Each step, only
+  groups whose upper bound reaches the best lower bound are recomputed exactly; the
+  others cannot hold the maximum.  In GBA a column count change moves every row's value
+  in that column by ``D * (1/(n-1) - 1/n)``: tiny on tall tables, so almost no row needs
+  recomputing.  Row ``i`` and column ``j`` lost a cell and are always recomputed.
+* Columns of tall tables (thousands of cells) are re-sorted from their previous order
+  (timsort on nearly sorted data, linear) and stored column-major.
+* Candidate validity (the last-cell rule) depends on counts anywhere, so it is
+  re-evaluated for all groups each step: a few ``O(Nr + Nc)`` vector operations, which
+  is what remains of the per-step cost on tall tables.
 
-Every weighted distance is computed with the same expression as a full recomputation would
-use, so the incremental result is bit-for-bit the one of the direct transcription (the
-tests compare the two on random tables).
+Every weighted distance is computed with the same expression as a full recomputation,
+and groups are only ever compared on exact values, so the result is bit-for-bit that of
+the direct transcription (the tests compare the two on random tables).  TBA and RA decide
+cell by cell (the last-cell rule makes each decision depend on the previous ones): they
+loop in Python, but only over their candidate cells, once.
 """
 
 from __future__ import annotations
@@ -135,6 +145,9 @@ def eliminate(
     D = np.array(table, dtype=np.float64, copy=True)
     if D.ndim != 2:
         raise ValueError("a distance table is two-dimensional")
+    if D.shape[0] > D.shape[1]:
+        # tall tables: every step rewrites a whole column, so keep columns contiguous
+        D = np.asfortranarray(D)
     if np.isinf(D).any():
         raise ValueError("a distance table holds finite numbers or NaN (missing)")
     prot = np.zeros(D.shape, dtype=bool) if protected is None else np.asarray(protected, bool)
@@ -299,31 +312,41 @@ def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> Elim
 def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
     W = state.count_weighted()
     initial = W.copy()
-    delta = _mean_scorable(W, state.scorable) if threshold is None else float(threshold)
+    sc = state.scorable
+    delta = _mean_scorable(W, sc) if threshold is None else float(threshold)
+    rf, cf = state.row_factor(), state.col_factor()
 
-    def row_best(rows: np.ndarray):
-        ok = state.scorable[rows] & (state.cc >= 2)[None, :] & (state.rc[rows] >= 2)[:, None]
-        vals = np.where(ok, W[rows], -np.inf)
-        col = np.argmax(vals, axis=1)
-        return vals[np.arange(len(rows)), col], col
+    # The largest eligible weighted distance of each column (and its row).  Eliminating
+    # (i, j) shrinks row i and column j and only takes eligibility away, so only column j
+    # and the columns whose maximum sat in row i need a new one.
+    def col_best(k: int) -> tuple[float, int]:
+        if state.cc[k] < 2:
+            return -np.inf, 0
+        vals = np.where(sc[:, k] & (state.rc >= 2), W[:, k], -np.inf)
+        r = int(np.argmax(vals))  # first occurrence: lowest row
+        return float(vals[r]), r
 
-    all_rows = np.arange(state.nr)
-    best, best_col = row_best(all_rows)
-    while len(state.eliminations) < limit and state.nr:
-        i = int(np.argmax(best))  # first occurrence: lowest row
-        if not best[i] > delta:
+    best = np.full(state.nc, -np.inf)
+    best_row = np.zeros(state.nc, dtype=np.int64)
+    for k in range(state.nc):
+        best[k], best_row[k] = col_best(k)
+    while len(state.eliminations) < limit:
+        vmax = best.max()
+        if not vmax > delta:
             break
-        j = int(best_col[i])
+        tied = np.flatnonzero(best == vmax)
+        j = int(tied[0]) if len(tied) == 1 else int(tied[np.lexsort((tied, best_row[tied]))[0]])
+        i = int(best_row[j])
         state.record(i, j, W[i, j])
         state.drop(i, j)
-        # counts of row i and column j dropped: their weighted distances shrink
-        W[i, :] = state.D[i, :] * state.row_factor(i) * state.col_factor()
-        W[:, j] = state.D[:, j] * state.row_factor() * state.col_factor(j)
+        rf[i] = 1.0 - 1.0 / max(state.rc[i], 1)
+        cf[j] = 1.0 - 1.0 / max(state.cc[j], 1)
+        W[i, :] = state.D[i, :] * rf[i] * cf
+        W[:, j] = state.D[:, j] * rf * cf[j]
         W[i, ~state.live[i]] = np.nan
         W[~state.live[:, j], j] = np.nan
-        dirty = np.flatnonzero(best_col == j)
-        dirty = np.union1d(dirty, [i])
-        best[dirty], best_col[dirty] = row_best(dirty)
+        for k in np.flatnonzero(best_row == i).tolist() + [j]:
+            best[k], best_row[k] = col_best(k)
     return state.result("wba", delta, initial, W,
                         row_weights=_count_weights(state, axis=1),
                         col_weights=_count_weights(state, axis=0))
@@ -365,6 +388,53 @@ def _lower_cluster(values: np.ndarray, scorable: np.ndarray) -> np.ndarray:
     return scorable & (np.where(scorable, values, np.inf) <= s[k])
 
 
+class _SortedColumns:
+    """Each column's scorable rows in ascending weighted order, as last computed.
+
+    Tall tables have columns of thousands of cells and every step changes one of them
+    wholesale; re-sorting from the previous order is a nearly-sorted sort (a linear pass of
+    timsort) instead of a fresh one.  The sorted values are the same whatever the algorithm,
+    so vulnerabilities are bit-for-bit those of a fresh sort.
+    """
+
+    def __init__(self, W: np.ndarray, sc: np.ndarray):
+        self.W, self.sc = W, sc
+        self.order = []
+        for k in range(W.shape[1]):
+            rows = np.flatnonzero(sc[:, k])
+            self.order.append(rows[np.argsort(W[rows, k], kind="stable")])
+
+    def sorted(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = self.order[k]
+        rows = rows[self.sc[rows, k]]
+        vals = self.W[rows, k]
+        p = np.argsort(vals, kind="stable")
+        rows, vals = rows[p], vals[p]
+        self.order[k] = rows
+        return rows, vals
+
+    def vulnerability(self, k: int) -> float:
+        _, vals = self.sorted(k)
+        return float(np.diff(vals).max()) if len(vals) >= 2 else 0.0
+
+    def candidate(self, k: int) -> int:
+        rows, vals = self.sorted(k)
+        if not len(vals):
+            return 0
+        first = int(np.searchsorted(vals, vals[-1], side="left"))
+        return int(rows[first:].min())  # the lowest row among equal maxima
+
+    def lower_cluster(self, k: int) -> np.ndarray:
+        rows, vals = self.sorted(k)
+        mask = np.zeros(self.W.shape[0], dtype=bool)
+        if len(vals) < 2:
+            mask[rows] = True
+            return mask
+        cut = int(np.argmax(np.diff(vals)))
+        mask[rows[vals <= vals[cut]]] = True
+        return mask
+
+
 def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
     rba = method == "rba"
     D, nr, nc = state.D, state.nr, state.nc
@@ -375,11 +445,13 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         W[~state.live] = np.nan
     else:
         W = state.count_weighted()
+        rf, cf = state.row_factor(), state.col_factor()
     initial = W.copy()
     sc = state.scorable
 
     rv, rcand, rhas = _group_stats(W, sc)
     cv, ccand, chas = _group_stats(W.T, sc.T)
+    columns = _SortedColumns(W, sc)
     init_rv, init_cv = rv.copy(), cv.copy()
     groups = nr + nc
     delta = float((rv.sum() + cv.sum()) / groups) if threshold is None and groups else (
@@ -402,9 +474,9 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         if len(stale_r):
             rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
             re[stale_r] = 0.0
-        if len(stale_c):
-            cv[stale_c] = _group_stats(W[:, stale_c].T, sc[:, stale_c].T)[0]
-            ce[stale_c] = 0.0
+        for k in stale_c.tolist():
+            cv[k] = columns.vulnerability(k)
+            ce[k] = 0.0
         rvv = np.where(rok & (re == 0), rv, -np.inf)
         cvv = np.where(cok & (ce == 0), cv, -np.inf)
         vmax = max(rvv.max(initial=-np.inf), cvv.max(initial=-np.inf))
@@ -416,7 +488,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
             low_r = _lower_cluster(W[i, :], sc[i, :])
-            low_c = _lower_cluster(W[:, j], sc[:, j])
+            low_c = columns.lower_cluster(j)
             low_r[j] = False
             low_c[i] = False
             state.drop(i, j)
@@ -431,8 +503,10 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
         else:
             state.drop(i, j)
-            W[i, :] = D[i, :] * state.row_factor(i) * state.col_factor()
-            W[:, j] = D[:, j] * state.row_factor() * state.col_factor(j)
+            rf[i] = 1.0 - 1.0 / max(state.rc[i], 1)
+            cf[j] = 1.0 - 1.0 / max(state.cc[j], 1)
+            W[i, :] = D[i, :] * rf[i] * cf
+            W[:, j] = D[:, j] * rf * cf[j]
         W[i, ~state.live[i]] = np.nan
         W[~state.live[:, j], j] = np.nan
         # Weights only grow, so a scorable weighted distance only shrinks: a group whose
@@ -453,14 +527,16 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         ce[hit_c] += (2.0 * d_row[hit_c] + slack) * (1.0 + 1e-9)
         # row i and column j lost a cell: recompute them now
         rv[i], rcand[i], rhas[i] = (x[0] for x in _group_stats(W[i:i + 1], sc[i:i + 1]))
-        cv[j], ccand[j], chas[j] = (x[0] for x in _group_stats(W[:, j:j + 1].T, sc[:, j:j + 1].T))
+        cv[j] = columns.vulnerability(j)
+        ccand[j], chas[j] = columns.candidate(j), sc[:, j].any()
         re[i] = 0.0
         ce[j] = 0.0
 
     if re.any() or ce.any():  # leave exact values behind
         stale_r, stale_c = np.flatnonzero(re), np.flatnonzero(ce)
         rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
-        cv[stale_c] = _group_stats(W[:, stale_c].T, sc[:, stale_c].T)[0]
+        for k in stale_c.tolist():
+            cv[k] = columns.vulnerability(k)
     if rba:
         row_w = np.where(state.live, WR, np.nan)
         col_w = np.where(state.live, WC, np.nan)
