@@ -30,6 +30,8 @@ from semtui.formats.text import read_plain
 from semtui.model import TransactionData
 
 SIDECAR_FORMAT = "semtui-setgen-sidecar/"
+#: Transactions per block of the sparse product (bounds the memory of rows x constraints).
+_BLOCK = 4096
 
 
 @dataclass
@@ -145,9 +147,12 @@ def check_privacy(data: TransactionData, constraints: Sequence[Sequence[str]], k
         c_cols = np.repeat(np.arange(len(known)), [len(cons[j]) for j in known])
         c = sparse.csc_matrix((np.ones(len(c_items), dtype=np.int32), (c_items, c_cols)),
                               shape=(len(vocab), len(known)))
-        hits = (m @ c).tocsr()
         sizes = np.array([len(cons[j]) for j in known], dtype=np.int64)
-        full = hits.indices[hits.data == sizes[hits.indices]]
-        supports[known] = np.bincount(full, minlength=len(known))
+        counts = np.zeros(len(known), dtype=np.int64)
+        for lo in range(0, data.n_transactions, _BLOCK):  # bounded memory: rows x constraints
+            hits = (m[lo:lo + _BLOCK] @ c).tocsr()
+            full = hits.indices[hits.data == sizes[hits.indices]]
+            counts += np.bincount(full, minlength=len(known))
+        supports[known] = counts
     breaks = _partition_breaks(data)
     return PrivacyReport(k, cons, supports, unknown, not breaks, breaks)
