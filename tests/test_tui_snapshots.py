@@ -6,6 +6,9 @@ and look at the SVGs before committing.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from conftest import SAMPLES
 
 from semtui.tui.app import SemtuiApp
@@ -38,3 +41,68 @@ class TestPhaseOneScreens:
     def test_filter_open(self, snap_compare):
         app = app_for(SAMPLES / "medical-setgen.txt")
         assert snap_compare(app, press=["slash", "i", "c", "d"], terminal_size=SIZE)
+
+
+COLS = ["blood pressure", "icd", "limbs", "injury"]
+FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]
+CONTEXTS = [["heart disease", "weakness", "dizziness"], ["anesthesia", "pain", "diabetes"], ["gangrene"], ["knee"]]
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """Run in tmp_path with ``fig4.csv`` there, so the measure's name on screen is stable."""
+    monkeypatch.chdir(tmp_path)
+    lines = ["a,b,distance"]
+    for i, ctx in enumerate(CONTEXTS):
+        for c in ctx:
+            lines += [f"{m},{c},{FIG4[i][j]}" for j, m in enumerate(COLS)]
+    (tmp_path / "fig4.csv").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def attacked_app(method: str = "rba") -> SemtuiApp:
+    from semtui.attacks.setgen import run_setgen_attack, write_report
+    from semtui.formats import read_transactions
+
+    setgen, original = SAMPLES / "medical-setgen.txt", SAMPLES / "medical-original.txt"
+    report = run_setgen_attack(read_transactions(setgen), read_transactions(original), method=method,
+                               measure="scores:fig4.csv")
+    write_report(report, Path(f"{method}.json"))
+    app = app_for(setgen, original=original, report=Path(f"{method}.json"))
+    app.attack_defaults = {"measure": "scores:fig4.csv"}
+    return app
+
+
+class TestDistanceTable:
+    def test_rba_report(self, snap_compare, in_tmp):
+        assert snap_compare(attacked_app("rba"), terminal_size=SIZE)
+
+    def test_gba_step_two_weighted(self, snap_compare, in_tmp):
+        assert snap_compare(attacked_app("gba"), press=["space", "space", "w"], terminal_size=SIZE)
+
+    def test_no_color(self, snap_compare, in_tmp, monkeypatch):
+        monkeypatch.setenv("NO_COLOR", "1")
+        assert snap_compare(attacked_app("gba"), press=["space"], terminal_size=SIZE)
+
+    def test_zoomed(self, snap_compare, in_tmp):
+        assert snap_compare(attacked_app("rba"), press=["z"], terminal_size=SIZE)
+
+
+class TestAttackScreens:
+    def test_attack_form(self, snap_compare, in_tmp):
+        assert snap_compare(attacked_app("rba"), press=["a"], terminal_size=SIZE)
+
+    def test_summary(self, snap_compare, in_tmp):
+        assert snap_compare(attacked_app("rba"), press=["s", "z"], terminal_size=SIZE)
+
+    def test_compare(self, snap_compare, in_tmp):
+        async def second_attack(pilot):
+            await pilot.press("a")
+            pilot.app.screen.query_one("#method").value = "gba"
+            await pilot.press("ctrl+s")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+
+        assert snap_compare(attacked_app("rba"), run_before=second_attack, terminal_size=SIZE)

@@ -29,12 +29,14 @@ class SemtuiApp(App[None]):
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
     ]
 
-    def __init__(self, session: Session, **kw) -> None:
+    def __init__(self, session: Session, *, attack_defaults: dict | None = None, **kw) -> None:
+        """``attack_defaults`` prefill the attack form (e.g. a ``scores:FILE`` measure)."""
         super().__init__(**kw)
         self.session = session
+        self.attack_defaults = attack_defaults
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.session))
+        self.push_screen(MainScreen(self.session, self.attack_defaults))
 
     def action_help(self) -> None:
         screen = self.screen

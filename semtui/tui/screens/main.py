@@ -1,22 +1,37 @@
-"""The main screen: the list pane (groups / clusters / transactions) and the detail pane."""
+"""The main screen: the list pane (groups / clusters / transactions) and, on the other side,
+the detail of the highlighted one — its transactions, its distance table after an attack,
+or the summary panel.  Attacks run from here, in a thread worker."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input
+from textual.widgets import ContentSwitcher, Footer, Header, Input
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from semtui.model import DisassociatedData
+from semtui.errors import InputError, Interrupted
+from semtui.model import DisassociatedData, TransactionData
+from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.detail import DetailPane
+from semtui.tui.components.distance import DistanceView, GroupAttack
+from semtui.tui.components.export import ExportPrompt
 from semtui.tui.components.lists import ListPane, source_for
+from semtui.tui.components.progress import AttackProgressBar
+from semtui.tui.components.summary import SummaryPanel
 from semtui.tui.components.vtable import VirtualTable
-from semtui.tui.session import Session
+from semtui.tui.messages import AttackFinished, AttackProgress
+from semtui.tui.session import Result, Session
 
 LIST_TITLES = {"group": "Equivalence groups", "cluster": "Clusters", "transaction": "Transactions"}
+#: seconds between two progress messages from the worker thread
+PROGRESS_EVERY = 0.1
 
 
 class FilterBar(Input):
@@ -29,33 +44,57 @@ class FilterBar(Input):
         self.screen.close_filter()
 
 
+class RightPane(ContentSwitcher):
+    """Transactions, distances or summary; ``z`` zooms it to the whole screen."""
+
+    ALLOW_MAXIMIZE = True
+
+
 class MainScreen(Screen):
     HELP_TITLE = "main screen"
     HELP = (
         "Left/top: the equivalence groups (or clusters, or transactions). "
         "Right/bottom: what the highlighted one holds. tab switches pane."
     )
+
     DEFAULT_CSS = """
     MainScreen #body { layout: vertical; height: 1fr; }
     MainScreen.-wide #body { layout: horizontal; }
-    MainScreen #list, MainScreen #detail { border: round $panel; border-title-color: $text-accent; }
-    MainScreen #list:focus, MainScreen #detail:focus { border: round $accent; }
+    MainScreen #list, MainScreen #right { border: round $panel; border-title-color: $text-accent; }
+    MainScreen #list:focus-within, MainScreen #right:focus-within { border: round $accent; }
     MainScreen #list { height: 1fr; width: 1fr; }
-    MainScreen #detail { height: 1fr; width: 1fr; }
+    MainScreen #right { height: 1fr; width: 1fr; }
     MainScreen FilterBar { dock: bottom; display: none; height: 3; }
     MainScreen FilterBar.-open { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="main.filter"),
+        Binding("a", "attack", "Attack", id="main.attack"),
+        Binding("s", "summary", "Summary", id="main.summary"),
+        Binding("v", "toggle_view", "Transactions/distances", show=False, id="main.view"),
+        Binding("space", "step_forward", "Step", show=False, id="main.step"),
+        Binding("backspace", "step_back", "Step back", show=False, id="main.step_back"),
+        Binding("r", "step_reset", "Reset steps", show=False, id="main.step_reset"),
+        Binding("w", "toggle_weighted", "Raw/weighted", show=False, id="main.weighted"),
+        Binding("t", "toggle_original", "Original items", show=False, id="main.original"),
+        Binding("e", "export", "Export report", show=False, id="main.export"),
+        Binding("c", "compare", "Compare results", show=False, id="main.compare"),
+        Binding("m", "next_result", "Next result", show=False, id="main.next_result"),
+        Binding("z", "zoom", "Zoom pane", show=False, id="main.zoom"),
+        Binding("escape", "cancel_attack", "Cancel attack", id="main.cancel"),
         Binding("tab", "focus_next", "Next pane", show=False, id="main.next_pane"),
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="main.prev_pane"),
     ]
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, attack_defaults: dict | None = None) -> None:
         super().__init__()
         self.session = session
+        self.attack_values: dict = dict(attack_defaults or {})
+        self._attack_title = ""
+        self._last_progress = 0.0
 
+    # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="")
         source = source_for(self.session)
@@ -63,11 +102,21 @@ class MainScreen(Screen):
             lst = ListPane(self.session, source, id="list")
             lst.border_title = LIST_TITLES[source.noun]
             yield lst
-            yield DetailPane(self.session, id="detail")
+            with RightPane(initial="detail", id="right"):
+                yield DetailPane(self.session, id="detail")
+                if self.is_setgen:
+                    yield DistanceView(id="distances")
+                yield SummaryPanel(self.session, id="summary")
         bar = FilterBar(placeholder="filter (enter keeps it, escape clears it)", id="filter")
         bar.cursor_blink = False  # steady, and snapshots stay stable
         yield bar
+        yield AttackProgressBar(id="progress")
         yield Footer()
+
+    @property
+    def is_setgen(self) -> bool:
+        data = self.session.data
+        return isinstance(data, TransactionData) and data.n_generalised > 0
 
     @property
     def list_pane(self) -> ListPane:
@@ -77,13 +126,26 @@ class MainScreen(Screen):
     def detail(self) -> DetailPane:
         return self.query_one("#detail", DetailPane)
 
+    @property
+    def distances(self) -> DistanceView:
+        return self.query_one("#distances", DistanceView)
+
+    @property
+    def switcher(self) -> ContentSwitcher:
+        return self.query_one("#right", ContentSwitcher)
+
+    @property
+    def progress(self) -> AttackProgressBar:
+        return self.query_one(AttackProgressBar)
+
     def on_mount(self) -> None:
-        kind = self.session.kind
         self.title = f"semtui — {self.session.path.name}"
         extra = " + key" if isinstance(self.session.data, DisassociatedData) and self.session.key else ""
-        self.sub_title = f"{kind}{extra}"
+        self.sub_title = f"{self.session.kind}{extra}"
         self.list_pane.focus()
-        self.detail.show(self.list_pane.current)
+        if self.session.result is not None:
+            self.switcher.current = "distances"
+        self.show_current()
         self._layout(self.app.size.width)
 
     def on_resize(self, event) -> None:
@@ -92,17 +154,41 @@ class MainScreen(Screen):
     def _layout(self, width: int) -> None:
         self.set_class(width >= 140, "-wide")
 
-    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
-        if event.table is self.list_pane:
-            current = self.list_pane.current
+    # ------------------------------------------------------------------ following the cursor
+    def show_current(self) -> None:
+        """Fill the right pane for the entity under the list cursor."""
+        current = self.list_pane.current
+        view = self.switcher.current
+        if view == "detail":
             if current != self.detail.showing:
                 self.detail.show(current)
+            self.switcher.border_title = self.detail.border_title
+            self.switcher.border_subtitle = self.detail.border_subtitle
+        elif view == "distances":
+            result = self.session.result
+            label = self.session.labels()[current] if current is not None else None
+            attack = GroupAttack.of(result, label) if result is not None and label is not None else None
+            dv = self.distances
+            if attack is None or dv.attack is None or dv.attack.group is not attack.group:
+                dv.show(attack)
+            self.switcher.border_title = f"Distances of {label}" if label else "Distances"
+            self.switcher.border_subtitle = f"{len(self.session.results)} result(s) · now {result.label}" if result else ""
+        else:
+            self.query_one(SummaryPanel).refresh_summary()
+            self.switcher.border_title = "Summary"
+            self.switcher.border_subtitle = ""
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        if event.table is self.list_pane:
+            self.show_current()
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         if event.table is self.list_pane:
-            self.detail.focus()
+            target = self.distances.table if self.switcher.current == "distances" else self.detail
+            if self.switcher.current != "summary":
+                target.focus()
 
-    # -- filter -------------------------------------------------------------
+    # ------------------------------------------------------------------ filter
     def action_filter(self) -> None:
         bar = self.query_one(FilterBar)
         bar.add_class("-open")
@@ -116,8 +202,188 @@ class MainScreen(Screen):
     def on_input_changed(self, event: Input.Changed) -> None:
         if isinstance(event.input, FilterBar):
             self.list_pane.set_filter(event.value)
-            self.detail.show(self.list_pane.current)
+            self.show_current()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if isinstance(event.input, FilterBar):
             self.close_filter()
+
+    # ------------------------------------------------------------------ views
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        has_result = self.session.result is not None
+        if action == "attack":
+            return self.is_setgen and not self.progress.running
+        if action == "cancel_attack":
+            return self.progress.running
+        if action in ("step_forward", "step_back", "step_reset", "toggle_weighted", "toggle_original"):
+            return has_result and self.switcher.current == "distances"
+        if action in ("toggle_view", "export", "next_result"):
+            return has_result
+        if action == "compare":
+            return len(self.session.results) >= 2
+        return True
+
+    def action_toggle_view(self) -> None:
+        self.switcher.current = "detail" if self.switcher.current == "distances" else "distances"
+        self.show_current()
+        self.refresh_bindings()
+
+    def action_summary(self) -> None:
+        if self.switcher.current == "summary":
+            self.switcher.current = "distances" if self.session.result is not None else "detail"
+        else:
+            self.switcher.current = "summary"
+        self.show_current()
+        self.refresh_bindings()
+
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        else:
+            self.maximize(self.switcher, container=False)
+
+    def action_step_forward(self) -> None:
+        self.distances.step_forward()
+
+    def action_step_back(self) -> None:
+        self.distances.step_back()
+
+    def action_step_reset(self) -> None:
+        self.distances.step_reset()
+
+    def action_toggle_weighted(self) -> None:
+        self.distances.toggle_weighted()
+
+    def action_toggle_original(self) -> None:
+        self.distances.toggle_original()
+
+    def action_next_result(self) -> None:
+        s = self.session
+        s.current = (s.current + 1) % len(s.results)
+        self.result_changed()
+        self.notify(f"showing {s.current + 1}/{len(s.results)}: {s.result.label}")
+
+    def action_compare(self) -> None:
+        from semtui.tui.screens.compare import CompareScreen
+
+        current = self.list_pane.current
+        if current is None:
+            return
+        self.app.push_screen(CompareScreen(self.session, self.session.labels()[current]))
+
+    def result_changed(self) -> None:
+        self.list_pane.rebuild()
+        if self.switcher.current == "detail":
+            self.switcher.current = "distances"
+        self.distances.show(None)
+        self.show_current()
+        self.refresh_bindings()
+
+    def palette_commands(self) -> list[tuple[str, str, object]]:
+        """Palette entries no key has: show a given result."""
+        out = []
+        for i, r in enumerate(self.session.results):
+            out.append((f"Show result {i + 1}: {r.label}", "make it the current result",
+                        lambda i=i: self._show_result(i)))
+        return out
+
+    def _show_result(self, i: int) -> None:
+        self.session.current = i
+        self.result_changed()
+
+    # ------------------------------------------------------------------ export
+    def action_export(self) -> None:
+        result = self.session.result
+        default = f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
+
+        def done(path: str | None) -> None:
+            if path:
+                self.export_to(Path(path))
+
+        self.app.push_screen(ExportPrompt(default), done)
+
+    def export_to(self, path: Path) -> None:
+        from semtui.attacks.setgen import write_report
+
+        try:
+            write_report(self.session.result.report, path)
+        except (OSError, InputError, ValueError) as exc:
+            self.app.show_error("Export failed", f"{path}: {exc}")
+            return
+        self.notify(f"wrote {path}")
+
+    # ------------------------------------------------------------------ attacks
+    def action_attack(self) -> None:
+        def done(params: dict | None) -> None:
+            if params is not None:
+                self.attack_values = {**params, "seed": "" if params["seed"] is None else params["seed"]}
+                self.start_attack(params)
+
+        values = self.attack_values
+        result = self.session.result
+        if result is not None:  # start from what produced the results on screen
+            rep = result.report
+            values = {"method": rep.get("method"), "measure": rep.get("measure"),
+                      "context": rep.get("context"), "seed": rep.get("seed") or "", **values}
+        self.app.push_screen(AttackForm({k: v for k, v in values.items() if v is not None}), done)
+
+    def start_attack(self, params: dict) -> None:
+        self._attack_title = f"{params['method']}/{params['measure']}"
+        self.progress.start(self._attack_title)
+        self.refresh_bindings()
+        self.run_attack(params)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="attack")
+    def run_attack(self, params: dict) -> dict:
+        from semtui.attacks.setgen import run_setgen_attack
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(done: int, total: int, message: str) -> None:
+            if worker.is_cancelled:
+                raise Interrupted()
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY or done == total:
+                last[0] = now
+                self.post_message(AttackProgress(done, total, message))
+
+        s = self.session
+        report = run_setgen_attack(s.data, s.original, progress=progress,
+                                   original_path=s.original_path, **params)
+        # the same fields the headless command adds, so `e` writes the same JSON
+        report["data"] = str(s.path)
+        report["original"] = str(s.original_path) if s.original_path is not None else None
+        if worker.is_cancelled:
+            raise Interrupted()
+        self.post_message(AttackFinished(report, params))
+        return report
+
+    def on_attack_progress(self, message: AttackProgress) -> None:
+        if self.progress.running:
+            self.progress.update(self._attack_title, message.done, message.total, message.message)
+
+    def on_attack_finished(self, message: AttackFinished) -> None:
+        self.session.add_result(Result(message.report, "run"))
+        self.result_changed()
+        n = message.report.get("summary", {}).get("eliminations", 0)
+        self.notify(f"{self._attack_title}: {n:,} eliminations")
+
+    def action_cancel_attack(self) -> None:
+        self.workers.cancel_group(self, "attack")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "attack":
+            return
+        state = event.state
+        if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.progress.stop()
+            self.refresh_bindings()
+        if state == WorkerState.CANCELLED or (
+            state == WorkerState.ERROR and isinstance(event.worker.error, Interrupted)
+        ):
+            self.notify("attack cancelled")
+        elif state == WorkerState.ERROR:
+            err = event.worker.error
+            text = str(err) if isinstance(err, InputError) else f"{type(err).__name__}: {err}"
+            self.app.show_error("The attack failed", text)

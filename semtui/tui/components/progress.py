@@ -1,0 +1,41 @@
+"""The attack's progress in place: what it is doing, a bar with ETA, and how to cancel."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label, ProgressBar
+
+
+class AttackProgressBar(Horizontal):
+    DEFAULT_CSS = """
+    AttackProgressBar { dock: bottom; height: 1; display: none; background: $boost; padding: 0 1; }
+    AttackProgressBar.-running { display: block; }
+    AttackProgressBar > #what { width: auto; max-width: 40%; margin-right: 1; }
+    AttackProgressBar > ProgressBar { width: 1fr; }
+    AttackProgressBar > #hint { width: auto; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Label("", id="what")
+        yield ProgressBar(total=None, show_eta=True, id="bar")
+        yield Label(" esc cancels", id="hint")
+
+    def start(self, title: str) -> None:
+        self.started = time.monotonic()
+        self.query_one("#what", Label).update(title)
+        self.query_one(ProgressBar).update(total=None, progress=0)
+        self.add_class("-running")
+
+    def update(self, title: str, done: int, total: int, message: str) -> None:
+        self.query_one("#what", Label).update(f"{title}: {message}")
+        self.query_one(ProgressBar).update(total=total or None, progress=done)
+
+    def stop(self) -> None:
+        self.remove_class("-running")
+
+    @property
+    def running(self) -> bool:
+        return self.has_class("-running")
