@@ -86,11 +86,29 @@ def test_zero_cooccurrence_rules(index: Path, rule: str, expected: float):
     assert np.isfinite(d).all()
 
 
-def test_default_rule_is_quarter_and_larger_than_cooccurring(index: Path):
+def test_default_rule_is_the_cap(index: Path):
     m = open_measure(f"ngd:{index}", cache=False)
-    d = m.matrix(["gangrene", "asthma", "heart disease"], ["gangrene", "asthma", "heart disease"])
-    assert d[0, 1] == pytest.approx(1.0)
-    assert d[0, 1] > d[1, 2]
+    terms = ["gangrene", "asthma", "heart disease"]
+    d = m.matrix(terms, terms)
+    # the only finite pair between distinct terms: asthma / heart disease
+    finite = (math.log(3) - math.log(1)) / (math.log(8) - math.log(2))
+    assert d[1, 2] == pytest.approx(finite)
+    assert d[0, 1] == d[0, 2] == pytest.approx(finite)
+    # a table with no finite pair between distinct terms: 1
+    assert m.matrix(["gangrene", "asthma"], ["gangrene", "asthma"])[0, 1] == 1.0
+
+
+def test_cap_agrees_with_and_without_the_score_cache(index: Path, tmp_path: Path):
+    from semtui.measures.cache import CachedMeasure, ScoreCache
+
+    terms = ["gangrene", "asthma", "heart disease", "knee", "blood pressure"]
+    want = NGDIndexMeasure(index).matrix(terms, terms)
+    cached = CachedMeasure(NGDIndexMeasure(index), ScoreCache(tmp_path / "c.sqlite"))
+    cached.matrix(["gangrene", "asthma"], ["gangrene", "asthma"])  # cached as +inf, not as 1
+    got = cached.matrix(terms, terms)
+    assert np.allclose(got, want)
+    again = CachedMeasure(NGDIndexMeasure(index), ScoreCache(tmp_path / "c.sqlite"))
+    assert np.allclose(again.matrix(terms, terms), want) and again.computed == 0
 
 
 def test_cap_rule_is_the_largest_finite_ngd_of_the_table(index: Path):

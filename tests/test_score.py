@@ -51,11 +51,11 @@ def test_score_scores_file(tmp_path: Path, cli):
 
 def test_score_ngd_and_counts_agree(tmp_path: Path, cli):
     docs = tmp_path / "docs.txt"
-    docs.write_text("blood pressure, heart disease\nheart disease\nknee\nblood pressure\n")
+    docs.write_text("blood pressure, heart disease\nheart disease\nknee\nblood pressure\nheart disease\n")
     idx = tmp_path / "i.sqlite"
     build_index([docs], idx, kind="lines")
     counts = tmp_path / "counts.csv"
-    counts.write_text("N,4\nblood pressure,2\nheart disease,2\nknee,1\n"
+    counts.write_text("N,5\nblood pressure,2\nheart disease,3\nknee,1\n"
                       "blood pressure,heart disease,1\nblood pressure,knee,0\nheart disease,knee,0\n")
     terms = ["blood pressure", "heart disease", "knee"]
     env = {"SEMTUI_CACHE_DIR": str(tmp_path / "cache")}
@@ -63,8 +63,11 @@ def test_score_ngd_and_counts_agree(tmp_path: Path, cli):
     cnt, _ = _score(cli, f"counts:{counts}", *terms, env=env)
     _check_matrix(ngd, terms, f"ngd:{idx}", "distance")
     assert np.allclose(ngd["matrix"], cnt["matrix"])
-    # never together: (log 2 - log 1/4) / (log 4 - log 1) under the default rule
-    assert ngd["matrix"][0][2] == pytest.approx((np.log(2) - np.log(0.25)) / np.log(4), abs=1e-6)
+    # blood pressure / heart disease: (log 3 - log 1) / (log 5 - log 2), the only finite
+    # pair, so the cap for knee, which never meets the others
+    want = np.log(3) / (np.log(5) - np.log(2))
+    assert ngd["matrix"][0][1] == pytest.approx(want, abs=1e-6)
+    assert ngd["matrix"][0][2] == ngd["matrix"][1][2] == pytest.approx(want, abs=1e-6)
     again, _ = _score(cli, f"ngd:{idx}", *terms, env=env)  # from the cache this time
     assert again["matrix"] == ngd["matrix"]
 

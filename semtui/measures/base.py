@@ -39,6 +39,7 @@ class Measure:
         if len(ua) == 0 or len(ub) == 0:
             return np.zeros((len(ia), len(ib)), dtype=np.float64)
         core = np.asarray(self._matrix(ua.tolist(), ub.tolist()), dtype=np.float64)
+        core = self._finish(core, ua.tolist(), ub.tolist())
         return core[np.ix_(ia.ravel(), ib.ravel())]
 
     def distances(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
@@ -52,6 +53,11 @@ class Measure:
     # -- for subclasses ------------------------------------------------------
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover - abstract
+
+    def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        """A last step over the whole table asked for (after the cache): e.g. NGD's cap of
+        never co-occurring pairs at the table's largest finite value.  Default: none."""
+        return scores
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -135,6 +135,9 @@ class CachedMeasure(Measure):
     def unknown(self, terms) -> list[str]:
         return self.inner.unknown(terms)
 
+    def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        return self.inner._finish(scores, terms_a, terms_b)
+
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         identity = self.inner.identity
         out, found = self.cache.lookup(identity, terms_a, terms_b)
