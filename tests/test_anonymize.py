@@ -116,6 +116,8 @@ def test_bad_arguments():
     data = TransactionData.from_lists([["a", "b"]])
     with pytest.raises(InputError, match="k must be"):
         anonymize(data, [["a"]], 0)
+    with pytest.raises(InputError, match="unknown merge choice"):
+        anonymize(data, [["a"]], 2, choice="cheapest")
     with pytest.raises(InputError, match="two utility constraints"):
         anonymize(data, [["a"]], 2, utility=[["a", "b"], ["a"]])
     release = formats.read_transactions(SAMPLES / "medical-setgen.txt")
@@ -148,10 +150,10 @@ def problems(draw):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems())
-def test_properties_on_random_data(problem):
+@given(problems(), st.sampled_from(["least-loss", "loss-per-gain"]))
+def test_properties_on_random_data(problem, choice):
     data, privacy, k, utility = problem
-    result = anonymize(data, privacy, k, utility)
+    result = anonymize(data, privacy, k, utility, choice=choice)
     out = result.data
 
     # every output passes the independent checker, and its supports are the brute-force ones
@@ -275,3 +277,6 @@ def test_meps_release_passes_the_check(shared_data):
     report = check_privacy(result.data, cons, 3)
     assert report.holds and report.partition
     assert np.all(report.supports >= 3)
+    per_gain = anonymize(data, cons, 3, choice="loss-per-gain")
+    assert check_privacy(per_gain.data, cons, 3).holds
+    assert per_gain.utility_loss < result.utility_loss  # the point of the alternative

@@ -167,3 +167,24 @@ def test_ctrl_c_leaves_nothing_half_written(shared_data, tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert os.listdir(tmp_path) == []  # no release, no sidecar, no temporary file
+
+
+def test_the_bundled_meps_sample_is_remade_by_its_documented_command(cli, tmp_path):
+    """sample_data/README.md says how meps400-setgen.txt was made; the command remakes it."""
+    import shutil
+
+    (tmp_path / "sample_data").mkdir()
+    shutil.copy(SAMPLES / "meps400-original.txt", tmp_path / "sample_data" / "meps400-original.txt")
+    r = cli("anonymize", "setgen", "sample_data/meps400-original.txt", "-k", "3", "-o",
+            "sample_data/meps400-setgen.txt", "--random-privacy", "30", "--seed", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    made = tmp_path / "sample_data"
+    assert (made / "meps400-setgen.txt").read_text() == (SAMPLES / "meps400-setgen.txt").read_text()
+    new, old = (json.loads((d / "meps400-setgen.txt.json").read_text()) for d in (made, SAMPLES))
+    for doc in (new, old):
+        doc.pop("time_seconds")
+        doc["stats"].pop("seconds")
+    assert new == old
+    c = cli("check", "privacy", SAMPLES / "meps400-setgen.txt", "--privacy",
+            SAMPLES / "meps400-setgen.txt.json", "-k", "3")
+    assert c.returncode == 0, c.stdout

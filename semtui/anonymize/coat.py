@@ -47,6 +47,9 @@ from semtui.errors import InputError
 from semtui.model import TransactionData
 from semtui.progress import ProgressCallback, no_progress
 
+#: How a merge is chosen among those that raise the support (see ``anonymize``).
+CHOICES = ("least-loss", "loss-per-gain")
+
 #: Largest exponent used in ``2**|g|`` (keeps every cost finite for absurdly large groups).
 _MAX_EXP = 1000
 
@@ -99,6 +102,7 @@ class SetgenResult:
             "utility_loss": self.utility_loss,
             "merges": self.merges,
             "passes": self.extra.get("passes", 1),
+            "merge_choice": self.extra.get("choice", "least-loss"),
             "seconds": round(self.seconds, 4),
         }
 
@@ -106,8 +110,9 @@ class SetgenResult:
 class _Generaliser:
     """The mutable state of one run: a partition of the items into tokens."""
 
-    def __init__(self, data: TransactionData, classes: np.ndarray, k: int):
+    def __init__(self, data: TransactionData, classes: np.ndarray, k: int, choice: str = "least-loss"):
         self.k = k
+        self.per_gain = choice == "loss-per-gain"
         self.n = data.n_transactions
         v = len(data.vocab)
         self.indptr = data.indptr.astype(np.int64)
@@ -221,7 +226,10 @@ class _Generaliser:
             gain, cost = self._evaluate(m, toks, cands, s)
             helpful = np.flatnonzero(gain > 0)
             if len(helpful):
-                pick = helpful[np.lexsort((cands[helpful], -gain[helpful], cost[helpful]))[0]]
+                rank = cost[helpful]
+                if self.per_gain:  # loss per unit of support still missing
+                    rank = rank / np.minimum(gain[helpful], self.k - s)
+                pick = helpful[np.lexsort((cands[helpful], -gain[helpful], rank))[0]]
                 return m, int(cands[pick])
             if fallback is None:
                 fallback = (m, int(cands[np.lexsort((cands, cost))[0]]))
@@ -285,14 +293,20 @@ def anonymize(
     k: int,
     utility: Sequence[Sequence[str]] | None = None,
     progress: ProgressCallback = no_progress,
+    choice: str = "least-loss",
 ) -> SetgenResult:
     """Set-generalise ``data`` so that every privacy constraint has support >= k or 0.
 
     ``utility`` lists the utility constraints (disjoint item sets; an item in none of them
     is never generalised); ``None`` is one utility constraint holding every item, as in
-    the thesis' experiments.  Returns the release (same vocabulary and transaction order
-    as ``data``) and what was done.
+    the thesis' experiments.  ``choice`` picks among the merges that raise the support:
+    ``least-loss`` (the issue's rule, COAT's) the least utility loss; ``loss-per-gain`` the
+    least loss per transaction of support gained (capped at what is still missing) - an
+    alternative for experiments, see docs/anonymize.md.  Returns the release (same
+    vocabulary and transaction order as ``data``) and what was done.
     """
+    if choice not in CHOICES:
+        raise InputError(f"unknown merge choice {choice!r} (choose from {', '.join(CHOICES)})")
     start = time.perf_counter()
     if k < 1:
         raise InputError(f"k must be at least 1 (got {k})")
@@ -317,7 +331,7 @@ def anonymize(
     known = [np.array([vocab.id(it) for it in dict.fromkeys(p)], dtype=np.int64)
              for p in privacy_list if all(it in vocab for it in p)]
 
-    state = _Generaliser(data, classes, k)
+    state = _Generaliser(data, classes, k, choice)
     violated = 0
     for items in known:
         toks = state.tokens_of(items)
@@ -344,7 +358,7 @@ def anonymize(
         suppressed_occurrences=int(state.orig_sup[state.suppressed].sum()) if state.suppressed else 0,
         unknown_items=unknown, utility_loss=result["utility_loss"],
         added_items=result["added"], merges=state.merges, violated_before=violated,
-        seconds=seconds, extra={"passes": passes},
+        seconds=seconds, extra={"passes": passes, "choice": choice},
     )
 
 
