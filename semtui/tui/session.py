@@ -63,6 +63,11 @@ class Session:
         self.current = len(self.results) - 1
 
     # ------------------------------------------------------------------ groups
+    def label(self, g: int) -> str:
+        """The label of one group, without building them all (first paint stays fast)."""
+        labels = getattr(self, "_labels", None)
+        return labels[g] if labels is not None else self.data.label(g)
+
     def labels(self) -> list[str]:
         """Generalised item labels, ``(a, b)``, cached (built on first use only)."""
         if getattr(self, "_labels", None) is None:

@@ -52,7 +52,7 @@ class DetailPane(VirtualTable):
 
         width = max(len(str(int(lines[-1]) if lines is not None else data.n_transactions)), 4)
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", "transaction", None)])
-        self.border_title = f"Transactions of {self.session.labels()[g]}"
+        self.border_title = f"Transactions of {self.session.label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
 
     def _show_cluster(self, data: DisassociatedData, c: int) -> None:

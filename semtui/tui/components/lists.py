@@ -162,9 +162,13 @@ class GroupsSource:
         if self._result_for is not result:
             n = self.count()
             cols = {k: np.full(n, np.nan) for k in ("density", "eliminated", "cells", "precision", "recall")}
-            index = {label: g for g, label in enumerate(self.session.labels())}
+            index: dict[str, int] | None = None
             for grp in result.report.get("groups", []):
-                g = index.get(grp["generalised_item"])
+                g = grp.get("id")
+                if not (isinstance(g, int) and 0 <= g < n and self.session.label(g) == grp["generalised_item"]):
+                    if index is None:  # a report whose ids do not line up: match by label
+                        index = {label: i for i, label in enumerate(self.session.labels())}
+                    g = index.get(grp["generalised_item"])
                 if g is None:
                     continue
                 table = grp.get("table") or []
@@ -191,7 +195,7 @@ class GroupsSource:
         return cols
 
     def cells(self, g: int, columns: list[Column]) -> Sequence[Cell]:
-        out: list[Cell] = [self.session.labels()[g], f"{int(self.sizes[g]):,}"]
+        out: list[Cell] = [self.session.label(g), f"{int(self.sizes[g]):,}"]
         rc = self.result_columns()
         for c in columns[2:]:
             if rc is None:

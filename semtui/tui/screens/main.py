@@ -4,6 +4,7 @@ or the summary panel.  Attacks run from here, in a thread worker."""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -32,6 +33,8 @@ from semtui.tui.session import Result, Session
 LIST_TITLES = {"group": "Equivalence groups", "cluster": "Clusters", "transaction": "Transactions"}
 #: seconds between two progress messages from the worker thread
 PROGRESS_EVERY = 0.1
+#: the interpreter's thread switch interval (s) while an attack runs
+ATTACK_SWITCH_INTERVAL = 0.001
 
 
 class FilterBar(Input):
@@ -92,7 +95,7 @@ class MainScreen(Screen):
         self.session = session
         self.attack_values: dict = dict(attack_defaults or {})
         self._attack_title = ""
-        self._last_progress = 0.0
+        self._switch_interval: float | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -166,7 +169,7 @@ class MainScreen(Screen):
             self.switcher.border_subtitle = self.detail.border_subtitle
         elif view == "distances":
             result = self.session.result
-            label = self.session.labels()[current] if current is not None else None
+            label = self.session.label(current) if current is not None else None
             attack = GroupAttack.of(result, label) if result is not None and label is not None else None
             dv = self.distances
             if attack is None or dv.attack is None or dv.attack.group is not attack.group:
@@ -269,7 +272,7 @@ class MainScreen(Screen):
         current = self.list_pane.current
         if current is None:
             return
-        self.app.push_screen(CompareScreen(self.session, self.session.labels()[current]))
+        self.app.push_screen(CompareScreen(self.session, self.session.label(current)))
 
     def result_changed(self) -> None:
         self.list_pane.rebuild()
@@ -328,6 +331,11 @@ class MainScreen(Screen):
         self.app.push_screen(AttackForm({k: v for k, v in values.items() if v is not None}), done)
 
     def start_attack(self, params: dict) -> None:
+        # The worker thread and the event loop share the GIL: hand it over more often than
+        # Python's default 5 ms while the attack runs, so key presses are answered promptly.
+        if self._switch_interval is None:
+            self._switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(ATTACK_SWITCH_INTERVAL)
         self._attack_title = f"{params['method']}/{params['measure']}"
         self.progress.start(self._attack_title)
         self.refresh_bindings()
@@ -377,6 +385,9 @@ class MainScreen(Screen):
             return
         state = event.state
         if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            if self._switch_interval is not None:
+                sys.setswitchinterval(self._switch_interval)
+                self._switch_interval = None
             self.progress.stop()
             self.refresh_bindings()
         if state == WorkerState.CANCELLED or (
