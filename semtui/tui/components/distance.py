@@ -240,11 +240,13 @@ class DistanceView(Vertical):
             self._steps_ok = a is not None and a.table.size > 0 and a.agrees()
             if not self._steps_ok and a is not None and a.n_steps:
                 self.app.notify("re-running the eliminator does not give this report's steps; "
-                                "step mode and weighted distances are off for this group", severity="warning")
+                                "weighted distances are off for this group", severity="warning")
         return self._steps_ok
 
     def can_step(self) -> bool:
-        return self.attack is not None and self.attack.n_steps > 0 and self.steps_ok
+        # Raw step mode needs only the report's steps; the engine is asked only for
+        # weighted distances (``w``), which a big group takes a moment to replay.
+        return self.attack is not None and self.attack.n_steps > 0
 
     def step_forward(self) -> None:
         if not self.can_step():
