@@ -239,9 +239,12 @@ class CorpusIndex:
             return np.zeros(0, dtype=np.int64)
         return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
-    def counts(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """``(f, F)``: f[i] documents matching term i, F[i, j] documents matching both."""
-        posting = [self.postings(t) for t in terms]
+    def counts(self, terms: Sequence[str], postings: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(f, F)``: f[i] documents matching term i, F[i, j] documents matching both.
+
+        ``postings`` may give the terms' posting lists when the caller already has them.
+        """
+        posting = list(postings) if postings is not None else [self.postings(t) for t in terms]
         lengths = np.fromiter((len(p) for p in posting), dtype=np.int64, count=len(posting))
         if lengths.sum() == 0:
             return lengths, np.zeros((len(terms), len(terms)), dtype=np.int64)

@@ -108,6 +108,13 @@ def test_bad_vectors_file_names_the_line(tmp_path: Path, text: str, line: int, c
     assert f"vectors.txt:{line}:" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_unknown_plurals_fall_back_to_the_singular(tmp_path: Path):
+    p = _vectors(tmp_path, "arthropathy 1 0\nbox 0 1\n")
+    m = EmbeddingMeasure(p)
+    assert m.unknown(["arthropathies", "boxes", "boxess"]) == ["boxess"]
+    assert m.matrix(["arthropathies"], ["arthropathy"])[0, 0] == pytest.approx(0.0)
+
+
 def test_vectors_identity_follows_the_content(tmp_path: Path):
     p = _vectors(tmp_path, "a 1 0\nb 0 1\n")
     first = EmbeddingMeasure(p).identity

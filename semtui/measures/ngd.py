@@ -111,19 +111,22 @@ class NGDIndexMeasure(Measure):
         self.index = CorpusIndex(path)
         self.rule = rule
         self.name = f"ngd:{path}"
-        self._f: dict[str, int] = {}
+        #: posting lists of the terms seen (``unknown()`` and the matrix share them)
+        self._post: dict[str, np.ndarray] = {}
 
     @property
     def identity(self) -> str:
         return f"ngd:{self.index.identity}:{self.rule}"
 
+    def _postings(self, term: str) -> np.ndarray:
+        got = self._post.get(term)
+        if got is None:
+            got = self._post[term] = self.index.postings(term)
+        return got
+
     def frequencies(self, terms: list[str]) -> np.ndarray:
-        """f(x) for each term (memoised)."""
-        missing = [t for t in dict.fromkeys(terms) if t not in self._f]
-        if missing:
-            for t in missing:
-                self._f[t] = len(self.index.postings(t))
-        return np.array([self._f[t] for t in terms], dtype=np.int64)
+        """f(x) for each term."""
+        return np.array([len(self._postings(t)) for t in terms], dtype=np.int64)
 
     def unknown(self, terms) -> list[str]:
         terms = list(terms)
@@ -133,8 +136,7 @@ class NGDIndexMeasure(Measure):
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         allterms = list(dict.fromkeys(terms_a + terms_b))
         pos = {t: i for i, t in enumerate(allterms)}
-        f, both = self.index.counts(allterms)
-        self._f.update(zip(allterms, (int(x) for x in f)))
+        f, both = self.index.counts(allterms, [self._postings(t) for t in allterms])
         ia = np.array([pos[t] for t in terms_a])
         ib = np.array([pos[t] for t in terms_b])
         return ngd_matrix(f[ia], f[ib], both[np.ix_(ia, ib)], self.index.n_documents, self.rule, finish=False)

@@ -32,3 +32,16 @@ def words(term: str, *, drop_stopwords: bool = True) -> list[str]:
 def word_parts(word: str) -> list[str]:
     """The parts of a hyphenated or apostrophised word (the fallback when it is unknown)."""
     return [p for p in re.split(r"['\-]", word) if p]
+
+
+def singulars(word: str) -> list[str]:
+    """Candidate singular forms of an English plural ("arthropathies" -> "arthropathy"),
+    the fallback for a word a vocabulary does not know."""
+    out = []
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        out.append(word[:-1])
+    return out
