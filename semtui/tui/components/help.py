@@ -21,11 +21,17 @@ def describe_keys(screen) -> list[tuple[str, str]]:
         if b.action in ("help", "command_palette") and key not in ("question_mark", "f1", "ctrl+p"):
             continue
         label = b.description or b.action.replace("_", " ")
+        if not active.enabled:
+            label += " (not now)"
         shown = screen.app.get_key_display(b) if b.key == key else key
         entry = by_action.setdefault((id(active.node), b.action), ([], label))
         if shown not in entry[0]:
             entry[0].append(shown)
-    return [(" ".join(keys), label) for keys, label in by_action.values()]
+    # the screen's own actions first, then the app's, then moving around in the focused pane
+    nodes = {ident: (0 if node is screen else 1 if node is screen.app else 2)
+             for ident, node in ((id(a.node), a.node) for a in screen.active_bindings.values())}
+    ranked = sorted(by_action.items(), key=lambda item: nodes.get(item[0][0], 2))
+    return [(" ".join(keys), label) for _, (keys, label) in ranked]
 
 
 class HelpScreen(ModalScreen[None]):

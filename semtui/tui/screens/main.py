@@ -85,7 +85,7 @@ class MainScreen(Screen):
         Binding("c", "compare", "Compare results", show=False, id="main.compare"),
         Binding("m", "next_result", "Next result", show=False, id="main.next_result"),
         Binding("z", "zoom", "Zoom pane", show=False, id="main.zoom"),
-        Binding("escape", "cancel_attack", "Cancel attack", id="main.cancel"),
+        Binding("escape", "cancel_attack", "Cancel attack", show=False, id="main.cancel"),
         Binding("tab", "focus_next", "Next pane", show=False, id="main.next_pane"),
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="main.prev_pane"),
     ]
@@ -214,16 +214,19 @@ class MainScreen(Screen):
     # ------------------------------------------------------------------ views
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         has_result = self.session.result is not None
-        if action == "attack":
-            return self.is_setgen and not self.progress.running
+        # False: no such thing for this dataset (hidden); None: not now (listed by help, dimmed)
+        distance_actions = ("step_forward", "step_back", "step_reset", "toggle_weighted", "toggle_original",
+                            "toggle_view", "export", "next_result", "compare")
+        if action == "attack" or (action in distance_actions and not self.is_setgen):
+            return False if not self.is_setgen else (None if self.progress.running else True)
         if action == "cancel_attack":
-            return self.progress.running
-        if action in ("step_forward", "step_back", "step_reset", "toggle_weighted", "toggle_original"):
-            return has_result and self.switcher.current == "distances"
+            return True if self.progress.running else None
+        if action in distance_actions[:5]:
+            return True if has_result and self.switcher.current == "distances" else None
         if action in ("toggle_view", "export", "next_result"):
-            return has_result
+            return True if has_result else None
         if action == "compare":
-            return len(self.session.results) >= 2
+            return True if len(self.session.results) >= 2 else None
         return True
 
     def action_toggle_view(self) -> None:
