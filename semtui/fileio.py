@@ -64,6 +64,8 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
         raise InputError("output directory does not exist", directory)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
+        # mkstemp creates 0600; give the output the mode an ordinary open() would
+        os.fchmod(fd, 0o666 & ~_umask())
         if "b" in mode:
             fh = os.fdopen(fd, mode)
         else:
@@ -77,6 +79,12 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

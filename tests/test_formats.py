@@ -174,3 +174,16 @@ def test_groups_match_a_direct_count():
     assert [data.group(g).tolist() for g in range(2)] == [[0, 1], [1, 3]]
     assert data.group_sizes().tolist() == [2, 2]
     assert np.array_equal(data.row_of_token(), np.array([0, 0, 1, 1, 2, 3]))
+
+
+def test_outputs_get_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    data = TransactionData.from_lists([["a"]])
+    out = tmp_path / "o.txt"
+    formats.write(data, out)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask
+    assert [p.name for p in tmp_path.iterdir()] == ["o.txt"]
