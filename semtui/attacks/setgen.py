@@ -245,8 +245,11 @@ def run_setgen_attack(
     k_used = int(k) if k is not None else int(sizes.min())
 
     # 1. contexts of every group, and every term the measure must score
-    progress(0, n_groups, "contexts")
-    group_ctx = [contexts_for_group(data, g, ctx) for g in range(n_groups)]
+    group_ctx = []
+    for g in range(n_groups):
+        if g % 64 == 0:  # a cancel takes effect here too, not only once the tables are built
+            progress(g, n_groups, "contexts")
+        group_ctx.append(contexts_for_group(data, g, ctx))
     member_ids = np.unique(data.gen_members)
     ctx_ids = np.unique(np.concatenate([c[2] for c in group_ctx] + [np.zeros(0, dtype=np.int32)]))
 
