@@ -158,6 +158,17 @@ async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
         assert screen.switcher.current == "distances"
 
 
+async def test_a_then_enter_runs_the_prefilled_attack(fig4_scores):
+    """The form opens with Run focused: a person presses a, then enter."""
+    app = app_with(fig4_scores)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(app.session.results) == 1
+        assert app.session.result.report["method"] == "rba"
+
+
 async def test_form_rejects_bad_values_inline(fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -101,7 +101,8 @@ class AttackForm(ModalScreen[dict | None]):
     def on_mount(self) -> None:
         for inp in self.query(Input):
             inp.cursor_blink = False
-        self.query_one("#method", Select).focus()
+        # Enter on the form runs the prefilled attack at once; tab reaches the fields.
+        self.query_one("#run", Button).focus()
 
     def current(self) -> dict:
         return {
