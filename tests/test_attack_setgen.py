@@ -208,3 +208,13 @@ def test_bad_original_and_missing_pair(fig4, cli, tmp_path, samples):
     assert result.returncode == 2 and "no score for the pair" in result.stderr
     result = cli("attack", "setgen", samples / "medical-original.txt", "--measure", f"scores:{scores}")
     assert result.returncode == 2 and "no generalised items" in result.stderr
+
+
+def test_group_densities_match_the_attack_report(fig4, samples):
+    from semtui.attacks.setgen import group_densities
+
+    data, _, original = fig4
+    assert group_densities(formats.read(data), formats.read(original)).tolist() == [0.375]
+    d = TransactionData.from_lists([["a", ["x", "y"]], [["x", "y"], ["p", "q"]], ["b", ["p", "q"]]])
+    o = TransactionData.from_lists([["a", "x"], ["x", "y", "q"], ["b", "zz"]])
+    assert group_densities(d, o).tolist() == [3 / 4, 1 / 4]

@@ -68,6 +68,16 @@ async def test_setgen_sample_lists_groups_and_their_transactions():
         assert detail.cursor_row == 1
 
 
+async def test_density_shows_as_soon_as_the_original_is_known():
+    app = make_app(SETGEN, original=ORIGINAL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lst = app.screen.list_pane
+        assert [c.key for c in lst.columns] == ["item", "size", "density"]
+        assert lst.source.cells(0, lst.columns) == ["(blood pressure, icd, limbs, injury)", "4", "0.38"]
+        assert "dens" in screen_text(app)
+
+
 async def test_disassociated_sample_lists_clusters_and_chunks_with_origins():
     app = make_app(DISASSOCIATED, key=KEY)
     async with app.run_test(size=(80, 24)) as pilot:

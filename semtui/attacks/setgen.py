@@ -195,6 +195,25 @@ def _original_matrix(data: TransactionData, original: TransactionData, original_
                       shape=(data.n_transactions, len(data.vocab)))
 
 
+def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
+    """Density of every equivalence group (thesis Def. 16): the share of its member cells
+    (rows x members) that are original items.  Needs no measure and no attack."""
+    from scipy.sparse import csr_matrix
+
+    orig = _original_matrix(data, original, original_path)
+    g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
+    members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
+                         shape=(len(data.vocab), data.n_generalised))
+    hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
+    mask = data.tokens < 0
+    rows = data.row_of_token()[mask]
+    gs = -data.tokens[mask].astype(np.int64) - 1
+    found = np.asarray(hits[rows, gs]).ravel().astype(np.float64)
+    cells = data.group_sizes() * np.diff(data.gen_indptr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(gs, weights=found, minlength=data.n_generalised) / cells
+
+
 # --------------------------------------------------------------------------- the attack
 def _json_float(x: float | None, digits: int = 6):
     if x is None:

@@ -145,6 +145,12 @@ class GroupsSource:
         assert isinstance(data, TransactionData)
         self.data = data
         self.sizes = data.group_sizes()
+        #: density of each group, from the engine, as soon as the original is known
+        self.densities = None
+        if session.original is not None:
+            from semtui.attacks.setgen import group_densities
+
+            self.densities = group_densities(data, session.original)
         self._result_cols: dict | None = None
         self._result_for: Result | None = None
 
@@ -186,9 +192,9 @@ class GroupsSource:
     def columns(self) -> list[Column]:
         cols = [Column("item", "generalised item", None, min_width=16), Column("size", "size", 6, "right")]
         rc = self.result_columns()
+        if self.densities is not None or (rc is not None and not np.all(np.isnan(rc["density"]))):
+            cols.append(Column("density", "dens", 5, "right"))
         if rc is not None:
-            if not np.all(np.isnan(rc["density"])):
-                cols.append(Column("density", "dens", 5, "right"))
             cols.append(Column("eliminated", "elim", 7, "right"))
             if not np.all(np.isnan(rc["precision"])):
                 cols += [Column("precision", "P", 4, "right"), Column("recall", "R", 4, "right")]
@@ -198,7 +204,9 @@ class GroupsSource:
         out: list[Cell] = [self.session.label(g), f"{int(self.sizes[g]):,}"]
         rc = self.result_columns()
         for c in columns[2:]:
-            if rc is None:
+            if c.key == "density" and self.densities is not None:
+                out.append(fmt_ratio(self.densities[g]))
+            elif rc is None:
                 out.append("")
             elif c.key == "eliminated":
                 e, n = rc["eliminated"][g], rc["cells"][g]
@@ -212,6 +220,8 @@ class GroupsSource:
             return self.session.labels()
         if column == "size":
             return self.sizes
+        if column == "density" and self.densities is not None:
+            return self.densities
         return self.result_columns()[column]
 
 
