@@ -19,8 +19,8 @@ original transaction it came from, for evaluation only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,7 @@ Token = str | Sequence[str]
 class Vocabulary:
     """A bijection between item strings and dense integer ids 0..n-1 (first seen first)."""
 
-    __slots__ = ("_items", "_index")
+    __slots__ = ("_index", "_items")
 
     def __init__(self, items: Iterable[str] = ()):
         self._items: list[str] = []
@@ -115,7 +115,7 @@ class TransactionData:
         transactions: Iterable[Sequence[Token]],
         vocab: Vocabulary | None = None,
         ids: list | None = None,
-    ) -> "TransactionData":
+    ) -> TransactionData:
         """Build from Python lists: a str is a plain item, a list/tuple a generalised item.
 
         Two generalised items with the same members (in any order) are the same
@@ -275,7 +275,7 @@ class RecordChunk:
     items: np.ndarray
 
     @classmethod
-    def from_lists(cls, sub_records: Sequence[Sequence[int]]) -> "RecordChunk":
+    def from_lists(cls, sub_records: Sequence[Sequence[int]]) -> RecordChunk:
         return cls(*_csr_from_lists(sub_records))
 
     def __len__(self) -> int:

@@ -6,7 +6,7 @@ It may raise :class:`semtui.errors.Interrupted` to cancel the work.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ProgressCallback = Callable[[int, int, str], None]
 

@@ -7,8 +7,9 @@ import re
 import subprocess
 import sys
 
-import semtui
 from conftest import REPO
+
+import semtui
 
 FACES = ("semtui.cli", "semtui.tui")
 

@@ -121,7 +121,7 @@ def test_contexts_all_and_nearest():
 
 def test_thesis_context_example():
     data = TransactionData.from_lists([["heart disease", ["blood pressure", "injury"], "weakness", "dizziness"]])
-    _, ptr, items = contexts_for_group(data, 0, ContextSpec.parse("nearest:2"))
+    _, _, items = contexts_for_group(data, 0, ContextSpec.parse("nearest:2"))
     assert data.vocab.names(items) == ["heart disease", "weakness"]
 
 

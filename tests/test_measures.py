@@ -295,5 +295,5 @@ def test_wordnet_units():
 
 def test_wordnet_dir_without_files(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("SEMTUI_WORDNET_DIR", str(tmp_path))
-    with pytest.raises(InputError, match="SEMTUI_WORDNET_DIR holds no index.noun"):
+    with pytest.raises(InputError, match=r"SEMTUI_WORDNET_DIR holds no index\.noun"):
         open_measure("wordnet")

@@ -96,7 +96,10 @@ async def test_step_mode_replays_gba_of_the_papers(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "gba"))
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.screen.distances
-        status = lambda: str(view.query_one("#status").render())
+
+        def status() -> str:
+            return str(view.query_one("#status").render())
+
         await pilot.press("space")
         assert view.step == 1
         assert "step 1/5: icd out of line 3" in status() and "vulnerability 0.799" in status()

@@ -47,7 +47,7 @@ class ContextSpec:
     nearest: int | None = None
 
     @classmethod
-    def parse(cls, spec: str) -> "ContextSpec":
+    def parse(cls, spec: str) -> ContextSpec:
         if spec == "all":
             return cls(None)
         kind, _, n = spec.partition(":")
@@ -67,7 +67,7 @@ class AggregateSpec:
     k: int | None = None
 
     @classmethod
-    def parse(cls, spec: str) -> "AggregateSpec":
+    def parse(cls, spec: str) -> AggregateSpec:
         if spec in ("mean", "min"):
             return cls(spec)
         kind, _, k = spec.partition(":")
@@ -333,7 +333,7 @@ def run_setgen_attack(
             "id": g,
             "generalised_item": data.label(g),
             "members": member_names,
-            "size": int(len(rows_all)),
+            "size": len(rows_all),
             "rows": [
                 {"transaction": int(t), "line": int(data.lines[t]) if data.lines is not None else int(t) + 1,
                  "context": c}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -15,18 +14,18 @@ app = typer.Typer(help="Attack an anonymised release and measure what it gives b
 @app.command("setgen")
 def setgen(
     data: Path = typer.Argument(..., help="The set-generalised release."),
-    original: Optional[Path] = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
+    original: Path | None = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
     method: str = typer.Option("rba", "--method", "-m", help="mda, tba, wba, gba, rba or ra."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
-    vectors: Optional[Path] = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
     context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
-    threshold: Optional[float] = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for RA."),
-    k: Optional[int] = typer.Option(None, "--k", help="Protection level for exposure (default: smallest group size)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
-    report_path: Optional[Path] = typer.Option(None, "--report", help="Also write the JSON report to this file."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
+    threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
+    k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: smallest group size)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
+    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
+    format: str | None = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
 ) -> None:

@@ -40,7 +40,7 @@ def warn(message: str) -> None:
     sys.stderr.write(f"semtui: {message}\n")
 
 
-def fail(message: str, path: str | None = None, line: int | None = None) -> "InputError":
+def fail(message: str, path: str | None = None, line: int | None = None) -> InputError:
     """Build the InputError that ends a command with exit code 2."""
     return InputError(message, path, line)
 
@@ -66,7 +66,7 @@ class StderrProgress:
         self._task = None
         self._last = 0.0
 
-    def __enter__(self) -> "StderrProgress":
+    def __enter__(self) -> StderrProgress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn

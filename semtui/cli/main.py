@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -40,8 +39,8 @@ def _root(ctx: typer.Context) -> None:
 @app.command()
 def info(
     file: Path = typer.Argument(..., help="A dataset in any supported format."),
-    format: Optional[str] = FormatOpt,
-    names: Optional[Path] = typer.Option(None, "--names", help="id->name map for FIMI files"),
+    format: str | None = FormatOpt,
+    names: Path | None = typer.Option(None, "--names", help="id->name map for FIMI files"),
     json_out: bool = typer.Option(False, "--json", help="JSON on stdout"),
 ) -> None:
     """Summarise a dataset: its kind, size, items, lengths, groups or clusters."""
@@ -70,10 +69,10 @@ def info(
 
 @app.command("open")
 def open_(
-    file: Optional[Path] = typer.Argument(None, help="Dataset to open (default: the bundled sample)."),
-    original: Optional[Path] = typer.Option(None, "--original", help="The original data, for evaluation."),
-    report: Optional[Path] = typer.Option(None, "--report", help="A JSON report of a headless attack."),
-    key: Optional[Path] = typer.Option(None, "--key", help="The private key of a disassociated release."),
+    file: Path | None = typer.Argument(None, help="Dataset to open (default: the bundled sample)."),
+    original: Path | None = typer.Option(None, "--original", help="The original data, for evaluation."),
+    report: Path | None = typer.Option(None, "--report", help="A JSON report of a headless attack."),
+    key: Path | None = typer.Option(None, "--key", help="The private key of a disassociated release."),
 ) -> None:
     """Open the TUI on a dataset."""
     if file is None:
