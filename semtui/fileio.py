@@ -86,8 +86,3 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    with atomic_writer(path) as fh:
-        fh.write(text)

@@ -8,9 +8,6 @@ import sys
 import time
 from typing import Any
 
-from semtui.errors import InputError
-from semtui.progress import ProgressCallback
-
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_INPUT = 2
@@ -38,11 +35,6 @@ def _default(o):
 
 def warn(message: str) -> None:
     sys.stderr.write(f"semtui: {message}\n")
-
-
-def fail(message: str, path: str | None = None, line: int | None = None) -> InputError:
-    """Build the InputError that ends a command with exit code 2."""
-    return InputError(message, path, line)
 
 
 def use_color() -> bool:
@@ -96,8 +88,3 @@ class StderrProgress:
     def __exit__(self, *exc) -> None:
         if self._progress is not None:
             self._progress.stop()
-
-
-def progress_callback(label: str) -> tuple[StderrProgress, ProgressCallback]:
-    p = StderrProgress(label)
-    return p, p
