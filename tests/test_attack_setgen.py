@@ -218,3 +218,28 @@ def test_group_densities_match_the_attack_report(fig4, samples):
     d = TransactionData.from_lists([["a", ["x", "y"]], [["x", "y"], ["p", "q"]], ["b", ["p", "q"]]])
     o = TransactionData.from_lists([["a", "x"], ["x", "y", "q"], ["b", "zz"]])
     assert group_densities(d, o).tolist() == [3 / 4, 1 / 4]
+
+
+def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):
+    """SIGINT mid-run: exit 130, nothing on stdout, no output or temporary file left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    data = tmp_path / "big.txt"
+    with open(data, "w") as fh:
+        for i in range(40000):
+            fh.write(f"c{i % 50}, d{i % 7}, (m{i % 300}, m{(i + 1) % 300}, m{(i + 2) % 300})\n")
+    out = tmp_path / "attacked.txt"
+    proc = subprocess.Popen([sys.executable, "-m", "semtui", "attack", "setgen", str(data), "--method", "rba",
+                             "--output", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "SEMTUI_CACHE_DIR": str(tmp_path / "cache")})
+    time.sleep(1.5)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr
+    assert {p.name for p in tmp_path.iterdir()} - {"cache"} == {"big.txt"}
