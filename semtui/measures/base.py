@@ -12,6 +12,7 @@ the persistent score cache.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Literal
 
@@ -20,7 +21,7 @@ import numpy as np
 Kind = Literal["distance", "similarity"]
 
 
-class Measure:
+class Measure(ABC):
     """Base class: subclasses implement :meth:`_matrix` (and may override ``unknown``)."""
 
     #: The spec the user wrote, e.g. ``embedding`` or ``scores:pairs.csv``.
@@ -51,8 +52,9 @@ class Measure:
         return []
 
     # -- for subclasses ------------------------------------------------------
+    @abstractmethod
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """Native scores of distinct terms, ``len(terms_a) x len(terms_b)``."""
 
     def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         """A last step over the whole table asked for (after the cache): e.g. NGD's cap of
