@@ -29,6 +29,25 @@ DEFAULT_MEASURE = "embedding"
 
 MEASURES = ("embedding", "scores:FILE", "ngd:INDEX", "counts:FILE", "wordnet")
 
+#: what the measures written ``kind:ARG`` need after the colon
+_NEEDS_ARG = {
+    "scores": "a file, e.g. scores:pairs.csv",
+    "counts": "a file, e.g. counts:hits.csv",
+    "ngd": "an index, e.g. ngd:corpus.sqlite (semtui corpus build)",
+}
+
+
+def check_measure(spec: str) -> str:
+    """The kind of measure ``spec`` names, checked without opening any file or model;
+    raises :class:`InputError` for an unknown kind or a missing argument."""
+    kind, _, arg = spec.partition(":")
+    if kind in _NEEDS_ARG:
+        if not arg:
+            raise InputError(f"{kind}: needs {_NEEDS_ARG[kind]}")
+    elif kind not in ("embedding", "wordnet") or arg:
+        raise InputError(f"unknown measure {spec!r} (choose from {', '.join(MEASURES)})")
+    return kind
+
 
 def open_measure(
     spec: str = DEFAULT_MEASURE,
@@ -37,38 +56,31 @@ def open_measure(
     cache: bool | ScoreCache = True,
 ) -> Measure:
     """Build the measure named by ``spec``; ``cache`` may also be a ScoreCache to use."""
-    kind, _, arg = spec.partition(":")
+    kind = check_measure(spec)
+    arg = spec.partition(":")[2]
     if vectors is not None and kind != "embedding":
         raise InputError(f"--vectors only applies to the embedding measure, not {spec!r}")
     measure: Measure
-    if kind == "embedding" and not arg:
+    if kind == "embedding":
         from semtui.measures.embedding import EmbeddingMeasure
 
         return EmbeddingMeasure(vectors)
     if kind == "scores":
         from semtui.measures.scores import ScoresMeasure
 
-        if not arg:
-            raise InputError("scores: needs a file, e.g. scores:pairs.csv")
         return ScoresMeasure(arg)
     if kind == "counts":
         from semtui.measures.ngd import CountsMeasure
 
-        if not arg:
-            raise InputError("counts: needs a file, e.g. counts:hits.csv")
         return CountsMeasure(arg)
     if kind == "ngd":
         from semtui.measures.ngd import NGDIndexMeasure
 
-        if not arg:
-            raise InputError("ngd: needs an index, e.g. ngd:corpus.sqlite (semtui corpus build)")
         measure = NGDIndexMeasure(arg)
-    elif kind == "wordnet" and not arg:
+    else:
         from semtui.measures.wordnet import WordNetMeasure
 
         measure = WordNetMeasure()
-    else:
-        raise InputError(f"unknown measure {spec!r} (choose from {', '.join(MEASURES)})")
     if cache is False:
         return measure
     from semtui.measures.cache import CachedMeasure, ScoreCache
