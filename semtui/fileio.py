@@ -63,7 +63,10 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise InputError("output directory does not exist", directory)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write here: {exc.strerror}", target) from None
     try:
         # mkstemp creates 0600; give the output the mode an ordinary open() would
         os.fchmod(fd, 0o666 & ~_umask())
@@ -86,3 +89,26 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def check_outputs(outputs: list[str | Path | None], inputs: list[str | Path | None]) -> None:
+    """Refuse, before any work is done, outputs that would overwrite an input, two outputs
+    that are the same file, and outputs whose folder is missing or not writable."""
+    outs = [Path(o) for o in outputs if o is not None]
+    ins = [Path(i) for i in inputs if i is not None]
+    seen: dict[Path, Path] = {}
+    for out in outs:
+        real = out.resolve()
+        if any(real == src.resolve() for src in ins):
+            raise InputError("output would overwrite an input file", out)
+        if real in seen:
+            raise InputError(f"two outputs are the same file ({seen[real]})", out)
+        seen[real] = out
+        if out.is_dir():
+            raise InputError("is a directory, not a file", out)
+        folder = real.parent
+        if not folder.is_dir():
+            raise InputError("output directory does not exist", out)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError("output directory is not writable", out)
+

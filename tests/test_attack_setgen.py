@@ -216,8 +216,74 @@ def test_group_densities_match_the_attack_report(fig4, samples):
     data, _, original = fig4
     assert group_densities(formats.read(data), formats.read(original)).tolist() == [0.375]
     d = TransactionData.from_lists([["a", ["x", "y"]], [["x", "y"], ["p", "q"]], ["b", ["p", "q"]]])
-    o = TransactionData.from_lists([["a", "x"], ["x", "y", "q"], ["b", "zz"]])
-    assert group_densities(d, o).tolist() == [3 / 4, 1 / 4]
+    o = TransactionData.from_lists([["a", "x"], ["x", "y", "q"], ["b", "p", "zz"]])
+    assert group_densities(d, o).tolist() == [3 / 4, 2 / 4]
+
+
+def test_an_original_that_does_not_align_is_refused(tmp_path):
+    d = TransactionData.from_lists([["a", ["x", "y"]], ["b", ["x", "y"]]])
+    scores = tmp_path / "s.csv"
+    scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
+    swapped = TransactionData.from_lists([["b", "x"], ["a", "y"]])  # right items, wrong lines
+    with pytest.raises(InputError, match="align line for line") as err:
+        run_setgen_attack(d, swapped, measure=f"scores:{scores}", original_path="orig.txt")
+    assert err.value.line == 1
+    no_member = TransactionData.from_lists([["a", "x"], ["b", "z"]])  # line 2 holds no member
+    with pytest.raises(InputError) as err:
+        run_setgen_attack(d, no_member, measure=f"scores:{scores}", original_path="orig.txt")
+    assert err.value.line == 2
+
+
+def test_a_row_whose_other_member_has_no_score_is_not_reidentified(tmp_path):
+    # 'zz' has no score: it is never eliminated, so no row is reduced to one member
+    d = TransactionData.from_lists([["a", ["x", "y", "zz"]], ["b", ["x", "y", "zz"]]])
+    scores = tmp_path / "s.csv"
+    scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
+    from semtui.measures.scores import ScoresMeasure
+
+    class Partial(ScoresMeasure):
+        def unknown(self, terms):
+            return [t for t in terms if t == "zz"]
+
+        def _matrix(self, a, b):
+            out = np.full((len(a), len(b)), np.nan)
+            for i, x in enumerate(a):
+                for j, y in enumerate(b):
+                    if "zz" not in (x, y):
+                        out[i, j] = self.pairs.get((x, y), 0.0)
+            return out
+
+    report = run_setgen_attack(d, method="tba", threshold=0.5, measure=Partial(scores))
+    g = report["groups"][0]
+    assert [e["item"] for e in g["eliminations"]] == ["y"]  # column y keeps one cell
+    assert g["reidentified_rows"] == 0
+    assert report["unknown_terms"] == ["zz"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--threshold", "inf"], "finite"),
+    (["--method", "mda", "--threshold", "0.5"], "does not apply"),
+    (["--method", "ra", "--seed", "-5"], "--seed"),
+    (["--k", "0"], "--k"),
+])
+def test_bad_values_are_usage_errors(fig4, cli, args, needle):
+    data, scores, _ = fig4
+    result = cli("attack", "setgen", data, "--measure", f"scores:{scores}", *args)
+    assert result.returncode == 2, result.stderr
+    assert needle in result.stderr and "internal error" not in result.stderr
+
+
+def test_outputs_never_overwrite_inputs_or_each_other(fig4, cli, tmp_path):
+    data, scores, original = fig4
+    before = original.read_bytes(), data.read_bytes()
+    for args in (["--report", original], ["--output", data], ["--output", scores],
+                 ["--output", tmp_path / "x", "--report", tmp_path / "x"],
+                 ["--output", tmp_path / "missing" / "x.txt"]):
+        result = cli("attack", "setgen", data, "--original", original, "--measure", f"scores:{scores}", *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert (original.read_bytes(), data.read_bytes()) == before
+    assert not (tmp_path / "x").exists()
 
 
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):

@@ -191,8 +191,37 @@ def _original_matrix(data: TransactionData, original: TransactionData, original_
     cols = lookup[original.tokens]
     rows = original.row_of_token()
     keep = cols >= 0
-    return csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
+    orig = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
                       shape=(data.n_transactions, len(data.vocab)))
+    _check_alignment(data, orig, original, original_path)
+    return orig
+
+
+def _check_alignment(data: TransactionData, orig, original: TransactionData, original_path) -> None:
+    """Transaction i of the release must come from transaction i of the original: its plain
+    items are original items and each generalised item has a member there.  A shuffled or
+    foreign original would otherwise give metrics that look plausible and mean nothing."""
+    from scipy.sparse import csr_matrix
+
+    rows = data.row_of_token()
+    plain = data.tokens >= 0
+    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel()
+    bad_rows = rows[plain][held == 0]
+    if data.n_generalised:
+        g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
+        members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
+                             shape=(len(data.vocab), data.n_generalised))
+        hits = (orig @ members).tocsr()
+        gen = ~plain
+        found = np.asarray(hits[rows[gen], -data.tokens[gen].astype(np.int64) - 1]).ravel()
+        bad_rows = np.concatenate([bad_rows, rows[gen][found == 0]])
+    if bad_rows.size:
+        i = int(bad_rows.min())
+        line = int(original.lines[i]) if original.lines is not None else i + 1
+        raise InputError(
+            f"transaction {i} of the release does not come from this line of the original "
+            f"({bad_rows.size} items disagree in all); the original must align line for line",
+            original_path, line)
 
 
 def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
@@ -251,6 +280,15 @@ def run_setgen_attack(
     progress = progress or no_progress
     if method not in METHODS:
         raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    if threshold is not None:
+        if method in ("mda", "ra"):
+            raise InputError(f"--threshold does not apply to {method}")
+        if not math.isfinite(threshold):
+            raise InputError(f"--threshold must be a finite number, got {threshold}")
+    if seed is not None and seed < 0:
+        raise InputError(f"--seed must be a non-negative integer, got {seed}")
+    if k is not None and k < 1:
+        raise InputError(f"--k must be at least 1, got {k}")
     ctx = ContextSpec.parse(context)
     agg = AggregateSpec.parse(aggregate)
     if data.n_generalised == 0:
@@ -323,8 +361,10 @@ def run_setgen_attack(
         eliminated_cols = np.bincount([e.col for e in result.eliminations], minlength=len(members))
         possible = len(rows_all) - eliminated_cols
         exposed = [member_names[j] for j in np.flatnonzero(possible < k_used)]
-        live = result.live
-        reidentified = int((live.sum(axis=1) == 1).sum()) if live.size else 0
+        # a row is reduced to one member when exactly one member is still possible in it:
+        # live cells, plus cells the measure could not score (never eliminated)
+        possible_cells = result.live | np.isnan(table)
+        reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
         privacy["exposed"] += len(exposed)
         privacy["member_items"] += len(members)
         privacy["reidentified_rows"] += reidentified

@@ -29,7 +29,7 @@ def setgen(
     random_n: Annotated[int | None, typer.Option(
         "--random-privacy", help="Draw N random privacy constraints from the data instead.")] = None,
     sizes: Annotated[str, typer.Option("--sizes", help="Sizes of the random constraints, e.g. 3-6.")] = "3-6",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the random constraints.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random constraints.")] = 0,
     utility: Annotated[str, typer.Option(
         "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
@@ -58,6 +58,9 @@ def setgen(
         source = {"source": "file", "file": str(privacy)}
     else:
         constraints = random_privacy(data, random_n, (lo, hi), seed)
+        if len(constraints) < random_n:
+            warn(f"only {len(constraints)} distinct random constraints of sizes {lo}-{hi} exist in {orig} "
+                 f"(asked for {random_n})")
         source = {"source": "random", "n": random_n, "sizes": [lo, hi], "seed": seed}
     utility_sets = _utility(utility, data, constraints, read_utility)
 
@@ -106,17 +109,10 @@ def setgen(
 
 def _check_outputs(orig: Path, out: Path, side: Path, privacy: Path | None, utility: str) -> None:
     """Inputs are never written: refuse an output path that is one of the inputs."""
-    inputs = [orig] + ([privacy] if privacy is not None else [])
-    if utility not in ("all", "wordnet"):
-        inputs.append(Path(utility))
-    for target in (out, side):
-        for src in inputs:
-            if target.exists() and src.exists() and target.resolve() == src.resolve():
-                raise InputError("output would overwrite an input file", target)
-    if out.exists() and side.exists() and out.resolve() == side.resolve():
-        raise InputError("the sidecar and the release cannot be the same file", side)
-    if out.is_dir():
-        raise InputError("is a directory, not a file", out)
+    from semtui.fileio import check_outputs
+
+    inputs = [orig, privacy] + ([Path(utility)] if utility not in ("all", "wordnet") else [])
+    check_outputs([out, side], inputs)
 
 
 def _utility(spec: str, data, constraints, read_utility):

@@ -21,8 +21,8 @@ def setgen(
     context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
     threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
-    k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: smallest group size)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for RA."),
+    k: int | None = typer.Option(None, "--k", min=1, help="Protection level for exposure (default: smallest group size)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
     format: str | None = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
@@ -33,8 +33,13 @@ def setgen(
     from semtui import formats
     from semtui.attacks.setgen import attacked_dataset, run_setgen_attack, write_report
     from semtui.cli.common import StderrProgress
+    from semtui.errors import InputError
+    from semtui.fileio import check_outputs
 
+    check_outputs([output, report_path], [data, original, vectors, *_measure_files(measure)])
     release = formats.read_transactions(data, format)
+    if release.n_generalised == 0:
+        raise InputError("no generalised items to attack (a plain transactions file?)", data)
     orig = formats.read_transactions(original) if original is not None else None
     with StderrProgress(f"attack {method}") as bar:
         report = run_setgen_attack(
@@ -59,6 +64,12 @@ def setgen(
         emit_json(report)
     else:
         _print_summary(report)
+
+
+def _measure_files(spec: str) -> list[Path]:
+    """The file a measure spec names (scores:F, ngd:INDEX, counts:F), which outputs must not overwrite."""
+    kind, _, arg = spec.partition(":")
+    return [Path(arg)] if arg and kind in ("scores", "ngd", "counts") else []
 
 
 def _fmt(v) -> str:

@@ -31,6 +31,12 @@ def privacy(
     data = formats.read_transactions(setgen)
     report = check_privacy(data, cons, k)
     doc = report.to_json()
+    if report.unknown_items:
+        from semtui.cli.common import warn
+
+        shown = ", ".join(report.unknown_items[:5]) + (" ..." if len(report.unknown_items) > 5 else "")
+        warn(f"{len(report.unknown_items)} constraint item(s) of {constraints} occur nowhere in {setgen} "
+             f"(support 0, a typo?): {shown}")
     if json_out:
         emit_json({"file": str(setgen), "privacy": str(constraints), **doc})
     else:

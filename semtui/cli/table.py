@@ -32,7 +32,7 @@ def eliminate_cmd(
         "--method", "-m", help="mda, tba, wba, gba, rba or ra (random baseline).")] = "rba",
     threshold: Annotated[float | None, typer.Option(
         "--threshold", "-t", help="δ for tba/wba/gba/rba (default: the papers' mean).")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed for ra.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, help="Random seed for ra.")] = None,
     probability: Annotated[float | None, typer.Option(
         "--probability", help="ra: chance that each cell is eliminated (default 0.5).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
@@ -53,8 +53,8 @@ def eliminate_cmd(
         raise typer.BadParameter("must lie between 0 and 1", param_hint="--probability")
     if seed is not None and method != "ra":
         raise typer.BadParameter("only applies to ra", param_hint="--seed")
-    if threshold is not None and math.isnan(threshold):
-        raise typer.BadParameter("must be a number", param_hint="--threshold")
+    if threshold is not None and not math.isfinite(threshold):
+        raise typer.BadParameter("must be a finite number", param_hint="--threshold")
 
     from semtui.attacks.eliminate import DEFAULT_PROBABILITY, eliminate
 
