@@ -50,8 +50,6 @@ def _transactions_info(data: TransactionData) -> dict:
 
 
 def _disassociated_info(data: DisassociatedData) -> dict:
-    # Which sub-records form one transaction is exactly what disassociation hides, so
-    # lengths here are those of sub-records.
     sub_lengths = [np.diff(ch.indptr) for c in data.clusters for ch in c.record_chunks]
     sub = np.concatenate(sub_lengths) if sub_lengths else np.zeros(0, dtype=np.int64)
     items: set[int] = set()
@@ -60,12 +58,21 @@ def _disassociated_info(data: DisassociatedData) -> dict:
             items.update(np.unique(ch.items).tolist())
         items.update(c.term_chunk.tolist())
     sizes = np.asarray([c.size for c in data.clusters], dtype=np.int64)
+    # Per transaction: every sub-record item belongs to one transaction and every term-chunk
+    # term to at least one, so the average is exact when each term came from one transaction
+    # (a lower bound otherwise); the maximum is an upper bound: a transaction holding the
+    # longest sub-record of every chunk of its cluster and the whole term chunk.
+    held = int(sub.sum()) + data.n_term_chunk_terms
+    bound = max((sum(int(np.diff(ch.indptr).max(initial=0)) for ch in c.record_chunks) + len(c.term_chunk)
+                 for c in data.clusters), default=0)
+    n = data.n_transactions
     return {
         "kind": "disassociated",
-        "transactions": data.n_transactions,
+        "transactions": n,
         "items": len(items),
-        "avg_length": round(float(sub.mean()), 4) if sub.size else 0.0,
-        "max_length": int(sub.max()) if sub.size else 0,
+        "avg_length": round(held / n, 4) if n else 0.0,
+        "max_length": bound,
+        "avg_sub_record_length": round(float(sub.mean()), 4) if sub.size else 0.0,
         "generalised_items": 0,
         "clusters": len(data.clusters),
         "record_chunks": data.n_record_chunks,

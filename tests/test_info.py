@@ -38,6 +38,10 @@ def test_info_disassociated_sample(cli, samples):
     assert facts["kind"] == "disassociated"
     assert (facts["clusters"], facts["record_chunks"], facts["term_chunk_terms"]) == (1, 2, 3)
     assert (facts["k"], facts["m"], facts["transactions"], facts["items"]) == (2, 2, 4, 9)
+    # 16 sub-record items + 3 term-chunk terms over 4 transactions: Table 2's true average
+    assert facts["avg_length"] == 4.75
+    assert facts["max_length"] == 3 + 2 + 3  # an upper bound: longest sub-records + term chunk
+    assert facts["avg_sub_record_length"] == round(16 / 6, 4)
 
 
 @pytest.mark.parametrize("name", ["medical-setgen.txt", "medical-original.txt", "disassociated.json",

@@ -12,13 +12,25 @@ EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # stdout closed by its reader, as a shell reports SIGPIPE
 
 
 def emit_json(obj: Any) -> None:
     """Write one JSON document to stdout."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False, default=_default))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    text = json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False, default=_default)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed()
+
+
+def stdout_closed() -> None:
+    """The reader of stdout went away (``semtui ... | head``): stop quietly, as SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(EXIT_BROKEN_PIPE)
 
 
 def _default(o):

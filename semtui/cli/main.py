@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from semtui.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, emit_json, stdout_console
+from semtui.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, emit_json, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
 app = typer.Typer(
@@ -119,6 +119,9 @@ def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
     try:
         rc = app(args=argv, standalone_mode=False)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed()
     except InputError as exc:
         sys.stderr.write(f"semtui: error: {exc}\n")
         sys.exit(EXIT_INPUT)

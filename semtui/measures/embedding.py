@@ -84,9 +84,12 @@ def load_vectors_text(path: str | Path) -> tuple[dict[str, int], np.ndarray]:
             raise InputError("not a number in the vector", p, lineno + 1) from None
         if not np.isfinite(vec).all():
             raise InputError("not a finite number in the vector", p, lineno + 1)
-        if parts[0] not in index:
-            index[parts[0]] = len(rows)
-            rows.append(vec)
+        if parts[0] in index:
+            raise InputError(f"the word {parts[0]!r} has a second vector", p, lineno + 1)
+        if not vec.any():
+            continue  # a zero vector has no direction: the word stays unknown
+        index[parts[0]] = len(rows)
+        rows.append(vec)
     if not rows:
         raise InputError("no vectors in the file", p)
     return index, np.vstack(rows)
@@ -167,7 +170,8 @@ class EmbeddingMeasure(Measure):
             known = lengths > 0
             means = sums[known] / lengths[known, None]
             norms = np.linalg.norm(means, axis=1, keepdims=True)
-            out[known] = means / np.where(norms > 0, norms, 1.0)
+            # a zero vector has no direction: no cosine distance, so the term stays unknown (NaN)
+            out[known] = np.where(norms > 0, means / np.where(norms > 0, norms, 1.0), np.nan)
         return out
 
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:

@@ -45,6 +45,14 @@ class ScoresMeasure(Measure):
                 raise InputError(f"not a number: {v!r}", self.path, lineno) from None
             if not np.isfinite(value):
                 raise InputError(f"not a finite number: {v!r}", self.path, lineno)
+            if self.kind == "similarity" and not 0.0 <= value <= 1.0:
+                raise InputError(f"a similarity lies in [0, 1], got {v}", self.path, lineno)
+            if self.kind == "distance" and value < 0 and a == b:
+                raise InputError(f"a term's distance to itself cannot be negative, got {v}", self.path, lineno)
+            known = self.pairs.get((a, b))
+            if known is not None and known != value:
+                raise InputError(f"the pair ({a!r}, {b!r}) is scored twice, {known:g} and {value:g}",
+                                 self.path, lineno)
             self.pairs[(a, b)] = value
             self.pairs[(b, a)] = value
             self.terms.update((a, b))

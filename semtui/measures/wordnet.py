@@ -165,7 +165,11 @@ _CACHE: dict[Path, WordNetNouns] = {}
 def load_wordnet(root: Path | None = None) -> WordNetNouns:
     root = root or find_wordnet()
     if root not in _CACHE:
-        _CACHE[root] = WordNetNouns(root)
+        try:
+            _CACHE[root] = WordNetNouns(root)
+        except (IndexError, ValueError):
+            raise InputError("not WordNet 3.0 dict files (index.noun / data.noun could not be parsed)",
+                             root) from None
     return _CACHE[root]
 
 
