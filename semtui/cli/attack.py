@@ -94,7 +94,7 @@ def _print_summary(report: dict) -> None:
         m = report["metrics"]
         t = Table(title="What the attack took back", title_justify="left")
         for col in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density"):
-            t.add_column(col, justify="right")
+            t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
         t.add_row(*(_fmt(m.get(c)) for c in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density")))
         console.print(t)
     p = report["privacy"]

@@ -30,7 +30,7 @@ def score(
     m = open_measure(measure, vectors=vectors, cache=not no_cache)
     matrix = m.matrix(terms, terms)
     unknown = m.unknown(terms)
-    rows = [[None if math.isnan(v) else round(float(v), 6) for v in row] for row in matrix]
+    rows = [[None if math.isnan(v) else round(float(v), 6) + 0.0 for v in row] for row in matrix]
     if json_out:
         emit_json({
             "format": "semtui-score/1",
