@@ -21,6 +21,8 @@ class SemtuiApp(App[None]):
     TITLE = "semtui"
     COMMANDS = App.COMMANDS | {ActionsProvider}
     ENABLE_COMMAND_PALETTE = True
+    #: toasts sit over the bottom rows of the table: keep them short
+    NOTIFICATION_TIMEOUT = 2.5
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "help", "Help", id="app.help"),

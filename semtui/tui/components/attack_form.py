@@ -34,10 +34,17 @@ def validate(values: dict) -> dict:
     method = values["method"]
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}")
+    from semtui.measures import check_measure
+
     measure = values["measure"].strip()
     if not measure:
         raise InputError("the measure is empty (try 'embedding' or 'scores:FILE')")
-    context = str(ContextSpec.parse(values["context"].strip() or "all"))
+    check_measure(measure)  # the kind and its argument; files are opened by the attack
+    context_text = values["context"].strip() or "all"
+    try:
+        context = str(ContextSpec.parse(context_text))
+    except InputError:
+        raise InputError(f"the context must be 'all' or 'nearest:N' with N ≥ 1, not {context_text!r}") from None
     seed_text = values["seed"].strip()
     if seed_text and not seed_text.lstrip("-").isdigit():
         raise InputError(f"the seed must be an integer, got {seed_text!r}")
@@ -58,10 +65,10 @@ class AttackForm(ModalScreen[dict | None]):
     DEFAULT_CSS = """
     AttackForm { align: center middle; }
     AttackForm > Vertical {
-        width: 60; max-width: 100%; height: auto; max-height: 100%;
+        width: 72; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    AttackForm Label { margin-top: 1; color: $text-muted; }
+    AttackForm Label { margin-top: 1; color: $text-muted; width: 100%; }
     AttackForm Input, AttackForm Select { margin: 0; background: $boost; }
     AttackForm #error { color: $error; height: auto; }
     AttackForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
@@ -79,6 +86,7 @@ class AttackForm(ModalScreen[dict | None]):
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.eliminate import METHODS
+        from semtui.measures import MEASURES
 
         v = self.values
         with Vertical() as box:
@@ -87,7 +95,7 @@ class AttackForm(ModalScreen[dict | None]):
             yield Label("method")
             yield Select([(METHOD_HELP.get(m, m), m) for m in METHODS], value=v["method"],
                          allow_blank=False, id="method", compact=True)
-            yield Label("measure (embedding, scores:FILE, ngd:INDEX, counts:FILE)")
+            yield Label(f"measure ({', '.join(MEASURES)})", id="measure-label")
             yield Input(str(v["measure"]), id="measure", compact=True)
             yield Label("context (all, or nearest:N)")
             yield Input(str(v["context"]), id="context", compact=True)

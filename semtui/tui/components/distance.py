@@ -120,8 +120,11 @@ class DistanceView(Vertical):
     DistanceView > DistanceTable { height: 1fr; }
     """
 
-    def __init__(self, **kw) -> None:
+    def __init__(self, *, compact: bool = False, **kw) -> None:
+        """``compact``: narrow cells (eliminated ones without their distance) and a short
+        context column, so that two tables fit side by side at 80 columns."""
         super().__init__(**kw)
+        self.compact = compact
         self.attack: GroupAttack | None = None
         self.step: int | None = None  # None: the final table; k: after k eliminations
         self.weighted = False
@@ -155,14 +158,17 @@ class DistanceView(Vertical):
             return
         members = a.group.get("members", [])
         rows = a.group.get("rows", [])
-        width = max([6] + [min(len(m), 12) for m in members])
-        if any(e["step"] >= 10 for e in a.eliminations):
-            width = max(width, 9)
-        columns = [Column("ctx", "transaction: context", None, min_width=14)]
-        columns += [Column(f"m{j}", m, width, "right") for j, m in enumerate(members)]
         values = self.values()
         step_of = self.step_marks()
         orig = a.group.get("original") if self.show_original else None
+        width = self.cell_width(values, orig is not None)
+        if self.compact:
+            width = max(width, 6)
+            columns = [Column("ctx", "context", None, min_width=6)]
+        else:
+            width = max([width] + [min(len(m), 12) for m in members])
+            columns = [Column("ctx", "transaction: context", None, min_width=14)]
+        columns += [Column(f"m{j}", m, width, "right") for j, m in enumerate(members)]
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         span = hi - lo if hi > lo else 1.0
@@ -177,8 +183,8 @@ class DistanceView(Vertical):
                 mark = ORIGINAL if orig is not None and orig[i][j] else ""
                 if s is not None:
                     shown = a.table[i, j] if not self.weighted else a.eliminations[s - 1].get("weighted")
-                    num = "" if shown is None or not np.isfinite(shown) else f"{shown:.2f}"
-                    cell = Text(f"{mark}{ELIMINATED}{s} {num}", style=ELIMINATED_STYLE)
+                    num = "" if self.compact or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
+                    cell = Text(f"{mark}{ELIMINATED}{s}{num}", style=ELIMINATED_STYLE)
                     if s == current:
                         cell.stylize(CURRENT_STEP_STYLE)
                 elif not np.isfinite(v):
@@ -191,6 +197,26 @@ class DistanceView(Vertical):
 
         table.set_rows(len(rows), row, columns, cursor=cursor)
         self.query_one("#status", Static).update(self.status())
+
+    def cell_width(self, values: np.ndarray, marks: bool) -> int:
+        """The widest cell the table can show, so that no number is ever cut."""
+        a = self.attack
+        shown = [values, a.table]
+        if self.weighted:
+            shown.append(np.array([e.get("weighted") for e in a.eliminations], dtype=np.float64))
+        widest = max((np.nanmax(np.abs(v)) for v in shown if np.isfinite(v).any()), default=0.0)
+        negative = any((v[np.isfinite(v)] < 0).any() for v in shown)
+        num = len(f"{widest:.2f}") + int(negative)
+        step = 1 + len(str(a.n_steps)) if a.n_steps else 0
+        return int(marks) + max(num, step + (0 if self.compact else 1 + num))
+
+    def follow_step(self) -> None:
+        """Put the cursor on the cell the current step eliminated (scrolling to it)."""
+        if self.step:
+            e = self.attack.eliminations[self.step - 1]
+            table = self.table
+            table.move_to(e["row"])
+            table.cursor_col = e["column"] + 1
 
     def values(self) -> np.ndarray:
         """What the cells show: raw distances, or weighted ones at the current step."""
@@ -219,13 +245,14 @@ class DistanceView(Vertical):
                 pr = f" · P {_f(m.get('precision'))} R {_f(m.get('recall'))}"
             skipped = f" · {len(grp.get('skipped', []))} skipped" if grp.get("skipped") else ""
             hint = " · space steps" if a.n_steps else ""
+            legend = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
             return (f"{rep.get('method', '?')}: {a.n_steps} eliminations · {delta_s}{pr}{skipped}"
-                    f" · {kind}{hint}")
+                    f" · {kind}{hint}{legend}")
         if self.step == 0:
             return f"step 0/{a.n_steps}: the table before the attack · {delta_s} · {kind}"
         e = a.eliminations[self.step - 1]
         row = grp["rows"][e["row"]]
-        chosen = f" · chosen by {e['group']}" if e.get("group") else ""
+        chosen = f" · chosen by {chosen_by(e.get('group'), grp)}" if e.get("group") else ""
         vul = f" · vulnerability {e['vulnerability']:.3f}" if e.get("vulnerability") is not None else ""
         return (f"step {self.step}/{a.n_steps}: {e['item']} out of line {row['line']}{chosen}{vul}"
                 f" · {delta_s} · {kind}")
@@ -254,6 +281,7 @@ class DistanceView(Vertical):
         n = self.attack.n_steps
         self.step = 1 if self.step is None else min(self.step + 1, n)
         self.redraw()
+        self.follow_step()
 
     def step_back(self) -> None:
         if not self.can_step():
@@ -261,6 +289,7 @@ class DistanceView(Vertical):
         n = self.attack.n_steps
         self.step = n - 1 if self.step is None else max(self.step - 1, 0)
         self.redraw()
+        self.follow_step()
 
     def step_reset(self) -> None:
         if not self.can_step():
@@ -275,6 +304,20 @@ class DistanceView(Vertical):
     def toggle_original(self) -> None:
         self.show_original = not self.show_original
         self.redraw()
+
+
+def chosen_by(group: str, grp: dict) -> str:
+    """The engine's ``row i`` / ``col j`` (0-based table indices) as a person reads them:
+    the row's file line (``row L12``) or the member's name (``column injury``)."""
+    kind, _, index = group.partition(" ")
+    if not index.isdigit():
+        return group
+    i = int(index)
+    if kind == "row" and i < len(grp.get("rows", [])):
+        return f"row L{grp['rows'][i]['line']}"
+    if kind == "col" and i < len(grp.get("members", [])):
+        return f"column {grp['members'][i]}"
+    return group
 
 
 def _f(v) -> str:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, Static
 
 
 class ExportPrompt(ModalScreen[str | None]):
     HELP_TITLE = "export"
-    HELP = "enter writes the report (atomically) to the path, escape cancels."
+    HELP = ("enter writes the report (atomically) to the path, escape cancels; "
+            "an existing file is replaced only after a second enter.")
 
     DEFAULT_CSS = """
     ExportPrompt { align: center middle; }
@@ -21,6 +23,7 @@ class ExportPrompt(ModalScreen[str | None]):
         width: 70; max-width: 100%; height: auto;
         border: round $accent; background: $surface; padding: 0 1;
     }
+    ExportPrompt #warning { color: $warning; height: auto; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
@@ -28,6 +31,7 @@ class ExportPrompt(ModalScreen[str | None]):
     def __init__(self, default: str) -> None:
         super().__init__()
         self.default = default
+        self._confirmed: str | None = None  # the existing path a second enter replaces
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -37,10 +41,20 @@ class ExportPrompt(ModalScreen[str | None]):
             inp = Input(self.default, id="path")
             inp.cursor_blink = False
             yield inp
+            yield Static("", id="warning", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
+        if value and Path(value).exists() and value != self._confirmed:
+            self._confirmed = value
+            what = "is a directory" if Path(value).is_dir() else "exists: enter again to replace it"
+            self.query_one("#warning", Static).update(f"{value} {what}")
+            return
         self.dismiss(value or None)
+
+    def on_input_changed(self) -> None:
+        self._confirmed = None
+        self.query_one("#warning", Static).update("")
 
     def action_cancel(self) -> None:
         self.dismiss(None)

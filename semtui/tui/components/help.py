@@ -49,6 +49,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "dismiss", "Close help", id="help.close"),
         Binding("j,down", "scroll(1)", "Scroll down", show=False),
         Binding("k,up", "scroll(-1)", "Scroll up", show=False),
+        Binding("g,home", "top", "Top", show=False),
+        Binding("G,end", "bottom", "Bottom", show=False),
+        Binding("pageup", "scroll(-10)", "Page up", show=False),
+        Binding("pagedown", "scroll(10)", "Page down", show=False),
     ]
 
     def __init__(self, title: str, keys: list[tuple[str, str]], intro: str = "") -> None:
@@ -64,6 +68,9 @@ class HelpScreen(ModalScreen[None]):
         for keys, label in self.keys:
             table.add_row(keys, label)
         with VerticalScroll() as box:
+            # the screen's keys scroll it, at once (a focused VerticalScroll would animate
+            # ``end`` over a second, which reads as "needs two presses")
+            box.can_focus = False
             box.border_title = self.title_text
             box.border_subtitle = "escape closes"
             if self.intro:
@@ -72,6 +79,13 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
+
+    def action_top(self) -> None:
+        self.query_one(VerticalScroll).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        # one press: Textual's own ``end`` also scrolls sideways first when at the top
+        self.query_one(VerticalScroll).scroll_end(animate=False, x_axis=False)
 
     def action_scroll(self, lines: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)

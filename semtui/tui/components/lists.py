@@ -195,10 +195,19 @@ class GroupsSource:
         if self.densities is not None or (rc is not None and not np.all(np.isnan(rc["density"]))):
             cols.append(Column("density", "dens", 5, "right"))
         if rc is not None:
-            cols.append(Column("eliminated", "elim", 7, "right"))
+            cols.append(Column("eliminated", "elim", self._elim_width(rc), "right"))
             if not np.all(np.isnan(rc["precision"])):
                 cols += [Column("precision", "P", 4, "right"), Column("recall", "R", 4, "right")]
         return cols
+
+    @staticmethod
+    def _elim_width(rc: dict) -> int:
+        """Room for the widest ``eliminated/cells`` of any group: numbers are never cut."""
+        n = rc["cells"][~np.isnan(rc["cells"])]
+        if not n.size:
+            return 4
+        e = rc["eliminated"][~np.isnan(rc["cells"])]
+        return max(4, len(str(int(e.max()))) + 1 + len(str(int(n.max()))))
 
     def cells(self, g: int, columns: list[Column]) -> Sequence[Cell]:
         out: list[Cell] = [self.session.label(g), f"{int(self.sizes[g]):,}"]

@@ -11,10 +11,11 @@ from textual.widgets import Label, ProgressBar
 
 class AttackProgressBar(Horizontal):
     DEFAULT_CSS = """
-    AttackProgressBar { dock: bottom; height: 1; display: none; background: $boost; padding: 0 1; }
+    AttackProgressBar { height: 1; display: none; background: $boost; padding: 0 1; }
     AttackProgressBar.-running { display: block; }
     AttackProgressBar > #what { width: auto; max-width: 40%; margin-right: 1; }
     AttackProgressBar > ProgressBar { width: 1fr; }
+    AttackProgressBar Bar { width: 1fr; min-width: 8; }  /* the ETA and percentage keep their room */
     AttackProgressBar > #hint { width: auto; color: $text-muted; }
     """
 

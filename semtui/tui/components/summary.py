@@ -6,15 +6,20 @@ Every number comes from ``semtui.info.dataset_info`` or from the reports themsel
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from semtui.tui.session import Session
 
 BAR_WIDTH = 16
+#: unknown terms listed before "… and N more"
+UNKNOWN_SHOWN = 20
 METRICS = ("precision", "recall", "f1")
 
 
@@ -43,6 +48,19 @@ class SummaryPanel(VerticalScroll):
     SummaryPanel { height: 1fr; padding: 0 1; }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g,home", "scroll_home", "Top", show=False, id="summary.top"),
+        Binding("G,end", "scroll_end", "Bottom", show=False, id="summary.bottom"),
+        Binding("j", "scroll_down", "Down", show=False, id="summary.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="summary.up"),
+    ]
+
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False, x_axis=False)
+
     def __init__(self, session: Session, **kw) -> None:
         super().__init__(**kw)
         self.session = session
@@ -67,8 +85,13 @@ class SummaryPanel(VerticalScroll):
     def render_summary(self) -> Group:
         parts: list = []
         result = self.session.result
+        data = self.session.data
         if result is None:
-            parts.append(Text("No attack yet: press a to run one.", style="italic"))
+            if getattr(data, "n_generalised", 0):
+                parts.append(Text("No attack yet: press a to run one.", style="italic"))
+            else:
+                parts.append(Text(f"Attacks need set-generalised data; this is {data.kind} data.",
+                                  style="italic"))
             parts.append(Text(""))
         else:
             parts += self.render_attack(result)
@@ -84,6 +107,11 @@ class SummaryPanel(VerticalScroll):
                 continue  # facts of another kind of dataset
             facts.add_row(key.replace("_", " "), _fmt(value))
         return [Text(f"Dataset {self.session.path.name}", style="bold underline"), facts]
+
+    def k_label(self, k) -> str:
+        """The engine's default k is the smallest group size (docs/attacks.md): say so."""
+        sizes = self.facts().get("group_sizes") or {}
+        return "k (smallest group size)" if k is not None and sizes.get("min") == k else "k"
 
     def render_attack(self, result) -> list:
         parts: list = []
@@ -101,14 +129,21 @@ class SummaryPanel(VerticalScroll):
         else:
             scores.add_row("metrics", "open with --original to score the attack")
         summary = rep.get("summary") or {}
-        if "eliminations" in summary:
-            scores.add_row("eliminations", _fmt(summary["eliminations"]))
+        if "eliminations" in summary and not (metrics and "eliminated" in metrics):
+            scores.add_row("eliminated", _fmt(summary["eliminations"]))
         priv = rep.get("privacy") or {}
         if priv:
-            scores.add_row("k", _fmt(priv.get("k")))
+            scores.add_row(self.k_label(priv.get("k")), _fmt(priv.get("k")))
             scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
             scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
         parts += [scores, Text("")]
+        unknown = rep.get("unknown_terms") or []
+        if unknown:
+            parts.append(Text(f"{len(unknown):,} unknown terms (no score under {rep.get('measure')}; "
+                              "their cells show ·)", style="bold underline"))
+            shown = ", ".join(unknown[:UNKNOWN_SHOWN])
+            more = f", … and {len(unknown) - UNKNOWN_SHOWN:,} more" if len(unknown) > UNKNOWN_SHOWN else ""
+            parts += [Text(f"  {shown}{more}"), Text("")]
         exposed = [(g["generalised_item"], item) for g in rep.get("groups", []) for item in g.get("exposed", [])]
         if exposed:
             parts.append(Text(f"Exposed (cover below k = {priv.get('k', '?')})", style="bold underline"))

@@ -196,8 +196,10 @@ class VirtualTable(ScrollView, can_focus=True):
                 for i, (c, w) in enumerate(zip(widths, self.columns)):
                     if i:
                         line.append(" ")
-                    label = w.label + self.sort_marks.get(i, "")
-                    cell = Text(label[: c].ljust(c) if w.justify == "left" else label[: c].rjust(c))
+                    cell = Text(w.label + self.sort_marks.get(i, ""))
+                    cell.truncate(c, overflow="ellipsis")  # a cut label ends with …
+                    pad = " " * (c - cell.cell_len)
+                    cell = cell + pad if w.justify == "left" else Text(pad) + cell
                     cell.stylize(current if i == self.cursor_col else header)
                     line.append_text(cell)
                 strip = self._to_strip(line, base, scroll_x, width)
@@ -235,7 +237,23 @@ class VirtualTable(ScrollView, can_focus=True):
             self.post_message(self.Highlighted(self, new))
 
     def watch_cursor_col(self) -> None:
+        self._scroll_column_into_view()
         self.refresh()
+
+    def _scroll_column_into_view(self) -> None:
+        """Scroll sideways by whole columns, so the current one is always on screen."""
+        if not self.columns:
+            return
+        view = self.scrollable_content_region.width
+        widths = self._widths(view)
+        col = min(self.cursor_col, len(widths) - 1)
+        start = 1 + sum(widths[:col]) + col  # the gutter, then a space before each later column
+        end = start + widths[col]
+        x = int(self.scroll_x)
+        if col == 0 or start < x:
+            self.scroll_to(x=0 if col == 0 else start - 1, animate=False)
+        elif end > x + view:
+            self.scroll_to(x=end - view, animate=False)
 
     def on_focus(self) -> None:
         self.refresh()

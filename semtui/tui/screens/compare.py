@@ -16,7 +16,10 @@ from semtui.tui.session import Session
 
 class CompareScreen(Screen):
     HELP_TITLE = "comparison"
-    HELP = "Left: the current result; right: another one (n cycles it). Keys act on both sides."
+    HELP = ("Left: the current result; right: another one (n cycles it); tab switches side. "
+            "Keys act on both sides.\nCells: 0.56 a distance (green related … red unrelated); ✗N "
+            "eliminated at step N (its distance on the status line when stepping); ● an original "
+            "item (t); · no score (an unknown term, or no scored context).")
 
     DEFAULT_CSS = """
     CompareScreen #sides { height: 1fr; }
@@ -31,7 +34,8 @@ class CompareScreen(Screen):
         Binding("w", "toggle_weighted", "Raw/weighted", id="compare.weighted"),
         Binding("t", "toggle_original", "Original items", id="compare.original"),
         Binding("escape", "close", "Back", id="compare.close"),
-        Binding("tab", "focus_next", "Other side", show=False, id="compare.tab"),
+        Binding("tab", "other_side", "Other side", show=False, id="compare.tab"),
+        Binding("shift+tab", "other_side", "Other side", show=False, id="compare.shift_tab"),
     ]
 
     def __init__(self, session: Session, label: str) -> None:
@@ -45,8 +49,8 @@ class CompareScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         with Horizontal(id="sides"):
-            yield DistanceView(id="left")
-            yield DistanceView(id="right")
+            yield DistanceView(id="left", compact=True)
+            yield DistanceView(id="right", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -64,6 +68,10 @@ class CompareScreen(Screen):
     @property
     def views(self) -> list[DistanceView]:
         return list(self.query(DistanceView))
+
+    def action_other_side(self) -> None:
+        left, right = self.views
+        (right if left.table.has_focus else left).table.focus()
 
     def action_next_other(self) -> None:
         others = [i for i in range(len(self.session.results)) if i != self.left_index]

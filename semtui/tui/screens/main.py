@@ -58,6 +58,8 @@ class MainScreen(Screen):
     HELP = (
         "Left/top: the equivalence groups (or clusters, or transactions). "
         "Right/bottom: what the highlighted one holds. tab switches pane."
+        "\nDistance cells: 0.56 a distance (green related … red unrelated); ✗N eliminated at "
+        "step N; ● an original item (t); · no score (an unknown term, or no scored context)."
     )
 
     DEFAULT_CSS = """
@@ -67,13 +69,14 @@ class MainScreen(Screen):
     MainScreen #list:focus-within, MainScreen #right:focus-within { border: round $accent; }
     MainScreen #list { height: 1fr; width: 1fr; }
     MainScreen #right { height: 1fr; width: 1fr; }
-    MainScreen FilterBar { dock: bottom; display: none; height: 3; }
+    MainScreen FilterBar { display: none; height: 3; }
     MainScreen FilterBar.-open { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="main.filter"),
         Binding("a", "attack", "Attack", id="main.attack"),
+        Binding("a", "no_attack", "Attack (set-generalised data only)", show=False, id="main.no_attack"),
         Binding("s", "summary", "Summary", id="main.summary"),
         Binding("v", "toggle_view", "Transactions/distances", show=False, id="main.view"),
         Binding("space", "step_forward", "Step", show=False, id="main.step"),
@@ -86,8 +89,8 @@ class MainScreen(Screen):
         Binding("m", "next_result", "Next result", show=False, id="main.next_result"),
         Binding("z", "zoom", "Zoom pane", show=False, id="main.zoom"),
         Binding("escape", "cancel_attack", "Cancel attack", show=False, id="main.cancel"),
-        Binding("tab", "focus_next", "Next pane", show=False, id="main.next_pane"),
-        Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="main.prev_pane"),
+        Binding("tab", "next_pane", "Switch pane", show=False, id="main.next_pane"),
+        Binding("shift+tab", "next_pane", "Switch pane", show=False, id="main.prev_pane"),
     ]
 
     def __init__(self, session: Session, attack_defaults: dict | None = None) -> None:
@@ -191,12 +194,25 @@ class MainScreen(Screen):
             if self.switcher.current != "summary":
                 target.focus()
 
+    def action_next_pane(self) -> None:
+        """``tab`` / ``shift+tab``: the list pane and the right pane's view, in turn."""
+        if self.maximized is not None:
+            self.minimize()
+        view = self.switcher.current
+        right = self.distances.table if view == "distances" else self.query_one(f"#{view}")
+        focused = self.focused
+        in_list = focused is self.list_pane
+        (right if in_list or focused is None else self.list_pane).focus()
+
     # ------------------------------------------------------------------ filter
     def action_filter(self) -> None:
         bar = self.query_one(FilterBar)
         bar.add_class("-open")
         bar.value = self.list_pane.filter_text
-        bar.focus()
+        if self.maximized is not None:  # the bar lives under the list: show both
+            self.minimize()
+        # at once, not queued: keys typed right after ``/`` go to the filter
+        self.set_focus(bar)
 
     def close_filter(self) -> None:
         self.query_one(FilterBar).remove_class("-open")
@@ -217,6 +233,8 @@ class MainScreen(Screen):
         # False: no such thing for this dataset (hidden); None: not now (listed by help, dimmed)
         distance_actions = ("step_forward", "step_back", "step_reset", "toggle_weighted", "toggle_original",
                             "toggle_view", "export", "next_result", "compare")
+        if action == "no_attack":  # on other data, ``a`` says why it does nothing
+            return not self.is_setgen
         if action == "attack" or (action in distance_actions and not self.is_setgen):
             return False if not self.is_setgen else (None if self.progress.running else True)
         if action == "cancel_attack":
@@ -261,6 +279,9 @@ class MainScreen(Screen):
         self.distances.toggle_weighted()
 
     def action_toggle_original(self) -> None:
+        if not self.session.result.metrics:  # the report knows no original items
+            self.notify("open with --original to mark original items")
+            return
         self.distances.toggle_original()
 
     def action_next_result(self) -> None:
@@ -308,17 +329,22 @@ class MainScreen(Screen):
 
         self.app.push_screen(ExportPrompt(default), done)
 
+    @work(thread=True, exit_on_error=False, group="export")
     def export_to(self, path: Path) -> None:
+        """Write in a thread: a big report takes a second or more to serialise."""
         from semtui.attacks.setgen import write_report
 
         try:
             write_report(self.session.result.report, path)
         except (OSError, InputError, ValueError) as exc:
-            self.app.show_error("Export failed", f"{path}: {exc}")
+            self.app.call_from_thread(self.app.show_error, "Export failed", f"{path}: {exc}")
             return
-        self.notify(f"wrote {path}")
+        self.app.call_from_thread(self.notify, f"wrote {path}")
 
     # ------------------------------------------------------------------ attacks
+    def action_no_attack(self) -> None:
+        self.notify(f"attacks need set-generalised data; this is {self.session.kind} data")
+
     def action_attack(self) -> None:
         def done(params: dict | None) -> None:
             if params is not None:
