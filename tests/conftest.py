@@ -43,3 +43,26 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+# The papers' running example: Fig. 4's distances, and the bundled sample's contexts.
+FIG4_COLUMNS = ["blood pressure", "icd", "limbs", "injury"]
+FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]
+SAMPLE_CONTEXTS = [["heart disease", "weakness", "dizziness"], ["anesthesia", "pain", "diabetes"], ["gangrene"], ["knee"]]
+
+
+def write_fig4_scores(path: Path) -> Path:
+    """A ``scores:`` file in which every context item of the sample's row i scores Fig. 4's
+    row i, so the sample's distance table (mean over its context) is exactly Fig. 4."""
+    lines = ["a,b,distance"]
+    for i, ctx in enumerate(SAMPLE_CONTEXTS):
+        for c in ctx:
+            lines += [f"{m},{c},{FIG4[i][j]}" for j, m in enumerate(FIG4_COLUMNS)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def fig4_scores(tmp_path) -> Path:
+    return write_fig4_scores(tmp_path / "fig4.csv")
+

@@ -9,8 +9,7 @@ import io
 import json
 from pathlib import Path
 
-import pytest
-from conftest import SAMPLES
+from conftest import FIG4_COLUMNS, SAMPLE_CONTEXTS, SAMPLES
 from textual.widgets import ProgressBar
 
 from semtui.attacks.setgen import run_setgen_attack, write_report
@@ -26,21 +25,7 @@ from semtui.tui.session import load_session
 
 SETGEN = SAMPLES / "medical-setgen.txt"
 ORIGINAL_FILE = SAMPLES / "medical-original.txt"
-COLS = ["blood pressure", "icd", "limbs", "injury"]
-FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]
-CONTEXTS = [["heart disease", "weakness", "dizziness"], ["anesthesia", "pain", "diabetes"], ["gangrene"], ["knee"]]
-
-
-@pytest.fixture
-def fig4_scores(tmp_path) -> Path:
-    """Every context item of row i scores Fig. 4's row i, so the sample's table is Fig. 4."""
-    path = tmp_path / "fig4.csv"
-    lines = ["a,b,distance"]
-    for i, ctx in enumerate(CONTEXTS):
-        for c in ctx:
-            lines += [f"{m},{c},{FIG4[i][j]}" for j, m in enumerate(COLS)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+COLS, CONTEXTS = FIG4_COLUMNS, SAMPLE_CONTEXTS
 
 
 def report_file(tmp_path: Path, scores: Path, method: str) -> Path:

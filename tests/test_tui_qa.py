@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from test_tui import screen_text
-from test_tui_attack import COLS, CONTEXTS, FIG4, app_with, report_file, run_attack_from_form
+from test_tui_attack import app_with, report_file, run_attack_from_form
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -22,18 +22,6 @@ from semtui.tui.components.help import HelpScreen
 from semtui.tui.components.summary import SummaryPanel
 from semtui.tui.screens.compare import CompareScreen
 from semtui.tui.session import load_session
-
-
-@pytest.fixture
-def fig4_scores(tmp_path) -> Path:
-    """The papers' Fig. 4 distances as a scores file (as in test_tui_attack)."""
-    path = tmp_path / "fig4.csv"
-    lines = ["a,b,distance"]
-    for i, ctx in enumerate(CONTEXTS):
-        for c in ctx:
-            lines += [f"{m},{c},{FIG4[i][j]}" for j, m in enumerate(COLS)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def notices(app: SemtuiApp) -> str:

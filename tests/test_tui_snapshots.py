@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, write_fig4_scores
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.session import load_session
@@ -43,20 +43,11 @@ class TestPhaseOneScreens:
         assert snap_compare(app, press=["slash", "i", "c", "d"], terminal_size=SIZE)
 
 
-COLS = ["blood pressure", "icd", "limbs", "injury"]
-FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]
-CONTEXTS = [["heart disease", "weakness", "dizziness"], ["anesthesia", "pain", "diabetes"], ["gangrene"], ["knee"]]
-
-
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch):
     """Run in tmp_path with ``fig4.csv`` there, so the measure's name on screen is stable."""
     monkeypatch.chdir(tmp_path)
-    lines = ["a,b,distance"]
-    for i, ctx in enumerate(CONTEXTS):
-        for c in ctx:
-            lines += [f"{m},{c},{FIG4[i][j]}" for j, m in enumerate(COLS)]
-    (tmp_path / "fig4.csv").write_text("\n".join(lines) + "\n")
+    write_fig4_scores(tmp_path / "fig4.csv")
     return tmp_path
 
 
