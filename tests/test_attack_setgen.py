@@ -265,6 +265,7 @@ def test_a_row_whose_other_member_has_no_score_is_not_reidentified(tmp_path):
     (["--method", "mda", "--threshold", "0.5"], "does not apply"),
     (["--method", "ra", "--seed", "-5"], "--seed"),
     (["--k", "0"], "--k"),
+    (["--method", "gba", "--seed", "3"], "only applies"),
 ])
 def test_bad_values_are_usage_errors(fig4, cli, args, needle):
     data, scores, _ = fig4

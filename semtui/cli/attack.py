@@ -36,6 +36,8 @@ def setgen(
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
+    if seed is not None and method != "ra":
+        raise InputError(f"--seed only applies to the random baseline ra, not {method}")
     check_outputs([output, report_path], [data, original, vectors, *_measure_files(measure)])
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0:
