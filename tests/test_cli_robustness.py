@@ -80,3 +80,17 @@ def test_check_privacy_warns_about_items_absent_from_the_data(cli, samples, tmp_
     priv.write_text("icd, zzz\nknee\n")
     result = cli("check", "privacy", samples / "medical-setgen.txt", "--privacy", priv, "-k", "1")
     assert "zzz" in result.stderr and "zzz" not in result.stdout
+
+
+def test_options_that_do_not_apply_are_refused(cli, samples, tmp_path):
+    priv = tmp_path / "p.txt"
+    priv.write_text("icd\n")
+    result = cli("anonymize", "setgen", samples / "medical-original.txt", "-k", "2", "-o", tmp_path / "o.txt",
+                 "--privacy", priv, "--sizes", "3-4")
+    assert result.returncode == 2 and "--random-privacy" in result.stderr
+    assert not (tmp_path / "o.txt").exists()
+    result = cli("corpus", "build", samples / "medical-original.txt", "--lines", "--field", "body",
+                 "-o", tmp_path / "i.sqlite")
+    assert result.returncode == 2 and "--field" in result.stderr
+    result = cli("corpus", "build", samples / "medical-original.txt", "--lines", "-o", samples / "medical-original.txt")
+    assert result.returncode == 2 and "overwrite an input" in result.stderr

@@ -47,6 +47,8 @@ def setgen(
 
     if (privacy is None) == (random_n is None):
         raise InputError("give exactly one of --privacy FILE or --random-privacy N")
+    if privacy is not None and (sizes != "3-6" or seed != 0):
+        raise InputError("--sizes and --seed only apply to --random-privacy")
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     side = sidecar if sidecar is not None else Path(str(out) + ".json")

@@ -20,7 +20,7 @@ def build(
     lines: Annotated[bool, typer.Option("--lines", help="One document per line of a text file.")] = False,
     transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,
-    field: Annotated[str, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings).")] = "text",
+    field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings); default: text.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
@@ -31,11 +31,13 @@ def build(
     if len(chosen) > 1:
         raise InputError(f"choose one of --{', --'.join(chosen)}")
     kind = chosen[0] if chosen else "auto"
-    for s in sources:
-        if s.exists() and output.exists() and s.resolve() == output.resolve():
-            raise InputError("the index would overwrite a source", output)
+    if field is not None and kind in ("lines", "transactions"):
+        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
+    from semtui.fileio import check_outputs
+
+    check_outputs([output], list(sources))
     with StderrProgress("indexing") as bar:
-        report = build_index(sources, output, kind=kind, field=field, progress=bar)
+        report = build_index(sources, output, kind=kind, field=field or "text", progress=bar)
     summary = {
         "format": "semtui-corpus-build/1",
         "index": report.path,
