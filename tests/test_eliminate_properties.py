@@ -196,3 +196,20 @@ def test_matches_direct_transcription_on_larger_tables(method, shape):
     r = eliminate(D, method)
     assert len(r.eliminations) > 3
     assert [(e.row, e.col) for e in r.eliminations] == _reference(D, prot, method, r.threshold)
+
+
+@SETTINGS
+@given(tables(), st.sampled_from(METHODS), st.integers(0, 2**32 - 1), st.integers(0, 40))
+def test_replay_equals_a_rerun_stopped_early(table, method, seed, step):
+    """replay() rebuilds non-RBA states from the recorded steps; that must be exactly the
+    state of the method run with max_steps (what the TUI's step mode shows)."""
+    from semtui.attacks.eliminate import replay
+
+    D, prot = table
+    kw = {"seed": seed} if method == "ra" else {}
+    r = eliminate(D, method, protected=prot, **kw)
+    step = min(step, len(r.eliminations))
+    W, live = replay(D, r, step)
+    partial = eliminate(D, method, protected=prot, max_steps=step, **kw)
+    assert np.array_equal(live, partial.live)
+    assert np.array_equal(W, partial.final_weighted, equal_nan=True)

@@ -178,10 +178,22 @@ def eliminate(
 def replay(table: np.ndarray, result: EliminationResult, upto_step: int) -> tuple[np.ndarray, np.ndarray]:
     """The weighted table and live mask after the first ``upto_step`` eliminations.
 
-    Re-runs the method with the same arguments and stops early: the methods are
-    deterministic (RA through its seed), so the steps are the ones ``result`` recorded.
+    RBA's weights depend on the path, so it re-runs the method with the same arguments and
+    stops early (the methods are deterministic, RA through its seed); the others rebuild the
+    state from the recorded steps.
     """
     opts = result.options
+    if result.method != "rba":
+        # Every method but RBA derives its weighted table from the live cells alone (weights
+        # from counts, or none), so the state after ``upto_step`` eliminations is rebuilt
+        # directly from the recorded steps instead of re-running the attack.
+        D = np.asarray(table, dtype=np.float64)
+        protected = opts.get("protected")
+        state = _Table(D, np.zeros(D.shape, dtype=bool) if protected is None else protected)
+        for e in result.eliminations[: max(0, int(upto_step))]:
+            state.drop(e.row, e.col)
+        weighted = state.count_weighted() if result.method in ("gba", "wba") else _raw(state)
+        return weighted, state.live.copy()
     partial = eliminate(
         table, result.method, threshold=opts.get("threshold"), seed=opts.get("seed"),
         probability=opts.get("probability", DEFAULT_PROBABILITY),
