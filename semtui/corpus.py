@@ -57,15 +57,9 @@ def _files(source: Path) -> list[Path]:
 
 
 def _jsonl_docs(path: Path, text: str, field: str) -> Iterator[str]:
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON: {exc.msg}", path, lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError("each line must be a JSON object", path, lineno)
+    from semtui.formats.jsonl import json_objects
+
+    for lineno, obj in json_objects(text, path):
         if field not in obj:
             raise InputError(f"no field {field!r} (choose one with --field)", path, lineno)
         value = obj[field]

@@ -176,8 +176,10 @@ def prf(eliminated: int, added: int, correct: int) -> dict:
             "precision": precision, "recall": recall, "f1": f1}
 
 
-def _original_matrix(data: TransactionData, original: TransactionData, original_path=None):
-    """A CSR (transactions x data vocabulary) of which items each original transaction holds."""
+def _aligned_original(data: TransactionData, original: TransactionData, original_path=None):
+    """The original as a CSR (transactions x release vocabulary), checked to align with the
+    release (:func:`_check_alignment`), and for every generalised token of the release (in token
+    order) how many of its members that transaction really holds."""
     from scipy.sparse import csr_matrix
 
     if original.n_transactions != data.n_transactions:
@@ -193,28 +195,35 @@ def _original_matrix(data: TransactionData, original: TransactionData, original_
     keep = cols >= 0
     orig = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
                       shape=(data.n_transactions, len(data.vocab)))
-    _check_alignment(data, orig, original, original_path)
-    return orig
+    found = _members_held(data, orig)
+    _check_alignment(data, orig, found, original, original_path)
+    return orig, found
 
 
-def _check_alignment(data: TransactionData, orig, original: TransactionData, original_path) -> None:
+def _members_held(data: TransactionData, orig) -> np.ndarray:
+    """For every generalised token (in token order): members of its item the original holds."""
+    from scipy.sparse import csr_matrix
+
+    gen = data.tokens < 0
+    if not gen.any():
+        return np.zeros(0, dtype=np.int64)
+    g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
+    members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
+                         shape=(len(data.vocab), data.n_generalised))
+    hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
+    rows = data.row_of_token()[gen]
+    return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
+
+
+def _check_alignment(data: TransactionData, orig, found: np.ndarray, original: TransactionData,
+                     original_path) -> None:
     """Transaction i of the release must come from transaction i of the original: its plain
     items are original items and each generalised item has a member there.  A shuffled or
     foreign original would otherwise give metrics that look plausible and mean nothing."""
-    from scipy.sparse import csr_matrix
-
     rows = data.row_of_token()
     plain = data.tokens >= 0
     held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel()
-    bad_rows = rows[plain][held == 0]
-    if data.n_generalised:
-        g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
-        members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
-                             shape=(len(data.vocab), data.n_generalised))
-        hits = (orig @ members).tocsr()
-        gen = ~plain
-        found = np.asarray(hits[rows[gen], -data.tokens[gen].astype(np.int64) - 1]).ravel()
-        bad_rows = np.concatenate([bad_rows, rows[gen][found == 0]])
+    bad_rows = np.concatenate([rows[plain][held == 0], rows[~plain][found == 0]])
     if bad_rows.size:
         i = int(bad_rows.min())
         line = int(original.lines[i]) if original.lines is not None else i + 1
@@ -227,20 +236,11 @@ def _check_alignment(data: TransactionData, orig, original: TransactionData, ori
 def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
     """Density of every equivalence group (thesis Def. 16): the share of its member cells
     (rows x members) that are original items.  Needs no measure and no attack."""
-    from scipy.sparse import csr_matrix
-
-    orig = _original_matrix(data, original, original_path)
-    g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
-    members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
-                         shape=(len(data.vocab), data.n_generalised))
-    hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
-    mask = data.tokens < 0
-    rows = data.row_of_token()[mask]
-    gs = -data.tokens[mask].astype(np.int64) - 1
-    found = np.asarray(hits[rows, gs]).ravel().astype(np.float64)
+    _, found = _aligned_original(data, original, original_path)
+    gs = -data.tokens[data.tokens < 0].astype(np.int64) - 1
     cells = data.group_sizes() * np.diff(data.gen_indptr)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.bincount(gs, weights=found, minlength=data.n_generalised) / cells
+        return np.bincount(gs, weights=found.astype(np.float64), minlength=data.n_generalised) / cells
 
 
 # --------------------------------------------------------------------------- the attack
@@ -325,7 +325,7 @@ def run_setgen_attack(
     ctx_pos = np.full(len(vocab), -1, dtype=np.int64)
     ctx_pos[ctx_ids] = np.arange(len(ctx_ids))
 
-    orig_csr = _original_matrix(data, original, original_path) if original is not None else None
+    orig_csr = _aligned_original(data, original, original_path)[0] if original is not None else None
 
     groups_out = []
     all_added_d: list[np.ndarray] = []

@@ -69,9 +69,13 @@ def setgen(
 
 
 def _measure_files(spec: str) -> list[Path]:
-    """The file a measure spec names (scores:F, ngd:INDEX, counts:F), which outputs must not overwrite."""
-    kind, _, arg = spec.partition(":")
-    return [Path(arg)] if arg and kind in ("scores", "ngd", "counts") else []
+    """The file a measure spec names (scores:F, ngd:INDEX, counts:F), which outputs must not
+    overwrite; the spec is checked on the way, before any data is read."""
+    from semtui.measures import check_measure
+
+    check_measure(spec)  # only the kinds that take a file take an argument
+    arg = spec.partition(":")[2]
+    return [Path(arg)] if arg else []
 
 
 def _fmt(v) -> str:

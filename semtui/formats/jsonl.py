@@ -6,6 +6,7 @@ A nested list is a generalised item (its members).  ``id`` is optional.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from semtui.errors import InputError
@@ -31,11 +32,9 @@ def _item(value, path, lineno, *, nested: bool):
     raise InputError(f"an item must be a string or a list of strings, got {type(value).__name__}", path, lineno)
 
 
-def read_jsonl(path: str | Path) -> TransactionData:
-    text = read_text(path)
-    builder = TransactionBuilder()
-    ids: list = []
-    has_id = False
+def json_objects(text: str, path: str | Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for every non-blank line; anything but a JSON object is an
+    InputError naming the line.  Shared by every reader of JSON Lines."""
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -44,7 +43,16 @@ def read_jsonl(path: str | Path) -> TransactionData:
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", path, lineno) from None
         if not isinstance(obj, dict):
-            raise InputError("each line must be a JSON object with an 'items' list", path, lineno)
+            raise InputError("each line must be a JSON object", path, lineno)
+        yield lineno, obj
+
+
+def read_jsonl(path: str | Path) -> TransactionData:
+    text = read_text(path)
+    builder = TransactionBuilder()
+    ids: list = []
+    has_id = False
+    for lineno, obj in json_objects(text, path):
         items = obj.get("items")
         if not isinstance(items, list):
             raise InputError("missing 'items' list", path, lineno)

@@ -94,6 +94,11 @@ def cap_infinite(scores: np.ndarray, same: np.ndarray | None = None) -> np.ndarr
     return scores
 
 
+def _check_rule(rule: str) -> None:
+    if rule not in ZERO_RULES:
+        raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+
+
 def _same(terms_a: list[str], terms_b: list[str]) -> np.ndarray:
     return np.asarray(terms_a, dtype=object)[:, None] == np.asarray(terms_b, dtype=object)[None, :]
 
@@ -106,8 +111,7 @@ class NGDIndexMeasure(Measure):
     def __init__(self, path: str | Path, rule: str = DEFAULT_ZERO_RULE):
         from semtui.corpus import CorpusIndex
 
-        if rule not in ZERO_RULES:
-            raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+        _check_rule(rule)
         self.index = CorpusIndex(path)
         self.rule = rule
         self.name = f"ngd:{path}"
@@ -157,8 +161,7 @@ class CountsMeasure(Measure):
     kind = "distance"
 
     def __init__(self, path: str | Path, rule: str = DEFAULT_ZERO_RULE):
-        if rule not in ZERO_RULES:
-            raise InputError(f"unknown zero co-occurrence rule {rule!r} (choose from {', '.join(ZERO_RULES)})")
+        _check_rule(rule)
         self.path = Path(path)
         self.rule = rule
         self.name = f"counts:{path}"
