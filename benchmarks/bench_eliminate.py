@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semtui.attacks.eliminate import METHODS, _group_stats, eliminate
+from semtui.attacks.setgen.eliminate import METHODS, _group_stats, eliminate
 
 SHAPES = [(4, 4), (8, 8), (32, 32), (1000, 6), (5000, 6)]
 

@@ -87,7 +87,7 @@ def _wins(added: np.ndarray, orig: np.ndarray) -> tuple[float, int]:
 
 
 def release_cases(test: list[list[str]], pos: dict[str, int], k: int, n_privacy: int, seed: int):
-    from semtui.anonymize import anonymize, random_privacy
+    from semtui.anonymize.setgen import anonymize, random_privacy
     from semtui.model import TransactionData
 
     data = TransactionData.from_lists(test)
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
 
-    from semtui.corpus import build_index
+    from semtui.measures.corpus import build_index
     from semtui.errors import InputError
     from semtui.measures.embedding import EmbeddingMeasure
     from semtui.measures.ngd import ZERO_RULES, NGDIndexMeasure

@@ -44,7 +44,7 @@ def main() -> int:
     if not MEPS.exists():
         print(f"no data at {MEPS}", file=sys.stderr)
         return 2
-    from semtui.corpus import build_index
+    from semtui.measures.corpus import build_index
     from semtui.measures.cache import CachedMeasure, ScoreCache
     from semtui.measures.ngd import NGDIndexMeasure
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from _util import SHARED_DATA, machine
 
 from semtui import formats
-from semtui.anonymize import anonymize, random_privacy
+from semtui.anonymize.setgen import anonymize, random_privacy
 from semtui.attacks.setgen import run_setgen_attack
 from semtui.measures import open_measure
 from semtui.model import TransactionBuilder

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -112,3 +112,12 @@ def check_outputs(outputs: list[str | Path | None], inputs: list[str | Path | No
         if not os.access(folder, os.W_OK | os.X_OK):
             raise InputError("output directory is not writable", out)
 
+
+
+def write_together(outputs: list[tuple[str | Path, Callable[[IO], None]]]) -> None:
+    """Write every output of one command, each to its temporary file, and rename them into
+    place only once all are written: an error or an interrupt leaves every target as it was."""
+    with contextlib.ExitStack() as stack:
+        handles = [(stack.enter_context(atomic_writer(path)), write) for path, write in outputs]
+        for fh, write in handles:
+            write(fh)

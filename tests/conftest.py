@@ -66,3 +66,17 @@ def write_fig4_scores(path: Path) -> Path:
 def fig4_scores(tmp_path) -> Path:
     return write_fig4_scores(tmp_path / "fig4.csv")
 
+
+
+def run_attack(data, original=None, *, measure="embedding", progress=None, original_path=None, data_path=None,
+               **options) -> dict:
+    """The set-generalisation attack as the faces run it, its report as the JSON document.
+    ``measure`` is a spec or an opened measure."""
+    from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+    from semtui.measures.base import Measure
+
+    opened = measure if isinstance(measure, Measure) else None
+    opts = AttackOptions(measure=measure if opened is None else "embedding", **options)
+    report = run_setgen_attack(data, original, opts, measure=opened, progress=progress,
+                               original_path=original_path, data_path=data_path)
+    return report.to_json()

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from semtui import formats
-from semtui.anonymize import anonymize, parse_sizes, random_privacy, read_utility, wordnet_utility
+from semtui.anonymize.setgen import anonymize, parse_sizes, random_privacy, read_utility, wordnet_utility
 from semtui.checks import check_privacy
 from semtui.errors import InputError
 from semtui.formats.text import format_transaction

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import run_attack
 
 from semtui import formats
 from semtui.attacks.setgen import (
@@ -14,12 +15,11 @@ from semtui.attacks.setgen import (
     ContextSpec,
     aggregate_table,
     attacked_dataset,
-    auc,
     contexts_for_group,
     load_report,
-    run_setgen_attack,
 )
 from semtui.errors import InputError, Interrupted
+from semtui.metrics.elimination import auc
 from semtui.model import TransactionData
 
 ROWS = ["heart disease", "anesthesia", "gangrene", "knee"]
@@ -45,7 +45,7 @@ def fig4(tmp_path):
 
 def attack(fig4, method, **kw):
     data, scores, original = fig4
-    return run_setgen_attack(formats.read(data), formats.read(original), method=method,
+    return run_attack(formats.read(data), formats.read(original), method=method,
                              measure=f"scores:{scores}", **kw)
 
 
@@ -143,7 +143,7 @@ def test_rows_without_context_are_reported_and_skipped(tmp_path):
     data = TransactionData.from_lists([["a", ["x", "y"]], [["x", "y"]], ["b", ["x", "y"]]])
     scores = tmp_path / "s.csv"
     scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
-    report = run_setgen_attack(data, method="mda", measure=f"scores:{scores}")
+    report = run_attack(data, method="mda", measure=f"scores:{scores}")
     g = report["groups"][0]
     assert g["skipped"] == [1]
     assert [r["transaction"] for r in g["rows"]] == [0, 2]
@@ -182,7 +182,7 @@ def test_cancel_through_progress(fig4):
             raise Interrupted()
 
     with pytest.raises(Interrupted):
-        run_setgen_attack(formats.read(data), method="rba", measure=f"scores:{scores}", progress=stop)
+        run_attack(formats.read(data), method="rba", measure=f"scores:{scores}", progress=stop)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -211,7 +211,7 @@ def test_bad_original_and_missing_pair(fig4, cli, tmp_path, samples):
 
 
 def test_group_densities_match_the_attack_report(fig4, samples):
-    from semtui.attacks.setgen import group_densities
+    from semtui.metrics.elimination import group_densities
 
     data, _, original = fig4
     assert group_densities(formats.read(data), formats.read(original)).tolist() == [0.375]
@@ -226,11 +226,11 @@ def test_an_original_that_does_not_align_is_refused(tmp_path):
     scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
     swapped = TransactionData.from_lists([["b", "x"], ["a", "y"]])  # right items, wrong lines
     with pytest.raises(InputError, match="align line for line") as err:
-        run_setgen_attack(d, swapped, measure=f"scores:{scores}", original_path="orig.txt")
+        run_attack(d, swapped, measure=f"scores:{scores}", original_path="orig.txt")
     assert err.value.line == 1
     no_member = TransactionData.from_lists([["a", "x"], ["b", "z"]])  # line 2 holds no member
     with pytest.raises(InputError) as err:
-        run_setgen_attack(d, no_member, measure=f"scores:{scores}", original_path="orig.txt")
+        run_attack(d, no_member, measure=f"scores:{scores}", original_path="orig.txt")
     assert err.value.line == 2
 
 
@@ -253,7 +253,7 @@ def test_a_row_whose_other_member_has_no_score_is_not_reidentified(tmp_path):
                         out[i, j] = self.pairs.get((x, y), 0.0)
             return out
 
-    report = run_setgen_attack(d, method="tba", threshold=0.5, measure=Partial(scores))
+    report = run_attack(d, method="tba", threshold=0.5, measure=Partial(scores))
     g = report["groups"][0]
     assert [e["item"] for e in g["eliminations"]] == ["y"]  # column y keeps one cell
     assert g["reidentified_rows"] == 0

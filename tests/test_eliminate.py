@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semtui.attacks.eliminate import METHODS, eliminate, replay
+from semtui.attacks.setgen.eliminate import METHODS, eliminate, replay
 
 ROWS = ["heart disease", "anesthesia", "gangrene", "knee"]
 COLS = ["blood pressure", "icd", "limbs", "injury"]

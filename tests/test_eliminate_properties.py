@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from semtui.attacks.eliminate import METHODS, eliminate
+from semtui.attacks.setgen.eliminate import METHODS, eliminate
 
 VALUES = st.one_of(
     st.sampled_from([np.nan, -0.5, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0]),  # ties, missing, negative
@@ -203,7 +203,7 @@ def test_matches_direct_transcription_on_larger_tables(method, shape):
 def test_replay_equals_a_rerun_stopped_early(table, method, seed, step):
     """replay() rebuilds non-RBA states from the recorded steps; that must be exactly the
     state of the method run with max_steps (what the TUI's step mode shows)."""
-    from semtui.attacks.eliminate import replay
+    from semtui.attacks.setgen.eliminate import replay
 
     D, prot = table
     kw = {"seed": seed} if method == "ra" else {}

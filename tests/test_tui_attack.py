@@ -9,10 +9,10 @@ import io
 import json
 from pathlib import Path
 
-from conftest import FIG4_COLUMNS, SAMPLE_CONTEXTS, SAMPLES
+from conftest import FIG4_COLUMNS, SAMPLE_CONTEXTS, SAMPLES, run_attack
 from textual.widgets import ProgressBar
 
-from semtui.attacks.setgen import run_setgen_attack, write_report
+from semtui.attacks.setgen import write_report
 from semtui.formats import read, read_transactions
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
@@ -29,7 +29,7 @@ COLS, CONTEXTS = FIG4_COLUMNS, SAMPLE_CONTEXTS
 
 
 def report_file(tmp_path: Path, scores: Path, method: str) -> Path:
-    report = run_setgen_attack(read_transactions(SETGEN), read_transactions(ORIGINAL_FILE),
+    report = run_attack(read_transactions(SETGEN), read_transactions(ORIGINAL_FILE),
                                method=method, measure=f"scores:{scores}")
     path = tmp_path / f"{method}.json"
     write_report(report, path)

@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, run_attack
 from test_tui import screen_text
 from test_tui_attack import app_with, report_file, run_attack_from_form
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from semtui.attacks.setgen import run_setgen_attack, write_report
+from semtui.attacks.setgen import write_report
 from semtui.formats import read_transactions
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.export import ExportPrompt
@@ -45,7 +45,7 @@ def big_group(tmp_path: Path, rows: int = 400) -> tuple[Path, Path]:
 
 def big_report(tmp_path: Path, method: str = "gba", rows: int = 400) -> tuple[Path, Path]:
     data, scores = big_group(tmp_path, rows)
-    report = run_setgen_attack(read_transactions(data), None, method=method, measure=f"scores:{scores}")
+    report = run_attack(read_transactions(data), None, method=method, measure=f"scores:{scores}")
     path = tmp_path / f"big-{method}.json"
     write_report(report, path)
     return data, path
@@ -129,7 +129,7 @@ async def test_moving_the_column_scrolls_it_into_view(tmp_path):
     scores = tmp_path / "wide.csv"
     scores.write_text("a,b,distance\n" + "".join(f"{m},ctx{i},0.{(i + j) % 9 + 1}\n"
                                                  for i in range(3) for j, m in enumerate(members)))
-    report = run_setgen_attack(read_transactions(data), None, method="tba", measure=f"scores:{scores}")
+    report = run_attack(read_transactions(data), None, method="tba", measure=f"scores:{scores}")
     write_report(report, tmp_path / "wide.json")
     app = SemtuiApp(load_session(data, report=tmp_path / "wide.json"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -202,7 +202,7 @@ async def test_numbers_are_never_truncated_and_cut_headers_end_with_ellipsis(tmp
 async def test_summary_lists_unknown_terms_and_help_explains_the_marks(tmp_path):
     data = tmp_path / "d.txt"
     data.write_text("heart, (knee, qzxvbn)\nlung, (knee, qzxvbn)\nfrobnicatrix, (knee, qzxvbn)\n")
-    report = run_setgen_attack(read_transactions(data), None, method="rba", measure="embedding")
+    report = run_attack(read_transactions(data), None, method="rba", measure="embedding")
     write_report(report, tmp_path / "r.json")
     app = SemtuiApp(load_session(data, report=tmp_path / "r.json"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -280,7 +280,7 @@ async def test_keys_that_do_not_apply_say_why():
 
 
 async def test_t_without_original_says_how_to_get_one(tmp_path, fig4_scores):
-    report = run_setgen_attack(read_transactions(SAMPLES / "medical-setgen.txt"), None, method="rba",
+    report = run_attack(read_transactions(SAMPLES / "medical-setgen.txt"), None, method="rba",
                                measure=f"scores:{fig4_scores}")
     write_report(report, tmp_path / "r.json")
     app = app_with(fig4_scores, tmp_path / "r.json", original=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, write_fig4_scores
+from conftest import SAMPLES, run_attack, write_fig4_scores
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.session import load_session
@@ -52,11 +52,11 @@ def in_tmp(tmp_path, monkeypatch):
 
 
 def attacked_app(method: str = "rba") -> SemtuiApp:
-    from semtui.attacks.setgen import run_setgen_attack, write_report
+    from semtui.attacks.setgen import write_report
     from semtui.formats import read_transactions
 
     setgen, original = SAMPLES / "medical-setgen.txt", SAMPLES / "medical-original.txt"
-    report = run_setgen_attack(read_transactions(setgen), read_transactions(original), method=method,
+    report = run_attack(read_transactions(setgen), read_transactions(original), method=method,
                                measure="scores:fig4.csv")
     write_report(report, Path(f"{method}.json"))
     app = app_for(setgen, original=original, report=Path(f"{method}.json"))

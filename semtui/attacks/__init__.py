@@ -1,6 +1,3 @@
-"""Attacks on anonymised transaction data.
-
-``eliminate`` holds the eliminators of the set-generalisation attack (MDA, TBA, WBA, GBA,
-RBA and the random baseline RA) that work on one distance table; the dataset-level attacks
-build distance tables from a dataset and call them.
-"""
+"""Attacks on anonymised transaction data, one family a sub-package: :mod:`.setgen` (the
+semantic attack that eliminates the items set-based generalisation added).  Every attack is
+plan -> score -> per-unit kernel -> merge, run by :mod:`semtui.runtime`."""

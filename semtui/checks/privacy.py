@@ -92,7 +92,7 @@ def read_constraints(path: str | Path) -> list[list[str]]:
     for i in range(sets.n_transactions):
         items = sets.vocab.names(sets.transaction(i))
         if not items:
-            line = int(sets.lines[i]) if sets.lines is not None else None
+            line = sets.line_of(i)
             raise InputError("empty privacy constraint", p, line)
         out.append(items)
     return out

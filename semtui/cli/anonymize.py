@@ -40,7 +40,7 @@ def setgen(
     import json
 
     from semtui import formats
-    from semtui.anonymize import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
+    from semtui.anonymize.setgen import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
     from semtui.cli.common import StderrProgress, warn
     from semtui.fileio import atomic_writer
     from semtui.formats.text import dump_setgen
@@ -122,7 +122,7 @@ def _utility(spec: str, data, constraints, read_utility):
     if spec == "all":
         return None
     if spec == "wordnet":
-        from semtui.anonymize import wordnet_utility
+        from semtui.anonymize.setgen import wordnet_utility
 
         try:
             from semtui.measures import open_measure

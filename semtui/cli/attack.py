@@ -21,61 +21,56 @@ def setgen(
     context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
     threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
-    seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for RA."),
-    k: int | None = typer.Option(None, "--k", min=1, help="Protection level for exposure (default: smallest group size)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
+    k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: the release's k from its sidecar, else the smallest group size)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
     format: str | None = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-group attack (same result as 1)."),
 ) -> None:
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
-    from semtui.attacks.setgen import attacked_dataset, run_setgen_attack, write_report
-    from semtui.cli.common import StderrProgress
+    from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
+    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
-    if seed is not None and method != "ra":
-        raise InputError(f"--seed only applies to the random baseline ra, not {method}")
-    check_outputs([output, report_path], [data, original, vectors, *_measure_files(measure)])
+    try:
+        opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
+                             threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
+                             cache=not no_cache, jobs=jobs)
+    except InputError as exc:
+        raise options_error(exc) from None
+    check_outputs([output, report_path], [data, original, *opts.measure_files])
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0:
         raise InputError("no generalised items to attack (a plain transactions file?)", data)
     orig = formats.read_transactions(original) if original is not None else None
-    with StderrProgress(f"attack {method}") as bar:
-        report = run_setgen_attack(
-            release, orig, method=method, measure=measure, context=context, aggregate=aggregate,
-            threshold=threshold, seed=seed, vectors=vectors, cache=not no_cache, k=k, progress=bar,
-            original_path=original,
-        )
-    report["data"] = str(data)
-    report["original"] = str(original) if original is not None else None
-    if report["unknown_terms"]:
-        shown = ", ".join(report["unknown_terms"][:8])
-        more = len(report["unknown_terms"]) - 8
-        from semtui.cli.common import warn
-
-        warn(f"{len(report['unknown_terms'])} terms have no score under {measure} and are never eliminated: "
+    with StderrProgress(f"attack {opts.method}") as bar:
+        try:
+            report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
+        except InputError as exc:
+            raise options_error(exc) from None
+    if report.unknown_terms:
+        shown = ", ".join(report.unknown_terms[:8])
+        more = len(report.unknown_terms) - 8
+        warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and are never eliminated: "
              f"{shown}{f' (+{more} more)' if more > 0 else ''}")
+    doc = report.to_json()
+    outputs = []
     if output is not None:
-        formats.write(attacked_dataset(release, report), output, "setgen")
+        from semtui.formats.text import dump_setgen
+
+        outputs.append((output, lambda fh: dump_setgen(attacked_dataset(release, report), fh, output)))
     if report_path is not None:
-        write_report(report, report_path)
+        outputs.append((report_path, doc))
+    write_outputs(outputs)
     if json_out:
-        emit_json(report)
+        emit_json(doc)
     else:
-        _print_summary(report)
-
-
-def _measure_files(spec: str) -> list[Path]:
-    """The file a measure spec names (scores:F, ngd:INDEX, counts:F), which outputs must not
-    overwrite; the spec is checked on the way, before any data is read."""
-    from semtui.measures import check_measure
-
-    check_measure(spec)  # only the kinds that take a file take an argument
-    arg = spec.partition(":")[2]
-    return [Path(arg)] if arg else []
+        _print_summary(doc)
 
 
 def _fmt(v) -> str:

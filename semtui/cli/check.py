@@ -51,4 +51,6 @@ def privacy(
                          f"inconsistently, e.g. {', '.join(report.not_partitioned[:3])}")
         typer.echo("\n".join(lines))
     if not report.holds:
-        raise typer.Exit(1)
+        from semtui.cli import exitcodes
+
+        raise typer.Exit(exitcodes.FOUND)

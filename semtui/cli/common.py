@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FOUND = 1
-EXIT_INPUT = 2
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141  # stdout closed by its reader, as a shell reports SIGPIPE
+from semtui.cli import exitcodes
+from semtui.errors import InputError
 
 
 def emit_json(obj: Any) -> None:
-    """Write one JSON document to stdout."""
-    text = json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False, default=_default)
+    """Write one JSON document to stdout, rendered as every semtui document is."""
+    from semtui.reports import dumps
+
+    text = dumps(obj)
     try:
         sys.stdout.write(text)
         sys.stdout.write("\n")
@@ -30,19 +29,34 @@ def stdout_closed() -> None:
     """The reader of stdout went away (``semtui ... | head``): stop quietly, as SIGPIPE would."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    raise SystemExit(EXIT_BROKEN_PIPE)
+    raise SystemExit(exitcodes.BROKEN_PIPE)
 
 
-def _default(o):
-    import numpy as np
+def write_outputs(outputs: list[tuple[Path, Any]]) -> None:
+    """Commit every output of a command together; an item is a JSON document (dict or Report)
+    or a function that writes to a file handle."""
+    from semtui import reports
+    from semtui.fileio import write_together
 
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    def writer(content):
+        if callable(content):
+            return content
+        text = reports.dumps(content)  # rendered before any file is touched
+        return lambda fh: fh.write(text + "\n")
+
+    write_together([(path, writer(content)) for path, content in outputs])
+
+
+def flag(option: str) -> str:
+    """How the CLI words an engine option: ``--threshold``."""
+    return "--" + option.replace("_", "-")
+
+
+def options_error(exc: InputError) -> InputError:
+    """An engine error about an option, worded with the CLI's flag name."""
+    if exc.option is None:
+        return exc
+    return InputError(f"{flag(exc.option)}: {exc.message}", exc.path, exc.line)
 
 
 def warn(message: str) -> None:

@@ -25,7 +25,7 @@ def build(
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
     from semtui.cli.common import StderrProgress
-    from semtui.corpus import build_index
+    from semtui.measures.corpus import build_index
 
     chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl)) if on]
     if len(chosen) > 1:
@@ -60,7 +60,7 @@ def info(
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
 ) -> None:
     """Report an index's document count, size and tokenizer (and f(term) for --term)."""
-    from semtui.corpus import CorpusIndex, documents_matching
+    from semtui.measures.corpus import CorpusIndex, documents_matching
 
     idx = CorpusIndex(index)
     try:
@@ -69,7 +69,10 @@ def info(
             facts["term_documents"] = documents_matching(idx, term)
     finally:
         idx.close()
-    facts = {"format_version": "semtui-corpus-info/1", **facts}
+    from semtui.reports import document
+
+    facts["index_format"] = facts.pop("format")  # the envelope's 'format' names this document
+    facts = document("semtui-corpus-info/1", {"format_version": "semtui-corpus-info/1", **facts})
     if json_out:
         emit_json(facts)
         return
@@ -79,7 +82,10 @@ def info(
     table.add_column("fact", style="bold")
     table.add_column("value")
     for key, value in facts.items():
-        if key in ("index", "format_version"):
+        if key in ("index", "format", "format_version", "semtui_version"):
+            continue
+        if key == "index_format":
+            table.add_row("format", str(value))
             continue
         if key == "bytes":
             value = f"{value:,} ({value / 1e6:.1f} MB)"

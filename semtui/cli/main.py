@@ -12,7 +12,8 @@ from pathlib import Path
 
 import typer
 
-from semtui.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, emit_json, stdout_closed, stdout_console
+from semtui.cli import anonymize, attack, check, corpus, exitcodes, score, table
+from semtui.cli.common import emit_json, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
 app = typer.Typer(
@@ -45,14 +46,14 @@ def info(
 ) -> None:
     """Summarise a dataset: its kind, size, items, lengths, groups or clusters."""
     from semtui import formats
-    from semtui.info import dataset_info
+    from semtui.model.info import dataset_info
 
     data = formats.read(file, format, names=names)
-    facts = dataset_info(data)
-    facts["file"] = str(file)
+    facts = dataset_info(data, file)
     if json_out:
-        emit_json(facts)
+        emit_json(facts.to_json())
         return
+    facts = facts.payload()
     from rich.table import Table
 
     table = Table(title=f"{file}", show_header=False, title_justify="left")
@@ -88,31 +89,14 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
     run_tui(file, original=original, report=report, key=key)
 
 
-def _register() -> None:
-    """Attach the command groups that live in their own modules."""
-    import importlib
-
-    for module, name in _GROUPS:
-        try:
-            mod = importlib.import_module(f"semtui.cli.{module}")
-        except ModuleNotFoundError as exc:  # a group still being built
-            if exc.name != f"semtui.cli.{module}":
-                raise
-            continue
-        mod.register(app) if hasattr(mod, "register") else app.add_typer(mod.app, name=name)
-
-
-#: (module, command name): each module defines ``app`` (a Typer group) or ``register(app)``.
-_GROUPS: list[tuple[str, str]] = [
-    ("table", "table"),
-    ("attack", "attack"),
-    ("corpus", "corpus"),
-    ("score", "score"),
-    ("anonymize", "anonymize"),
-    ("check", "check"),
-]
-
-_register()
+# The command groups, each in its own module (a missing module is an import error, not a
+# missing command).
+app.add_typer(table.app, name="table")
+app.add_typer(attack.app, name="attack")
+app.add_typer(corpus.app, name="corpus")
+score.register(app)
+app.add_typer(anonymize.app, name="anonymize")
+app.add_typer(check.app, name="check")
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -124,27 +108,28 @@ def run(argv: list[str] | None = None) -> None:
         stdout_closed()
     except InputError as exc:
         sys.stderr.write(f"semtui: error: {exc}\n")
-        sys.exit(EXIT_INPUT)
+        sys.exit(exitcodes.INPUT)
     except (KeyboardInterrupt, Interrupted):
         sys.stderr.write("semtui: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(exitcodes.INTERRUPTED)
     except SystemExit:
         raise
     except OSError as exc:  # unreadable input, unwritable output, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
         sys.stderr.write(f"semtui: error: {where}{exc.strerror or exc}\n")
-        sys.exit(EXIT_INPUT)
+        sys.exit(exitcodes.INPUT)
     except Exception as exc:  # click's usage errors and our own bugs
         # Typer vendors click in recent releases, so recognise its exceptions by shape.
         if type(exc).__name__ == "Abort":
             sys.stderr.write("semtui: interrupted\n")
-            sys.exit(EXIT_INTERRUPTED)
+            sys.exit(exitcodes.INTERRUPTED)
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
-            sys.exit(EXIT_INPUT if exc.exit_code == 2 else exc.exit_code)
+            sys.exit(exitcodes.INPUT if exc.exit_code == 2 else exc.exit_code)
         if os.environ.get("SEMTUI_DEBUG"):
             raise
-        sys.stderr.write(f"semtui: internal error: {type(exc).__name__}: {exc} (set SEMTUI_DEBUG=1 for details)\n")
-        sys.exit(1)
+        sys.stderr.write(f"semtui: internal error (a bug in semtui; please report it with the command line): "
+                         f"{type(exc).__name__}: {exc} (SEMTUI_DEBUG=1 shows the traceback)\n")
+        sys.exit(exitcodes.INTERNAL)
     else:
         sys.exit(rc if isinstance(rc, int) else 0)

@@ -56,7 +56,7 @@ def eliminate_cmd(
     if threshold is not None and not math.isfinite(threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--threshold")
 
-    from semtui.attacks.eliminate import DEFAULT_PROBABILITY, eliminate
+    from semtui.attacks.setgen.eliminate import DEFAULT_PROBABILITY, eliminate
 
     corner, columns, rows, D = read_distance_table(table)
     result = eliminate(D, method, threshold=threshold, seed=seed,

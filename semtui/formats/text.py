@@ -15,7 +15,7 @@ from typing import IO
 
 from semtui.errors import InputError
 from semtui.fileio import atomic_writer, read_text
-from semtui.model import TransactionBuilder, TransactionData
+from semtui.model import TransactionBuilder, TransactionData, generalised_label
 
 #: The line that stands for a transaction with no items.
 EMPTY_TRANSACTION = "-"
@@ -110,7 +110,7 @@ def format_transaction(data: TransactionData, i: int, path=None) -> str:
         if t >= 0:
             parts.append(_check_item(vocab[t], path))
         else:
-            parts.append("(" + ", ".join(_check_item(m, path) for m in data.member_names(-t - 1)) + ")")
+            parts.append(generalised_label(_check_item(m, path) for m in data.member_names(-t - 1)))
     return ", ".join(parts) if parts else EMPTY_TRANSACTION
 
 

@@ -18,6 +18,8 @@ from typing import Literal
 
 import numpy as np
 
+from semtui.runtime.progress import ProgressCallback
+
 Kind = Literal["distance", "similarity"]
 
 
@@ -27,24 +29,38 @@ class Measure(ABC):
     #: The spec the user wrote, e.g. ``embedding`` or ``scores:pairs.csv``.
     name: str = "measure"
     kind: Kind = "distance"
+    #: Pairs scored between two progress calls: about a second's work or less, so that a cancel
+    #: is answered quickly.  Slow measures (WordNet, NGD) set it lower.
+    pairs_per_step: int = 5_000_000
 
     @property
     def identity(self) -> str:
         return self.name
 
     # -- the interface -------------------------------------------------------
-    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        """Native scores for every pair; each distinct term is scored once."""
+    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str],
+               progress: ProgressCallback | None = None) -> np.ndarray:
+        """Native scores for every pair; each distinct term is scored once.  ``progress(done,
+        total, "scoring")`` is called between blocks of rows (it may raise ``Interrupted``)."""
         ua, ia = np.unique(np.asarray(list(terms_a), dtype=object), return_inverse=True)
         ub, ib = np.unique(np.asarray(list(terms_b), dtype=object), return_inverse=True)
         if len(ua) == 0 or len(ub) == 0:
             return np.zeros((len(ia), len(ib)), dtype=np.float64)
-        core = np.asarray(self._matrix(ua.tolist(), ub.tolist()), dtype=np.float64)
-        core = self._finish(core, ua.tolist(), ub.tolist())
+        a, b = ua.tolist(), ub.tolist()
+        step = max(1, self.pairs_per_step // len(b))
+        blocks = []
+        for lo in range(0, len(a), step):
+            if progress is not None:
+                progress(lo, len(a), "scoring")
+            blocks.append(np.asarray(self._matrix(a[lo:lo + step], b), dtype=np.float64))
+        if progress is not None:
+            progress(len(a), len(a), "scoring")
+        core = self._finish(np.concatenate(blocks, axis=0), a, b)
         return core[np.ix_(ia.ravel(), ib.ravel())]
 
-    def distances(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        m = self.matrix(terms_a, terms_b)
+    def distances(self, terms_a: Sequence[str], terms_b: Sequence[str],
+                  progress: ProgressCallback | None = None) -> np.ndarray:
+        m = self.matrix(terms_a, terms_b, progress)
         return m if self.kind == "distance" else 1.0 - m
 
     def unknown(self, terms: Sequence[str]) -> list[str]:

@@ -122,6 +122,7 @@ class CachedMeasure(Measure):
 
     def __init__(self, inner: Measure, cache: ScoreCache | None = None):
         self.inner = inner
+        self.pairs_per_step = inner.pairs_per_step
         self.cache = cache if cache is not None else ScoreCache()
         self.name = inner.name
         self.kind = inner.kind

@@ -4,7 +4,7 @@
 (setgen-attack-shao-ong-toit2017 eq. 1; thesis 3.1.2), with f(x) the documents
 containing x, f(x, y) those containing both and N the documents of the corpus.
 
-* ``ngd:INDEX`` counts in a local FTS5 index (:mod:`semtui.corpus`), all the terms of
+* ``ngd:INDEX`` counts in a local FTS5 index (:mod:`semtui.measures.corpus`), all the terms of
   a batch at once.
 * ``counts:FILE`` reads counts gathered elsewhere (see :class:`CountsMeasure`).
 
@@ -107,9 +107,10 @@ class NGDIndexMeasure(Measure):
     """``ngd:INDEX``: NGD over a local FTS5 index; a multi-word term is a phrase query."""
 
     kind = "distance"
+    pairs_per_step = 200_000
 
     def __init__(self, path: str | Path, rule: str = DEFAULT_ZERO_RULE):
-        from semtui.corpus import CorpusIndex
+        from semtui.measures.corpus import CorpusIndex
 
         _check_rule(rule)
         self.index = CorpusIndex(path)

@@ -176,6 +176,7 @@ def load_wordnet(root: Path | None = None) -> WordNetNouns:
 class WordNetMeasure(Measure):
     name = "wordnet"
     kind = "similarity"
+    pairs_per_step = 20_000
 
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else find_wordnet()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from semtui import formats
 from semtui.errors import InputError
-from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData
+from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData, generalised_label
 
 
 @dataclass
@@ -76,7 +76,7 @@ class Session:
             ip, mem = data.gen_indptr, data.gen_members.tolist()
             ip = ip.tolist()
             self._labels = [
-                "(" + ", ".join(names[m] for m in mem[ip[g] : ip[g + 1]]) + ")"
+                generalised_label(names[m] for m in mem[ip[g] : ip[g + 1]])
                 for g in range(data.n_generalised)
             ]
         return self._labels

@@ -27,33 +27,21 @@ METHOD_HELP = {
 
 
 def validate(values: dict) -> dict:
-    """Check the form with the engine's own parsers; returns the attack's keyword arguments."""
-    from semtui.attacks.eliminate import METHODS
-    from semtui.attacks.setgen import ContextSpec
+    """Check the form with the engine's own options object; returns its fields as given to
+    :class:`~semtui.attacks.setgen.AttackOptions`.  An error names the form's field."""
+    from semtui.attacks.setgen import AttackOptions
 
-    method = values["method"]
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}")
-    from semtui.measures import check_measure
-
-    measure = values["measure"].strip()
-    if not measure:
-        raise InputError("the measure is empty (try 'embedding' or 'scores:FILE')")
-    check_measure(measure)  # the kind and its argument; files are opened by the attack
-    context_text = values["context"].strip() or "all"
-    try:
-        context = str(ContextSpec.parse(context_text))
-    except InputError:
-        raise InputError(f"the context must be 'all' or 'nearest:N' with N ≥ 1, not {context_text!r}") from None
-    seed_text = values["seed"].strip()
+    seed_text = str(values.get("seed") or "").strip()
     if seed_text and not seed_text.lstrip("-").isdigit():
-        raise InputError(f"the seed must be an integer, got {seed_text!r}")
-    return {
-        "method": method,
-        "measure": measure,
-        "context": context,
+        raise InputError(f"the seed must be an integer, got {seed_text!r}", option="seed")
+    params = {
+        "method": values["method"],
+        "measure": values["measure"],
+        "context": values["context"],
         "seed": int(seed_text) if seed_text else None,
     }
+    opts = AttackOptions(**params)
+    return {"method": opts.method, "measure": opts.measure, "context": opts.context, "seed": opts.seed}
 
 
 class AttackForm(ModalScreen[dict | None]):
@@ -85,7 +73,7 @@ class AttackForm(ModalScreen[dict | None]):
         self.values = {**DEFAULTS, **(values or {})}
 
     def compose(self) -> ComposeResult:
-        from semtui.attacks.eliminate import METHODS
+        from semtui.attacks.setgen.eliminate import METHODS
         from semtui.measures import MEASURES
 
         v = self.values

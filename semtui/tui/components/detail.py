@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from semtui.model import DisassociatedData, TransactionData
+from semtui.model import DisassociatedData, TransactionData, token_label
 from semtui.tui.components.lists import transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
@@ -43,14 +43,13 @@ class DetailPane(VirtualTable):
 
     def _show_group(self, data: TransactionData, g: int) -> None:
         rows = data.group(g)
-        lines = data.lines
 
         def row(i: int) -> Sequence[Cell]:
             t = int(rows[i])
-            line = int(lines[t]) if lines is not None else t + 1
+            line = data.line_of(t)
             return [str(line), transaction_text(data, t, g)]
 
-        width = max(len(str(int(lines[-1]) if lines is not None else data.n_transactions)), 4)
+        width = max(len(str(data.line_of(data.n_transactions - 1))) if data.n_transactions else 1, 4)
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", "transaction", None)])
         self.border_title = f"Transactions of {self.session.label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
@@ -86,9 +85,9 @@ class DetailPane(VirtualTable):
         names = data.token_names(t)
         self.set_rows(
             len(names),
-            lambda i: [Text(names[i]) if isinstance(names[i], str) else Text("(" + ", ".join(names[i]) + ")")],
+            lambda i: [Text(token_label(names[i]))],
             [Column("item", "item", None)],
         )
-        line = int(data.lines[t]) if data.lines is not None else t + 1
+        line = data.line_of(t)
         self.border_title = f"Transaction on line {line}"
         self.border_subtitle = f"{len(names)} items"

@@ -82,7 +82,7 @@ class GroupAttack:
     def engine_run(self):
         """The eliminator's own run on this table (weights, δ, live mask)."""
         if self._run is None:
-            from semtui.attacks.eliminate import eliminate
+            from semtui.attacks.setgen.eliminate import eliminate
 
             self._run = eliminate(self.table, self.method, threshold=self.threshold, seed=self.seed)
         return self._run
@@ -99,7 +99,7 @@ class GroupAttack:
             return run.final_weighted
         if step == 0:
             return run.initial_weighted
-        from semtui.attacks.eliminate import replay
+        from semtui.attacks.setgen.eliminate import replay
 
         return replay(self.table, run, step)[0]
 

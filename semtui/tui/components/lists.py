@@ -14,7 +14,7 @@ import numpy as np
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from semtui.model import DisassociatedData, TransactionData
+from semtui.model import DisassociatedData, TransactionData, generalised_label, token_label
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Result, Session
 
@@ -148,7 +148,7 @@ class GroupsSource:
         #: density of each group, from the engine, as soon as the original is known
         self.densities = None
         if session.original is not None:
-            from semtui.attacks.setgen import group_densities
+            from semtui.metrics.elimination import group_densities
 
             self.densities = group_densities(data, session.original)
         self._result_cols: dict | None = None
@@ -289,7 +289,7 @@ class TransactionsSource:
 
     def text(self, i: int) -> str:
         return ", ".join(
-            t if isinstance(t, str) else "(" + ", ".join(t) + ")" for t in self.data.token_names(i)
+            token_label(t) for t in self.data.token_names(i)
         )
 
     def texts(self) -> list[str]:
@@ -298,8 +298,7 @@ class TransactionsSource:
         return self._texts
 
     def line(self, i: int) -> int:
-        lines = self.data.lines
-        return int(lines[i]) if lines is not None else i + 1
+        return self.data.line_of(i)
 
     def columns(self) -> list[Column]:
         return [
@@ -340,6 +339,6 @@ def transaction_text(data: TransactionData, i: int, g: int | None = None) -> Tex
             out.append(names[t])
         else:
             gi = -t - 1
-            label = "(" + ", ".join(names[m] for m in data.members(gi).tolist()) + ")"
+            label = generalised_label(names[m] for m in data.members(gi).tolist())
             out.append(label, style="bold reverse" if gi == g else "italic")
     return out

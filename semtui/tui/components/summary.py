@@ -1,7 +1,7 @@
 """The summary panel: dataset facts, the attack's overall scores, exposed items, one bar
 chart row per attack that ran (so methods can be compared at a glance).
 
-Every number comes from ``semtui.info.dataset_info`` or from the reports themselves.
+Every number comes from ``semtui.model.info.dataset_info`` or from the reports themselves.
 """
 
 from __future__ import annotations
@@ -71,9 +71,9 @@ class SummaryPanel(VerticalScroll):
 
     def facts(self) -> dict:
         if self._facts is None:
-            from semtui.info import dataset_info
+            from semtui.model.info import dataset_info
 
-            self._facts = dataset_info(self.session.data)
+            self._facts = dataset_info(self.session.data).facts
         return self._facts
 
     def on_mount(self) -> None:

@@ -372,7 +372,7 @@ class MainScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="attack")
     def run_attack(self, params: dict) -> dict:
-        from semtui.attacks.setgen import run_setgen_attack
+        from semtui.attacks.setgen import AttackOptions, run_setgen_attack
 
         worker = get_current_worker()
         last = [0.0]
@@ -386,11 +386,8 @@ class MainScreen(Screen):
                 self.post_message(AttackProgress(done, total, message))
 
         s = self.session
-        report = run_setgen_attack(s.data, s.original, progress=progress,
-                                   original_path=s.original_path, **params)
-        # the same fields the headless command adds, so `e` writes the same JSON
-        report["data"] = str(s.path)
-        report["original"] = str(s.original_path) if s.original_path is not None else None
+        report = run_setgen_attack(s.data, s.original, AttackOptions(**params), progress=progress,
+                                   data_path=s.path, original_path=s.original_path).to_json()
         if worker.is_cancelled:
             raise Interrupted()
         self.post_message(AttackFinished(report, params))

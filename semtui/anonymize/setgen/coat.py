@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.model import TransactionData
-from semtui.progress import ProgressCallback, no_progress
+from semtui.model import TransactionData, generalised_label
+from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: How a merge is chosen among those that raise the support (see ``anonymize``).
 CHOICES = ("least-loss", "loss-per-gain")
@@ -85,7 +85,7 @@ class SetgenResult:
     @property
     def generalisation(self) -> dict[str, list[str]]:
         """Generalised item label ``(a, b, c)`` -> its members."""
-        return {"(" + ", ".join(g) + ")": list(g) for g in self.groups}
+        return {generalised_label(g): list(g) for g in self.groups}
 
     def summary(self) -> dict:
         """The JSON-able facts of the release (the sidecar without file names)."""

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
 from semtui.model import Dataset, DisassociatedData, TransactionData
+from semtui.reports import Report
 
 
-def dataset_info(data: Dataset) -> dict:
-    """A JSON-ready summary with stable keys (only ever added to)."""
-    if isinstance(data, DisassociatedData):
-        return _disassociated_info(data)
-    return _transactions_info(data)
+@dataclass
+class DatasetInfo(Report):
+    """The facts ``semtui info`` prints, with stable keys (only ever added to)."""
+
+    FORMAT = "semtui-info/1"
+
+    facts: dict
+    file: str | None = None
+
+    def payload(self) -> dict:
+        return {**self.facts, "file": self.file}
+
+
+def dataset_info(data: Dataset, path: str | Path | None = None) -> DatasetInfo:
+    """What kind of dataset ``data`` is, its size, items, lengths, groups or clusters."""
+    facts = _disassociated_info(data) if isinstance(data, DisassociatedData) else _transactions_info(data)
+    return DatasetInfo(facts, None if path is None else str(path))
 
 
 def _stats(values: np.ndarray) -> dict:

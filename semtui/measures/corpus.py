@@ -28,7 +28,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.fileio import check_readable, decode_text
-from semtui.progress import ProgressCallback, no_progress
+from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: Bumped whenever the layout of an index changes.
 INDEX_FORMAT = "semtui-corpus/1"

@@ -32,7 +32,7 @@ def read_itemsets(path: str | Path) -> tuple[list[list[str]], list[int]]:
     lines: list[int] = []
     for i in range(sets.n_transactions):
         items = sets.vocab.names(sets.transaction(i))
-        line = int(sets.lines[i]) if sets.lines is not None else i + 1
+        line = sets.line_of(i)
         if not items:
             raise InputError("empty constraint ('-'): a constraint needs at least one item", path, line)
         out.append(items)

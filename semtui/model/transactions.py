@@ -1,20 +1,10 @@
-"""The data model every part of semtui shares.
+"""Plain and set-generalised transactions in CSR form.
 
-Items are integer ids over one :class:`Vocabulary` of item strings.  Transactions are
-held in CSR form (``indptr`` + a flat ``tokens`` array), never as Python sets of
-strings.
-
-Set-generalised data (COAT-style, setgen-attack-shao-ong-toit2017 Def. 3.3) uses the
-same CSR: a token ``t >= 0`` is a trivially generalised (plain) item with id ``t``; a
-token ``t < 0`` is the generalised item ``g = -t - 1``, whose members are
-``gen_members[gen_indptr[g]:gen_indptr[g + 1]]``.  The *equivalence group* of a
-generalised item is the set of transactions that contain it.  Token order is the order
-of the file, which the ``nearest:N`` context needs.
-
-Disassociated data (Terrovitis et al. 2012) is a list of clusters, each with record
-chunks (multisets of sub-records, CSR) and one term chunk.  A
-:class:`DisassociationKey` links every sub-record and term-chunk term back to the
-original transaction it came from, for evaluation only.
+A token ``t >= 0`` is a trivially generalised (plain) item with id ``t``; a token ``t < 0`` is
+the generalised item ``g = -t - 1``, whose members are
+``gen_members[gen_indptr[g]:gen_indptr[g + 1]]`` (setgen-attack-shao-ong-toit2017 Def. 3.3).
+The *equivalence group* of a generalised item is the set of transactions that contain it.
+Token order is the order of the file, which the ``nearest:N`` context needs.
 """
 
 from __future__ import annotations
@@ -24,63 +14,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-Item = str
+from semtui.model.vocabulary import Vocabulary
+
 #: A transaction as strings: plain items, and lists of members for generalised items.
 Token = str | Sequence[str]
 
 
-class Vocabulary:
-    """A bijection between item strings and dense integer ids 0..n-1 (first seen first)."""
+def generalised_label(members: Iterable[str]) -> str:
+    """The papers' notation for a generalised item: ``(a, b, c)``."""
+    return "(" + ", ".join(members) + ")"
 
-    __slots__ = ("_index", "_items")
 
-    def __init__(self, items: Iterable[str] = ()):
-        self._items: list[str] = []
-        self._index: dict[str, int] = {}
-        for it in items:
-            self.add(it)
-
-    def add(self, item: str) -> int:
-        """Return the id of ``item``, giving it the next id if it is new."""
-        i = self._index.get(item)
-        if i is None:
-            i = len(self._items)
-            self._index[item] = i
-            self._items.append(item)
-        return i
-
-    def get(self, item: str) -> int | None:
-        return self._index.get(item)
-
-    def id(self, item: str) -> int:
-        """The id of a known item (KeyError otherwise)."""
-        return self._index[item]
-
-    def ids(self, items: Iterable[str]) -> np.ndarray:
-        return np.fromiter((self._index[i] for i in items), dtype=np.int32)
-
-    def names(self, ids: Iterable[int]) -> list[str]:
-        items = self._items
-        return [items[int(i)] for i in ids]
-
-    @property
-    def items(self) -> list[str]:
-        return self._items
-
-    def __getitem__(self, i: int) -> str:
-        return self._items[i]
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._index
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self):
-        return iter(self._items)
-
-    def __repr__(self) -> str:
-        return f"Vocabulary({len(self)} items)"
+def token_label(token: Token) -> str:
+    """A token as the papers write it: a plain item as is, a generalised one in brackets."""
+    return token if isinstance(token, str) else generalised_label(token)
 
 
 def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
@@ -151,6 +98,10 @@ class TransactionData:
         """The transaction index of every token (same length as ``tokens``)."""
         return np.repeat(np.arange(self.n_transactions, dtype=np.int64), self.lengths)
 
+    def line_of(self, i: int) -> int:
+        """The 1-based source line of transaction ``i`` (its position when built in memory)."""
+        return int(self.lines[i]) if self.lines is not None else int(i) + 1
+
     def transaction(self, i: int) -> np.ndarray:
         return self.tokens[self.indptr[i] : self.indptr[i + 1]]
 
@@ -162,7 +113,7 @@ class TransactionData:
 
     def label(self, g: int) -> str:
         """The papers' notation for a generalised item: ``(a, b, c)``."""
-        return "(" + ", ".join(self.member_names(g)) + ")"
+        return generalised_label(self.member_names(g))
 
     def token_names(self, i: int) -> list[Token]:
         """Transaction ``i`` as strings (generalised items as lists of members)."""
@@ -264,87 +215,3 @@ class TransactionBuilder:
         gen_indptr, gen_members = _csr_from_lists(self._gen_members)
         lines = np.asarray(self.lines, dtype=np.int32) if self.lines else None
         return TransactionData(self.vocab, indptr, tokens, gen_indptr, gen_members, lines, ids)
-
-
-# ---------------------------------------------------------------------- disassociation
-@dataclass
-class RecordChunk:
-    """A multiset of sub-records, CSR: sub-record r is ``items[indptr[r]:indptr[r+1]]``."""
-
-    indptr: np.ndarray
-    items: np.ndarray
-
-    @classmethod
-    def from_lists(cls, sub_records: Sequence[Sequence[int]]) -> RecordChunk:
-        return cls(*_csr_from_lists(sub_records))
-
-    def __len__(self) -> int:
-        return len(self.indptr) - 1
-
-    def sub_record(self, r: int) -> np.ndarray:
-        return self.items[self.indptr[r] : self.indptr[r + 1]]
-
-    def domain(self) -> np.ndarray:
-        """The distinct items of the chunk."""
-        return np.unique(self.items)
-
-
-@dataclass
-class Cluster:
-    id: str
-    size: int
-    record_chunks: list[RecordChunk]
-    term_chunk: np.ndarray
-
-
-@dataclass
-class DisassociatedData:
-    """Clusters of record chunks and a term chunk, declared k^m-anonymous."""
-
-    vocab: Vocabulary
-    k: int
-    m: int
-    clusters: list[Cluster]
-
-    kind = "disassociated"
-
-    @property
-    def n_transactions(self) -> int:
-        return int(sum(c.size for c in self.clusters))
-
-    def __len__(self) -> int:
-        return self.n_transactions
-
-    @property
-    def n_record_chunks(self) -> int:
-        return sum(len(c.record_chunks) for c in self.clusters)
-
-    @property
-    def n_term_chunk_terms(self) -> int:
-        return int(sum(len(c.term_chunk) for c in self.clusters))
-
-
-@dataclass
-class ClusterKey:
-    """Original transaction index (0-based, in the original file) of each sub-record of each
-    record chunk, and the original transactions of each term-chunk term."""
-
-    id: str
-    record_chunks: list[list[int]]
-    term_chunk: list[list[int]]
-
-
-@dataclass
-class DisassociationKey:
-    """The private key of a disassociated release (evaluation only)."""
-
-    clusters: list[ClusterKey]
-
-    def cluster(self, cid: str) -> ClusterKey:
-        for c in self.clusters:
-            if c.id == cid:
-                return c
-        raise KeyError(cid)
-
-
-Dataset = TransactionData | DisassociatedData

@@ -1,0 +1,22 @@
+"""Set-based generalisation in the manner of COAT (Loukides et al. 2011): an item is
+replaced by a set of items until every privacy constraint is supported by >= k
+transactions or by none.  See :mod:`.coat` and docs/anonymize.md."""
+
+from semtui.anonymize.setgen.coat import SetgenResult, anonymize
+from semtui.anonymize.setgen.constraints import (
+    parse_sizes,
+    random_privacy,
+    read_privacy,
+    read_utility,
+    wordnet_utility,
+)
+
+__all__ = [
+    "SetgenResult",
+    "anonymize",
+    "parse_sizes",
+    "random_privacy",
+    "read_privacy",
+    "read_utility",
+    "wordnet_utility",
+]

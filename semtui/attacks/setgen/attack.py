@@ -1,0 +1,317 @@
+"""The semantic attack on set-generalised transactions over a whole release (Shao & Ong, ACM
+TOIT 2017; Ong's thesis, ch. 3-5): plan -> score -> per-group kernel -> merge.
+
+* **plan**: the contexts of every equivalence group (:mod:`.tables`) and, with the original,
+  which member cells are original (the ground truth);
+* **score**: one batched call to the measure, every member against every context item of the
+  dataset (the measure reports progress and can be cancelled);
+* **kernel** (:mod:`.kernel`): per group, the distance table, the eliminator, the group's
+  metrics; run serially or in worker processes by :func:`semtui.runtime.run_units`;
+* **merge**: the dataset-wide figures of :mod:`semtui.metrics.elimination`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
+from semtui.attacks.setgen.options import AttackOptions
+from semtui.attacks.setgen.tables import contexts_for_group
+from semtui.errors import InputError
+from semtui.measures.base import Measure
+from semtui.metrics import elimination as em
+from semtui.model import TransactionBuilder, TransactionData
+from semtui.reports import Report, json_float
+from semtui.runtime import ProgressCallback, no_progress, run_units
+
+REPORT_FORMAT = "semtui-setgen-report/1"
+
+#: The papers' tables have at most this many members; the metrics are also given apart for
+#: tables of up to this size and for larger ones.
+PAPER_TABLE_MEMBERS = 16
+
+
+# --------------------------------------------------------------------------- the report
+@dataclass
+class SetgenAttackReport(Report):
+    """What one attack did to a release, and, with the original, what it took back."""
+
+    FORMAT = REPORT_FORMAT
+
+    options: AttackOptions
+    measure_name: str
+    measure_kind: str
+    k: int
+    k_source: str
+    unknown_terms: list[str]
+    summary: dict
+    privacy: dict
+    groups: list[dict]
+    metrics: dict | None = None
+    data: str | None = None
+    original: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def payload(self) -> dict:
+        o = self.options
+        out = {
+            "method": o.method,
+            "measure": self.measure_name,
+            "measure_kind": self.measure_kind,
+            "context": o.context,
+            "aggregate": o.aggregate,
+            "threshold": o.threshold,
+            "seed": o.seed,
+            "k": self.k,
+            "k_source": self.k_source,
+            "unknown_terms": self.unknown_terms,
+            "summary": self.summary,
+            "privacy": self.privacy,
+            "groups": self.groups,
+        }
+        if self.metrics is not None:
+            out["metrics"] = self.metrics
+        out["data"] = self.data
+        out["original"] = self.original
+        return out
+
+
+# --------------------------------------------------------------------------- exposure's k
+def release_k(data_path: str | Path | None) -> int | None:
+    """The k a set-generalised release was made for, from its sidecar ``DATA.json`` when there
+    is one (what ``semtui anonymize setgen`` writes)."""
+    if data_path is None or str(data_path) == "-":
+        return None
+    side = Path(str(data_path) + ".json")
+    if not side.is_file():
+        return None
+    from semtui import reports
+
+    try:
+        doc = reports.read(side, "semtui-setgen-sidecar/", "a set-generalisation sidecar")
+    except InputError:
+        return None  # a JSON file beside the release that is not its sidecar says nothing
+    k = doc.get("k")
+    return k if isinstance(k, int) and k >= 1 else None
+
+
+# --------------------------------------------------------------------------- the attack
+def run_setgen_attack(
+    data: TransactionData,
+    original: TransactionData | None = None,
+    options: AttackOptions | None = None,
+    *,
+    measure: Measure | None = None,
+    progress: ProgressCallback | None = None,
+    data_path: str | Path | None = None,
+    original_path: str | Path | None = None,
+) -> SetgenAttackReport:
+    """Attack every equivalence group of ``data``.
+
+    ``measure`` overrides the one ``options.measure`` names (an opened measure, e.g. in tests).
+    Exposure is judged against ``options.k``, else the k of the release's sidecar, else the
+    smallest group size (the least cover the release offers).  ``progress(done, total,
+    message)`` may raise ``Interrupted`` to cancel.
+    """
+    from semtui.measures import open_measure
+
+    options = options or AttackOptions()
+    progress = progress or no_progress
+    if data.n_generalised == 0:
+        raise InputError("the dataset has no generalised items to attack", data_path)
+    started = time.perf_counter()
+    if measure is None:
+        measure = open_measure(options.measure, vectors=options.vectors, cache=options.cache)
+    sizes = data.group_sizes()
+    if options.k is not None:
+        k, k_source = int(options.k), "option"
+    elif (side_k := release_k(data_path)) is not None:
+        k, k_source = side_k, "sidecar"
+    else:
+        k, k_source = int(sizes.min()), "smallest group size"
+
+    # 1. plan: contexts of every group, and the ground truth
+    units = _plan(data, original, options, progress, original_path)
+
+    # 2. score: one batched call to the measure
+    vocab = data.vocab
+    member_ids = np.unique(data.gen_members)
+    ctx_ids = np.unique(np.concatenate([u.ctx_items for u in units] + [np.zeros(0, dtype=np.int32)]))
+    unknown = sorted(set(measure.unknown(vocab.names(np.union1d(member_ids, ctx_ids)))))
+    if len(member_ids) and len(ctx_ids):
+        dist = np.asarray(measure.distances(vocab.names(member_ids), vocab.names(ctx_ids), progress), dtype=np.float64)
+    else:
+        dist = np.zeros((len(member_ids), len(ctx_ids)))
+    unknown_set = set(unknown)
+    ctx_known = np.array([vocab[i] not in unknown_set for i in ctx_ids], dtype=bool) & ~np.all(np.isnan(dist), axis=0) \
+        if len(ctx_ids) else np.zeros(0, dtype=bool)
+    member_pos = np.full(len(vocab), -1, dtype=np.int64)
+    member_pos[member_ids] = np.arange(len(member_ids))
+    ctx_pos = np.full(len(vocab), -1, dtype=np.int64)
+    ctx_pos[ctx_ids] = np.arange(len(ctx_ids))
+    shared = Shared(vocab.items, dist, member_pos, ctx_pos, ctx_known, options.method, options.threshold,
+                    options.seed, options.aggregate_spec, k, options.baseline_draws if original is not None else 0)
+
+    # 3. the per-group kernel, serially or in worker processes
+    outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
+                                             costs=[u.cost for u in units], progress=progress, message="attacking")
+
+    # 4. merge
+    n_groups = data.n_generalised
+    summary = {
+        "transactions": data.n_transactions,
+        "groups": n_groups,
+        "rows": int(sizes.sum()),
+        "attacked_rows": sum(o.attacked_rows for o in outcomes),
+        "skipped_rows": sum(o.skipped_rows for o in outcomes),
+        "eliminations": sum(o.eliminated for o in outcomes),
+    }
+    member_items = sum(o.n_members for o in outcomes)
+    exposed = sum(o.exposed for o in outcomes)
+    privacy = {
+        "k": k,
+        "k_source": k_source,
+        "member_items": member_items,
+        "exposed_items": exposed,
+        "exposed_share": json_float(exposed / member_items) if member_items else None,
+        "reidentified_rows": sum(o.reidentified for o in outcomes),
+    }
+    metrics = merge_metrics(outcomes, options) if original is not None else None
+    summary["seconds"] = round(time.perf_counter() - started, 4)
+    return SetgenAttackReport(
+        options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
+        measure_kind=getattr(measure, "kind", "distance"), k=k, k_source=k_source, unknown_terms=unknown,
+        summary=summary, privacy=privacy, groups=[o.entry for o in outcomes], metrics=metrics,
+        data=None if data_path is None else str(data_path),
+        original=None if original_path is None else str(original_path))
+
+
+def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,
+          progress: ProgressCallback, original_path) -> list[GroupUnit]:
+    truth_csr = em.align_original(data, original, original_path)[0] if original is not None else None
+    ctx = options.context_spec
+    n_groups = data.n_generalised
+    lines = data.lines if data.lines is not None else np.arange(1, data.n_transactions + 1)
+    units = []
+    for g in range(n_groups):
+        if g % 64 == 0:  # a cancel takes effect here too, not only once the tables are built
+            progress(g, n_groups, "contexts")
+        rows, cptr, citems = contexts_for_group(data, g, ctx)
+        members = data.members(g)
+        truth = truth_csr[rows][:, members].toarray() > 0 if truth_csr is not None else None
+        units.append(GroupUnit(g, members, rows, np.asarray(lines)[rows], cptr, citems, truth))
+    return units
+
+
+def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
+    """The dataset-wide metrics (ALGORITHMS.md §6), overall and by table size, with intervals."""
+    small = np.array([o.n_members <= PAPER_TABLE_MEMBERS for o in outcomes], dtype=bool)
+    overall = _figures(outcomes, options, intervals=True)
+    overall["by_table_size"] = {
+        f"members<={PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if s], options),
+        f"members>{PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if not s], options),
+    }
+    return overall
+
+
+def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False) -> dict:
+    def total(name: str) -> np.ndarray:
+        return np.array([getattr(o, name) for o in outcomes], dtype=np.float64)
+
+    elim, added, correct = total("eliminated"), total("added"), total("correct")
+    attackable = total("added_attackable")
+    out = em.prf(int(elim.sum()), int(added.sum()), int(correct.sum()))
+    a = np.concatenate([o.added_distances for o in outcomes] + [np.zeros(0)])
+    o_ = np.concatenate([o.original_distances for o in outcomes] + [np.zeros(0)])
+    pooled_auc = em.auc(a, o_)
+    within_u, pairs = total("within_u"), total("within_pairs")
+    cells = total("cells")
+    out.update({
+        "groups": len(outcomes),
+        "auc": pooled_auc,
+        "auc_pooled": pooled_auc,
+        "auc_within_table": within_u.sum() / pairs.sum() if pairs.sum() else None,
+        "density": total("original_cells").sum() / cells.sum() if cells.sum() else None,
+        "density_per_item": total("density_sum").sum() / total("occurrences").sum() if total("occurrences").sum() else None,
+        "added_attackable": int(attackable.sum()),
+        "recall_attackable": em.recall(correct.sum(), attackable.sum()),
+    })
+    b_elim, b_correct = total("baseline_eliminated").sum(), total("baseline_correct").sum()
+    if options.baseline_draws:
+        bp, br = em.precision(b_correct, b_elim), em.recall(b_correct, added.sum())
+        out["baseline"] = {
+            "kind": "budget-matched random",
+            "draws": options.baseline_draws,
+            "eliminated": b_elim,
+            "correct": b_correct,
+            "precision": bp,
+            "recall": br,
+            "f1": em.f1(bp, br),
+            "error_ratio": em.error_ratio(out["precision"], bp),
+        }
+    if intervals and options.resamples and outcomes:
+        w = em.bootstrap_weights(len(outcomes), options.resamples, 0 if options.seed is None else options.seed)
+        unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
+                               for i, o in enumerate(outcomes)] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+        values = np.concatenate([np.concatenate([o.added_distances, o.original_distances]) for o in outcomes] + [np.zeros(0)])
+        is_added = np.concatenate([np.r_[np.ones(len(o.added_distances), bool), np.zeros(len(o.original_distances), bool)]
+                                   for o in outcomes] + [np.zeros(0, bool)])
+        found = {
+            "precision": em.ratio_interval(correct, elim, w),
+            "recall": em.ratio_interval(correct, added, w),
+            "recall_attackable": em.ratio_interval(correct, attackable, w),
+            "auc_within_table": em.ratio_interval(within_u, pairs, w),
+            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w),
+        }
+        if options.baseline_draws:
+            found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
+        out["intervals"] = {k: v.to_json() for k, v in found.items() if v is not None}
+    return _rounded(out)
+
+
+def _rounded(d: dict) -> dict:
+    return {k: json_float(v) if isinstance(v, float | np.floating) else _rounded(v) if isinstance(v, dict) else v
+            for k, v in d.items()}
+
+
+# --------------------------------------------------------------------------- outputs
+def attacked_dataset(data: TransactionData, report: SetgenAttackReport | dict) -> TransactionData:
+    """The release with each generalised item reduced, per transaction, to what survived."""
+    groups = report.groups if isinstance(report, SetgenAttackReport) else report["groups"]
+    removed: dict[tuple[int, int], set[str]] = {}
+    for grp in groups:
+        for e in grp["eliminations"]:
+            removed.setdefault((e["transaction"], grp["id"]), set()).add(e["item"])
+    builder = TransactionBuilder()
+    for i in range(data.n_transactions):
+        out = []
+        for t in data.transaction(i).tolist():
+            if t >= 0:
+                out.append(data.vocab[t])
+                continue
+            g = -t - 1
+            gone = removed.get((i, g))
+            members = data.member_names(g)
+            out.append(members if not gone else [x for x in members if x not in gone])
+        builder.add(out)
+    return builder.build(ids=data.ids)
+
+
+def write_report(report: SetgenAttackReport | dict, path: str | Path) -> None:
+    from semtui import reports
+
+    reports.write(report, path)
+
+
+def load_report(path: str | Path) -> dict:
+    """A report written by :func:`write_report` (as its JSON document)."""
+    from semtui import reports
+
+    report = reports.read(path, REPORT_FORMAT, "a set-generalisation attack report")
+    if not isinstance(report.get("groups"), list):
+        raise InputError("report has no 'groups' list", path)
+    return report

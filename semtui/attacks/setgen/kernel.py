@@ -1,0 +1,189 @@
+"""The per-group kernel of the set-generalisation attack: one equivalence group in, its
+distance table, eliminations and metric ingredients out.
+
+A plain function of arrays (:func:`attack_group`), picklable with its inputs, so that the
+runtime can run groups serially or in worker processes with the same result: its random
+choices come from a seed derived from (run seed, group id) only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from semtui.attacks.setgen.eliminate import eliminate
+from semtui.attacks.setgen.options import group_seed
+from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
+from semtui.metrics.elimination import budget_matched_eliminations, within_table_pairs
+from semtui.model import generalised_label
+from semtui.reports import json_float
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every group of a run shares: the one batched score matrix and the run's settings."""
+
+    names: list[str]  # vocabulary id -> item
+    dist: np.ndarray  # distance of member position x context position
+    member_pos: np.ndarray  # vocabulary id -> row of ``dist`` (-1: not a member)
+    ctx_pos: np.ndarray  # vocabulary id -> column of ``dist`` (-1: not a context item)
+    ctx_known: np.ndarray  # per column of ``dist``: the measure scores it
+    method: str
+    threshold: float | None
+    seed: int | None
+    aggregate: AggregateSpec
+    k: int
+    baseline_draws: int
+
+
+@dataclass(frozen=True)
+class GroupUnit:
+    """One equivalence group: its members, its rows (all of them) with their contexts, and,
+    with the original, which member cells are original."""
+
+    group: int
+    members: np.ndarray  # vocabulary ids
+    rows: np.ndarray  # transaction indices
+    lines: np.ndarray  # source line of each row
+    ctx_indptr: np.ndarray
+    ctx_items: np.ndarray  # vocabulary ids, CSR over rows
+    truth: np.ndarray | None = None  # rows x members, bool
+
+    @property
+    def cost(self) -> int:
+        """A guide to the kernel's time, for balancing work across processes."""
+        n, m = len(self.rows), len(self.members)
+        return n * m * max(m, 8) + len(self.ctx_items) * m
+
+
+@dataclass
+class GroupOutcome:
+    """What the kernel found for one group: the report's JSON-ready group entry plus the
+    ingredients of the dataset-wide metrics (summed over groups by the merge)."""
+
+    entry: dict
+    n_members: int
+    attacked_rows: int
+    skipped_rows: int
+    eliminated: int
+    exposed: int
+    reidentified: int
+    # with the original only
+    added: int = 0
+    correct: int = 0
+    added_attackable: int = 0
+    original_cells: int = 0
+    cells: int = 0
+    density_sum: float = 0.0  # sum over occurrences of the share of members that are original
+    occurrences: int = 0
+    within_u: float = 0.0
+    within_pairs: int = 0
+    baseline_eliminated: float = 0.0  # per draw, averaged
+    baseline_correct: float = 0.0
+    added_distances: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    original_distances: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
+    """Build the group's distance table, run the eliminator, measure what it did."""
+    names = shared.names
+    members = unit.members
+    n_all = len(unit.rows)
+    # keep only context items the measure knows; rows left without context are skipped
+    cpos = shared.ctx_pos[unit.ctx_items]
+    known = shared.ctx_known[cpos] if len(cpos) else np.zeros(0, dtype=bool)
+    seg = np.repeat(np.arange(n_all), np.diff(unit.ctx_indptr))
+    kept_counts = np.bincount(seg[known], minlength=n_all)
+    has_ctx = kept_counts > 0
+    rows = unit.rows[has_ctx]
+    kept_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(kept_counts[has_ctx], out=kept_ptr[1:])
+    block = shared.dist[shared.member_pos[members]][:, cpos[known]]
+    table = aggregate_table(block, kept_ptr, shared.aggregate)
+    result = eliminate(table, shared.method, threshold=shared.threshold,
+                       seed=group_seed(shared.seed, unit.group))
+
+    member_names = [names[i] for i in members.tolist()]
+    kept_items = unit.ctx_items[known]
+    context_names = [names[i] for i in kept_items.tolist()]
+    bounds = kept_ptr.tolist()
+    row_entries = [
+        {"transaction": t, "line": line, "context": context_names[bounds[r]:bounds[r + 1]]}
+        for r, (t, line) in enumerate(zip(rows.tolist(), unit.lines[has_ctx].tolist()))
+    ]
+    elims = result.eliminations
+    e_rows = np.fromiter((e.row for e in elims), dtype=np.int64, count=len(elims))
+    e_cols = np.fromiter((e.col for e in elims), dtype=np.int64, count=len(elims))
+    elim_entries = [
+        {"step": e.step, "transaction": int(rows[e.row]), "row": int(e.row), "item": member_names[e.col],
+         "column": int(e.col), "distance": json_float(e.distance), "weighted": json_float(e.weighted),
+         "vulnerability": json_float(e.vulnerability), "group": e.group}
+        for e in elims
+    ]
+    possible = n_all - np.bincount(e_cols, minlength=len(members))
+    exposed = [member_names[j] for j in np.flatnonzero(possible < shared.k)]
+    # a row is reduced to one member when exactly one member is still possible in it:
+    # live cells, plus cells the measure could not score (never eliminated)
+    possible_cells = result.live | np.isnan(table)
+    reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
+    entry = {
+        "id": unit.group,
+        "generalised_item": generalised_label(member_names),
+        "members": member_names,
+        "size": n_all,
+        "rows": row_entries,
+        "skipped": unit.rows[~has_ctx].tolist(),
+        "table": [[json_float(v) for v in row] for row in table.tolist()],
+        "threshold": json_float(result.threshold),
+        "eliminations": elim_entries,
+        "possible": dict(zip(member_names, possible.tolist())),
+        "exposed": exposed,
+        "reidentified_rows": reidentified,
+    }
+    out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified)
+    if unit.truth is not None:
+        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live)
+    return out
+
+
+def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarray, has_ctx: np.ndarray,
+             e_rows: np.ndarray, e_cols: np.ndarray, live: np.ndarray) -> None:
+    """The metric ingredients of one group (metrics.elimination defines each)."""
+    from semtui.metrics.elimination import prf
+
+    truth_all = unit.truth
+    truth = truth_all[has_ctx]
+    out.added = int((~truth_all).sum())
+    out.added_attackable = int((~truth).sum())
+    out.correct = int((~truth[e_rows, e_cols]).sum()) if len(e_rows) else 0
+    out.original_cells = int(truth_all.sum())
+    out.cells = int(truth_all.size)
+    out.occurrences = len(truth_all)
+    out.density_sum = float(truth_all.mean(axis=1).sum()) if truth_all.size else 0.0
+    out.added_distances = table[~truth]
+    out.original_distances = table[truth]
+    out.within_u, out.within_pairs = within_table_pairs(table, truth)
+    if shared.baseline_draws and len(e_rows):
+        budget = np.bincount(e_rows, minlength=table.shape[0])
+        present = ~np.isnan(table)
+        scorable = present & (table >= 0)
+        rng = np.random.default_rng(np.random.SeedSequence([0 if shared.seed is None else shared.seed,
+                                                            unit.group, 0xBA5E]))
+        elim_b = correct_b = 0
+        for _ in range(shared.baseline_draws):  # a few draws, each vectorised over the table
+            mask = budget_matched_eliminations(present, scorable, budget, rng)
+            elim_b += int(mask.sum())
+            correct_b += int((mask & ~truth).sum())
+        out.baseline_eliminated = elim_b / shared.baseline_draws
+        out.baseline_correct = correct_b / shared.baseline_draws
+    metrics = prf(out.eliminated, out.added, out.correct)
+    metrics["recall_attackable"] = out.correct / out.added_attackable if out.added_attackable else None
+    metrics["added_attackable"] = out.added_attackable
+    from semtui.metrics.elimination import auc
+
+    metrics["auc"] = auc(out.added_distances, out.original_distances)
+    metrics["auc_within_table"] = out.within_u / out.within_pairs if out.within_pairs else None
+    out.entry["original"] = truth.tolist()
+    out.entry["density"] = json_float(truth_all.mean()) if truth_all.size else None
+    out.entry["metrics"] = {key: json_float(v) if isinstance(v, float) else v for key, v in metrics.items()}

@@ -1,0 +1,125 @@
+"""The options of the set-generalisation attack: defaults and validation, in one place.
+
+The CLI, the TUI form and the engine all build an :class:`AttackOptions`; a bad value raises
+:class:`InputError` with ``option`` set to the field's name, which each face words itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from semtui.attacks.setgen.eliminate import METHODS
+from semtui.attacks.setgen.tables import AggregateSpec, ContextSpec
+from semtui.errors import InputError
+
+#: The methods with a threshold δ (the others take none).
+THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+
+#: One line per method, for help texts and the TUI form.
+METHOD_HELP = {
+    "mda": "mda: the single largest distance",
+    "tba": "tba: every distance above δ",
+    "wba": "wba: weighted distances above δ",
+    "gba": "gba: group vulnerability, weights from counts",
+    "rba": "rba: group vulnerability, weights redistributed",
+    "ra": "ra: the random baseline (each cell with p = 0.5)",
+}
+
+#: Bootstrap resamples for the intervals (ALGORITHMS.md §6), and budget-matched baseline draws.
+DEFAULT_RESAMPLES = 200
+DEFAULT_BASELINE_DRAWS = 10
+
+
+@dataclass(frozen=True)
+class AttackOptions:
+    """Everything that decides an attack's result, with the papers' defaults."""
+
+    method: str = "rba"
+    measure: str = "embedding"
+    context: str = "all"
+    aggregate: str = "mean"
+    threshold: float | None = None
+    seed: int | None = None
+    k: int | None = None
+    vectors: str | None = None
+    cache: bool = True
+    jobs: int = 1
+    resamples: int = DEFAULT_RESAMPLES
+    baseline_draws: int = DEFAULT_BASELINE_DRAWS
+
+    def __post_init__(self) -> None:
+        method = str(self.method).strip().lower()
+        object.__setattr__(self, "method", method)
+        if method not in METHODS:
+            raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
+        from semtui.measures import check_measure
+
+        measure = str(self.measure).strip()
+        if not measure:
+            raise InputError("the measure is empty (try 'embedding' or 'scores:FILE')", option="measure")
+        try:
+            kind = check_measure(measure)
+        except InputError as exc:
+            raise InputError(exc.message, option="measure") from None
+        object.__setattr__(self, "measure", measure)
+        if self.vectors is not None:
+            if kind != "embedding":
+                raise InputError(f"a vectors file only applies to the embedding measure, not {measure!r}",
+                                 option="vectors")
+            object.__setattr__(self, "vectors", str(self.vectors))
+        object.__setattr__(self, "context", str(self.context_spec))
+        object.__setattr__(self, "aggregate", str(self.aggregate_spec))
+        if self.threshold is not None:
+            if method not in THRESHOLD_METHODS:
+                raise InputError(f"a threshold does not apply to {method}", option="threshold")
+            if not math.isfinite(self.threshold):
+                raise InputError(f"the threshold must be a finite number, got {self.threshold}", option="threshold")
+        if self.seed is not None:
+            if method != "ra":
+                raise InputError(f"a seed only applies to the random baseline ra, not {method}", option="seed")
+            if int(self.seed) != self.seed or self.seed < 0:
+                raise InputError(f"the seed must be a non-negative integer, got {self.seed}", option="seed")
+        if self.k is not None and (int(self.k) != self.k or self.k < 1):
+            raise InputError(f"k must be a whole number of at least 1, got {self.k}", option="k")
+        if int(self.jobs) != self.jobs or self.jobs < 1:
+            raise InputError(f"jobs must be a whole number of at least 1, got {self.jobs}", option="jobs")
+        if self.resamples < 0 or self.baseline_draws < 0:
+            raise InputError("resamples and baseline draws cannot be negative", option="resamples")
+
+    @property
+    def context_spec(self) -> ContextSpec:
+        try:
+            return ContextSpec.parse(str(self.context).strip() or "all")
+        except InputError as exc:
+            raise InputError(exc.message, option="context") from None
+
+    @property
+    def aggregate_spec(self) -> AggregateSpec:
+        try:
+            return AggregateSpec.parse(str(self.aggregate).strip() or "mean")
+        except InputError as exc:
+            raise InputError(exc.message, option="aggregate") from None
+
+    @property
+    def measure_files(self) -> list[Path]:
+        """The files the options read (a measure's file, a vectors file): never outputs."""
+        arg = self.measure.partition(":")[2]
+        return [Path(p) for p in (arg or None, self.vectors) if p]
+
+    def replace(self, **changes) -> AttackOptions:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def group_seed(seed: int | None, group: int) -> int | None:
+    """The seed of one equivalence group's random choices, derived from the run's seed and the
+    group's id only, so that a run gives the same result serially or in parallel."""
+    if seed is None:
+        return None
+    import numpy as np
+
+    return int(np.random.SeedSequence([int(seed), int(group)]).generate_state(1)[0])

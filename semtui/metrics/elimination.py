@@ -1,0 +1,251 @@
+"""Metrics of an elimination attack on set-generalised data (ALGORITHMS.md §1 and §6).
+
+Each metric is defined once here and used by the attack, the CLI and the TUI alike.  The
+ground truth is the *original* transaction set: a member cell of a distance table is
+*original* when the original transaction holds that member, *added* otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from semtui.errors import InputError
+from semtui.model import TransactionData
+
+
+# --------------------------------------------------------------------------- ground truth
+def align_original(data: TransactionData, original: TransactionData, original_path=None):
+    """The original as a CSR (transactions x release vocabulary), checked to align with the
+    release line for line, and for every generalised token of the release (in token order)
+    how many of its members that transaction really holds."""
+    from scipy.sparse import csr_matrix
+
+    if original.n_transactions != data.n_transactions:
+        raise InputError(
+            f"the original has {original.n_transactions} transactions but the release has "
+            f"{data.n_transactions}; they must align line for line", original_path)
+    if original.n_generalised:
+        raise InputError("the original must be plain transactions, not set-generalised", original_path)
+    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
+                         dtype=np.int64, count=len(original.vocab))
+    cols = lookup[original.tokens]
+    rows = original.row_of_token()
+    keep = cols >= 0
+    orig = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
+                      shape=(data.n_transactions, len(data.vocab)))
+    found = _members_held(data, orig)
+    _check_alignment(data, orig, found, original, original_path)
+    return orig, found
+
+
+def _members_held(data: TransactionData, orig) -> np.ndarray:
+    """For every generalised token (in token order): members of its item the original holds."""
+    from scipy.sparse import csr_matrix
+
+    gen = data.tokens < 0
+    if not gen.any():
+        return np.zeros(0, dtype=np.int64)
+    g_of = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
+    members = csr_matrix((np.ones(len(g_of), dtype=np.int32), (data.gen_members, g_of)),
+                         shape=(len(data.vocab), data.n_generalised))
+    hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
+    rows = data.row_of_token()[gen]
+    return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
+
+
+def _check_alignment(data: TransactionData, orig, found: np.ndarray, original: TransactionData,
+                     original_path) -> None:
+    """Transaction i of the release must come from transaction i of the original: its plain
+    items are original items and each generalised item has a member there.  A shuffled or
+    foreign original would otherwise give metrics that look plausible and mean nothing."""
+    rows = data.row_of_token()
+    plain = data.tokens >= 0
+    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel()
+    bad_rows = np.concatenate([rows[plain][held == 0], rows[~plain][found == 0]])
+    if bad_rows.size:
+        i = int(bad_rows.min())
+        raise InputError(
+            f"transaction {i} of the release does not come from this line of the original "
+            f"({bad_rows.size} items disagree in all); the original must align line for line",
+            original_path, original.line_of(i))
+
+
+def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
+    """Pooled density of every equivalence group (thesis Def. 16): the share of its member cells
+    (rows x members) that are original items.  Needs no measure and no attack."""
+    _, found = align_original(data, original, original_path)
+    gs = -data.tokens[data.tokens < 0].astype(np.int64) - 1
+    cells = data.group_sizes() * np.diff(data.gen_indptr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(gs, weights=found.astype(np.float64), minlength=data.n_generalised) / cells
+
+
+# --------------------------------------------------------------------------- single numbers
+def precision(correct: float, eliminated: float) -> float | None:
+    """Share of eliminations that removed an added item."""
+    return correct / eliminated if eliminated else None
+
+
+def recall(correct: float, added: float) -> float | None:
+    """Share of the added items that were eliminated."""
+    return correct / added if added else None
+
+
+def f1(p: float | None, r: float | None) -> float | None:
+    """Harmonic mean of precision and recall (0 when either is 0)."""
+    if p is None or r is None:
+        return None
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def prf(eliminated: int, added: int, correct: int) -> dict:
+    """Counts with precision, recall and F1, as the reports hold them."""
+    p, r = precision(correct, eliminated), recall(correct, added)
+    return {"eliminated": eliminated, "added": added, "correct": correct,
+            "precision": p, "recall": r, "f1": f1(p, r)}
+
+
+def error_ratio(p: float | None, baseline_p: float | None) -> float | None:
+    """(1 - precision) / (1 - baseline precision): a method's wrong eliminations as a share of a
+    random attacker's with the same budget (below 1: better than chance)."""
+    if p is None or baseline_p is None or baseline_p >= 1:
+        return None
+    return (1 - p) / (1 - baseline_p)
+
+
+def auc(added: np.ndarray, original: np.ndarray) -> float | None:
+    """Pooled AUC: P(an added cell's distance > an original cell's), ties counting one half."""
+    added = added[np.isfinite(added)]
+    original = original[np.isfinite(original)]
+    if added.size == 0 or original.size == 0:
+        return None
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([added, original]))
+    u = ranks[: added.size].sum() - added.size * (added.size + 1) / 2
+    return float(u / (added.size * original.size))
+
+
+def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
+    """For one distance table: ``(U, pairs)`` where ``pairs`` counts (added, original) cells of
+    the same row (both scored) and ``U`` those where the added cell is farther (ties 1/2).  The
+    AUC within table is ``sum(U) / sum(pairs)`` over tables (ALGORITHMS.md §6)."""
+    if table.size == 0:
+        return 0.0, 0
+    scored = np.isfinite(table)
+    a = scored & ~truth  # added cells
+    o = scored & truth  # original cells
+    d = np.where(scored, table, 0.0)
+    # rows x added-col x original-col comparisons, only where both are present
+    gt = (d[:, :, None] > d[:, None, :]).astype(np.float64)
+    gt += 0.5 * (d[:, :, None] == d[:, None, :])
+    mask = a[:, :, None] & o[:, None, :]
+    return float((gt * mask).sum()), int(mask.sum())
+
+
+# --------------------------------------------------------------------------- budget-matched baseline
+def budget_matched_eliminations(live_before: np.ndarray, scorable: np.ndarray, budget: np.ndarray,
+                                rng: np.random.Generator) -> np.ndarray:
+    """One draw of the budget-matched random attacker (ALGORITHMS.md §6) on one table: in row i
+    eliminate ``budget[i]`` cells chosen uniformly among its scorable live cells, never the last
+    live cell of a row or of a column.  Returns the bool mask of eliminated cells.
+
+    Rows are drawn at once (random priorities, top ``budget[i]`` per row); a column emptied that
+    way gets one cell back, and its row takes another eligible cell if one is left (rare: it only
+    happens on tables with few rows)."""
+    n_rows, n_cols = live_before.shape
+    elig = live_before & scorable
+    prio = np.where(elig, rng.random((n_rows, n_cols)), -1.0)
+    order = np.argsort(-prio, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(n_cols)[None, :].repeat(n_rows, 0), axis=1)
+    take = np.minimum(budget, np.maximum(live_before.sum(axis=1) - 1, 0))
+    take = np.minimum(take, elig.sum(axis=1))
+    out = (rank < take[:, None]) & elig
+    live = live_before & ~out
+    for j in np.flatnonzero((live.sum(axis=0) == 0) & (live_before.sum(axis=0) > 0)):
+        # give column j one cell back: a random eliminated one; its row eliminates elsewhere
+        cand = np.flatnonzero(out[:, j])
+        i = int(cand[rng.integers(len(cand))])
+        out[i, j] = False
+        live[i, j] = True
+        col_live = live.sum(axis=0)
+        other = np.flatnonzero(elig[i] & live[i] & (col_live > 1))
+        other = other[other != j]
+        if other.size and live[i].sum() > 1:
+            jj = int(other[rng.integers(len(other))])
+            out[i, jj] = True
+            live[i, jj] = False
+    return out
+
+
+# --------------------------------------------------------------------------- intervals
+@dataclass(frozen=True)
+class Interval:
+    """A seeded percentile bootstrap interval over equivalence groups (or clusters)."""
+
+    low: float
+    high: float
+    level: float
+    resamples: int
+
+    def to_json(self) -> dict:
+        from semtui.reports import json_float
+
+        return {"low": json_float(self.low), "high": json_float(self.high), "level": self.level,
+                "resamples": self.resamples}
+
+
+def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
+    """``resamples x n_units`` multiplicities of a bootstrap over units (seeded)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77]))
+    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
+
+
+def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
+    """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
+    if weights.size == 0 or den.sum() == 0:
+        return None
+    n = weights @ num
+    d = weights @ den
+    ok = d > 0
+    if not ok.any():
+        return None
+    values = n[ok] / d[ok]
+    a = (1 - level) / 2
+    return Interval(float(np.quantile(values, a)), float(np.quantile(values, 1 - a)), level, int(weights.shape[0]))
+
+
+def pooled_auc_interval(values: np.ndarray, is_added: np.ndarray, unit: np.ndarray, weights: np.ndarray,
+                        level: float = 0.95, chunk: int = 16) -> Interval | None:
+    """Interval of the pooled AUC when whole units are resampled: each cell weighs its unit's
+    multiplicity, so one sort serves every resample (weighted Mann-Whitney, ties half)."""
+    keep = np.isfinite(values)
+    values, is_added, unit = values[keep], is_added[keep], unit[keep]
+    if weights.size == 0 or not is_added.any() or is_added.all():
+        return None
+    order = np.argsort(values, kind="stable")
+    v, add, u = values[order], is_added[order], unit[order]
+    # tie blocks: cells with equal values share a block
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    block = np.cumsum(np.r_[True, v[1:] != v[:-1]]) - 1
+    out = []
+    for lo in range(0, weights.shape[0], chunk):
+        w = weights[lo:lo + chunk][:, u]  # resamples x cells
+        wo = np.where(add[None, :], 0.0, w)
+        wa = np.where(add[None, :], w, 0.0)
+        cum_o = np.cumsum(wo, axis=1)
+        below_block = np.concatenate([np.zeros((w.shape[0], 1)), cum_o], axis=1)[:, starts]  # originals before each block
+        in_block = np.add.reduceat(wo, starts, axis=1)
+        below = below_block[:, block] + 0.5 * in_block[:, block]
+        u_stat = (wa * below).sum(axis=1)
+        denom = wa.sum(axis=1) * wo.sum(axis=1)
+        ok = denom > 0
+        out.append(u_stat[ok] / denom[ok])
+    values_b = np.concatenate(out)
+    if values_b.size == 0:
+        return None
+    a = (1 - level) / 2
+    return Interval(float(np.quantile(values_b, a)), float(np.quantile(values_b, 1 - a)), level, int(weights.shape[0]))

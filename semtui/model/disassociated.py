@@ -1,0 +1,95 @@
+"""Disassociated data (Terrovitis et al. 2012): clusters of record chunks and a term chunk.
+
+A :class:`DisassociationKey` links every sub-record and term-chunk term back to the original
+transaction it came from, for evaluation only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from semtui.model.transactions import _csr_from_lists
+from semtui.model.vocabulary import Vocabulary
+
+
+@dataclass
+class RecordChunk:
+    """A multiset of sub-records, CSR: sub-record r is ``items[indptr[r]:indptr[r+1]]``."""
+
+    indptr: np.ndarray
+    items: np.ndarray
+
+    @classmethod
+    def from_lists(cls, sub_records: Sequence[Sequence[int]]) -> RecordChunk:
+        return cls(*_csr_from_lists(sub_records))
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def sub_record(self, r: int) -> np.ndarray:
+        return self.items[self.indptr[r] : self.indptr[r + 1]]
+
+    def domain(self) -> np.ndarray:
+        """The distinct items of the chunk."""
+        return np.unique(self.items)
+
+
+@dataclass
+class Cluster:
+    id: str
+    size: int
+    record_chunks: list[RecordChunk]
+    term_chunk: np.ndarray
+
+
+@dataclass
+class DisassociatedData:
+    """Clusters of record chunks and a term chunk, declared k^m-anonymous."""
+
+    vocab: Vocabulary
+    k: int
+    m: int
+    clusters: list[Cluster]
+
+    kind = "disassociated"
+
+    @property
+    def n_transactions(self) -> int:
+        return int(sum(c.size for c in self.clusters))
+
+    def __len__(self) -> int:
+        return self.n_transactions
+
+    @property
+    def n_record_chunks(self) -> int:
+        return sum(len(c.record_chunks) for c in self.clusters)
+
+    @property
+    def n_term_chunk_terms(self) -> int:
+        return int(sum(len(c.term_chunk) for c in self.clusters))
+
+
+@dataclass
+class ClusterKey:
+    """Original transaction index (0-based, in the original file) of each sub-record of each
+    record chunk, and the original transactions of each term-chunk term."""
+
+    id: str
+    record_chunks: list[list[int]]
+    term_chunk: list[list[int]]
+
+
+@dataclass
+class DisassociationKey:
+    """The private key of a disassociated release (evaluation only)."""
+
+    clusters: list[ClusterKey]
+
+    def cluster(self, cid: str) -> ClusterKey:
+        for c in self.clusters:
+            if c.id == cid:
+                return c
+        raise KeyError(cid)

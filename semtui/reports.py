@@ -1,0 +1,108 @@
+"""Every JSON document semtui writes: one envelope, one writer, one reader.
+
+A document is ``{"format": "semtui-<kind>/<n>", "semtui_version": ..., <payload>}``.  The
+engine builds typed reports (dataclasses subclassing :class:`Report`); the faces only print
+or save ``report.to_json()``.  Keys are stable and only ever added to; ``<n>`` changes when a
+key changes meaning.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+from semtui import __version__
+from semtui.errors import InputError
+
+
+def document(format: str, payload: dict) -> dict:
+    """The envelope: ``format`` first, then the semtui version, then the payload."""
+    assert "format" not in payload, "a payload cannot hold the envelope's 'format'"
+    return {"format": format, "semtui_version": __version__, **payload}
+
+
+class Report(ABC):
+    """A typed result of an operation; ``FORMAT`` names its JSON document."""
+
+    FORMAT: ClassVar[str]
+
+    @abstractmethod
+    def payload(self) -> dict:
+        """The document's keys after the envelope."""
+
+    def to_json(self) -> dict:
+        return document(self.FORMAT, self.payload())
+
+
+def json_float(x: float | None, digits: int = 6) -> float | None:
+    """A float as JSON holds it: rounded, and None for NaN, infinities and None."""
+    if x is None:
+        return None
+    x = float(x)
+    return round(x, digits) if math.isfinite(x) else None
+
+
+def _default(o: Any):
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return json_float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Report):
+        return o.to_json()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def dumps(doc: dict | Report) -> str:
+    """The one JSON rendering semtui uses, for files and for stdout alike."""
+    if isinstance(doc, Report):
+        doc = doc.to_json()
+    return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False, default=_default)
+
+
+def dump(doc: dict | Report, fh: IO[str]) -> None:
+    fh.write(dumps(doc))
+    fh.write("\n")
+
+
+def write(doc: dict | Report, path: str | Path) -> None:
+    """Write a document atomically."""
+    from semtui.fileio import atomic_writer
+
+    text = dumps(doc)  # render first: a failure leaves no file behind
+    with atomic_writer(path) as fh:
+        fh.write(text)
+        fh.write("\n")
+
+
+def parse(text: str, path: str | Path, formats: str | tuple[str, ...], what: str) -> dict:
+    """Parse a document and check its format: one of ``formats``, each ``semtui-<kind>/<n>``
+    or a prefix ``semtui-<kind>/`` accepting any version."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path) from None
+    wanted = (formats,) if isinstance(formats, str) else formats
+    got = doc.get("format") if isinstance(doc, dict) else None
+    if not isinstance(got, str) or not any(got == f or (f.endswith("/") and got.startswith(f)) for f in wanted):
+        raise InputError(f"not {what} ('format' must be {' or '.join(repr(f) for f in wanted)}, got {got!r})", path)
+    return doc
+
+
+def read(path: str | Path, formats: str | tuple[str, ...], what: str) -> dict:
+    """Read a document written by :func:`write` and check its format."""
+    from semtui.fileio import read_text
+
+    return parse(read_text(path), path, formats, what)
