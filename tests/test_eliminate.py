@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from semtui.attacks.setgen.eliminate import METHODS, eliminate, replay
+from semtui.errors import InputError
 
 ROWS = ["heart disease", "anesthesia", "gangrene", "knee"]
 COLS = ["blood pressure", "icd", "limbs", "injury"]
@@ -215,13 +216,13 @@ def test_ra_is_reproducible_and_seed_dependent():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(InputError, match="unknown method"):
         eliminate(FIG4, "xyz")
-    with pytest.raises(ValueError, match="does not apply"):
+    with pytest.raises(InputError, match="does not apply"):
         eliminate(FIG4, "mda", threshold=1.0)
     with pytest.raises(ValueError, match="shape"):
         eliminate(FIG4, "gba", protected=np.zeros((2, 2), bool))
-    with pytest.raises(ValueError, match="probability"):
+    with pytest.raises(InputError, match="between 0 and 1"):
         eliminate(FIG4, "ra", probability=2.0)
 
 

@@ -65,6 +65,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from semtui.errors import InputError
+from semtui.reports import Report, json_float
+
 METHODS = ("mda", "tba", "wba", "gba", "rba", "ra")
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
@@ -72,6 +75,19 @@ METHODS = ("mda", "tba", "wba", "gba", "rba", "ra")
 DEFAULT_PROBABILITY = 0.5
 
 _THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+
+
+def group_label(axis: str, index: int) -> str:
+    """How a result names the group that chose a cell: ``row i`` or ``col j`` (0-based)."""
+    return f"{axis} {index}"
+
+
+def parse_group(label: str | None) -> tuple[str, int] | None:
+    """``row i`` / ``col j`` back to ``("row", i)`` / ``("col", j)``; None if not such a label."""
+    if not label:
+        return None
+    axis, _, index = label.partition(" ")
+    return (axis, int(index)) if axis in ("row", "col") and index.isdigit() else None
 
 
 @dataclass
@@ -117,13 +133,46 @@ class EliminationResult:
         return mask
 
 
+@dataclass
+class TableEliminationReport(Report):
+    """What one eliminator did to one distance table given as CSV (``table eliminate``)."""
+
+    FORMAT = "semtui-table-eliminate/1"
+
+    file: str
+    columns: list[str]
+    rows: list[str]
+    result: EliminationResult
+
+    def group_name(self, group: str | None) -> str | None:
+        """'row 2' -> 'row gangrene', 'col 1' -> 'column icd'."""
+        parsed = parse_group(group)
+        if parsed is None:
+            return group
+        axis, k = parsed
+        return f"row {self.rows[k]}" if axis == "row" else f"column {self.columns[k]}"
+
+    def payload(self) -> dict:
+        r, rows, columns = self.result, self.rows, self.columns
+        eliminated = [{
+            "step": e.step, "row": rows[e.row], "column": columns[e.col],
+            "distance": float(e.distance), "weighted": float(e.weighted),
+            "vulnerability": json_float(e.vulnerability), "group": self.group_name(e.group),
+            "row_index": e.row, "column_index": e.col,
+        } for e in r.eliminations]
+        kept = [{"row": rows[i], "column": columns[j], "row_index": int(i), "column_index": int(j)}
+                for i, j in zip(*np.nonzero(r.live))]
+        return {"file": self.file, "method": r.method, "threshold": json_float(r.threshold), "rows": rows,
+                "columns": columns, "eliminated": eliminated, "kept": kept}
+
+
 def eliminate(
     table: np.ndarray,
     method: str,
     *,
     threshold: float | None = None,
     seed: int | None = None,
-    probability: float = DEFAULT_PROBABILITY,
+    probability: float | None = None,
     protected: np.ndarray | None = None,
     max_steps: int | None = None,
 ) -> EliminationResult:
@@ -135,13 +184,15 @@ def eliminate(
     """
     method = method.lower()
     if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}: expected one of {', '.join(METHODS)}")
+        raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
     if threshold is not None and method not in _THRESHOLD_METHODS:
-        raise ValueError(f"--threshold does not apply to {method}")
+        raise InputError(f"does not apply to {method}", option="threshold")
     if threshold is not None and not np.isfinite(threshold):
-        raise ValueError("the threshold must be a finite number")
+        raise InputError("must be a finite number", option="threshold")
+    if probability is None:
+        probability = DEFAULT_PROBABILITY
     if not 0.0 <= probability <= 1.0:
-        raise ValueError("the probability must lie between 0 and 1")
+        raise InputError("must lie between 0 and 1", option="probability")
     D = np.array(table, dtype=np.float64, copy=True)
     if D.ndim != 2:
         raise ValueError("a distance table is two-dimensional")
@@ -196,7 +247,7 @@ def replay(table: np.ndarray, result: EliminationResult, upto_step: int) -> tupl
         return weighted, state.live.copy()
     partial = eliminate(
         table, result.method, threshold=opts.get("threshold"), seed=opts.get("seed"),
-        probability=opts.get("probability", DEFAULT_PROBABILITY),
+        probability=opts.get("probability"),
         protected=opts.get("protected"), max_steps=max(0, int(upto_step)),
     )
     return partial.final_weighted, partial.live
@@ -565,13 +616,13 @@ def _pick(rvv, rcand, cvv, ccand, vmax) -> tuple[int, int, str]:
     if len(rows) + len(cols) == 1:
         if len(rows):
             r = int(rows[0])
-            return r, int(rcand[r]), f"row {r}"
+            return r, int(rcand[r]), group_label("row", r)
         c = int(cols[0])
-        return int(ccand[c]), c, f"col {c}"
+        return int(ccand[c]), c, group_label("col", c)
     cand_rows = np.concatenate([rows, ccand[cols]])
     cand_cols = np.concatenate([rcand[rows], cols])
     kind = np.concatenate([np.zeros(len(rows), np.int64), np.ones(len(cols), np.int64)])
     k = int(np.lexsort((kind, cand_cols, cand_rows))[0])
     if kind[k] == 0:
-        return int(cand_rows[k]), int(cand_cols[k]), f"row {int(cand_rows[k])}"
-    return int(cand_rows[k]), int(cand_cols[k]), f"col {int(cand_cols[k])}"
+        return int(cand_rows[k]), int(cand_cols[k]), group_label("row", int(cand_rows[k]))
+    return int(cand_rows[k]), int(cand_cols[k]), group_label("col", int(cand_cols[k]))

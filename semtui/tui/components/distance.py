@@ -19,6 +19,8 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from semtui.attacks.setgen import group_seed
+from semtui.attacks.setgen.eliminate import parse_group
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Result
 
@@ -69,7 +71,7 @@ class GroupAttack:
         r = result.report
         seed = r.get("seed")
         return cls(result, grp, table, r.get("method", "rba"), r.get("threshold"),
-                   None if seed is None else int(seed) + int(grp.get("id", 0)))
+                   group_seed(seed, int(grp.get("id", 0))))
 
     @property
     def eliminations(self) -> list[dict]:
@@ -309,10 +311,10 @@ class DistanceView(Vertical):
 def chosen_by(group: str, grp: dict) -> str:
     """The engine's ``row i`` / ``col j`` (0-based table indices) as a person reads them:
     the row's file line (``row L12``) or the member's name (``column injury``)."""
-    kind, _, index = group.partition(" ")
-    if not index.isdigit():
+    parsed = parse_group(group)
+    if parsed is None:
         return group
-    i = int(index)
+    kind, i = parsed
     if kind == "row" and i < len(grp.get("rows", [])):
         return f"row L{grp['rows'][i]['line']}"
     if kind == "col" and i < len(grp.get("members", [])):
