@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the bundled samples and the shared real data, and a CLI runner."""
+"""Shared fixtures and helpers for unit/ (the engine) and functional/ (the CLI and the TUI as a user drives them): paths to the bundled samples and the shared real data, and a CLI runner."""
 
 from __future__ import annotations
 

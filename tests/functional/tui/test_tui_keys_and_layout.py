@@ -1,4 +1,4 @@
-"""The TUI problems a QA pass found in tmux, one test each (keys, layout at 80x24, feedback).
+"""The TUI's keys, layout at 80x24 and feedback, one behaviour a test.
 
 Attacks use ``scores:FILE`` (deterministic, no GloVe) except where unknown terms are the
 point: those use the bundled embedding on made-up words."""

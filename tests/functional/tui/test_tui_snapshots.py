@@ -1,6 +1,6 @@
 """SVG snapshots of the TUI at 80x24, animations and cursor blink off (one class per feature).
 
-Update them after a deliberate change with ``pytest tests/test_tui_snapshots.py --snapshot-update``
+Update them after a deliberate change with ``pytest tests/functional/tui/test_tui_snapshots.py --snapshot-update``
 and look at the SVGs before committing.
 """
 

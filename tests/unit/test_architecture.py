@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pkgutil
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import REPO
 
@@ -64,3 +66,19 @@ def test_sample_data_is_found():
 
     assert sample_path().is_file()
     assert (sample_path().parent / "disassociated.json").is_file()
+
+
+def test_import_contracts_hold():
+    """The contracts in pyproject.toml ([tool.importlinter]): the engine never imports a face,
+    textual or rich; checks share no code with anonymisers; families never import each other."""
+    lint = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    out = subprocess.run([lint, "--config", str(REPO / "pyproject.toml")], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout and "kept" in out.stdout.lower()
+
+
+def test_cli_registers_every_command_group():
+    from semtui.cli.main import app
+
+    names = {g.name for g in app.registered_groups} | {c.name or c.callback.__name__ for c in app.registered_commands}
+    assert {"table", "attack", "corpus", "anonymize", "check", "info", "open", "score"} <= names

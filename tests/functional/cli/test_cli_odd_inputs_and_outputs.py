@@ -1,4 +1,4 @@
-"""Bad inputs and odd situations found by a QA pass: each ends cleanly, never in an
+"""Bad inputs and odd situations: each ends cleanly, never in an
 internal error, and never overwrites or loses a file."""
 
 from __future__ import annotations
