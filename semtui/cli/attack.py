@@ -81,8 +81,16 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _with_interval(m: dict, key: str) -> str:
+    value = _fmt(m.get(key))
+    iv = (m.get("intervals") or {}).get(key)
+    return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
+
+
 def _print_summary(report: dict) -> None:
     from rich.table import Table
+
+    from semtui.metrics.elimination import METRIC_HELP
 
     console = stdout_console()
     s = report["summary"]
@@ -93,24 +101,54 @@ def _print_summary(report: dict) -> None:
     )
     if "metrics" in report:
         m = report["metrics"]
-        t = Table(title="What the attack took back", title_justify="left")
-        for col in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density"):
-            t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-        t.add_row(*(_fmt(m.get(c)) for c in ("eliminated", "added", "correct", "precision", "recall", "f1", "auc", "density")))
+        base = m.get("baseline") or {}
+        ivs = m.get("intervals") or {}
+        level = next(iter(ivs.values()), {}).get("level", 0.95)
+        t = Table(title=f"What the attack took back (\\[low, high]: {level:.0%} bootstrap interval over groups)",
+                  title_justify="left")
+        t.add_column("figure", no_wrap=True)
+        t.add_column("attack", justify="right", no_wrap=True)
+        t.add_column("random, same budget", justify="right", no_wrap=True)
+        t.add_row("eliminated", _fmt(m.get("eliminated")), _fmt(base.get("eliminated")))
+        t.add_row("correct", _fmt(m.get("correct")), _fmt(base.get("correct")))
+        t.add_row("precision", _with_interval(m, "precision"), _fmt(base.get("precision")))
+        t.add_row("recall (all added items)", _with_interval(m, "recall"), _fmt(base.get("recall")))
+        t.add_row("recall (attackable rows)", _with_interval(m, "recall_attackable"), "")
+        t.add_row("F1", _fmt(m.get("f1")), _fmt(base.get("f1")))
+        t.add_row("error ratio vs random", _fmt(base.get("error_ratio")), "1.000" if base else "")
+        t.add_row("AUC within table", _with_interval(m, "auc_within_table"), "0.500")
+        t.add_row("AUC pooled", _with_interval(m, "auc_pooled"), "0.500")
+        t.add_row("density per generalised item", _fmt(m.get("density_per_item")), "")
+        t.add_row("density pooled", _fmt(m.get("density")), "")
         console.print(t)
+        sizes = m.get("by_table_size") or {}
+        if sizes:
+            t = Table(title="By table size", title_justify="left")
+            for col in ("members", "groups", "added", "precision", "recall", "error ratio", "AUC within"):
+                t.add_column(col, justify="right", no_wrap=True)
+            for name, f in sizes.items():
+                t.add_row(name.replace("members", ""), _fmt(f.get("groups")), _fmt(f.get("added")),
+                          _fmt(f.get("precision")), _fmt(f.get("recall")),
+                          _fmt((f.get("baseline") or {}).get("error_ratio")), _fmt(f.get("auc_within_table")))
+            console.print(t)
     p = report["privacy"]
     console.print(
         f"Privacy: {p['exposed_items']} of {p['member_items']} member items can now appear in fewer than "
-        f"k = {p['k']} transactions of their group; {p['reidentified_rows']} rows reduced to a single item."
+        f"k = {p['k']} ({p.get('k_source', 'k')}) transactions of their group; "
+        f"{p['reidentified_rows']} rows reduced to a single item."
     )
     groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:10]
     t = Table(title="Groups (most eliminations first)", title_justify="left")
-    t.add_column("generalised item", overflow="ellipsis", max_width=60)
-    t.add_column("rows", justify="right")
-    t.add_column("eliminated", justify="right")
-    t.add_column("precision", justify="right")
-    t.add_column("exposed")
+    room = max(console.width - 45, 30)  # what the three numeric columns and the borders leave
+    t.add_column("generalised item", overflow="ellipsis", no_wrap=True, max_width=room * 3 // 5)
+    for col in ("rows", "eliminated", "precision"):
+        t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
+    t.add_column("exposed", overflow="ellipsis", no_wrap=True, max_width=room * 2 // 5)
     for g in groups:
         t.add_row(g["generalised_item"], str(g["size"]), str(len(g["eliminations"])),
                   _fmt(g.get("metrics", {}).get("precision")), ", ".join(g["exposed"]) or "-")
     console.print(t)
+    if "metrics" in report:
+        legend = ("precision", "recall", "recall_attackable", "error_ratio", "auc_within_table", "auc_pooled",
+                  "density_per_item", "density", "exposed")
+        console.print("\n".join(f"[dim]{k.replace('_', ' ')}: {METRIC_HELP[k]}[/]" for k in legend))

@@ -14,6 +14,23 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.model import TransactionData
 
+#: What each figure of an attack report means, in one line (the CLI summary and the TUI show
+#: these; docs/attacks.md says the same at length).
+METRIC_HELP = {
+    "precision": "share of eliminations that removed an item the generalisation added",
+    "recall": "share of all added items eliminated (rows without context and unscorable members count as missed)",
+    "recall_attackable": "share of the added items of rows that reach a distance table that were eliminated (the papers' reading)",
+    "f1": "harmonic mean of precision and recall",
+    "auc_within_table": "chance that, in one row of a distance table, an added member scores farther than an original one (0.5 = no signal)",
+    "auc_pooled": "the same chance over all cells of all tables pooled (compares distances the paper calls not comparable)",
+    "density_per_item": "for each occurrence of a generalised item, the share of its members that are original, averaged (the papers' Table I)",
+    "density": "share of original cells among all member cells, pooled",
+    "baseline": "a random attacker making the same number of eliminations in each row (seeded draws)",
+    "error_ratio": "wrong eliminations as a share of the budget-matched random attacker's (below 1 beats chance)",
+    "exposed": "member items now possible in fewer than k rows of their group",
+    "reidentified": "rows left with a single possible member",
+}
+
 
 # --------------------------------------------------------------------------- ground truth
 def align_original(data: TransactionData, original: TransactionData, original_path=None):

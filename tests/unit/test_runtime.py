@@ -1,0 +1,54 @@
+"""The runtime: units of work run serially or in worker processes give the same result, in
+unit order, and a cancel stops the workers."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+from conftest import SAMPLES, run_attack
+
+from semtui import formats
+from semtui.errors import Interrupted
+from semtui.runtime.executor import batches
+
+
+def _without_timings(doc: dict) -> dict:
+    doc = dict(doc)
+    doc["summary"] = {k: v for k, v in doc["summary"].items() if k != "seconds"}
+    return doc
+
+
+def test_attack_is_the_same_serial_and_parallel():
+    data = formats.read(SAMPLES / "meps400-setgen.txt")
+    orig = formats.read(SAMPLES / "meps400-original.txt")
+    one = run_attack(data, orig, method="rba", jobs=1)
+    two = run_attack(data, orig, method="rba", jobs=2)
+    assert _without_timings(one) == _without_timings(two)
+    ra1 = run_attack(data, orig, method="ra", seed=5, jobs=1)
+    ra2 = run_attack(data, orig, method="ra", seed=5, jobs=2)
+    assert _without_timings(ra1) == _without_timings(ra2)
+    assert ra1["groups"] != run_attack(data, orig, method="ra", seed=6)["groups"]
+
+
+def test_a_cancel_stops_the_workers():
+    data = formats.read(SAMPLES / "meps400-setgen.txt")
+    calls = []
+
+    def stop(done, total, message):
+        calls.append(message)
+        if message == "attacking":
+            raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        run_attack(data, method="rba", jobs=2, progress=stop)
+    assert "attacking" in calls
+    assert multiprocessing.active_children() == []
+
+
+def test_batches_cover_every_unit_once_largest_first():
+    costs = [5, 1, 1, 100, 3, 3, 2]
+    out = batches(costs, 2)
+    flat = [i for b in out for i in b]
+    assert sorted(flat) == list(range(len(costs)))
+    assert out[0][0] == 3  # the largest unit starts first
