@@ -47,15 +47,7 @@ class Measure(ABC):
         if len(ua) == 0 or len(ub) == 0:
             return np.zeros((len(ia), len(ib)), dtype=np.float64)
         a, b = ua.tolist(), ub.tolist()
-        step = max(1, self.pairs_per_step // len(b))
-        blocks = []
-        for lo in range(0, len(a), step):
-            if progress is not None:
-                progress(lo, len(a), "scoring")
-            blocks.append(np.asarray(self._matrix(a[lo:lo + step], b), dtype=np.float64))
-        if progress is not None:
-            progress(len(a), len(a), "scoring")
-        core = self._finish(np.concatenate(blocks, axis=0), a, b)
+        core = self._finish(self._scores(a, b, progress), a, b)
         return core[np.ix_(ia.ravel(), ib.ravel())]
 
     def distances(self, terms_a: Sequence[str], terms_b: Sequence[str],
@@ -68,6 +60,19 @@ class Measure(ABC):
         return []
 
     # -- for subclasses ------------------------------------------------------
+    def _scores(self, terms_a: list[str], terms_b: list[str], progress: ProgressCallback | None) -> np.ndarray:
+        """Native scores of distinct terms, computed in blocks of rows with a progress call
+        between blocks."""
+        step = max(1, self.pairs_per_step // len(terms_b))
+        blocks = []
+        for lo in range(0, len(terms_a), step):
+            if progress is not None:
+                progress(lo, len(terms_a), "scoring")
+            blocks.append(np.asarray(self._matrix(terms_a[lo:lo + step], terms_b), dtype=np.float64))
+        if progress is not None:
+            progress(len(terms_a), len(terms_a), "scoring")
+        return np.concatenate(blocks, axis=0)
+
     @abstractmethod
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         """Native scores of distinct terms, ``len(terms_a) x len(terms_b)``."""

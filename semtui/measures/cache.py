@@ -1,26 +1,40 @@
 """A persistent cache of computed scores, so a second run recomputes nothing.
 
 One SQLite file, ``scores.sqlite`` under ``$SEMTUI_CACHE_DIR``, else
-``$XDG_CACHE_HOME/semtui``, else ``~/.cache/semtui``.  A row is keyed by the measure's
-``identity`` (which changes whenever its scores could: index path + mtime, vectors
-hash, ...) and a term pair stored in sorted order (every measure is symmetric).  NaN
-(an unknown term) is stored as NULL.  Reads and writes are batched: the terms of a
-request go into a temporary table and one join brings back every cached pair; only the
-rows and columns with a missing pair are handed to the measure.
+``$XDG_CACHE_HOME/semtui``, else ``~/.cache/semtui``.  Scores are keyed by the measure's
+``identity`` (which changes whenever its scores could: index path + mtime, vectors hash,
+...).  Every term gets an integer id per identity; a term's *row* is one blob holding the ids
+of the terms it was scored against and the scores (sorted by id; float64, so a cached score
+is the computed one to the bit), so a lookup
+is two indexed queries and a vectorised search per row, never a Python loop over pairs, and
+a pair costs 12 bytes.  Every measure is symmetric, so a pair is found from either side.
 
-The cache is an optimisation: if its directory cannot be written, scores are computed
-as if it were absent.
+The cache is bounded: rows carry the time they were last used and, past the size limit
+(``SEMTUI_CACHE_MB``, default 256 MB), the least recently used are dropped.  It is an
+optimisation: if its directory cannot be written, scores are computed as if it were absent;
+if its file is corrupt, it is set aside with a warning on the next ``cache info``.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
 
 from semtui.measures.base import Measure
+
+DEFAULT_LIMIT_MB = 256
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS terms (measure TEXT NOT NULL, term TEXT NOT NULL, id INTEGER NOT NULL, "
+    "PRIMARY KEY (measure, term)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS rows (measure TEXT NOT NULL, id INTEGER NOT NULL, used REAL NOT NULL, "
+    "partners BLOB NOT NULL, scores BLOB NOT NULL, PRIMARY KEY (measure, id)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS rows_used ON rows (used)",
+)
 
 
 def cache_dir() -> Path:
@@ -32,82 +46,198 @@ def cache_dir() -> Path:
     return base / "semtui"
 
 
+def cache_limit_bytes() -> int:
+    """The size bound: ``SEMTUI_CACHE_MB`` megabytes, else 256."""
+    try:
+        mb = float(os.environ.get("SEMTUI_CACHE_MB", DEFAULT_LIMIT_MB))
+    except ValueError:
+        mb = DEFAULT_LIMIT_MB
+    return int(max(mb, 1) * 1e6)
+
+
 class ScoreCache:
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, limit_bytes: int | None = None):
         self.path = Path(path) if path is not None else cache_dir() / "scores.sqlite"
+        self.limit_bytes = cache_limit_bytes() if limit_bytes is None else int(limit_bytes)
         self._con: sqlite3.Connection | None = None
         self.disabled = False
+        #: why the cache is off, when it is (unwritable folder, corrupt file)
+        self.problem: str | None = None
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._con is None and not self.disabled:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 con = sqlite3.connect(self.path, timeout=30)
+                con.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 con.execute("PRAGMA journal_mode=WAL")
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS scores (measure TEXT NOT NULL, a TEXT NOT NULL, "
-                    "b TEXT NOT NULL, value REAL, PRIMARY KEY (measure, a, b)) WITHOUT ROWID"
-                )
+                if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'scores'").fetchone():
+                    con.execute("DROP TABLE scores")  # the pair-per-row layout of semtui 0.1
+                for statement in _SCHEMA:
+                    con.execute(statement)
                 con.execute("CREATE TEMP TABLE IF NOT EXISTS req (t TEXT PRIMARY KEY)")
                 con.commit()
                 self._con = con
-            except (OSError, sqlite3.Error):
+            except (OSError, sqlite3.Error) as exc:
                 self.disabled = True
+                self.problem = f"{self.path}: {exc}"
         return self._con
 
-    def lookup(self, identity: str, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+    # ------------------------------------------------------------------ ids and rows
+    def _ids(self, con: sqlite3.Connection, identity: str, terms: list[str], create: bool) -> dict[str, int]:
+        con.execute("DELETE FROM req")
+        con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in terms))
+        found = dict(con.execute("SELECT term, id FROM terms WHERE measure = ? AND term IN (SELECT t FROM req)",
+                                 (identity,)).fetchall())
+        if create:
+            missing = [t for t in dict.fromkeys(terms) if t not in found]
+            if missing:
+                start = con.execute("SELECT COALESCE(MAX(id), -1) + 1 FROM terms WHERE measure = ?",
+                                    (identity,)).fetchone()[0]
+                new = {t: start + i for i, t in enumerate(missing)}
+                con.executemany("INSERT INTO terms(measure, term, id) VALUES (?, ?, ?)",
+                                ((identity, t, i) for t, i in new.items()))
+                found.update(new)
+        return found
+
+    def _rows(self, con: sqlite3.Connection, identity: str, ids: list[int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        out = {}
+        for lo in range(0, len(ids), 900):  # SQLite's bound on parameters
+            chunk = ids[lo:lo + 900]
+            marks = ",".join("?" * len(chunk))
+            for i, partners, scores in con.execute(
+                    f"SELECT id, partners, scores FROM rows WHERE measure = ? AND id IN ({marks})", (identity, *chunk)):
+                out[i] = (np.frombuffer(partners, dtype=np.int32), np.frombuffer(scores, dtype=np.float64))
+        return out
+
+    def lookup(self, identity: str, terms_a: list[str], terms_b: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Cached scores (NaN where absent) and a mask of which pairs were found."""
         out = np.full((len(terms_a), len(terms_b)), np.nan)
         found = np.zeros(out.shape, dtype=bool)
         con = self._connect()
-        if con is None:
+        if con is None or not len(terms_a) or not len(terms_b):
             return out, found
-        pa = {t: i for i, t in enumerate(terms_a)}
-        pb = {t: i for i, t in enumerate(terms_b)}
         try:
-            con.execute("DELETE FROM req")
-            con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in {*terms_a, *terms_b}))
-            rows = con.execute(
-                "SELECT a, b, value FROM scores WHERE measure = ? "
-                "AND a IN (SELECT t FROM req) AND b IN (SELECT t FROM req)",
-                (identity,),
-            ).fetchall()
+            ids = self._ids(con, identity, [*terms_a, *terms_b], create=False)
+            ia = np.array([ids.get(t, -1) for t in terms_a], dtype=np.int64)
+            ib = np.array([ids.get(t, -1) for t in terms_b], dtype=np.int64)
+            wanted = sorted({int(i) for i in np.concatenate([ia, ib]) if i >= 0})
+            rows = self._rows(con, identity, wanted)
+            if rows:
+                con.executemany("UPDATE rows SET used = ? WHERE measure = ? AND id = ?",
+                                ((time.time(), identity, i) for i in rows))
+                con.commit()
         except sqlite3.Error:
             return out, found
-        for a, b, v in rows:
-            value = np.nan if v is None else v
-            for x, y in ((a, b), (b, a)):
-                i, j = pa.get(x), pb.get(y)
-                if i is not None and j is not None:
-                    out[i, j] = value
-                    found[i, j] = True
+        for side, (ids_x, ids_y) in enumerate(((ia, ib), (ib, ia))):
+            for x, rid in enumerate(ids_x.tolist()):
+                row = rows.get(rid)
+                if row is None:
+                    continue
+                partners, scores = row
+                pos = np.searchsorted(partners, ids_y)
+                pos = np.minimum(pos, len(partners) - 1)
+                hit = (partners[pos] == ids_y) & (ids_y >= 0)
+                if not hit.any():
+                    continue
+                values = scores[pos[hit]]
+                if side == 0:
+                    out[x, hit], found[x, hit] = values, True
+                else:
+                    out[hit, x], found[hit, x] = values, True
         return out, found
 
     def store(self, identity: str, terms_a: list[str], terms_b: list[str], values: np.ndarray) -> None:
+        """Remember ``values`` (``len(terms_a) x len(terms_b)``), each row under its term of ``terms_a``."""
         con = self._connect()
-        if con is None:
+        if con is None or not len(terms_a) or not len(terms_b):
             return
-        a = np.repeat(np.array(terms_a, dtype=object), len(terms_b))
-        b = np.tile(np.array(terms_b, dtype=object), len(terms_a))
-        swap = a > b
-        lo, hi = np.where(swap, b, a), np.where(swap, a, b)
-        v = np.asarray(values, dtype=np.float64).ravel()
-        vals = np.where(np.isnan(v), None, v.astype(object))
         try:
-            con.executemany(
-                "INSERT OR REPLACE INTO scores(measure, a, b, value) VALUES (?, ?, ?, ?)",
-                zip([identity] * len(lo), lo.tolist(), hi.tolist(), vals.tolist()),
-            )
-            con.commit()
+            ids = self._ids(con, identity, [*terms_a, *terms_b], create=True)
+            ia = [ids[t] for t in terms_a]
+            ib = np.array([ids[t] for t in terms_b], dtype=np.int32)
+            order = np.argsort(ib, kind="stable")
+            ib_sorted = ib[order]
+            old = self._rows(con, identity, ia)
+            now = time.time()
+            records = []
+            v64 = np.asarray(values, dtype=np.float64)
+            for x, rid in enumerate(ia):
+                partners, scores = ib_sorted, v64[x, order]
+                if rid in old:  # merge: the new scores win
+                    p_old, s_old = old[rid]
+                    keep = ~np.isin(p_old, partners)
+                    partners = np.concatenate([p_old[keep], partners])
+                    scores = np.concatenate([s_old[keep], scores])
+                    o = np.argsort(partners, kind="stable")
+                    partners, scores = partners[o], scores[o]
+                records.append((identity, rid, now, partners.tobytes(), scores.tobytes()))
+            con.executemany("INSERT OR REPLACE INTO rows(measure, id, used, partners, scores) VALUES (?, ?, ?, ?, ?)",
+                            records)
         except sqlite3.Error:
             con.rollback()
 
+    def commit(self) -> None:
+        """End a batch of stores: commit them and keep the cache within its bound."""
+        con = self._con
+        if con is None:
+            return
+        try:
+            con.commit()
+            self._bound(con)
+        except sqlite3.Error:
+            con.rollback()
+
+    def _bound(self, con: sqlite3.Connection) -> None:
+        """Drop the least recently used rows while the cache is over its limit."""
+        size = self.size_bytes(con)
+        if size <= self.limit_bytes:
+            return
+        target = self.limit_bytes * 0.8
+        excess = size - target
+        dropped = 0
+        victims = []
+        for measure, i, n in con.execute("SELECT measure, id, length(partners) + length(scores) FROM rows ORDER BY used"):
+            victims.append((measure, i))
+            dropped += n
+            if dropped >= excess:
+                break
+        con.executemany("DELETE FROM rows WHERE measure = ? AND id = ?", victims)
+        con.commit()
+        con.execute("PRAGMA incremental_vacuum")
+        con.commit()
+
+    @staticmethod
+    def size_bytes(con: sqlite3.Connection) -> int:
+        pages = con.execute("PRAGMA page_count").fetchone()[0] - con.execute("PRAGMA freelist_count").fetchone()[0]
+        return int(pages * con.execute("PRAGMA page_size").fetchone()[0])
+
+    # ------------------------------------------------------------------ for `semtui cache`
+    def info(self) -> dict:
+        """Where the cache is, its size and limit, and what it holds per measure."""
+        facts: dict = {"path": str(self.path), "limit_bytes": self.limit_bytes}
+        if not self.path.exists():
+            return {**facts, "bytes": 0, "pairs": 0, "measures": {}}
+        con = self._connect()
+        if con is None:
+            return {**facts, "bytes": self.path.stat().st_size, "problem": self.problem}
+        measures = {m: {"terms": int(n)} for m, n in con.execute("SELECT measure, COUNT(*) FROM terms GROUP BY measure")}
+        for m, n in con.execute("SELECT measure, SUM(length(partners)) / 4 FROM rows GROUP BY measure"):
+            measures.setdefault(m, {})["pairs"] = int(n or 0)
+        return {**facts, "bytes": self.path.stat().st_size, "used_bytes": self.size_bytes(con),
+                "pairs": sum(v.get("pairs", 0) for v in measures.values()), "measures": measures}
+
     def clear(self, identity: str | None = None) -> int:
+        """Forget every score (or one measure's); returns the rows dropped."""
         con = self._connect()
         if con is None:
             return 0
-        cur = con.execute("DELETE FROM scores" + ("" if identity is None else " WHERE measure = ?"),
-                          () if identity is None else (identity,))
+        args = () if identity is None else (identity,)
+        where = "" if identity is None else " WHERE measure = ?"
+        cur = con.execute("DELETE FROM rows" + where, args)
+        con.execute("DELETE FROM terms" + where, args)
+        con.commit()
+        con.execute("PRAGMA incremental_vacuum")
         con.commit()
         return cur.rowcount
 
@@ -139,7 +269,9 @@ class CachedMeasure(Measure):
     def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         return self.inner._finish(scores, terms_a, terms_b)
 
-    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+    def _scores(self, terms_a: list[str], terms_b: list[str], progress=None) -> np.ndarray:
+        """One lookup for the whole table, then only the missing pairs computed, in blocks of
+        rows (the inner measure's step) with progress between blocks."""
         identity = self.inner.identity
         out, found = self.cache.lookup(identity, terms_a, terms_b)
         if found.all():
@@ -148,18 +280,27 @@ class CachedMeasure(Measure):
         # rows against the columns they still miss: a new term costs its row and column
         new_rows = np.flatnonzero(~found.any(axis=1))
         if len(new_rows):
-            self._compute(out, found, new_rows, np.arange(len(terms_b)), terms_a, terms_b, identity)
+            self._compute(out, found, new_rows, np.arange(len(terms_b)), terms_a, terms_b, identity, progress)
         rows = np.flatnonzero(~found.all(axis=1))
         if len(rows):
             cols = np.flatnonzero(~found[rows].all(axis=0))
-            self._compute(out, found, rows, cols, terms_a, terms_b, identity)
+            self._compute(out, found, rows, cols, terms_a, terms_b, identity, progress)
         return out
 
-    def _compute(self, out, found, rows, cols, terms_a, terms_b, identity) -> None:
-        sub_a = [terms_a[i] for i in rows]
+    def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        return self._scores(terms_a, terms_b)
+
+    def _compute(self, out, found, rows, cols, terms_a, terms_b, identity, progress=None) -> None:
         sub_b = [terms_b[j] for j in cols]
-        values = np.asarray(self.inner._matrix(sub_a, sub_b), dtype=np.float64)
-        self.computed += values.size
-        out[np.ix_(rows, cols)] = values
-        found[np.ix_(rows, cols)] = True
-        self.cache.store(identity, sub_a, sub_b, values)
+        step = max(1, self.inner.pairs_per_step // max(len(cols), 1))
+        for lo in range(0, len(rows), step):
+            if progress is not None:
+                progress(lo, len(rows), "scoring")
+            block = rows[lo:lo + step]
+            sub_a = [terms_a[i] for i in block]
+            values = np.asarray(self.inner._matrix(sub_a, sub_b), dtype=np.float64)
+            self.computed += values.size
+            out[np.ix_(block, cols)] = values
+            found[np.ix_(block, cols)] = True
+            self.cache.store(identity, sub_a, sub_b, values)
+        self.cache.commit()

@@ -297,3 +297,28 @@ def test_wordnet_dir_without_files(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("SEMTUI_WORDNET_DIR", str(tmp_path))
     with pytest.raises(InputError, match=r"SEMTUI_WORDNET_DIR holds no index\.noun"):
         open_measure("wordnet")
+
+
+def test_cache_stays_within_its_bound_dropping_the_least_recently_used(tmp_path: Path):
+    cache = ScoreCache(tmp_path / "bounded.sqlite", limit_bytes=700_000)
+    terms = [f"t{i}" for i in range(400)]
+    rng = np.random.default_rng(0)
+    for lo in range(0, 400, 50):  # 400 x 400 pairs: ~2 MB, far over the bound
+        cache.store("m", terms[lo:lo + 50], terms, rng.random((50, 400)))
+        cache.commit()
+    con = cache._connect()
+    assert ScoreCache.size_bytes(con) <= 700_000
+    values, found = cache.lookup("m", terms[-50:], terms)  # the last rows stored survive
+    assert found.all()
+    _, found_old = cache.lookup("m", terms[:50], terms[:50])
+    assert not found_old.all()
+    info = cache.info()
+    assert info["pairs"] > 0 and info["limit_bytes"] == 700_000 and info["measures"]["m"]["terms"] == 400
+
+
+def test_cached_scores_are_the_computed_ones_to_the_bit(tmp_path: Path, small_index: Path):
+    terms = ["a", "b", "c", "zz"]
+    want = NGDIndexMeasure(small_index).matrix(terms, terms)
+    CachedMeasure(NGDIndexMeasure(small_index), ScoreCache(tmp_path / "c.sqlite")).matrix(terms, terms)
+    got = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache(tmp_path / "c.sqlite")).matrix(terms, terms)
+    assert np.array_equal(want, got, equal_nan=True)

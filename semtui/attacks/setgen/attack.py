@@ -254,7 +254,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "error_ratio": em.error_ratio(out["precision"], bp),
         }
     if intervals and options.resamples and outcomes:
-        w = em.bootstrap_weights(len(outcomes), options.resamples, 0 if options.seed is None else options.seed)
+        w = em.bootstrap_weights(len(outcomes), options.resamples, 0)  # the same resamples for every method
         unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
                                for i, o in enumerate(outcomes)] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
         values = np.concatenate([np.concatenate([o.added_distances, o.original_distances]) for o in outcomes] + [np.zeros(0)])
