@@ -308,7 +308,7 @@ def test_cache_stays_within_its_bound_dropping_the_least_recently_used(tmp_path:
         cache.commit()
     con = cache._connect()
     assert ScoreCache.size_bytes(con) <= 700_000
-    values, found = cache.lookup("m", terms[-50:], terms)  # the last rows stored survive
+    _, found = cache.lookup("m", terms[-50:], terms)  # the last rows stored survive
     assert found.all()
     _, found_old = cache.lookup("m", terms[:50], terms[:50])
     assert not found_old.all()
