@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wordnet skipped: {exc}")
 
     print()
-    print(f"| measure | AUC release (k={args.k}) | AUC draw ({args.draw}) | notes |")
+    print(f"| measure | AUC within generalised item, release (k={args.k}) | AUC within transaction, draw ({args.draw}) | notes |")
     print("|---|---|---|---|")
     for name, dist, note in measures:
         a_rel, n_rel = auc_release(dist, mixed)
