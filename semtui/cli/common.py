@@ -54,7 +54,7 @@ def flag(option: str) -> str:
 
 def options_error(exc: InputError) -> InputError:
     """An engine error about an option, worded with the CLI's flag name."""
-    if exc.option is None:
+    if exc.option is None or exc.message.startswith(flag(exc.option)):
         return exc
     return InputError(f"{flag(exc.option)}: {exc.message}", exc.path, exc.line)
 

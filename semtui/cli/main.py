@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from semtui.cli import anonymize, attack, check, corpus, exitcodes, score, table
-from semtui.cli.common import emit_json, stdout_closed, stdout_console
+from semtui.cli.common import emit_json, options_error, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
 app = typer.Typer(
@@ -107,7 +107,7 @@ def run(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         stdout_closed()
     except InputError as exc:
-        sys.stderr.write(f"semtui: error: {exc}\n")
+        sys.stderr.write(f"semtui: error: {options_error(exc)}\n")
         sys.exit(exitcodes.INPUT)
     except (KeyboardInterrupt, Interrupted):
         sys.stderr.write("semtui: interrupted\n")

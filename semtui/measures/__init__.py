@@ -59,7 +59,7 @@ def open_measure(
     kind = check_measure(spec)
     arg = spec.partition(":")[2]
     if vectors is not None and kind != "embedding":
-        raise InputError(f"--vectors only applies to the embedding measure, not {spec!r}")
+        raise InputError(f"only applies to the embedding measure, not {spec!r}", option="vectors")
     measure: Measure
     if kind == "embedding":
         from semtui.measures.embedding import EmbeddingMeasure

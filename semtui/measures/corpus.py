@@ -61,7 +61,7 @@ def _jsonl_docs(path: Path, text: str, field: str) -> Iterator[str]:
 
     for lineno, obj in json_objects(text, path):
         if field not in obj:
-            raise InputError(f"no field {field!r} (choose one with --field)", path, lineno)
+            raise InputError(f"no field {field!r} (choose another field)", path, lineno, option="field")
         value = obj[field]
         if isinstance(value, list):
             value = ", ".join(_flatten(value, path, lineno))

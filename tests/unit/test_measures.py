@@ -177,8 +177,9 @@ def test_counts_missing_pair_is_an_error(tmp_path: Path):
 def test_open_measure_errors(tmp_path: Path):
     with pytest.raises(InputError, match="unknown measure"):
         open_measure("google")
-    with pytest.raises(InputError, match="--vectors only applies"):
+    with pytest.raises(InputError, match="only applies to the embedding measure") as err:
         open_measure("wordnet", vectors=tmp_path / "v.txt")
+    assert err.value.option == "vectors"
     for spec in ("ngd:", "counts:", "scores:"):
         with pytest.raises(InputError, match="needs"):
             open_measure(spec)

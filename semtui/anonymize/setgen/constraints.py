@@ -66,9 +66,9 @@ def parse_sizes(text: str) -> tuple[int, int]:
         lo = int(lo_s)
         hi = int(hi_s) if sep else lo
     except ValueError:
-        raise InputError(f"--sizes {text!r}: expected a size or a range such as 3-6") from None
+        raise InputError(f"{text!r}: expected a size or a range such as 3-6", option="sizes") from None
     if lo < 1 or hi < lo:
-        raise InputError(f"--sizes {text!r}: sizes must be >= 1 and the range ascending")
+        raise InputError(f"{text!r}: sizes must be >= 1 and the range ascending", option="sizes")
     return lo, hi
 
 
@@ -86,7 +86,7 @@ def random_privacy(
     transactions run out); the last chain may be cut short.
     """
     if n < 1:
-        raise InputError("--random-privacy must be at least 1")
+        raise InputError("must be at least 1", option="random_privacy")
     lo, hi = sizes
     lengths = data.lengths
     if data.n_generalised:
