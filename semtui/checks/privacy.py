@@ -17,7 +17,6 @@ that is information and does not change the verdict.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import parse_json, read_text
 from semtui.formats.text import read_plain
 from semtui.model import TransactionData
 
@@ -76,11 +75,8 @@ def read_constraints(path: str | Path) -> list[list[str]]:
     p = Path(path)
     text = read_text(p)
     if text.lstrip().startswith("{"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", p, exc.lineno) from None
-        if not str(doc.get("format", "")).startswith(SIDECAR_FORMAT):
+        doc = parse_json(text, p)
+        if not isinstance(doc, dict) or not str(doc.get("format", "")).startswith(SIDECAR_FORMAT):
             raise InputError(f"JSON file is not a setgen sidecar (format {SIDECAR_FORMAT}N)", p)
         cons = doc.get("privacy_constraints")
         if not isinstance(cons, list) or not all(

@@ -41,8 +41,7 @@ def setgen(
 
     from semtui import formats
     from semtui.anonymize.setgen import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
-    from semtui.cli.common import StderrProgress, warn
-    from semtui.fileio import atomic_writer
+    from semtui.cli.common import StderrProgress, warn, write_outputs
     from semtui.formats.text import dump_setgen
 
     if (privacy is None) == (random_n is None):
@@ -88,9 +87,10 @@ def setgen(
         "time_seconds": round(result.seconds, 4),
     }
     text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
-    with atomic_writer(out) as fh_out, atomic_writer(side) as fh_side:
-        dump_setgen(result.data, fh_out, out)
-        fh_side.write(text + "\n")
+    # the release and its sidecar are committed together; the sidecar names the original's
+    # privacy constraints and suppressed items, so a new one is private (0600)
+    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out), False),
+                   (side, lambda fh: fh.write(text + "\n"), True)])
 
     if result.unknown_items:
         shown = ", ".join(result.unknown_items[:5]) + (" ..." if len(result.unknown_items) > 5 else "")

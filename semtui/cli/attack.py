@@ -33,7 +33,7 @@ def setgen(
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
     from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
-    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
+    from semtui.cli.common import StderrProgress, options_error, warn, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
@@ -44,6 +44,7 @@ def setgen(
     except InputError as exc:
         raise options_error(exc) from None
     check_outputs([output, report_path], [data, original, *opts.measure_files])
+    watch_cache()
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0:
         raise InputError("no generalised items to attack (a plain transactions file?)", data)

@@ -21,10 +21,11 @@ def score(
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
 ) -> None:
     """Print the pairwise scores of TERMS under MEASURE: does the measure make sense for your data?"""
-    from semtui.cli.common import emit_json, stdout_console, warn
+    from semtui.cli.common import emit_json, stdout_console, warn, watch_cache
     from semtui.errors import InputError
     from semtui.measures import open_measure
 
+    watch_cache()
     if len(terms) < 2:
         raise InputError("give at least two terms")
     m = open_measure(measure, vectors=vectors, cache=not no_cache)

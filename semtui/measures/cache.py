@@ -8,19 +8,24 @@ hash, ...) and a term pair stored in sorted order (every measure is symmetric). 
 request go into a temporary table and one join brings back every cached pair; only the
 rows and columns with a missing pair are handed to the measure.
 
-The cache is an optimisation: if its directory cannot be written, scores are computed
-as if it were absent.
+The cache is an optimisation: if its directory cannot be written or the file is not a
+cache (corrupt), scores are computed as if it were absent, and ``problem_hook`` (the CLI's
+warning line) is told once why.  ``semtui cache info|clear`` inspects and removes it.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from semtui.measures.base import Measure
+
+#: called once with a one-line reason when the cache cannot be used (the CLI prints it)
+problem_hook: Callable[[str], None] | None = None
 
 
 def cache_dir() -> Path:
@@ -51,8 +56,11 @@ class ScoreCache:
                 con.execute("CREATE TEMP TABLE IF NOT EXISTS req (t TEXT PRIMARY KEY)")
                 con.commit()
                 self._con = con
-            except (OSError, sqlite3.Error):
+            except (OSError, sqlite3.Error) as exc:
                 self.disabled = True
+                if problem_hook is not None:
+                    problem_hook(f"the score cache {self.path} cannot be used ({exc}); scores are "
+                                 f"computed without it ('semtui cache clear' removes it)")
         return self._con
 
     def lookup(self, identity: str, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
@@ -110,6 +118,38 @@ class ScoreCache:
                           () if identity is None else (identity,))
         con.commit()
         return cur.rowcount
+
+    def info(self) -> dict:
+        """Where the cache is, its size, and the pairs it holds per measure."""
+        facts: dict = {"path": str(self.path), "exists": self.path.exists(), "bytes": 0,
+                       "pairs": 0, "measures": {}}
+        if not facts["exists"]:
+            return facts
+        facts["bytes"] = sum(p.stat().st_size for p in self._files())
+        try:
+            con = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=30)
+            try:
+                rows = con.execute("SELECT measure, count(*) FROM scores GROUP BY measure").fetchall()
+            finally:
+                con.close()
+        except sqlite3.Error as exc:
+            facts["problem"] = f"not a usable cache ({exc})"
+            return facts
+        facts["measures"] = {m: int(c) for m, c in rows}
+        facts["pairs"] = int(sum(facts["measures"].values()))
+        return facts
+
+    def _files(self) -> list[Path]:
+        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
+
+    def remove(self) -> int:
+        """Delete the cache files (a corrupt cache included); returns the bytes freed."""
+        self.close()
+        freed = 0
+        for p in self._files():
+            freed += p.stat().st_size
+            p.unlink()
+        return freed
 
     def close(self) -> None:
         if self._con is not None:
