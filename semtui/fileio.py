@@ -154,9 +154,9 @@ def parse_json(text: str, path: str | Path, line: int | None = None):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         where = exc.lineno if line is None else line
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, where) from None
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, where) from None
     except RecursionError:
-        raise InputError("invalid JSON: nested too deeply", path, line) from None
+        raise InputError("not valid JSON: nested too deeply", path, line) from None
 
 
 # --------------------------------------------------------------------------- writing
@@ -175,7 +175,7 @@ def _new_mode(private: bool) -> int:
     return 0o600 if private else 0o666 & ~_umask()
 
 
-class _Pending:
+class PendingOutput:
     """One output being written: a temporary file beside the (symlink-resolved) target,
     or the target itself when it is a device or a FIFO."""
 
@@ -268,7 +268,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     On any exception (KeyboardInterrupt included) the temporary file is removed and the
     target is left as it was.  See the module docstring for devices, symlinks and modes.
     """
-    pending = _Pending(path, mode, encoding, private)
+    pending = PendingOutput(path, mode, encoding, private)
     try:
         try:
             yield pending.fh
@@ -313,12 +313,12 @@ def write_together(outputs: list, *, private: bool = False) -> None:
     An item is ``(path, write)`` or ``(path, write, private)``; ``private`` (default for all
     items) makes a new file 0600.
     """
-    pending: list[_Pending] = []
+    pending: list[PendingOutput] = []
     try:
         for item in outputs:
             path, write = item[0], item[1]
             priv = item[2] if len(item) > 2 else private
-            pending.append(_Pending(path, "w", "utf-8", bool(priv)))
+            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
             try:
                 write(pending[-1].fh)
             except OSError as exc:

@@ -51,6 +51,20 @@ class PrivacyReport:
     def holds(self) -> bool:
         return len(self.violated) == 0
 
+    @property
+    def exercised(self) -> np.ndarray:
+        """Indices of the constraints the release can say something about: every item of
+        them occurs in it (plainly or as a member of a generalised item).  A constraint
+        naming an item the release does not hold has support 0 trivially."""
+        unknown = set(self.unknown_items)
+        return np.array([j for j, c in enumerate(self.constraints) if not unknown.intersection(c)],
+                        dtype=np.int64)
+
+    @property
+    def vacuous(self) -> bool:
+        """No constraint is exercised: the check would pass whatever the release held."""
+        return len(self.constraints) > 0 and len(self.exercised) == 0
+
     def to_json(self) -> dict:
         s = self.supports
         supported = s[s > 0]
@@ -61,6 +75,7 @@ class PrivacyReport:
             "n_constraints": len(self.constraints),
             "n_violated": len(self.violated),
             "n_zero_support": int((s == 0).sum()),
+            "n_exercised": len(self.exercised),
             "min_positive_support": int(supported.min()) if len(supported) else None,
             "violations": [{"constraint": self.constraints[i], "support": int(s[i])} for i in self.violated],
             "unknown_items": self.unknown_items,

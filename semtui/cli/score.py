@@ -21,7 +21,7 @@ def score(
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
 ) -> None:
     """Print the pairwise scores of TERMS under MEASURE: does the measure make sense for your data?"""
-    from semtui.cli.common import emit_json, stdout_console, warn, watch_cache
+    from semtui.cli.common import emit_json, names, stdout_console, warn, watch_cache
     from semtui.errors import InputError
     from semtui.measures import open_measure
 
@@ -53,4 +53,4 @@ def score(
             table.add_row(f"{i + 1} {t}", *cells)
         stdout_console().print(table)
     if unknown:
-        warn(f"no score under {measure} for: {', '.join(unknown)} (such terms are reported, never eliminated)")
+        warn(f"no score under {measure} for: {names(unknown, 8)} (such terms are reported, never eliminated)")

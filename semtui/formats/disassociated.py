@@ -191,6 +191,7 @@ def key_to_json(key: DisassociationKey) -> dict:
 
 
 def write_key(key: DisassociationKey, path: str | Path) -> None:
-    with atomic_writer(path) as fh:
+    """The key undoes the release: a new key file is private (0600)."""
+    with atomic_writer(path, private=True) as fh:
         json.dump(key_to_json(key), fh, indent=1)
         fh.write("\n")

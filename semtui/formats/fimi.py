@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, read_text
+from semtui.fileio import read_text, write_together
 from semtui.model import TransactionData, Vocabulary
 
 SUFFIXES = {".dat", ".fimi", ".spmf"}
@@ -111,12 +111,15 @@ def write_fimi(data: TransactionData, path: str | Path) -> None:
     except ValueError:
         codes = np.arange(len(data.vocab), dtype=np.int64)
         need_map = True
-    with atomic_writer(path) as fh:
+    def ids(fh) -> None:
         for i in range(data.n_transactions):
             t = data.transaction(i)
             fh.write(" ".join(map(str, codes[t].tolist())) if len(t) else "")
             fh.write("\n")
-    if need_map:
-        with atomic_writer(str(path) + ".names.tsv") as fh:
-            for c, s in zip(codes.tolist(), data.vocab.items):
-                fh.write(f"{c}\t{s}\n")
+
+    def name_map(fh) -> None:
+        for c, s in zip(codes.tolist(), data.vocab.items):
+            fh.write(f"{c}\t{s}\n")
+
+    # the ids and their map are committed together: one is useless without the other
+    write_together([(path, ids)] + ([(str(path) + ".names.tsv", name_map)] if need_map else []))

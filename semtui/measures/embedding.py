@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import check_readable, decode_text
+from semtui.fileio import check_readable, decode_text, read_bytes
 from semtui.measures.base import Measure
 from semtui.measures.terms import singulars, word_parts, words
 
@@ -55,7 +55,7 @@ def load_glove() -> tuple[dict[str, int], np.ndarray]:
 def load_vectors_text(path: str | Path) -> tuple[dict[str, int], np.ndarray]:
     """Read a word2vec / GloVe text file; bad input is an InputError naming the line."""
     p = check_readable(path)
-    text = decode_text(p.read_bytes(), p)
+    text = decode_text(read_bytes(p), p)
     lines = text.split("\n")
     start = 0
     dim: int | None = None

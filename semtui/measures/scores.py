@@ -17,6 +17,9 @@ from semtui.errors import InputError
 from semtui.fileio import read_text
 from semtui.measures.base import Measure
 
+#: largest score magnitude: a mean of up to 1e200 such scores stays finite
+MAX_SCORE = 1e100
+
 
 class ScoresMeasure(Measure):
     def __init__(self, path: str | Path):
@@ -45,6 +48,10 @@ class ScoresMeasure(Measure):
                 raise InputError(f"not a number: {v!r}", self.path, lineno) from None
             if not np.isfinite(value):
                 raise InputError(f"not a finite number: {v!r}", self.path, lineno)
+            if abs(value) > MAX_SCORE:
+                raise InputError(f"{v} is too large for a score (at most {MAX_SCORE:g} in magnitude, "
+                                 "so that means over many pairs stay finite; rescale the scores)",
+                                 self.path, lineno)
             if self.kind == "similarity" and not 0.0 <= value <= 1.0:
                 raise InputError(f"a similarity lies in [0, 1], got {v}", self.path, lineno)
             if self.kind == "distance" and value < 0 and a == b:
