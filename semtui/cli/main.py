@@ -166,11 +166,15 @@ def _on_signal(signum, frame) -> None:
 
 
 def _stopped() -> None:
-    if _received and _received[-1] == signal.SIGTERM:
-        _say("semtui: terminated")
-        sys.exit(exitcodes.TERMINATED)
-    _say("semtui: interrupted")
-    sys.exit(exitcodes.INTERRUPTED)
+    """Interrupted or terminated: every temporary file was removed on the way here; say so
+    and leave at once (no second interrupt can land in the interpreter's shutdown)."""
+    term = bool(_received) and _received[-1] == signal.SIGTERM
+    _say("semtui: terminated" if term else "semtui: interrupted")
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
 
 
 def _say(line: str) -> None:
@@ -194,12 +198,14 @@ def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
-    # numpy's "invalid value" and "divide by zero" warnings are handled by the code that
-    # meets them; they never belong on the user's stderr before (or instead of) an error
-    warnings.simplefilter("ignore", RuntimeWarning)
-    _closed_stdout_is_141()
     try:
+        # numpy's "invalid value" and "divide by zero" warnings are handled by the code that
+        # meets them; they never belong on the user's stderr before (or instead of) an error
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _closed_stdout_is_141()
         rc = app(args=argv, prog_name="semtui", standalone_mode=False)
+        if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130
+            raise KeyboardInterrupt
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()
