@@ -67,6 +67,12 @@ class Measure(ABC):
         """Terms this measure has no representation for (default: none)."""
         return []
 
+    def capped(self, scores: np.ndarray) -> np.ndarray | None:
+        """A boolean mask of the cells of ``scores`` (the last table this measure returned)
+        that hold a substitute rather than a score (NGD's never co-occurring pairs), or
+        None when the measure never substitutes."""
+        return None
+
     # -- for subclasses ------------------------------------------------------
     @abstractmethod
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:

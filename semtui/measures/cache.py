@@ -179,6 +179,9 @@ class CachedMeasure(Measure):
     def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         return self.inner._finish(scores, terms_a, terms_b)
 
+    def capped(self, scores: np.ndarray) -> np.ndarray | None:
+        return self.inner.capped(scores)
+
     def _matrix(self, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         identity = self.inner.identity
         out, found = self.cache.lookup(identity, terms_a, terms_b)
