@@ -120,6 +120,18 @@ def read_head(path: str | Path, size: int = _HEAD) -> bytes:
         raise InputError(f"cannot read: {exc.strerror or exc}", p) from None
 
 
+def identity(path: str | Path) -> str:
+    """A string that changes whenever an input's content could: path, mtime and size for a
+    regular file, a hash of the bytes for a stream (standard input, a pipe)."""
+    p = Path(path)
+    if not is_stdin(path) and _key(p) not in _STREAMS and _is_regular(p):
+        st = p.stat()
+        return f"{p.resolve()}:{st.st_mtime_ns}:{st.st_size}"
+    import hashlib
+
+    return "stream:sha256=" + hashlib.sha256(read_bytes(path)).hexdigest()[:32]
+
+
 def display_name(path: str | Path) -> str:
     return "<stdin>" if is_stdin(path) else str(path)
 

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import identity, read_text
 from semtui.measures.base import Measure
 
 #: never co-occurring pairs: a cap at the table's largest finite NGD, a pseudo-count
@@ -234,8 +234,7 @@ class CountsMeasure(_Capping, Measure):
                 raise InputError(f"expected 2 or 3 columns, got {len(cells)}", self.path, lineno)
         if self.n is None:
             raise InputError("file is empty", self.path)
-        stat = self.path.stat()
-        self._identity = f"counts:{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}:{rule}"
+        self._identity = f"counts:{identity(self.path)}:{rule}"
 
     def _count(self, cell: str, lineno: int) -> float:
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import identity, read_text
 from semtui.measures.base import Measure
 
 #: largest score magnitude: a mean of up to 1e200 such scores stays finite
@@ -63,8 +63,7 @@ class ScoresMeasure(Measure):
             self.pairs[(a, b)] = value
             self.pairs[(b, a)] = value
             self.terms.update((a, b))
-        stat = self.path.stat()
-        self._identity = f"scores:{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
+        self._identity = f"scores:{identity(self.path)}"
 
     @property
     def identity(self) -> str:
