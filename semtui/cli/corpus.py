@@ -106,7 +106,7 @@ def info(
         return
     from rich.table import Table
 
-    table = Table(title=str(index), show_header=False, title_justify="left")
+    table = Table(title=str(index), show_header=False, title_justify="left", min_width=len(str(index)))
     table.add_column("fact", style="bold")
     table.add_column("value")
     for key, value in facts.items():

@@ -73,7 +73,7 @@ def info(
     facts = facts.payload()
     from rich.table import Table
 
-    table = Table(title=f"{file}", show_header=False, title_justify="left")
+    table = Table(title=f"{file}", show_header=False, title_justify="left", min_width=len(str(file)))
     table.add_column("fact", style="bold")
     table.add_column("value")
     for key, value in facts.items():
