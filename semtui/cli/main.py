@@ -233,7 +233,8 @@ def run(argv: list[str] | None = None) -> None:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
             if isinstance(exc.__context__, BrokenPipeError) or isinstance(exc.__cause__, BrokenPipeError):
                 stdout_closed()
-            _say(_usage_line(exc))
+            if exc.format_message().strip():  # empty: the help was shown (a bare command group)
+                _say(_usage_line(exc))
             sys.exit(exitcodes.INPUT if exc.exit_code == 2 else exc.exit_code)
         if os.environ.get("SEMTUI_DEBUG"):
             raise
