@@ -178,9 +178,13 @@ def _stopped() -> None:
 
 
 def _say(line: str) -> None:
-    """One line on stderr; a closed stderr is not an error of its own."""
+    """One line on stderr (a name of megabytes is cut short); a closed stderr is not an error
+    of its own."""
+    line = line.replace("\n", " ")
+    if len(line) > 2000:
+        line = line[:1999] + "…"
     try:
-        sys.stderr.write(line.replace("\n", " ") + "\n")
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
