@@ -218,7 +218,15 @@ def test_a_check_with_nothing_to_check_is_refused(semtui, tmp_path):
     other.write_text("zebra, okapi\nnarwhal\n")
     r = semtui("check", "privacy", SETGEN, "--privacy", other, "-k", 5)
     assert r.rc == 2
-    r.one_error_line(str(other), "none of the 2 constraints")
+    r.one_error_line(str(other), "none of the 2 constraints", "occur nowhere")
+    absent = tmp_path / "absent.txt"  # items of the release, never together in one transaction
+    items = [ln.split(",")[0].strip() for ln in SETGEN.read_text().split("\n") if ln and "(" not in ln.split(",")[0]]
+    pair = next((a, b) for a in items for b in items if a != b and not any(
+        a in t and b in t for t in SETGEN.read_text().split("\n")))
+    absent.write_text(", ".join(pair) + "\n")
+    r = semtui("check", "privacy", SETGEN, "--privacy", absent, "-k", 5)
+    assert r.rc == 2
+    r.one_error_line(str(absent), "no transaction holds")
     r = semtui("check", "privacy", SETGEN, "--privacy", SIDECAR, "-k", 2, "--format", "setgen")
     assert r.rc == 0 and "exercised" in r.out
 

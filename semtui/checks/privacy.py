@@ -53,16 +53,14 @@ class PrivacyReport:
 
     @property
     def exercised(self) -> np.ndarray:
-        """Indices of the constraints the release can say something about: every item of
-        them occurs in it (plainly or as a member of a generalised item).  A constraint
-        naming an item the release does not hold has support 0 trivially."""
-        unknown = set(self.unknown_items)
-        return np.array([j for j, c in enumerate(self.constraints) if not unknown.intersection(c)],
-                        dtype=np.int64)
+        """Indices of the constraints the release matches: some transaction supports every
+        item of them (support > 0), so the >= k rule was actually put to the test."""
+        return np.flatnonzero(self.supports > 0)
 
     @property
     def vacuous(self) -> bool:
-        """No constraint is exercised: the check would pass whatever the release held."""
+        """No constraint matches any transaction: the check would pass whatever k was, so it
+        proves nothing (constraints of another dataset, or a release that kept nothing)."""
         return len(self.constraints) > 0 and len(self.exercised) == 0
 
     def to_json(self) -> dict:

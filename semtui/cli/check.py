@@ -24,8 +24,8 @@ def privacy(
 ) -> None:
     """Every privacy constraint has support >= k or 0 in the release (exit 1 if not).
 
-    A check none of whose constraints is exercised (every one names an item the release does
-    not hold, e.g. the sidecar of another release) proves nothing and is refused (exit 2)."""
+    A check none of whose constraints matches any transaction (every support 0, e.g. the
+    constraints of another dataset) proves nothing and is refused (exit 2)."""
     from semtui import formats
     from semtui.checks.privacy import check_privacy, read_constraints
     from semtui.errors import InputError
@@ -37,8 +37,10 @@ def privacy(
     report = check_privacy(data, cons, k)
     doc = report.to_json()
     if report.vacuous:
-        raise InputError(f"none of the {len(cons)} constraints can be checked: each names an item that "
-                         f"occurs nowhere in {setgen} (constraints of another release?)", constraints)
+        why = (f"{len(report.unknown_items)} of their items occur nowhere in it" if report.unknown_items
+               else "no transaction holds all the items of any of them")
+        raise InputError(f"nothing to check: none of the {len(cons)} constraints matches any transaction of "
+                         f"{setgen} ({why}; constraints of another dataset?)", constraints)
     if report.unknown_items:
         from semtui.cli.common import names, warn
 
@@ -51,7 +53,7 @@ def privacy(
     else:
         verdict = "holds" if report.holds else "VIOLATED"
         head = (f"{setgen}: privacy {verdict} for k={k}: {doc['n_constraints']} constraints "
-                f"({doc['n_exercised']} exercised: all their items occur in the release), "
+                f"({doc['n_exercised']} exercised: matched by at least one transaction), "
                 f"{doc['n_violated']} with support in (0, {k}), {doc['n_zero_support']} with support 0")
         lines = [head]
         for v in doc["violations"]:
