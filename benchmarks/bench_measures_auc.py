@@ -170,6 +170,12 @@ def main(argv: list[str] | None = None) -> int:
             dist = m.distances(vocab, vocab)
             secs = time.perf_counter() - t0
             measures.append((f"ngd, zero rule {rule}", dist, f"{len(m.unknown(vocab))} unknown, {secs:.2f} s"))
+            if rule == "cap":  # the former rule: never co-occurring pairs tied with the largest finite NGD
+                capped = m.capped(dist)
+                tied = dist.copy()
+                off = ~np.eye(len(vocab), dtype=bool) & ~capped & np.isfinite(dist)
+                tied[capped] = dist[off].max()
+                measures.append(("ngd, cap tied with the largest finite NGD (former rule)", tied, ""))
         _, both = NGDIndexMeasure(index).index.counts(vocab)
         dist = NGDIndexMeasure(index, rule="one").distances(vocab, vocab)
         dist[both == 0] = np.nan

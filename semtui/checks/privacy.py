@@ -17,7 +17,6 @@ that is information and does not change the verdict.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import parse_json, read_text
 from semtui.formats.text import read_plain
 from semtui.model import TransactionData
 
@@ -52,6 +51,18 @@ class PrivacyReport:
     def holds(self) -> bool:
         return len(self.violated) == 0
 
+    @property
+    def exercised(self) -> np.ndarray:
+        """Indices of the constraints the release matches: some transaction supports every
+        item of them (support > 0), so the >= k rule was actually put to the test."""
+        return np.flatnonzero(self.supports > 0)
+
+    @property
+    def vacuous(self) -> bool:
+        """No constraint matches any transaction: the check would pass whatever k was, so it
+        proves nothing (constraints of another dataset, or a release that kept nothing)."""
+        return len(self.constraints) > 0 and len(self.exercised) == 0
+
     def to_json(self) -> dict:
         s = self.supports
         supported = s[s > 0]
@@ -62,6 +73,7 @@ class PrivacyReport:
             "n_constraints": len(self.constraints),
             "n_violated": len(self.violated),
             "n_zero_support": int((s == 0).sum()),
+            "n_exercised": len(self.exercised),
             "min_positive_support": int(supported.min()) if len(supported) else None,
             "violations": [{"constraint": self.constraints[i], "support": int(s[i])} for i in self.violated],
             "unknown_items": self.unknown_items,
@@ -76,11 +88,8 @@ def read_constraints(path: str | Path) -> list[list[str]]:
     p = Path(path)
     text = read_text(p)
     if text.lstrip().startswith("{"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", p, exc.lineno) from None
-        if not str(doc.get("format", "")).startswith(SIDECAR_FORMAT):
+        doc = parse_json(text, p)
+        if not isinstance(doc, dict) or not str(doc.get("format", "")).startswith(SIDECAR_FORMAT):
             raise InputError(f"JSON file is not a setgen sidecar (format {SIDECAR_FORMAT}N)", p)
         cons = doc.get("privacy_constraints")
         if not isinstance(cons, list) or not all(

@@ -34,6 +34,8 @@ def setgen(
         "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
         "--sidecar", help="JSON sidecar path (default OUT.json).")] = None,
+    format: Annotated[str | None, typer.Option(
+        "--format", "-f", help="Format of ORIG: plain, setgen, fimi or jsonl (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
 ) -> None:
     """Set-based generalisation in the manner of COAT; writes OUT and a JSON sidecar."""
@@ -41,8 +43,7 @@ def setgen(
 
     from semtui import formats
     from semtui.anonymize.setgen import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
-    from semtui.cli.common import StderrProgress, warn
-    from semtui.fileio import atomic_writer
+    from semtui.cli.common import StderrProgress, names, warn, write_outputs
     from semtui.formats.text import dump_setgen
 
     if (privacy is None) == (random_n is None):
@@ -54,7 +55,7 @@ def setgen(
     side = sidecar if sidecar is not None else Path(str(out) + ".json")
     _check_outputs(orig, out, side, privacy, utility)
     lo, hi = parse_sizes(sizes)
-    data = formats.read_transactions(orig)
+    data = formats.read_transactions(orig, format)
     if privacy is not None:
         constraints = read_privacy(privacy)
         source = {"source": "file", "file": str(privacy)}
@@ -88,13 +89,14 @@ def setgen(
         "time_seconds": round(result.seconds, 4),
     }
     text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
-    with atomic_writer(out) as fh_out, atomic_writer(side) as fh_side:
-        dump_setgen(result.data, fh_out, out)
-        fh_side.write(text + "\n")
+    # the release and its sidecar are committed together; the sidecar names the original's
+    # privacy constraints and suppressed items, so a new one is private (0600)
+    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out), False),
+                   (side, lambda fh: fh.write(text + "\n"), True)])
 
     if result.unknown_items:
-        shown = ", ".join(result.unknown_items[:5]) + (" ..." if len(result.unknown_items) > 5 else "")
-        warn(f"{len(result.unknown_items)} privacy-constraint item(s) not in {orig} (support 0): {shown}")
+        warn(f"{len(result.unknown_items)} privacy-constraint item(s) not in {orig} (support 0): "
+             f"{names(result.unknown_items)}")
     if json_out:
         emit_json(doc)
         return

@@ -33,10 +33,11 @@ def setgen(
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
     from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
-    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
+    from semtui.cli.common import StderrProgress, names, options_error, warn, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
+    _check_aggregate(aggregate)
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
@@ -44,6 +45,7 @@ def setgen(
     except InputError as exc:
         raise options_error(exc) from None
     check_outputs([output, report_path], [data, original, *opts.measure_files])
+    watch_cache()
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0:
         raise InputError("no generalised items to attack (a plain transactions file?)", data)
@@ -54,10 +56,8 @@ def setgen(
         except InputError as exc:
             raise options_error(exc) from None
     if report.unknown_terms:
-        shown = ", ".join(report.unknown_terms[:8])
-        more = len(report.unknown_terms) - 8
         warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and are never eliminated: "
-             f"{shown}{f' (+{more} more)' if more > 0 else ''}")
+             f"{names(report.unknown_terms, 8)}")
     doc = report.to_json()
     outputs = []
     if output is not None:
@@ -65,12 +65,25 @@ def setgen(
 
         outputs.append((output, lambda fh: dump_setgen(attacked_dataset(release, report), fh, output)))
     if report_path is not None:
-        outputs.append((report_path, doc))
+        # with --original the report holds per-cell ground truth: a new file is private (0600)
+        outputs.append((report_path, doc, original is not None))
     write_outputs(outputs)
     if json_out:
         emit_json(doc)
     else:
         _print_summary(doc)
+
+
+#: largest K of ``--aggregate top:K`` (any larger K is the mean over the whole context)
+MAX_TOP_K = 2**31 - 1
+
+
+def _check_aggregate(spec: str) -> None:
+    kind, _, k = spec.strip().partition(":")
+    if kind == "top" and k.isdigit() and int(k) > MAX_TOP_K:
+        from semtui.errors import InputError
+
+        raise InputError(f"--aggregate: K of top:K must be at most {MAX_TOP_K:,} (got {len(k)} digits)")
 
 
 def _fmt(v) -> str:

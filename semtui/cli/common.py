@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from semtui.cli import exitcodes
@@ -32,9 +31,11 @@ def stdout_closed() -> None:
     raise SystemExit(exitcodes.BROKEN_PIPE)
 
 
-def write_outputs(outputs: list[tuple[Path, Any]]) -> None:
-    """Commit every output of a command together; an item is a JSON document (dict or Report)
-    or a function that writes to a file handle."""
+def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
+    """Commit every output of a command together; an item is ``(path, content)`` or
+    ``(path, content, private)``, content a JSON document (dict or Report) or a function that
+    writes to a file handle.  ``private``: the output holds original data, so a new file is
+    made 0600 (an existing file keeps its mode); the keyword is the default for every item."""
     from semtui import reports
     from semtui.fileio import write_together
 
@@ -44,7 +45,8 @@ def write_outputs(outputs: list[tuple[Path, Any]]) -> None:
         text = reports.dumps(content)  # rendered before any file is touched
         return lambda fh: fh.write(text + "\n")
 
-    write_together([(path, writer(content)) for path, content in outputs])
+    write_together([(item[0], writer(item[1]), item[2] if len(item) > 2 else private)
+                    for item in outputs])
 
 
 def flag(option: str) -> str:
@@ -59,19 +61,70 @@ def options_error(exc: InputError) -> InputError:
     return InputError(f"{flag(exc.option)}: {exc.message}", exc.path, exc.line)
 
 
+#: longest message a warning prints, and longest item name within one
+_WARN_MAX = 2000
+_NAME_MAX = 60
+
+
+def short(name: str, limit: int = _NAME_MAX) -> str:
+    """An item name as a message shows it: at most ``limit`` characters, on one line."""
+    name = " ".join(str(name).split())
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def names(items, limit: int = 5) -> str:
+    """A few item names, abbreviated, for a one-line message: ``a, b, c (+4 more)``."""
+    items = list(items)
+    shown = ", ".join(short(i) for i in items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
 def warn(message: str) -> None:
-    sys.stderr.write(f"semtui: {message}\n")
+    """One line on stderr, however long the names in it."""
+    line = " ".join(message.split("\n"))
+    if len(line) > _WARN_MAX:
+        line = line[: _WARN_MAX - 1] + "…"
+    try:
+        sys.stderr.write(f"semtui: {line}\n")
+    except (OSError, ValueError):
+        pass
+
+
+def watch_cache() -> None:
+    """Print, once, why the score cache cannot be used (a corrupt file, no permission)."""
+    from semtui.measures import cache
+
+    cache.problem_hook = warn
+
+
+#: ``--color``: auto (colour on a terminal, unless NO_COLOR is set), always or never
+_COLOR = {"mode": "auto"}
+
+
+def set_color(mode: str) -> None:
+    if mode not in ("auto", "always", "never"):
+        raise InputError(f"--color: choose auto, always or never (got {mode!r})")
+    _COLOR["mode"] = mode
 
 
 def use_color() -> bool:
+    mode = _COLOR["mode"]
+    if mode != "auto":
+        return mode == "always"
     return "NO_COLOR" not in os.environ
 
 
 def stdout_console():
-    """A rich Console on stdout honouring NO_COLOR."""
+    """A rich Console on stdout honouring ``--color`` and NO_COLOR.  When stdout is not a
+    terminal, lines are not wrapped at 80 columns: tables keep their full width."""
     from rich.console import Console
 
-    return Console(no_color=not use_color(), highlight=False)
+    kw: dict = {}
+    if _COLOR["mode"] == "always":
+        kw["force_terminal"] = True
+    if not sys.stdout.isatty():
+        kw["width"] = 100_000
+    return Console(no_color=not use_color(), highlight=False, **kw)
 
 
 class StderrProgress:

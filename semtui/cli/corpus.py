@@ -21,23 +21,35 @@ def build(
     transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,
     field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings); default: text.")] = None,
+    smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
+    separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this ('' = a blank line).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
     from semtui.cli.common import StderrProgress
     from semtui.measures.corpus import build_index
 
-    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl)) if on]
+    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
+                              ("smart", smart), ("separator", separator is not None)) if on]
     if len(chosen) > 1:
         raise InputError(f"choose one of --{', --'.join(chosen)}")
     kind = chosen[0] if chosen else "auto"
-    if field is not None and kind in ("lines", "transactions"):
+    if field is not None and kind not in ("auto", "jsonl"):
         raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
     from semtui.fileio import check_outputs
 
     check_outputs([output], list(sources))
+    if kind == "lines":
+        _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:
-        report = build_index(sources, output, kind=kind, field=field or "text", progress=bar)
+        report = build_index(sources, output, kind=kind, field=field or "text", separator=separator,
+                             progress=bar)
+    from semtui.measures.corpus import FEW_DOCUMENTS
+
+    if report.documents < FEW_DOCUMENTS:
+        warn(f"{report.path} holds only {report.documents} document(s): NGD counts documents, so it needs "
+             f"hundreds at least to tell terms apart (one document per file by default; "
+             f"see --lines, --smart, --separator, --jsonl)")
     summary = {
         "format": "semtui-corpus-build/1",
         "index": report.path,
@@ -51,6 +63,22 @@ def build(
     else:
         warn(f"indexed {report.documents:,} documents into {report.path} "
              f"({report.bytes / 1e6:.1f} MB, {report.seconds:.2f} s)")
+
+
+def _warn_if_smart(sources: list[Path]) -> None:
+    """``--lines`` on a SMART collection indexes its '.I'/'.W' markers as documents."""
+    from semtui.measures.corpus import is_smart
+
+    for s in sources:
+        if s.is_file():
+            try:
+                with open(s, encoding="utf-8", errors="replace") as fh:
+                    head = fh.read(256)
+            except OSError:
+                continue
+            if is_smart(head):
+                warn(f"{s} looks like a SMART collection ('.I'/'.W' records): --lines makes every line a "
+                     f"document, markers included; without it each record is one document")
 
 
 @app.command()
@@ -78,7 +106,7 @@ def info(
         return
     from rich.table import Table
 
-    table = Table(title=str(index), show_header=False, title_justify="left")
+    table = Table(title=str(index), show_header=False, title_justify="left", min_width=len(str(index)))
     table.add_column("fact", style="bold")
     table.add_column("value")
     for key, value in facts.items():

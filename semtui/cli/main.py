@@ -1,26 +1,30 @@
 """``semtui``: the command tree.  ``run()`` is the console script.
 
 Each command group lives in its own module under ``semtui/cli``; this module wires
-them together and owns the one place where errors become exit codes.
+them together and owns the one place where errors, signals and a closed stdout become
+exit codes (semtui/cli/exitcodes.py, docs/cli.md).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import warnings
 from pathlib import Path
 
 import typer
 
-from semtui.cli import anonymize, attack, check, corpus, exitcodes, score, table
-from semtui.cli.common import emit_json, options_error, stdout_closed, stdout_console
+from semtui import __version__
+from semtui.cli import anonymize, attack, cache, check, corpus, exitcodes, score, table
+from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
 app = typer.Typer(
     name="semtui",
     help="How much of an anonymised transaction dataset can a semantic attacker take back?",
     no_args_is_help=False,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -28,9 +32,22 @@ app = typer.Typer(
 FormatOpt = typer.Option(None, "--format", "-f", help="plain, setgen, fimi, jsonl or disassociated (default: detect)")
 
 
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"semtui {__version__}")
+        raise typer.Exit(exitcodes.OK)
+
+
 @app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context) -> None:
+def _root(
+    ctx: typer.Context,
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="Print semtui's version and exit."),
+    color: str = typer.Option("auto", "--color", metavar="auto|always|never",
+                              help="Colour on stdout: auto (a terminal without NO_COLOR), always or never."),
+) -> None:
     """Without a command, open the TUI on the bundled sample."""
+    set_color(color)
     if ctx.invoked_subcommand is None:
         from semtui.samples import sample_path
 
@@ -39,7 +56,7 @@ def _root(ctx: typer.Context) -> None:
 
 @app.command()
 def info(
-    file: Path = typer.Argument(..., help="A dataset in any supported format."),
+    file: Path = typer.Argument(..., help="A dataset in any supported format ('-' reads standard input)."),
     format: str | None = FormatOpt,
     names: Path | None = typer.Option(None, "--names", help="id->name map for FIMI files"),
     json_out: bool = typer.Option(False, "--json", help="JSON on stdout"),
@@ -56,7 +73,7 @@ def info(
     facts = facts.payload()
     from rich.table import Table
 
-    table = Table(title=f"{file}", show_header=False, title_justify="left")
+    table = Table(title=f"{file}", show_header=False, title_justify="left", min_width=len(str(file)))
     table.add_column("fact", style="bold")
     table.add_column("value")
     for key, value in facts.items():
@@ -74,19 +91,57 @@ def open_(
     original: Path | None = typer.Option(None, "--original", help="The original data, for evaluation."),
     report: Path | None = typer.Option(None, "--report", help="A JSON report of a headless attack."),
     key: Path | None = typer.Option(None, "--key", help="The private key of a disassociated release."),
+    format: str | None = FormatOpt,
 ) -> None:
     """Open the TUI on a dataset."""
     if file is None:
         from semtui.samples import sample_path
 
         file = sample_path()
+    if format is not None:
+        from semtui import formats
+
+        formats.assume_format(file, format)
     _open_tui(file, original, report, key)
 
 
-def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None) -> None:
-    from semtui.tui.app import run_tui
+@app.command("measures")
+def measures_(json_out: bool = typer.Option(False, "--json", help="JSON on stdout")) -> None:
+    """List the semantic measures, what each needs, and whether it is available here."""
+    from semtui.measures import describe_measures
 
-    run_tui(file, original=original, report=report, key=key)
+    rows = describe_measures()
+    if json_out:
+        from semtui.reports import document
+
+        emit_json(document("semtui-measures/1", {"measures": rows}))
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(show_header=True, header_style="bold")
+    for col in ("measure", "kind", "needs", "available"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["spec"], r["kind"], escape(r["needs"]),
+                  "yes" if r["available"] else escape(f"no: {r['missing']}"))
+    stdout_console().print(t)
+
+
+def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None) -> None:
+    from semtui.tui.session import load_session
+
+    session = load_session(Path(file), original=original, report=report, key=key)  # bad input first
+    if session.original is not None and type(session.data).__name__ == "DisassociatedData":
+        from semtui.formats.disassociated import check_original
+
+        check_original(session.data, session.original, file, original)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError("the TUI needs a terminal (standard input and output are not one); "
+                         "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")
+    from semtui.tui.app import SemtuiApp
+
+    SemtuiApp(session).run()
 
 
 # The command groups, each in its own module (a missing module is an import error, not a
@@ -97,39 +152,122 @@ app.add_typer(corpus.app, name="corpus")
 score.register(app)
 app.add_typer(anonymize.app, name="anonymize")
 app.add_typer(check.app, name="check")
+app.add_typer(cache.app, name="cache")
+
+#: the last terminating signal received (SIGINT or SIGTERM), for the exit code
+_received: list[int] = []
+
+
+def _on_signal(signum, frame) -> None:
+    """SIGINT and SIGTERM raise KeyboardInterrupt where the program is, so every temporary
+    file is removed on the way out (the exit code then tells them apart)."""
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
+def _stopped() -> None:
+    """Interrupted or terminated: every temporary file was removed on the way here; say so
+    and leave at once (no second interrupt can land in the interpreter's shutdown)."""
+    term = bool(_received) and _received[-1] == signal.SIGTERM
+    _say("semtui: terminated" if term else "semtui: interrupted")
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
+
+
+def _say(line: str) -> None:
+    """One line on stderr (a name of megabytes is cut short); a closed stderr is not an error
+    of its own."""
+    line = line.replace("\n", " ")
+    if len(line) > 2000:
+        line = line[:1999] + "…"
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _usage_line(exc) -> str:
+    """click's usage error as one line: the message and where to read the usage."""
+    msg = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "semtui"
+    return f"semtui: error: {msg} (see '{where} --help')"
 
 
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
     try:
-        rc = app(args=argv, standalone_mode=False)
+        # numpy's "invalid value" and "divide by zero" warnings are handled by the code that
+        # meets them; they never belong on the user's stderr before (or instead of) an error
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _closed_stdout_is_141()
+        rc = app(args=argv, prog_name="semtui", standalone_mode=False)
+        if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130
+            raise KeyboardInterrupt
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()
     except InputError as exc:
-        sys.stderr.write(f"semtui: error: {options_error(exc)}\n")
+        _say(f"semtui: error: {options_error(exc)}")
         sys.exit(exitcodes.INPUT)
     except (KeyboardInterrupt, Interrupted):
-        sys.stderr.write("semtui: interrupted\n")
-        sys.exit(exitcodes.INTERRUPTED)
+        _stopped()
     except SystemExit:
+        # click answers a closed stdout (EPIPE) by wrapping sys.stdout and exiting 1
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            stdout_closed()
         raise
+    except RecursionError:
+        _say("semtui: error: input nested too deeply")
+        sys.exit(exitcodes.INPUT)
     except OSError as exc:  # unreadable input, unwritable output, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
-        sys.stderr.write(f"semtui: error: {where}{exc.strerror or exc}\n")
+        _say(f"semtui: error: {where}{exc.strerror or exc}")
         sys.exit(exitcodes.INPUT)
     except Exception as exc:  # click's usage errors and our own bugs
         # Typer vendors click in recent releases, so recognise its exceptions by shape.
         if type(exc).__name__ == "Abort":
-            sys.stderr.write("semtui: interrupted\n")
-            sys.exit(exitcodes.INTERRUPTED)
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
-            exc.show()
+            _stopped()
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            if isinstance(exc.__context__, BrokenPipeError) or isinstance(exc.__cause__, BrokenPipeError):
+                stdout_closed()
+            if exc.format_message().strip():  # empty: the help was shown (a bare command group)
+                _say(_usage_line(exc))
             sys.exit(exitcodes.INPUT if exc.exit_code == 2 else exc.exit_code)
         if os.environ.get("SEMTUI_DEBUG"):
             raise
-        sys.stderr.write(f"semtui: internal error (a bug in semtui; please report it with the command line): "
-                         f"{type(exc).__name__}: {exc} (SEMTUI_DEBUG=1 shows the traceback)\n")
+        _say(f"semtui: internal error (a bug in semtui; please report it with the command line): "
+             f"{type(exc).__name__}: {exc} (SEMTUI_DEBUG=1 shows the traceback)")
         sys.exit(exitcodes.INTERNAL)
     else:
-        sys.exit(rc if isinstance(rc, int) else 0)
+        _exit(rc if isinstance(rc, int) else 0)
+
+
+def _closed_stdout_is_141() -> None:
+    """rich (our tables, Typer's help) answers a closed stdout with exit 1; make it 141."""
+    try:
+        import rich.console
+    except ImportError:  # pragma: no cover - rich is a dependency
+        return
+
+    def on_broken_pipe(self) -> None:
+        if getattr(self, "stderr", False):
+            raise SystemExit(exitcodes.BROKEN_PIPE)
+        stdout_closed()
+
+    rich.console.Console.on_broken_pipe = on_broken_pipe
+
+
+def _exit(code: int) -> None:
+    """Exit, flushing stdout first: a reader that went away gives 141, not a traceback."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed()
+    sys.exit(code)

@@ -21,14 +21,16 @@ def score(
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
 ) -> None:
     """Print the pairwise scores of TERMS under MEASURE: does the measure make sense for your data?"""
-    from semtui.cli.common import emit_json, stdout_console, warn
+    from semtui.cli.common import emit_json, names, stdout_console, warn, watch_cache
     from semtui.errors import InputError
     from semtui.measures import open_measure
 
+    watch_cache()
     if len(terms) < 2:
         raise InputError("give at least two terms")
     m = open_measure(measure, vectors=vectors, cache=not no_cache)
     matrix = m.matrix(terms, terms)
+    capped = m.capped(matrix)
     unknown = m.unknown(terms)
     rows = [[None if math.isnan(v) else round(float(v), 6) + 0.0 for v in row] for row in matrix]
     if json_out:
@@ -39,6 +41,8 @@ def score(
             "terms": list(terms),
             "matrix": rows,
             "unknown": unknown,
+            # cells holding NGD's stand-in for pairs that never co-occur (not a measured score)
+            "capped": None if capped is None else capped.tolist(),
         })
     else:
         from rich.table import Table
@@ -48,8 +52,12 @@ def score(
         for j, _ in enumerate(terms):
             table.add_column(str(j + 1), justify="right")
         for i, t in enumerate(terms):
-            cells = ["-" if v is None else f"{v:.3f}" for v in rows[i]]
+            cells = ["-" if v is None else f"{v:.3f}" + ("*" if capped is not None and capped[i, j] else "")
+                     for j, v in enumerate(rows[i])]
             table.add_row(f"{i + 1} {t}", *cells)
+        if capped is not None and capped.any():
+            table.caption = "* never co-occur: set beyond every pair that does (docs/measures.md)"
+            table.caption_justify = "left"
         stdout_console().print(table)
     if unknown:
-        warn(f"no score under {measure} for: {', '.join(unknown)} (such terms are reported, never eliminated)")
+        warn(f"no score under {measure} for: {names(unknown, 8)} (such terms are reported, never eliminated)")

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from semtui.errors import InputError
-from semtui.fileio import check_readable
+from semtui.fileio import check_readable, held, read_head
 from semtui.formats import disassociated, fimi, jsonl, text
 from semtui.model import Dataset, DisassociatedData, TransactionData
 
@@ -31,8 +31,9 @@ def detect(path: str | Path) -> str:
         return "jsonl"
     if suffix == ".json":
         return "disassociated"
-    with open(p, "rb") as fh:
-        head = fh.read(64 * 1024)
+    head = read_head(p, 64 * 1024)
+    if head.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark says nothing of the format
+        head = head[3:]
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         return "disassociated" if b'"semtui-disassociated/' in head[:4096] else "jsonl"
@@ -44,9 +45,28 @@ def detect(path: str | Path) -> str:
     return "setgen"
 
 
+#: formats the user named for a file on a face that reads it through another module
+_ASSUMED: dict[str, str] = {}
+
+
+def assume_format(path: str | Path, format: str) -> None:
+    """Read ``path`` as ``format`` whenever it is read without one (``semtui open --format``)."""
+    if format not in FORMATS:
+        raise InputError(f"unknown format {format!r} (choose from {', '.join(FORMATS)})", path)
+    _ASSUMED[str(Path(path))] = format
+
+
 def read(path: str | Path, format: str | None = None, *, names: str | Path | None = None) -> Dataset:
-    """Read any dataset.  ``names`` is an id->name map for FIMI files."""
-    fmt = format or detect(path)
+    """Read any dataset.  ``names`` is an id->name map for FIMI files.  The file is read
+    once (detection and the reader share one buffer): ``-``, pipes and FIFOs work."""
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown format {format!r} (choose from {', '.join(FORMATS)})", path)
+    format = format or _ASSUMED.get(str(Path(path)))
+    with held(path):
+        return _read(path, format or detect(path), names)
+
+
+def _read(path, fmt: str, names) -> Dataset:
     if fmt == "setgen":
         return text.read_setgen(path)
     if fmt == "plain":

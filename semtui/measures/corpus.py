@@ -14,11 +14,11 @@ only when complete, so an interrupted build never leaves a half-written index.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import re
 import sqlite3
-import tempfile
+import stat
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,24 +27,78 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import check_readable, decode_text
+from semtui.fileio import PendingOutput, check_readable, decode_text, read_bytes
 from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: Bumped whenever the layout of an index changes.
 INDEX_FORMAT = "semtui-corpus/1"
 #: unicode61 folds case and (with remove_diacritics 2) accents; punctuation separates tokens.
 TOKENIZER = "unicode61 remove_diacritics 2"
-SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions")
+SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions", "smart", "separator")
 _BATCH = 20_000
+#: fewer documents than this make an index whose NGDs hardly tell terms apart
+FEW_DOCUMENTS = 100
+#: a SMART collection (``.I 1`` / ``.W`` ... as the MEDLINE, CACM, CISI test collections)
+_SMART_START = re.compile(r"^\.I(\s+\S+)?\s*$")
+_SMART_FIELD = re.compile(r"^\.([A-Z])\s*$")
+#: SMART fields holding text (title, words, authors, bibliography, keywords); others
+#: (.X citations, .N dates, .C categories) are left out
+_SMART_TEXT = set("TWABKM")
 
 
 # --------------------------------------------------------------------------- reading sources
-def _source_kind(path: Path, kind: str) -> str:
+def _source_kind(path: Path, kind: str, text: str | None = None) -> str:
     if kind != "auto":
         return kind
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         return "jsonl"
+    if text is not None and is_smart(text):
+        return "smart"
     return "text"
+
+
+def is_smart(text: str) -> bool:
+    """Does ``text`` look like a SMART collection (its first line ``.I <id>``)?"""
+    first = text.lstrip("\n").split("\n", 1)[0].strip()
+    return bool(_SMART_START.match(first))
+
+
+def _smart_docs(path: Path, text: str) -> Iterator[str]:
+    """One document per ``.I`` record: the text of its .T/.W/.A/.B/.K/.M fields."""
+    if not is_smart(text):
+        raise InputError("not a SMART collection (the first line must be '.I <id>')", path, 1)
+    parts: list[str] = []
+    keep = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if _SMART_START.match(stripped):
+            if parts and any(p.strip() for p in parts):
+                yield "\n".join(parts)
+            parts, keep = [], False
+            continue
+        field = _SMART_FIELD.match(stripped)
+        if field:
+            keep = field.group(1) in _SMART_TEXT
+            continue
+        if keep:
+            parts.append(line)
+    if parts and any(p.strip() for p in parts):
+        yield "\n".join(parts)
+
+
+def _separated_docs(text: str, separator: str) -> Iterator[str]:
+    """Documents separated by lines that are exactly ``separator`` (trimmed; '' = a blank line)."""
+    sep = separator.strip()
+    parts: list[str] = []
+    for line in text.split("\n"):
+        if line.strip() == sep:
+            if any(p.strip() for p in parts):
+                yield "\n".join(parts)
+            parts = []
+        else:
+            parts.append(line)
+    if any(p.strip() for p in parts):
+        yield "\n".join(parts)
 
 
 def _files(source: Path) -> list[Path]:
@@ -91,18 +145,25 @@ def _transaction_docs(path: Path) -> Iterator[str]:
         yield ", ".join(names[int(t)] for t in data.plain_items(i))
 
 
-def iter_documents(sources: Sequence[str | Path], kind: str = "auto", field: str = "text") -> Iterator[str]:
+def iter_documents(sources: Sequence[str | Path], kind: str = "auto", field: str = "text",
+                   separator: str | None = None) -> Iterator[str]:
     """Every document of ``sources`` in order (see :func:`build_index` for ``kind``)."""
     if kind not in SOURCE_KINDS:
         raise InputError(f"unknown source kind {kind!r} (choose from {', '.join(SOURCE_KINDS)})")
+    if kind == "separator" and separator is None:
+        raise InputError("the separator kind needs a separator line")
     for source in sources:
         for path in _files(Path(source)):
-            k = _source_kind(path, kind)
-            if k == "transactions":
+            if kind == "transactions":
                 yield from _transaction_docs(path)
                 continue
-            text = decode_text(path.read_bytes(), path, allow_empty=True)
-            if k == "text":
+            text = decode_text(read_bytes(path), path, allow_empty=True)
+            k = _source_kind(path, kind, text)
+            if k == "smart":
+                yield from _smart_docs(path, text)
+            elif k == "separator":
+                yield from _separated_docs(text, separator or "")
+            elif k == "text":
                 if text.strip():
                     yield text
             elif k == "lines":
@@ -130,6 +191,7 @@ def build_index(
     *,
     kind: str = "auto",
     field: str = "text",
+    separator: str | None = None,
     progress: ProgressCallback = no_progress,
 ) -> BuildReport:
     """Build an FTS5 index of ``sources`` into ``output`` (atomically).
@@ -137,21 +199,27 @@ def build_index(
     ``kind``: ``text`` (one document per file; a directory means every file in it),
     ``lines`` (one document per non-empty line), ``jsonl`` (one per line, the string or
     list-of-strings ``field``), ``transactions`` (any dataset semtui reads, one document
-    per transaction) or ``auto`` (``jsonl`` for .jsonl/.ndjson, else ``text``).
+    per transaction), ``smart`` (a SMART collection: one document per ``.I`` record),
+    ``separator`` (documents separated by lines that are exactly ``separator``) or ``auto``
+    (``jsonl`` for .jsonl/.ndjson, ``smart`` for a file starting ``.I <id>``, else ``text``).
+
+    The index follows every output's rules (semtui.fileio): a symbolic link is followed, an
+    existing index keeps its mode, a new one built from transactions (original data) is
+    private (0600); a full disk is an InputError naming the index.
     """
     if not sources:
         raise InputError("no source to index")
     for s in sources:
         p = Path(s)
-        if not p.exists():
+        if not p.exists() and str(s) != "-":
             raise InputError("no such file", p)
     target = Path(output)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("output directory does not exist", directory)
+    if target.exists() and not stat.S_ISREG(os.stat(target).st_mode):
+        raise InputError("an index must be a regular file (SQLite), not a device or a pipe", target)
     start = time.perf_counter()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    os.close(fd)
+    pending = PendingOutput(target, "wb", None, kind == "transactions")
+    pending.fh.close()
+    tmp = pending.tmp
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -164,7 +232,7 @@ def build_index(
             n = 0
             batch: list[tuple[int, str]] = []
             progress(0, 0, "indexing")
-            for doc in iter_documents(sources, kind, field):
+            for doc in iter_documents(sources, kind, field, separator):
                 n += 1
                 batch.append((n, doc))
                 if len(batch) >= _BATCH:
@@ -189,10 +257,12 @@ def build_index(
             con.execute("COMMIT")
         finally:
             con.close()
-        os.replace(tmp, target)
+        pending.commit()
+    except sqlite3.Error as exc:  # a full disk ("database or disk is full"), an I/O error
+        pending.abort()
+        raise InputError(f"cannot write the index: {exc}", target) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        pending.abort()
         raise
     seconds = time.perf_counter() - start
     return BuildReport(str(target), n, seconds, target.stat().st_size)
@@ -217,7 +287,13 @@ class CorpusIndex:
         if rows.get("format") != INDEX_FORMAT:
             raise InputError(f"unsupported index format {rows.get('format')!r}", self.path)
         self.meta = rows
-        self.n_documents = int(rows["documents"])
+        try:
+            self.n_documents = int(rows["documents"])
+            if self.n_documents < 0:
+                raise ValueError
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"corrupt index: its document count {rows.get('documents')!r} is not a "
+                             "number (rebuild it with 'semtui corpus build')", self.path) from None
         stat = self.path.stat()
         self.identity = f"{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
 
@@ -261,10 +337,18 @@ class CorpusIndex:
             "documents": self.n_documents,
             "bytes": stat.st_size,
             "tokenizer": self.meta.get("tokenizer"),
-            "sources": json.loads(self.meta.get("sources", "[]")),
+            "sources": _json_list(self.meta.get("sources", "[]")),
             "source_kind": self.meta.get("kind"),
             "built": self.meta.get("built"),
         }
+
+
+def _json_list(text: str) -> list:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return [text]
+    return value if isinstance(value, list) else [value]
 
 
 def index_info(path: str | Path) -> dict:

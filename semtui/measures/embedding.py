@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import check_readable, decode_text
+from semtui.fileio import check_readable, decode_text, is_stdin, read_bytes
 from semtui.measures.base import Measure
 from semtui.measures.terms import singulars, word_parts, words
 
@@ -55,7 +55,7 @@ def load_glove() -> tuple[dict[str, int], np.ndarray]:
 def load_vectors_text(path: str | Path) -> tuple[dict[str, int], np.ndarray]:
     """Read a word2vec / GloVe text file; bad input is an InputError naming the line."""
     p = check_readable(path)
-    text = decode_text(p.read_bytes(), p)
+    text = decode_text(read_bytes(p), p)
     lines = text.split("\n")
     start = 0
     dim: int | None = None
@@ -97,6 +97,9 @@ def load_vectors_text(path: str | Path) -> tuple[dict[str, int], np.ndarray]:
 
 def _file_hash(path: Path) -> str:
     h = hashlib.sha256()
+    if is_stdin(path) or not path.is_file():  # a stream: its bytes were kept when read
+        h.update(read_bytes(path))
+        return h.hexdigest()[:32]
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
@@ -126,6 +129,7 @@ class EmbeddingMeasure(Measure):
                 self._identity = f"embedding:glove-6b-50d:{v}:words2"
             else:
                 self._identity = f"embedding:sha256={_file_hash(self.vectors_path)}:words2"
+
         return self._identity
 
     def _load(self) -> tuple[dict[str, int], np.ndarray]:

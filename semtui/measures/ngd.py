@@ -12,10 +12,13 @@ Rules (docs/measures.md says why):
 
 * A term with f(x) = 0 is *unknown*: reported, scored NaN, never eliminated.
 * A pair that never co-occurs (f(x, y) = 0, both terms known) would be infinite.  The
-  default rule ``cap`` gives it the largest finite NGD between two distinct terms of
-  the table asked for in one call (the attack asks for all its pairs at once: the
-  largest of the run; 1 when the table has none), so it ranks above every pair that
-  does co-occur, whatever the two terms' frequencies.
+  default rule ``cap`` gives it a value strictly beyond the largest finite NGD M between
+  two distinct terms of the table asked for in one call (the attack asks for all its
+  pairs at once: the largest of the run): ``M + 0.1 * max(|M|, 1)``, and 1 when the table
+  has no finite pair.  So it ranks above every pair that does co-occur, whatever the two
+  terms' frequencies, and is never tied with the least related pair that does.  The
+  measure remembers the value (``last_cap``) so that a face can mark capped cells
+  (:meth:`Measure.capped`).
   It was chosen by measurement on set-generalised releases of MEPS
   (benchmarks/bench_measures_auc.py, docs/measures.md) over pseudo-counts
   (``quarter``, ``half``, ``one``: f(x, y) = 1/4, 1/2, 1) and ``add-one`` smoothing of
@@ -38,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import identity, read_text
 from semtui.measures.base import Measure
 
 #: never co-occurring pairs: a cap at the table's largest finite NGD, a pseudo-count
@@ -81,17 +84,56 @@ def ngd_matrix(
     return cap_infinite(out, diagonal) if finish and rule == "cap" else out
 
 
+#: how far beyond the largest finite NGD never co-occurring pairs sit (relative, at least absolute)
+CAP_MARGIN = 0.1
+
+
+def cap_for(largest: float | None) -> float:
+    """The value of never co-occurring pairs given the largest finite NGD of the table."""
+    if largest is None:
+        return 1.0
+    return float(largest) + CAP_MARGIN * max(abs(float(largest)), 1.0)
+
+
 def cap_infinite(scores: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
-    """Replace +inf (never co-occurring pairs) by the largest finite NGD between two
-    distinct terms (``same`` marks the pairs of a term with itself); 1 if there is none."""
-    inf = np.isposinf(scores)
-    if inf.any():
-        finite = np.isfinite(scores)
-        if same is not None:
-            finite &= ~same
-        scores = scores.copy()
-        scores[inf] = float(scores[finite].max()) if finite.any() else 1.0
+    """Replace +inf (never co-occurring pairs) by :func:`cap_for` the largest finite NGD
+    between two distinct terms (``same`` marks the pairs of a term with itself)."""
+    scores, _ = cap_infinite_value(scores, same)
     return scores
+
+
+def cap_infinite_value(scores: np.ndarray, same: np.ndarray | None = None) -> tuple[np.ndarray, float | None]:
+    """:func:`cap_infinite` and the value it gave (None when no pair was capped)."""
+    inf = np.isposinf(scores)
+    if not inf.any():
+        return scores, None
+    finite = np.isfinite(scores)
+    if same is not None:
+        finite &= ~same
+    cap = cap_for(float(scores[finite].max()) if finite.any() else None)
+    scores = scores.copy()
+    scores[inf] = cap
+    return scores, cap
+
+
+class _Capping:
+    """Shared by the NGD measures: the cap is applied to the whole table asked for."""
+
+    rule: str
+    #: the value never co-occurring pairs got in the last table (None: none capped)
+    last_cap: float | None = None
+
+    def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
+        scores, self.last_cap = cap_infinite_value(scores, _same(terms_a, terms_b))
+        return scores
+
+    def capped(self, scores: np.ndarray) -> np.ndarray | None:
+        """Which cells of the last table are never co-occurring pairs given the cap."""
+        if self.rule != "cap":
+            return None
+        if self.last_cap is None:
+            return np.zeros(np.shape(scores), dtype=bool)
+        return np.asarray(scores) == self.last_cap
 
 
 def _check_rule(rule: str) -> None:
@@ -103,7 +145,7 @@ def _same(terms_a: list[str], terms_b: list[str]) -> np.ndarray:
     return np.asarray(terms_a, dtype=object)[:, None] == np.asarray(terms_b, dtype=object)[None, :]
 
 
-class NGDIndexMeasure(Measure):
+class NGDIndexMeasure(_Capping, Measure):
     """``ngd:INDEX``: NGD over a local FTS5 index; a multi-word term is a phrase query."""
 
     kind = "distance"
@@ -146,11 +188,9 @@ class NGDIndexMeasure(Measure):
         ib = np.array([pos[t] for t in terms_b])
         return ngd_matrix(f[ia], f[ib], both[np.ix_(ia, ib)], self.index.n_documents, self.rule, finish=False)
 
-    def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
-        return cap_infinite(scores, _same(terms_a, terms_b))
 
 
-class CountsMeasure(Measure):
+class CountsMeasure(_Capping, Measure):
     """``counts:FILE``: NGD from hit counts gathered elsewhere.
 
     CSV, no header; the first row is ``N,<corpus size>``; then ``term,count`` rows
@@ -194,8 +234,7 @@ class CountsMeasure(Measure):
                 raise InputError(f"expected 2 or 3 columns, got {len(cells)}", self.path, lineno)
         if self.n is None:
             raise InputError("file is empty", self.path)
-        stat = self.path.stat()
-        self._identity = f"counts:{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}:{rule}"
+        self._identity = f"counts:{identity(self.path)}:{rule}"
 
     def _count(self, cell: str, lineno: int) -> float:
         try:
@@ -231,5 +270,3 @@ class CountsMeasure(Measure):
                 both[i, j] = v
         return ngd_matrix(fa, fb, both, self.n, self.rule, finish=False)
 
-    def _finish(self, scores: np.ndarray, terms_a: list[str], terms_b: list[str]) -> np.ndarray:
-        return cap_infinite(scores, _same(terms_a, terms_b))

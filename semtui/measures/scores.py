@@ -14,8 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text
+from semtui.fileio import identity, read_text
 from semtui.measures.base import Measure
+
+#: largest score magnitude: a mean of up to 1e200 such scores stays finite
+MAX_SCORE = 1e100
 
 
 class ScoresMeasure(Measure):
@@ -45,6 +48,10 @@ class ScoresMeasure(Measure):
                 raise InputError(f"not a number: {v!r}", self.path, lineno) from None
             if not np.isfinite(value):
                 raise InputError(f"not a finite number: {v!r}", self.path, lineno)
+            if abs(value) > MAX_SCORE:
+                raise InputError(f"{v} is too large for a score (at most {MAX_SCORE:g} in magnitude, "
+                                 "so that means over many pairs stay finite; rescale the scores)",
+                                 self.path, lineno)
             if self.kind == "similarity" and not 0.0 <= value <= 1.0:
                 raise InputError(f"a similarity lies in [0, 1], got {v}", self.path, lineno)
             if self.kind == "distance" and value < 0 and a == b:
@@ -56,8 +63,7 @@ class ScoresMeasure(Measure):
             self.pairs[(a, b)] = value
             self.pairs[(b, a)] = value
             self.terms.update((a, b))
-        stat = self.path.stat()
-        self._identity = f"scores:{self.path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
+        self._identity = f"scores:{identity(self.path)}"
 
     @property
     def identity(self) -> str:

@@ -93,7 +93,10 @@ def test_default_rule_is_the_cap(index: Path):
     # the only finite pair between distinct terms: asthma / heart disease
     finite = (math.log(3) - math.log(1)) / (math.log(8) - math.log(2))
     assert d[1, 2] == pytest.approx(finite)
-    assert d[0, 1] == d[0, 2] == pytest.approx(finite)
+    # never co-occurring pairs: strictly farther than every pair that co-occurs (issue 11)
+    assert d[0, 1] == d[0, 2] == pytest.approx(finite + 0.1 * max(finite, 1.0))
+    assert d[0, 1] > d[1, 2]
+    assert m.capped(d).tolist() == [[False, True, True], [True, False, False], [True, False, False]]
     # a table with no finite pair between distinct terms: 1
     assert m.matrix(["gangrene", "asthma"], ["gangrene", "asthma"])[0, 1] == 1.0
 
@@ -111,13 +114,18 @@ def test_cap_agrees_with_and_without_the_score_cache(index: Path, tmp_path: Path
     assert np.allclose(again.matrix(terms, terms), want) and again.computed == 0
 
 
-def test_cap_rule_is_the_largest_finite_ngd_of_the_table(index: Path):
+def test_cap_rule_is_beyond_the_largest_finite_ngd_of_the_table(index: Path):
     terms = ["gangrene", "asthma", "heart disease", "knee"]
-    d = NGDIndexMeasure(index, rule="cap").matrix(terms, terms)
+    m = NGDIndexMeasure(index, rule="cap")
+    d = m.matrix(terms, terms)
     plain = NGDIndexMeasure(index, rule="one").matrix(terms, terms)
     _, both = CorpusIndex(index).counts(terms)
     finite = (both > 0)
-    assert d[0, 1] == pytest.approx(plain[finite].max())
+    largest = plain[finite].max()
+    assert d[0, 1] == pytest.approx(largest + 0.1 * max(largest, 1.0))
+    # every capped cell is strictly farther than every co-occurring pair, and only those are capped
+    assert (m.capped(d) == ~finite).all()
+    assert d[~finite].min() > d[finite].max()
 
 
 def test_unknown_terms_are_reported_and_nan(index: Path):

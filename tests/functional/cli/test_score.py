@@ -64,10 +64,12 @@ def test_score_ngd_and_counts_agree(tmp_path: Path, cli):
     _check_matrix(ngd, terms, f"ngd:{idx}", "distance")
     assert np.allclose(ngd["matrix"], cnt["matrix"])
     # blood pressure / heart disease: (log 3 - log 1) / (log 5 - log 2), the only finite
-    # pair, so the cap for knee, which never meets the others
+    # pair; knee never meets the others, so it sits strictly beyond it (the cap)
     want = np.log(3) / (np.log(5) - np.log(2))
     assert ngd["matrix"][0][1] == pytest.approx(want, abs=1e-6)
-    assert ngd["matrix"][0][2] == ngd["matrix"][1][2] == pytest.approx(want, abs=1e-6)
+    cap = want + 0.1 * max(want, 1.0)
+    assert ngd["matrix"][0][2] == ngd["matrix"][1][2] == pytest.approx(cap, abs=1e-6)
+    assert ngd["capped"] == [[False, False, True], [False, False, True], [True, True, False]]
     again, _ = _score(cli, f"ngd:{idx}", *terms, env=env)  # from the cache this time
     assert again["matrix"] == ngd["matrix"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, run_attack
-from test_tui_browse import screen_text
 from test_tui_attack import app_with, report_file, run_attack_from_form
+from test_tui_browse import screen_text
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
