@@ -85,3 +85,23 @@ def test_shipped_hierarchies_parse(shared_data):
     assert h.n_leaves == 3340 and h.height == 7
     icd = read_hierarchy(shared_data / "icd9.hierarchy.txt")
     assert icd.n_leaves == 1221 and icd.labels[icd.root] == "*"
+
+
+def test_cli_build_and_info(tmp_path, cli):
+    import json
+
+    (tmp_path / "d.txt").write_text("3, 1, 2\n10, 4\n5, 6, 7, 8, 9\n")
+    r = cli("hierarchy", "build", tmp_path / "d.txt", "--fanout", "3", "-o", tmp_path / "h.txt")
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "h.txt").read_text().splitlines()
+    assert lines[0] == "1;1,3;1,9;*" and lines[-1] == "10;10,10;10,10/2;*"
+    info = cli("hierarchy", "info", tmp_path / "h.txt", "--json")
+    facts = json.loads(info.stdout)
+    assert facts["leaves"] == 10 and facts["height"] == 4 and facts["nodes_per_depth"] == [1, 2, 4, 10]
+
+
+def test_cli_info_bad_file_exit_2(tmp_path, cli):
+    (tmp_path / "h.txt").write_text("a;A;*\na;B;*\n")
+    r = cli("hierarchy", "info", tmp_path / "h.txt")
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"semtui: error: {tmp_path / 'h.txt'}:2: leaf 'a' already given on line 1"

@@ -251,3 +251,53 @@ def test_generalised_input_is_refused():
     data = TransactionData.from_lists([[["a1", "a2"], "b1"]])
     with pytest.raises(InputError, match="already holds generalised items"):
         generalise_km(data, h, 1, 1)
+
+
+# ---------------------------------------------------------------- the CLI, as real processes
+def _fig_files(tmp_path):
+    (tmp_path / "d.txt").write_text("a1, b1, b2\na2, b1\na2, b1, b2\na1, a2, b2\n")
+    (tmp_path / "h.txt").write_text("a1;A;ALL\na2;A;ALL\nb1;B;ALL\nb2;B;ALL\n")
+    return tmp_path / "d.txt", tmp_path / "h.txt"
+
+
+def test_cli_km_release_is_attackable(tmp_path, cli):
+    import json
+
+    d, h = _fig_files(tmp_path)
+    out = tmp_path / "out.txt"
+    r = cli("anonymize", "km", d, "--hierarchy", h, "-k", "2", "-m", "2", "--algorithm", "oa", "-o", out,
+            "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["format"] == "semtui-km-report/1" and doc["cut"][0]["node"] == "A"
+    assert doc["ncp"] == pytest.approx(2.5 / 11)
+    assert json.loads((tmp_path / "out.txt.json").read_text()) == doc
+    assert out.read_text().splitlines()[3] == "(a1, a2), b2"
+    a = cli("attack", "setgen", out, "--original", d, "--method", "ra", "--seed", "1", "--json")
+    assert a.returncode == 0, a.stderr
+    rep = json.loads(a.stdout)
+    assert rep["format"] == "semtui-setgen-report/1"
+    assert rep["summary"]["groups"] == 1 and rep["summary"]["rows"] == 4  # the group of (a1, a2)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("a1;A;ALL\na2;A;ALL\nb1;B;ROOT\nb2;B;ALL\n", "h.txt:3: the path ends at 'ROOT'"),
+    ("a1;A;ALL\na2;A;ALL\nb1;B;ALL\n", "1 item(s) of the data are not in the hierarchy: 'b2'"),
+])
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, cli, bad, message):
+    d, h = _fig_files(tmp_path)
+    h.write_text(bad)
+    r = cli("anonymize", "km", d, "--hierarchy", h, "-k", "2", "-m", "2", "-o", tmp_path / "o.txt")
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_cli_oa_refuses_large_domains(tmp_path, cli):
+    items = [f"i{j}" for j in range(120)]
+    (tmp_path / "d.txt").write_text("\n".join(", ".join(items[j:j + 3]) for j in range(0, 120, 3)) + "\n")
+    b = cli("hierarchy", "build", tmp_path / "d.txt", "--fanout", "3", "-o", tmp_path / "h.txt")
+    assert b.returncode == 0, b.stderr
+    r = cli("anonymize", "km", tmp_path / "d.txt", "--hierarchy", tmp_path / "h.txt", "-k", "2", "-m", "2",
+            "--algorithm", "oa", "-o", tmp_path / "o.txt")
+    assert r.returncode == 2 and "the limit of OA" in r.stderr and "100,000" in r.stderr
