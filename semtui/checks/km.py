@@ -447,6 +447,8 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     to_orig = np.array([ov.get(name) if name in ov else -1 for name in data.vocab.items], dtype=np.int64)
     t_parts, i_parts = [], []
     member_t, member_c = [], []
+    term_lists: list[list[int]] = []
+    term_ids, term_cl = [], []
     problems: dict[str, list[str]] = {"unknown_items": [], "bad_index": [], "twice_in_chunk": [], "in_two_clusters": [],
                                       "cluster_sizes": [], "term_support": []}
     counts = dict.fromkeys(problems, 0)
@@ -456,8 +458,11 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
         if len(problems[kind]) < LIMIT:
             problems[kind].append(message)
 
+    key_of = {c.id: c for c in key.clusters}
     for ci, c in enumerate(data.clusters):
-        ck = key.cluster(c.id)
+        ck = key_of.get(c.id)
+        if ck is None:
+            raise InputError(f"the key has no cluster {c.id!r}")
         for j, ch in enumerate(c.record_chunks):
             ts = np.asarray(ck.record_chunks[j], dtype=np.int64)
             if len(ts) != len(np.unique(ts)):
@@ -467,14 +472,22 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
             i_parts.append(np.asarray(ch.items, dtype=np.int64))
             member_t.append(ts)
             member_c.append(np.full(len(ts), ci, dtype=np.int64))
-        for term, ts in zip(c.term_chunk.tolist(), ck.term_chunk):
-            ts = np.asarray(ts, dtype=np.int64)
-            t_parts.append(ts)
-            i_parts.append(np.full(len(ts), term, dtype=np.int64))
-            member_t.append(ts)
-            member_c.append(np.full(len(ts), ci, dtype=np.int64))
+        if len(ck.term_chunk) != len(c.term_chunk):
+            raise InputError(f"cluster {c.id!r}: the key's term chunk does not match the release")
+        term_lists.extend(ck.term_chunk)
+        term_ids.append(np.asarray(c.term_chunk, dtype=np.int64))
+        term_cl.append(np.full(len(c.term_chunk), ci, dtype=np.int64))
+
     def cat(parts):
-        return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    # the term chunks' transactions, flattened in one go
+    t_lens = np.fromiter(map(len, term_lists), dtype=np.int64, count=len(term_lists))
+    t_flat = np.fromiter(itertools.chain.from_iterable(term_lists), dtype=np.int64, count=int(t_lens.sum()))
+    t_parts.append(t_flat)
+    i_parts.append(np.repeat(cat(term_ids), t_lens))
+    member_t.append(t_flat)
+    member_c.append(np.repeat(cat(term_cl), t_lens))
     pt, pi_rel = cat(t_parts), cat(i_parts)
     mt, mc = cat(member_t), cat(member_c)
 
