@@ -85,9 +85,22 @@ def horpart(
                 progress(done, n, "HORPART")
             continue
         cand = col_rows[col_ptr[a]:col_ptr[a + 1]]
-        d1 = cand[label[cand] == nid]
-        label[d1] = next_label
-        d2 = rows[label[rows] == nid]
+        if 8 * len(rows) < len(cand):  # a small node: look its rows up in a's column
+            pos = np.searchsorted(cand, rows)
+            has = cand[np.minimum(pos, len(cand) - 1)] == rows
+            d1, d2 = rows[has], rows[~has]
+            label[d1] = next_label
+        else:  # a large node: filter a's column by the node's label
+            d1 = cand[label[cand] == nid]
+            label[d1] = next_label
+            d2 = rows[label[rows] == nid]
+        if len(d1) <= max_cluster_size and len(d2) <= max_cluster_size:
+            # both children are clusters: no supports needed
+            if len(d2):
+                stack.append((nid, d2, counts, ignore))
+            stack.append((next_label, d1, counts, ignore))
+            next_label += 1
+            continue
         ignore1 = ignore + [a]
         if len(d1) <= len(d2):
             c1 = count(d1, ignore1)
