@@ -252,3 +252,18 @@ async def test_the_tui_opens_what_the_command_writes(tmp_path):
         await pilot.pause()
         assert app.screen.list_pane.row_count == len(result.data.clusters)
         assert app.screen.detail.row_count > 0
+
+
+def test_progress_reports_and_can_cancel():
+    from semtui.errors import Interrupted
+
+    data = formats.read_transactions(TABLE2)
+    seen = []
+    disassociate(data, 2, 2, 2, progress=lambda d, t, msg: seen.append((d, t, msg)))
+    assert seen and seen[-1][0] == seen[-1][1] and {m for *_, m in seen} == {"HORPART", "VERPART"}
+
+    def stop(done, total, message):
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        disassociate(data, 2, 2, 2, progress=stop)
