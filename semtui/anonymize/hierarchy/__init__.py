@@ -186,7 +186,7 @@ def release(data: TransactionData, p: Problem, occ: np.ndarray, h: Hierarchy, me
     # a token per distinct node
     item_of_leaf = np.full(h.n_nodes, -1, dtype=np.int64)
     item_of_leaf[p.leaves] = data.tokens
-    token_of_node: dict[int, int] = {}
+    token_of_node = np.zeros(h.n_nodes, dtype=np.int64)
     gen_members: list[np.ndarray] = []
     for v in np.unique(nodes_out).tolist():
         leaves = h.leaves(v)
@@ -200,8 +200,7 @@ def release(data: TransactionData, p: Problem, occ: np.ndarray, h: Hierarchy, me
         else:
             token_of_node[v] = -len(gen_members) - 1
             gen_members.append(ids)
-    tokens = np.array([token_of_node[v] for v in nodes_out.tolist()], dtype=np.int32) if len(nodes_out) \
-        else np.zeros(0, dtype=np.int32)
+    tokens = token_of_node[nodes_out].astype(np.int32)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows_out, minlength=n), out=indptr[1:])
     gen_indptr = np.zeros(len(gen_members) + 1, dtype=np.int64)

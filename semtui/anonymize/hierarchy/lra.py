@@ -48,7 +48,8 @@ def gray_partition(p: Problem, parts: int, flexibility: int = FLEXIBILITY) -> li
     pair of largest Hamming distance."""
     order = gray_order(p)
     lengths = np.diff(p.indptr)[order]
-    weights = np.array([comb(int(L), p.m) for L in lengths], dtype=float)
+    per_length = np.array([comb(L, p.m) for L in range(int(lengths.max(initial=0)) + 1)], dtype=float)
+    weights = per_length[lengths]
     if weights.sum() == 0:
         weights = np.ones(len(order))
     cum = np.cumsum(weights)
