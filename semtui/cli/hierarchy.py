@@ -45,9 +45,9 @@ def build(
     data = formats.read_transactions(items, format)
     if data.n_generalised:
         raise InputError("ITEMS holds generalised items; give plain transactions", items)
-    names = [it for it in data.vocab.items if it != "*"]
-    if not names:
-        raise InputError("no items", items)
+    names = list(data.vocab.items)
+    if "*" in names:
+        raise InputError("an item is named '*', the label of the root", items)
     h = balanced(_item_order(names), fanout)
     write_hierarchy(h, out)
     facts = _facts(h, out)
