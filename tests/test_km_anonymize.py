@@ -337,3 +337,22 @@ def test_real_data_slice_passes_check_km(shared_data, algorithm):
     r = generalise_km(data, h, 5, 3, algorithm)
     assert witness(r.data, 5, 3).holds
     assert not witness(data, 5, 3).holds
+
+
+async def test_the_tui_opens_a_km_release_as_equivalence_groups(tmp_path):
+    from semtui.formats.text import write_setgen
+    from semtui.tui.app import SemtuiApp
+    from semtui.tui.session import load_session
+
+    h, data = fig()
+    r = generalise_km(data, h, 2, 2, "aa")
+    rel, orig = tmp_path / "rel.txt", tmp_path / "orig.txt"
+    write_setgen(r.data, rel)
+    write_setgen(data, orig)
+    app = SemtuiApp(load_session(rel, original=orig))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lst = app.screen.list_pane
+        assert lst.row_count == 1
+        assert lst.source.cells(0, lst.columns)[:2] == ["(a1, a2)", "4"]
+        assert app.screen.detail.row_count == 4
