@@ -25,6 +25,7 @@ def best_generalisation(state: CutState, items: list[int], enc: ct.Encoding, sup
     h = p.h
     chains = [h.chain(v) for v in items]
     combos = np.array(list(product(*chains)), dtype=np.int64)  # (C, |J|); J itself first
+    climb = np.array(list(product(*[range(len(c)) for c in chains]))).sum(1)  # levels climbed
     s = len(items)
     n = len(combos)
     has_root = (combos == h.root).any(1)
@@ -54,7 +55,8 @@ def best_generalisation(state: CutState, items: list[int], enc: ct.Encoding, sup
     solves = has_root | (sup >= p.k)
     solves[0] = False  # J itself is the violation
     cand = np.flatnonzero(solves)
-    best = cand[np.argmin(cost[cand])]
+    # least NCP; among equal costs the fewest levels climbed (a minimal cut), then the first
+    best = cand[np.lexsort((cand, climb[cand], np.round(cost[cand], 9)))[0]]
     if has_root[best]:
         return [h.root]
     return combos[best][changed[best]].tolist()
