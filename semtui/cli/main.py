@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from semtui import __version__
-from semtui.cli import anonymize, attack, cache, check, corpus, exitcodes, score, table
+from semtui.cli import anonymize, attack, cache, check, corpus, exitcodes, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -153,6 +153,7 @@ score.register(app)
 app.add_typer(anonymize.app, name="anonymize")
 app.add_typer(check.app, name="check")
 app.add_typer(cache.app, name="cache")
+app.add_typer(hierarchy.app, name="hierarchy")
 
 #: the last terminating signal received (SIGINT or SIGTERM), for the exit code
 _received: list[int] = []

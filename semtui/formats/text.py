@@ -115,8 +115,24 @@ def format_transaction(data: TransactionData, i: int, path=None) -> str:
 
 
 def dump_setgen(data: TransactionData, fh: IO[str], path=None) -> None:
+    # each token is spelled (and checked) once: a generalised item with hundreds of members
+    # (a high hierarchy node) may occur in most transactions
+    spelled: dict[int, str] = {}
+    vocab = data.vocab
+    indptr = data.indptr.tolist()
+    tokens = data.tokens.tolist()
     for i in range(data.n_transactions):
-        fh.write(format_transaction(data, i, path))
+        parts = []
+        for t in tokens[indptr[i]:indptr[i + 1]]:
+            s = spelled.get(t)
+            if s is None:
+                if t >= 0:
+                    s = _check_item(vocab[t], path)
+                else:
+                    s = "(" + ", ".join(_check_item(m, path) for m in data.member_names(-t - 1)) + ")"
+                spelled[t] = s
+            parts.append(s)
+        fh.write(", ".join(parts) if parts else EMPTY_TRANSACTION)
         fh.write("\n")
 
 

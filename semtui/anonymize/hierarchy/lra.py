@@ -1,0 +1,123 @@
+"""Local recoding anonymisation (LRA, §4.5, Algorithms 5 and 6): Gray-code partitioning
+with flexible borders, then AA on every part on its own."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from math import comb
+
+import numpy as np
+
+from semtui.anonymize.hierarchy.aa import aa
+from semtui.anonymize.hierarchy.problem import Problem, Progress
+from semtui.errors import InputError
+
+#: the paper's default flexibility f (transactions a border may move either way)
+FLEXIBILITY = 10
+
+
+def gray_order(p: Problem) -> np.ndarray:
+    """Transactions sorted by their signatures read as Gray codes, ascending (Algorithm 6).
+
+    Bit j of a signature is the j-th leaf of the hierarchy in preorder, most significant
+    first, so siblings sit side by side.  Gray -> binary flips parity at every set bit, so
+    two signatures compare at the first set-bit position where they differ: with an even
+    number of set bits before it, the one holding the earlier bit is larger; with an odd
+    number, smaller.  Sorting by (-pos0, +pos1, -pos2, ...) with an end mark below (even)
+    or above (odd) every position realises exactly that order."""
+    h = p.h
+    n = p.n_transactions
+    lengths = np.diff(p.indptr)
+    width = int(lengths.max()) + 1 if n else 1
+    big = h.n_leaves + 1
+    rows = np.repeat(np.arange(n), lengths)
+    pos = h.leaf_lo[p.leaves]
+    order = np.lexsort((pos, rows))
+    pos = pos[order]
+    col = np.arange(len(pos)) - np.repeat(p.indptr[:-1], lengths)
+    mat = np.zeros((n, width), dtype=np.int64)
+    mat[rows, col] = np.where(col % 2 == 0, -pos, pos)
+    ends = lengths
+    mat[np.arange(n), ends] = np.where(ends % 2 == 0, -big, big)
+    return np.lexsort(mat.T[::-1])
+
+
+def gray_partition(p: Problem, parts: int, flexibility: int = FLEXIBILITY) -> list[np.ndarray]:
+    """Split the Gray-ordered transactions into ``parts`` runs with about the same number of
+    m-combinations each; a border moves within [t_eq - f, t_eq + f) to the neighbouring
+    pair of largest Hamming distance."""
+    order = gray_order(p)
+    lengths = np.diff(p.indptr)[order]
+    per_length = np.array([comb(L, p.m) for L in range(int(lengths.max(initial=0)) + 1)], dtype=float)
+    weights = per_length[lengths]
+    if weights.sum() == 0:
+        weights = np.ones(len(order))
+    cum = np.cumsum(weights)
+    sets: dict[int, set] = {}
+
+    def items(j: int) -> set:
+        t = int(order[j])
+        if t not in sets:
+            sets[t] = set(p.leaves[p.indptr[t]:p.indptr[t + 1]].tolist())
+        return sets[t]
+
+    borders = [0]
+    for i in range(1, parts):
+        t_eq = int(np.searchsorted(cum, cum[-1] * i / parts, side="left")) + 1
+        lo, hi = max(borders[-1] + 1, t_eq - flexibility), min(len(order) - 1, t_eq + flexibility)
+        if lo >= hi:
+            borders.append(min(max(t_eq, borders[-1] + 1), len(order)))
+            continue
+        best, best_d = t_eq, -1
+        for hh in range(lo - 1, hi - 1):  # the pair (t_hh, t_hh+1); the border is after t_hh
+            d = len(items(hh) ^ items(hh + 1))
+            if d > best_d:
+                best, best_d = hh + 1, d
+        borders.append(best)
+    borders.append(len(order))
+    chunks = [np.sort(order[a:b]) for a, b in pairwise(borders)]
+    for i, c in enumerate(chunks):
+        nonempty = int(np.count_nonzero(np.diff(p.indptr)[c]))
+        if nonempty < p.k:
+            raise InputError(f"LRA: part {i + 1} of {parts} holds {nonempty} non-empty transactions, "
+                             f"fewer than k={p.k}; use fewer --parts")
+    return chunks
+
+
+def _aa_part(sub: Problem):
+    return aa(sub)
+
+
+def lra(p: Problem, parts: int = 3, jobs: int = 1, flexibility: int = FLEXIBILITY,
+        progress: Progress = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
+    """Returns the local cuts: (transaction indices, cut) per part."""
+    p.check_solvable()
+    if parts < 1:
+        raise InputError(f"--parts must be at least 1 (got {parts})")
+    chunks = gray_partition(p, parts, flexibility)
+    subs = [p.rows(c) for c in chunks]
+    results = _map(_aa_part, subs, jobs, progress, "LRA parts")
+    local = [(c, cut) for c, (cut, _) in zip(chunks, results)]
+    stats = [st for _, st in results]
+    return local, {"count_tree_nodes": max(s["count_tree_nodes"] for s in stats),
+                   "parts": [{"transactions": len(c), "count_tree_nodes": s["count_tree_nodes"]}
+                             for c, s in zip(chunks, stats)], "flexibility": flexibility}
+
+
+def _map(fn, items, jobs: int, progress: Progress, label: str):
+    """Run ``fn`` over independent sub-problems, in ``jobs`` processes when jobs > 1."""
+    out = []
+    if jobs <= 1 or len(items) <= 1:
+        for i, it in enumerate(items):
+            out.append(fn(it))
+            if progress is not None:
+                progress(i + 1, len(items), label)
+        return out
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as ex:
+        for i, r in enumerate(ex.map(fn, items)):
+            out.append(r)
+            if progress is not None:
+                progress(i + 1, len(items), label)
+    return out
