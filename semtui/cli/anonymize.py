@@ -15,10 +15,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-SIDECAR_FORMAT = "semtui-setgen-sidecar/1"
-UL_FUNCTION = "sum over generalised items g of (2^|g| - 1) * sup(g) / N (COAT's UL, unit weights)"
-
-
 @app.command("setgen")
 def setgen(
     orig: Annotated[Path, typer.Argument(help="The original transactions (stay private).")],
@@ -39,11 +35,18 @@ def setgen(
     json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
 ) -> None:
     """Set-based generalisation in the manner of COAT; writes OUT and a JSON sidecar."""
-    import json
-
     from semtui import formats
-    from semtui.anonymize.setgen import anonymize, parse_sizes, random_privacy, read_privacy, read_utility
+    from semtui.anonymize.setgen import (
+        SetgenSidecar,
+        anonymize,
+        parse_sizes,
+        random_privacy,
+        read_privacy,
+        utility_constraints,
+        utility_files,
+    )
     from semtui.cli.common import StderrProgress, names, warn, write_outputs
+    from semtui.fileio import check_outputs
     from semtui.formats.text import dump_setgen
 
     if (privacy is None) == (random_n is None):
@@ -53,7 +56,7 @@ def setgen(
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     side = sidecar if sidecar is not None else Path(str(out) + ".json")
-    _check_outputs(orig, out, side, privacy, utility)
+    check_outputs([out, side], [orig, privacy, *utility_files(utility)])  # inputs are never written
     lo, hi = parse_sizes(sizes)
     data = formats.read_transactions(orig, format)
     if privacy is not None:
@@ -65,34 +68,15 @@ def setgen(
             warn(f"only {len(constraints)} distinct random constraints of sizes {lo}-{hi} exist in {orig} "
                  f"(asked for {random_n})")
         source = {"source": "random", "n": random_n, "sizes": [lo, hi], "seed": seed}
-    utility_sets = _utility(utility, data, constraints, read_utility)
+    utility_sets = utility_constraints(utility, data, constraints)
 
     with StderrProgress("anonymising") as progress:
         result = anonymize(data, constraints, k, utility_sets, progress=progress)
 
-    doc = {
-        "format": SIDECAR_FORMAT,
-        "original": str(orig),
-        "output": str(out),
-        "k": k,
-        "privacy": source,
-        "utility": utility,
-        "privacy_constraints": result.privacy,
-        "utility_constraints": result.utility,
-        "generalisation": result.generalisation,
-        "generalised_item_supports": dict(zip(result.generalisation, result.group_supports)),
-        "suppressed": result.suppressed,
-        "unknown_items": result.unknown_items,
-        "utility_loss": result.utility_loss,
-        "utility_loss_function": UL_FUNCTION,
-        "stats": result.summary(),
-        "time_seconds": round(result.seconds, 4),
-    }
-    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+    doc = SetgenSidecar(result, str(orig), str(out), source, utility).to_json()
     # the release and its sidecar are committed together; the sidecar names the original's
     # privacy constraints and suppressed items, so a new one is private (0600)
-    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out), False),
-                   (side, lambda fh: fh.write(text + "\n"), True)])
+    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out), False), (side, doc, True)])
 
     if result.unknown_items:
         warn(f"{len(result.unknown_items)} privacy-constraint item(s) not in {orig} (support 0): "
@@ -109,34 +93,6 @@ def setgen(
         f"({s['suppressed_occurrences']} occurrences)\n"
         f"  utility loss {s['utility_loss']:.6g}, {s['seconds']:.2f} s; sidecar {side}"
     )
-
-
-def _check_outputs(orig: Path, out: Path, side: Path, privacy: Path | None, utility: str) -> None:
-    """Inputs are never written: refuse an output path that is one of the inputs."""
-    from semtui.fileio import check_outputs
-
-    inputs = [orig, privacy] + ([Path(utility)] if utility not in ("all", "wordnet") else [])
-    check_outputs([out, side], inputs)
-
-
-def _utility(spec: str, data, constraints, read_utility):
-    """None for ``all``; the sets of a file; or WordNet-based sets (§6.2.3)."""
-    if spec == "all":
-        return None
-    if spec == "wordnet":
-        from semtui.anonymize.setgen import wordnet_utility
-
-        try:
-            from semtui.measures import open_measure
-
-            measure = open_measure("wordnet")
-        except (ImportError, InputError) as exc:
-            if isinstance(exc, InputError) and "unknown measure" not in str(exc):
-                raise
-            raise InputError("--utility wordnet: the wordnet measure is unavailable in this "
-                             "installation of semtui") from None
-        return wordnet_utility(data.vocab.items, constraints, measure)
-    return read_utility(Path(spec))
 
 
 @app.command("km")

@@ -2,21 +2,27 @@
 replaced by a set of items until every privacy constraint is supported by >= k
 transactions or by none.  See :mod:`.coat` and docs/anonymize.md."""
 
-from semtui.anonymize.setgen.coat import SetgenResult, anonymize
+from semtui.anonymize.setgen.coat import SIDECAR_FORMAT, SetgenResult, SetgenSidecar, anonymize
 from semtui.anonymize.setgen.constraints import (
     parse_sizes,
     random_privacy,
     read_privacy,
     read_utility,
+    utility_constraints,
+    utility_files,
     wordnet_utility,
 )
 
 __all__ = [
+    "SIDECAR_FORMAT",
     "SetgenResult",
+    "SetgenSidecar",
     "anonymize",
     "parse_sizes",
     "random_privacy",
     "read_privacy",
     "read_utility",
+    "utility_constraints",
+    "utility_files",
     "wordnet_utility",
 ]

@@ -45,6 +45,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.model import TransactionData, generalised_label
+from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: How a merge is chosen among those that raise the support (see ``anonymize``).
@@ -104,6 +105,44 @@ class SetgenResult:
             "passes": self.extra.get("passes", 1),
             "merge_choice": self.extra.get("choice", "least-loss"),
             "seconds": round(self.seconds, 4),
+        }
+
+
+SIDECAR_FORMAT = "semtui-setgen-sidecar/1"
+UL_FUNCTION = "sum over generalised items g of (2^|g| - 1) * sup(g) / N (COAT's UL, unit weights)"
+
+
+@dataclass
+class SetgenSidecar(Report):
+    """The JSON sidecar of a set-generalised release: how it was made (it names the original's
+    privacy constraints and suppressed items, so it is private like the original)."""
+
+    FORMAT = SIDECAR_FORMAT
+
+    result: SetgenResult
+    original: str
+    output: str
+    privacy_source: dict
+    utility: str
+
+    def payload(self) -> dict:
+        r = self.result
+        return {
+            "original": self.original,
+            "output": self.output,
+            "k": r.k,
+            "privacy": self.privacy_source,
+            "utility": self.utility,
+            "privacy_constraints": r.privacy,
+            "utility_constraints": r.utility,
+            "generalisation": r.generalisation,
+            "generalised_item_supports": dict(zip(r.generalisation, r.group_supports)),
+            "suppressed": r.suppressed,
+            "unknown_items": r.unknown_items,
+            "utility_loss": r.utility_loss,
+            "utility_loss_function": UL_FUNCTION,
+            "stats": r.summary(),
+            "time_seconds": round(r.seconds, 4),
         }
 
 

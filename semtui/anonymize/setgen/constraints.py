@@ -143,3 +143,27 @@ def wordnet_utility(
         assigned[cols] = True
         out.append([domain[j] for j in cols])
     return out
+
+
+def utility_constraints(spec: str, data: TransactionData, privacy: Sequence[Sequence[str]]) -> list[list[str]] | None:
+    """The utility constraints a spec names: ``all`` (None: one constraint holding every item,
+    as in the thesis' experiments), ``wordnet`` (§6.2.3, needs the wordnet measure) or a FILE
+    of item sets."""
+    if spec == "all":
+        return None
+    if spec == "wordnet":
+        from semtui.measures import check_measure, open_measure
+
+        check_measure("wordnet")
+        try:
+            measure = open_measure("wordnet")
+        except ImportError:
+            raise InputError("the wordnet measure is unavailable in this installation of semtui",
+                             option="utility") from None
+        return wordnet_utility(data.vocab.items, privacy, measure)
+    return read_utility(Path(spec))
+
+
+def utility_files(spec: str) -> list[Path]:
+    """The file a utility spec reads, if any (never an output)."""
+    return [] if spec in ("all", "wordnet") else [Path(spec)]
