@@ -27,6 +27,7 @@ from semtui.errors import InputError
 from semtui.fileio import parse_json, read_text
 from semtui.formats.text import read_plain
 from semtui.model import TransactionData
+from semtui.reports import Report
 
 SIDECAR_FORMAT = "semtui-setgen-sidecar/"
 #: Transactions per block of the sparse product (bounds the memory of rows x constraints).
@@ -34,7 +35,11 @@ _BLOCK = 4096
 
 
 @dataclass
-class PrivacyReport:
+class PrivacyReport(Report):
+    """What the independent privacy check found."""
+
+    FORMAT = "semtui-privacy-check/1"
+
     k: int
     constraints: list[list[str]]
     supports: np.ndarray
@@ -63,11 +68,10 @@ class PrivacyReport:
         proves nothing (constraints of another dataset, or a release that kept nothing)."""
         return len(self.constraints) > 0 and len(self.exercised) == 0
 
-    def to_json(self) -> dict:
+    def payload(self) -> dict:
         s = self.supports
         supported = s[s > 0]
         return {
-            "format": "semtui-privacy-check/1",
             "k": self.k,
             "holds": self.holds,
             "n_constraints": len(self.constraints),

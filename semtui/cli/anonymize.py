@@ -113,12 +113,11 @@ def km(
 ) -> None:
     """k^m-anonymity by hierarchy generalisation (Terrovitis et al. 2011); the release is
     set-generalised text, so `semtui attack setgen` can attack it."""
-    import json
 
     from semtui import formats
     from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
-    from semtui.cli.common import StderrProgress
-    from semtui.fileio import atomic_writer, check_outputs
+    from semtui.cli.common import StderrProgress, write_outputs
+    from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
     from semtui.formats.text import dump_setgen
 
@@ -140,10 +139,8 @@ def km(
     doc = result.to_json()
     doc = {"format": doc.pop("format"), "original": str(orig), "hierarchy_file": str(hierarchy),
            "output": str(out), **doc}
-    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
-    with atomic_writer(out) as fh_out, atomic_writer(side) as fh_side:
-        dump_setgen(result.data, fh_out, out)
-        fh_side.write(text + "\n")
+    # the release and its report are committed together
+    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out)), (side, doc)])
     if json_out:
         emit_json(doc)
         return

@@ -50,16 +50,8 @@ def build(
         warn(f"{report.path} holds only {report.documents} document(s): NGD counts documents, so it needs "
              f"hundreds at least to tell terms apart (one document per file by default; "
              f"see --lines, --smart, --separator, --jsonl)")
-    summary = {
-        "format": "semtui-corpus-build/1",
-        "index": report.path,
-        "documents": report.documents,
-        "bytes": report.bytes,
-        "seconds": round(report.seconds, 3),
-        "documents_per_second": round(report.docs_per_second, 1),
-    }
     if json_out:
-        emit_json(summary)
+        emit_json(report)
     else:
         warn(f"indexed {report.documents:,} documents into {report.path} "
              f"({report.bytes / 1e6:.1f} MB, {report.seconds:.2f} s)")

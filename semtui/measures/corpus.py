@@ -28,6 +28,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.fileio import PendingOutput, check_readable, decode_text, read_bytes
+from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: Bumped whenever the layout of an index changes.
@@ -174,7 +175,11 @@ def iter_documents(sources: Sequence[str | Path], kind: str = "auto", field: str
 
 # --------------------------------------------------------------------------- building
 @dataclass
-class BuildReport:
+class BuildReport(Report):
+    """What ``corpus build`` indexed."""
+
+    FORMAT = "semtui-corpus-build/1"
+
     path: str
     documents: int
     seconds: float
@@ -183,6 +188,10 @@ class BuildReport:
     @property
     def docs_per_second(self) -> float:
         return self.documents / self.seconds if self.seconds > 0 else float("inf")
+
+    def payload(self) -> dict:
+        return {"index": self.path, "documents": self.documents, "bytes": self.bytes,
+                "seconds": round(self.seconds, 3), "documents_per_second": round(self.docs_per_second, 1)}
 
 
 def build_index(
