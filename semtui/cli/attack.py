@@ -37,7 +37,6 @@ def setgen(
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
-    _check_aggregate(aggregate)
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
@@ -72,18 +71,6 @@ def setgen(
         emit_json(doc)
     else:
         _print_summary(doc)
-
-
-#: largest K of ``--aggregate top:K`` (any larger K is the mean over the whole context)
-MAX_TOP_K = 2**31 - 1
-
-
-def _check_aggregate(spec: str) -> None:
-    kind, _, k = spec.strip().partition(":")
-    if kind == "top" and k.isdigit() and int(k) > MAX_TOP_K:
-        from semtui.errors import InputError
-
-        raise InputError(f"--aggregate: K of top:K must be at most {MAX_TOP_K:,} (got {len(k)} digits)")
 
 
 def _fmt(v) -> str:

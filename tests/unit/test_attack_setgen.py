@@ -310,3 +310,20 @@ def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Traceback" not in stderr
     assert {p.name for p in tmp_path.iterdir()} - {"cache"} == {"big.txt"}
+
+
+def test_cells_scored_only_by_never_co_occurring_pairs_are_marked(tmp_path):
+    from semtui.measures.corpus import build_index
+
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(["heart pain"] * 5 + ["heart"] * 3 + ["zebra"] * 4 + ["pain"] * 2 + ["lung pain"] * 2) + "\n")
+    index = tmp_path / "i.sqlite"
+    build_index([docs], index, kind="lines")
+    data = tmp_path / "d.txt"
+    data.write_text("heart, (pain, zebra)\nheart, (pain, zebra)\nlung, (pain, zebra)\n")
+    report = run_attack(formats.read(data), method="tba", measure=f"ngd:{index}", cache=False)
+    grp = report["groups"][0]
+    zebra = grp["members"].index("zebra")
+    assert [r for r, c in grp["capped_cells"] if c == zebra] == [0, 1, 2]
+    assert all(e["capped"] == (e["item"] == "zebra") for e in grp["eliminations"])
+    assert report["summary"]["capped_eliminations"] == sum(e["capped"] for e in grp["eliminations"]) > 0

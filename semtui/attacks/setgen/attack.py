@@ -153,8 +153,10 @@ def run_setgen_attack(
     member_pos[member_ids] = np.arange(len(member_ids))
     ctx_pos = np.full(len(vocab), -1, dtype=np.int64)
     ctx_pos[ctx_ids] = np.arange(len(ctx_ids))
+    capped = measure.capped(dist) if dist.size else None
     shared = Shared(vocab.items, dist, member_pos, ctx_pos, ctx_known, options.method, options.threshold,
-                    options.seed, options.aggregate_spec, k, options.baseline_draws if original is not None else 0)
+                    options.seed, options.aggregate_spec, k, options.baseline_draws if original is not None else 0,
+                    None if capped is None or not capped.any() else np.asarray(capped, dtype=bool))
 
     # 3. the per-group kernel, serially or in worker processes
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
@@ -170,6 +172,9 @@ def run_setgen_attack(
         "skipped_rows": sum(o.skipped_rows for o in outcomes),
         "eliminations": sum(o.eliminated for o in outcomes),
     }
+    if shared.capped is not None:
+        summary["capped_eliminations"] = sum(sum(1 for e in o.entry["eliminations"] if e.get("capped"))
+                                             for o in outcomes)
     member_items = sum(o.n_members for o in outcomes)
     exposed = sum(o.exposed for o in outcomes)
     privacy = {

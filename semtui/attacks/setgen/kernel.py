@@ -35,6 +35,9 @@ class Shared:
     aggregate: AggregateSpec
     k: int
     baseline_draws: int
+    #: per cell of ``dist``: the measure had no score and put a stand-in (NGD's never
+    #: co-occurring pairs); None when the measure never does
+    capped: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,11 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
     np.cumsum(kept_counts[has_ctx], out=kept_ptr[1:])
     block = shared.dist[shared.member_pos[members]][:, cpos[known]]
     table = aggregate_table(block, kept_ptr, shared.aggregate)
+    # a cell all of whose context pairs are stand-ins carries no score of its own
+    all_capped = None
+    if shared.capped is not None:
+        cblock = shared.capped[shared.member_pos[members]][:, cpos[known]].astype(np.float64)
+        all_capped = aggregate_table(cblock, kept_ptr, AggregateSpec("min")) > 0 if cblock.size else None
     result = eliminate(table, shared.method, threshold=shared.threshold,
                        seed=group_seed(shared.seed, unit.group))
 
@@ -121,6 +129,9 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
          "vulnerability": json_float(e.vulnerability), "group": e.group}
         for e in elims
     ]
+    if all_capped is not None:
+        for entry, r, c in zip(elim_entries, e_rows.tolist(), e_cols.tolist()):
+            entry["capped"] = bool(all_capped[r, c])
     possible = n_all - np.bincount(e_cols, minlength=len(members))
     exposed = [member_names[j] for j in np.flatnonzero(possible < shared.k)]
     # a row is reduced to one member when exactly one member is still possible in it:
@@ -141,6 +152,8 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
         "exposed": exposed,
         "reidentified_rows": reidentified,
     }
+    if all_capped is not None:
+        entry["capped_cells"] = np.argwhere(all_capped).tolist()
     out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified)
     if unit.truth is not None:
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live)

@@ -17,6 +17,9 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.model import TransactionData
 
+#: The largest K of ``top:K`` (a context never holds more items than this).
+MAX_TOP_K = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class ContextSpec:
@@ -49,9 +52,9 @@ class AggregateSpec:
         if spec in ("mean", "min"):
             return cls(spec)
         kind, _, k = spec.partition(":")
-        if kind == "top" and k.isdigit() and int(k) >= 1:
+        if kind == "top" and k.isdigit() and len(k) <= 10 and 1 <= int(k) <= MAX_TOP_K:
             return cls("top", int(k))
-        raise InputError(f"the aggregate must be 'mean', 'min' or 'top:K' with K >= 1, got {spec!r}")
+        raise InputError(f"the aggregate must be 'mean', 'min' or 'top:K' with 1 <= K <= {MAX_TOP_K:,}, got {spec[:40]!r}")
 
     def __str__(self) -> str:
         return self.kind if self.k is None else f"top:{self.k}"
