@@ -237,17 +237,64 @@ def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level:
 
 def pooled_auc_interval(values: np.ndarray, is_added: np.ndarray, unit: np.ndarray, weights: np.ndarray,
                         level: float = 0.95, chunk: int = 16) -> Interval | None:
-    """Interval of the pooled AUC when whole units are resampled: each cell weighs its unit's
-    multiplicity, so one sort serves every resample (weighted Mann-Whitney, ties half)."""
+    """Interval of the pooled AUC when whole units are resampled (weighted Mann-Whitney, ties
+    half).  With few units, the statistic splits into a units x units matrix U[g, h] (added
+    cells of g above original cells of h) computed once, and each resample is the quadratic
+    form w U w; with many units, each cell weighs its unit's multiplicity over one sort."""
     keep = np.isfinite(values)
     values, is_added, unit = values[keep], is_added[keep], unit[keep]
     if weights.size == 0 or not is_added.any() or is_added.all():
         return None
+    n_units = weights.shape[1]
+    if n_units <= 1024:
+        samples = _pooled_auc_by_units(values, is_added, unit, weights)
+    else:
+        samples = _pooled_auc_by_cells(values, is_added, unit, weights, chunk)
+    if samples.size == 0:
+        return None
+    a = (1 - level) / 2
+    return Interval(float(np.quantile(samples, a)), float(np.quantile(samples, 1 - a)), level, int(weights.shape[0]))
+
+
+def _pooled_auc_by_units(values, is_added, unit, weights, groups_per_pass: int = 16) -> np.ndarray:
+    from scipy.sparse import csr_matrix
+
+    n_units = weights.shape[1]
+    order = np.argsort(values, kind="stable")
+    v, add, u = values[order], is_added[order], unit[order]
+    new_block = np.r_[True, v[1:] != v[:-1]]
+    starts = np.flatnonzero(new_block)
+    block = np.cumsum(new_block) - 1
+    o_pos = np.flatnonzero(~add)
+    o_block, o_unit = block[o_pos], u[o_pos]
+    by_unit = csr_matrix((np.ones(len(o_pos)), (o_unit, np.arange(len(o_pos)))), shape=(n_units, len(o_pos)))
+    a_pos = np.flatnonzero(add)
+    a_unit = u[a_pos]
+    n_added = np.bincount(a_unit, minlength=n_units).astype(np.float64)
+    n_orig = np.bincount(o_unit, minlength=n_units).astype(np.float64)
+    U = np.zeros((n_units, n_units))  # U[g, h]: added cells of g above original cells of h (ties 1/2)
+    for lo in range(0, n_units, groups_per_pass):
+        gs = np.arange(lo, min(lo + groups_per_pass, n_units))
+        pick = (a_unit >= gs[0]) & (a_unit <= gs[-1])
+        ind = np.zeros((len(v), len(gs)))
+        ind[a_pos[pick], a_unit[pick] - gs[0]] = 1.0
+        in_block = np.add.reduceat(ind, starts, axis=0)  # blocks x groups
+        through = np.cumsum(in_block, axis=0)  # added of each group up to the end of each block
+        above = n_added[gs][None, :] - through[o_block] + 0.5 * in_block[o_block]  # originals x groups
+        U[gs, :] = (by_unit @ above).T
+    u_stat = np.einsum("bg,gh,bh->b", weights, U, weights)
+    denom = (weights @ n_added) * (weights @ n_orig)
+    ok = denom > 0
+    return u_stat[ok] / denom[ok]
+
+
+def _pooled_auc_by_cells(values, is_added, unit, weights, chunk) -> np.ndarray:
     order = np.argsort(values, kind="stable")
     v, add, u = values[order], is_added[order], unit[order]
     # tie blocks: cells with equal values share a block
-    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    block = np.cumsum(np.r_[True, v[1:] != v[:-1]]) - 1
+    new_block = np.r_[True, v[1:] != v[:-1]]
+    starts = np.flatnonzero(new_block)
+    block = np.cumsum(new_block) - 1
     out = []
     for lo in range(0, weights.shape[0], chunk):
         w = weights[lo:lo + chunk][:, u]  # resamples x cells
@@ -261,8 +308,4 @@ def pooled_auc_interval(values: np.ndarray, is_added: np.ndarray, unit: np.ndarr
         denom = wa.sum(axis=1) * wo.sum(axis=1)
         ok = denom > 0
         out.append(u_stat[ok] / denom[ok])
-    values_b = np.concatenate(out)
-    if values_b.size == 0:
-        return None
-    a = (1 - level) / 2
-    return Interval(float(np.quantile(values_b, a)), float(np.quantile(values_b, 1 - a)), level, int(weights.shape[0]))
+    return np.concatenate(out) if out else np.zeros(0)

@@ -149,3 +149,14 @@ def test_pooled_auc_interval_matches_the_weighted_statistic():
 def test_error_ratio():
     assert em.error_ratio(0.9, 0.8) == pytest.approx(0.5)
     assert em.error_ratio(None, 0.8) is None and em.error_ratio(0.9, 1.0) is None
+
+
+def test_pooled_auc_interval_is_the_same_by_units_and_by_cells():
+    rng = np.random.default_rng(11)
+    values = np.round(rng.random(300), 2)  # ties on purpose
+    is_added = rng.random(300) < 0.4
+    unit = rng.integers(0, 12, 300)
+    w = em.bootstrap_weights(12, 50, 3)
+    by_units = em._pooled_auc_by_units(values, is_added, unit, w)
+    by_cells = em._pooled_auc_by_cells(values, is_added, unit, w, 16)
+    assert np.allclose(by_units, by_cells)
