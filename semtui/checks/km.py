@@ -330,7 +330,6 @@ class KmReport:
     def to_json(self) -> dict:
         c = self.core
         out = {
-            "format": FORMAT,
             "kind": self.kind,
             "k": self.k,
             "m": self.m,
@@ -356,7 +355,9 @@ class KmReport:
             })
             if self.key_checked:
                 out["key"] = self.key
-        return out
+        from semtui.reports import document
+
+        return document(FORMAT, out)
 
 
 def check_transactions(data: TransactionData, k: int, m: int, progress: Progress = None) -> KmReport:

@@ -137,8 +137,11 @@ def km(
         result = generalise_km(data, h, k, m, algorithm, parts=parts, jobs=jobs, members=members,
                                path=orig, progress=progress)
     doc = result.to_json()
-    doc = {"format": doc.pop("format"), "original": str(orig), "hierarchy_file": str(hierarchy),
-           "output": str(out), **doc}
+    from semtui.reports import document
+
+    fmt = doc.pop("format")
+    doc.pop("semtui_version")
+    doc = document(fmt, {"original": str(orig), "hierarchy_file": str(hierarchy), "output": str(out), **doc})
     # the release and its report are committed together
     write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out)), (side, doc)])
     if json_out:
@@ -178,8 +181,10 @@ def disassoc(
     with StderrProgress("disassociating") as progress:
         result = disassociate(data, k, m, max_cluster_size, progress=progress)
     _write_release(result, out, key)
-    doc = {"format": DISASSOC_FORMAT, "original": str(orig), "output": str(out),
-           "key": None if key is None else str(key), **result.summary()}
+    from semtui.reports import document
+
+    doc = document(DISASSOC_FORMAT, {"original": str(orig), "output": str(out),
+                                     "key": None if key is None else str(key), **result.summary()})
     if json_out:
         emit_json(doc)
         return

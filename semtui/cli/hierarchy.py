@@ -72,6 +72,8 @@ def info(
         emit_json(facts)
         return
     for key, value in facts.items():
+        if key in ("format", "semtui_version"):
+            continue
         if isinstance(value, list):
             value = " / ".join(map(str, value))
         typer.echo(f"{key.replace('_', ' ')}: {value}")
@@ -81,8 +83,9 @@ def _facts(h, path) -> dict:
     from semtui.anonymize.hierarchy.oa import MAX_CUTS
 
     cuts = h.count_cuts(MAX_CUTS)
-    return {
-        "format": "semtui-hierarchy-info/1",
+    from semtui.reports import document
+
+    return document("semtui-hierarchy-info/1", {
         "file": str(path),
         "root": h.labels[h.root],
         "leaves": h.n_leaves,
@@ -92,4 +95,4 @@ def _facts(h, path) -> dict:
         "mean_fanout": round(h.fanout(), 3),
         "cuts": cuts if cuts <= MAX_CUTS else f"more than {MAX_CUTS}",
         "oa_possible": cuts <= MAX_CUTS,
-    }
+    })

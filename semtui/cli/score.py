@@ -34,8 +34,9 @@ def score(
     unknown = m.unknown(terms)
     rows = [[None if math.isnan(v) else round(float(v), 6) + 0.0 for v in row] for row in matrix]
     if json_out:
-        emit_json({
-            "format": "semtui-score/1",
+        from semtui.reports import document
+
+        emit_json(document("semtui-score/1", {
             "measure": measure,
             "kind": m.kind,
             "terms": list(terms),
@@ -43,7 +44,7 @@ def score(
             "unknown": unknown,
             # cells holding NGD's stand-in for pairs that never co-occur (not a measured score)
             "capped": None if capped is None else capped.tolist(),
-        })
+        }))
     else:
         from rich.table import Table
 

@@ -52,7 +52,6 @@ class KmResult:
         """The report (format ``semtui-km-report/1``); keys are only ever added to."""
         h = self.hierarchy
         doc = {
-            "format": REPORT_FORMAT,
             "algorithm": self.algorithm,
             "k": self.k,
             "m": self.m,
@@ -70,7 +69,9 @@ class KmResult:
             doc["local_cuts"] = [{"part": i + 1, "transactions": len(rows), "cut": self._rules(rules)}
                                  for i, (rows, rules) in enumerate(self.local_cuts)]
         doc["stats"] = self.stats
-        return doc
+        from semtui.reports import document
+
+        return document(REPORT_FORMAT, doc)
 
 
 def problem_from_data(data: TransactionData, h: Hierarchy, k: int, m: int, path=None) -> Problem:
