@@ -30,8 +30,19 @@ def test_fig4_metrics_by_hand(fig4):  # noqa: F811
     assert 0 <= base["precision"] <= 1 and base["error_ratio"] == 0.0
 
 
-def test_fig4_intervals_contain_the_point_estimate(fig4):  # noqa: F811
-    m = attack(fig4, "tba")["metrics"]
+def test_fig4_has_no_interval_from_a_single_group(fig4):  # noqa: F811
+    assert "intervals" not in attack(fig4, "tba")["metrics"]
+
+
+def test_intervals_contain_the_point_estimate():
+    from conftest import SAMPLES, run_attack
+
+    from semtui import formats
+
+    m = run_attack(formats.read(SAMPLES / "meps400-setgen.txt"), formats.read(SAMPLES / "meps400-original.txt"),
+                   method="tba")["metrics"]
+    assert set(m["intervals"]) == {"precision", "recall", "recall_attackable", "auc_within_table", "auc_pooled",
+                                   "baseline_precision"}
     for key, iv in m["intervals"].items():
         point = m["baseline"]["precision"] if key == "baseline_precision" else m[key]
         assert iv["low"] <= point + 1e-9 and point - 1e-9 <= iv["high"], key

@@ -34,6 +34,10 @@ REPORT_FORMAT = "semtui-setgen-report/1"
 #: tables of up to this size and for larger ones.
 PAPER_TABLE_MEMBERS = 16
 
+#: Bootstrap intervals over equivalence groups need a few groups to mean anything: with fewer,
+#: every resample is (nearly) the whole release and the interval collapses to a point.
+MIN_GROUPS_FOR_INTERVALS = 5
+
 
 # --------------------------------------------------------------------------- the report
 @dataclass
@@ -258,7 +262,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "f1": em.f1(bp, br),
             "error_ratio": em.error_ratio(out["precision"], bp),
         }
-    if intervals and options.resamples and outcomes:
+    if intervals and options.resamples and len(outcomes) >= MIN_GROUPS_FOR_INTERVALS:
         w = em.bootstrap_weights(len(outcomes), options.resamples, 0)  # the same resamples for every method
         unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
                                for i, o in enumerate(outcomes)] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
