@@ -1,0 +1,539 @@
+"""The re-association attack on a whole disassociated release (Alshuhail & Shao; ALGORITHMS.md
+§2): plan -> score -> per-cluster kernel -> merge.
+
+* **plan**: per cluster, the *anchors* (the sub-records of the anchoring chunk C1, plus empty
+  anchors when the cluster holds more transactions than C1 has sub-records) and the *units* to
+  place (each distinct non-empty sub-record of C2..Cn with its multiplicity, each term-chunk term
+  with ``k - 1`` places, as the paper's Algorithm 3).
+* **score**: one batched call to the measure, every C1 term against every unit term of the
+  release; a similarity is used as is, a distance negated, so higher is closer throughout.
+* **kernel**: :func:`semtui.attacks.reassociation.kernel.run_cluster`, serially or in worker
+  processes (``jobs``) that receive precomputed score blocks, never a measure.
+* **merge**: the report (``semtui-disassoc-report/1``) and the reconstructed transactions.
+
+With the key and the original, the report carries the metrics of
+:mod:`semtui.metrics.reassociation`, a budget-matched random baseline and bootstrap intervals
+over clusters.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from semtui.attacks.reassociation.kernel import METHODS, TERM_CHUNK, ClusterResult, ClusterTask, run_clusters
+from semtui.errors import InputError
+from semtui.model import DisassociatedData, DisassociationKey, TransactionData
+
+REPORT_FORMAT = "semtui-disassoc-report/1"
+
+
+@dataclass
+class Reassociation:
+    """The report and the reconstructed transactions (item names, cluster by cluster, anchor by anchor)."""
+
+    report: dict
+    transactions: list[list[str]]
+
+
+@dataclass
+class _Plan:
+    cluster: int
+    n_anchors: int
+    anchors: list[np.ndarray]            # global item ids per anchor
+    units: list[np.ndarray]              # global item ids per unit
+    unit_chunk: list[int]
+    unit_count: list[int]
+    unit_rows: list[list[int]]           # which sub-records (or the term index) each unit stands for
+
+
+def _r(x, digits: int = 6):
+    if x is None:
+        return None
+    x = float(x)
+    return round(x, digits) if math.isfinite(x) else None
+
+
+def _plan_cluster(ci: int, cluster, k: int) -> _Plan:
+    chunks = cluster.record_chunks
+    anchors = [chunks[0].sub_record(r) for r in range(len(chunks[0]))] if chunks else []
+    n_anchors = max(int(cluster.size), len(anchors))
+    anchors += [np.zeros(0, dtype=np.int32)] * (n_anchors - len(anchors))
+    units: list[np.ndarray] = []
+    unit_chunk: list[int] = []
+    unit_count: list[int] = []
+    unit_rows: list[list[int]] = []
+    for j in range(1, len(chunks)):
+        seen: dict[tuple, int] = {}
+        ch = chunks[j]
+        for r in range(len(ch)):
+            sr = ch.sub_record(r)
+            if len(sr) == 0:
+                continue
+            key = tuple(sorted(sr.tolist()))
+            u = seen.get(key)
+            if u is None:
+                seen[key] = len(units)
+                units.append(sr)
+                unit_chunk.append(j)
+                unit_count.append(1)
+                unit_rows.append([r])
+            else:
+                unit_count[u] += 1
+                unit_rows[u].append(r)
+    per_term = min(max(k - 1, 1), n_anchors)
+    for t, term in enumerate(cluster.term_chunk.tolist()):
+        units.append(np.asarray([term], dtype=np.int32))
+        unit_chunk.append(TERM_CHUNK)
+        unit_count.append(per_term)
+        unit_rows.append([t])
+    return _Plan(ci, n_anchors, anchors, units, unit_chunk, unit_count, unit_rows)
+
+
+def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    flat = np.concatenate(lists).astype(np.int64) if lists and ptr[-1] else np.zeros(0, dtype=np.int64)
+    return ptr, local[flat] if len(flat) else flat
+
+
+def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
+                      original_path) -> tuple[Any, np.ndarray]:
+    """The original as CSR over the release vocabulary (rows = original transactions), checked
+    against the key: every item of every sub-record and term must be in the transaction the key
+    names, or the metrics would mean nothing."""
+    from scipy.sparse import csr_matrix
+
+    if original.n_generalised:
+        raise InputError("the original must be plain transactions, not set-generalised", original_path)
+    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
+                         dtype=np.int64, count=len(original.vocab))
+    cols = lookup[original.tokens]
+    rows = original.row_of_token()
+    keep = cols >= 0
+    n = original.n_transactions
+    x = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])), shape=(n, len(data.vocab)))
+    x.sum_duplicates()
+    ts, its = [], []
+    for c in data.clusters:
+        ck = key.cluster(c.id)
+        for j, ch in enumerate(c.record_chunks):
+            lengths = np.diff(ch.indptr)
+            ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), lengths))
+            its.append(ch.items.astype(np.int64))
+        for t, holders in zip(c.term_chunk.tolist(), ck.term_chunk):
+            ts.append(np.asarray(holders, dtype=np.int64))
+            its.append(np.full(len(holders), t, dtype=np.int64))
+    t_all = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
+    i_all = np.concatenate(its) if its else np.zeros(0, dtype=np.int64)
+    if len(t_all) and t_all.max() >= n:
+        raise InputError(f"the key names transaction {int(t_all.max())} but the original has {n}", original_path)
+    held = np.asarray(x[t_all, i_all]).ravel() if len(t_all) else np.zeros(0)
+    if (held == 0).any():
+        bad = int(np.flatnonzero(held == 0)[0])
+        raise InputError(
+            f"{int((held == 0).sum())} items of the release are not in the original transaction the key "
+            f"names (first: {data.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}); "
+            "the key and the original do not belong to this release", original_path)
+    return x, lookup
+
+
+def run_reassociation(
+    data: DisassociatedData,
+    key: DisassociationKey | None = None,
+    original: TransactionData | None = None,
+    *,
+    method: str = "aba",
+    measure: str | Any = "embedding",
+    k: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    vectors: str | Path | None = None,
+    cache: bool = True,
+    wmd_measure: str | Any | None = "embedding",
+    progress=None,
+    original_path: str | Path | None = None,
+) -> Reassociation:
+    """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
+
+    ``measure`` is a spec or a :class:`semtui.measures.base.Measure`; ``k`` the number of
+    transactions a term-chunk term is taken to come from plus one (default: the release's k);
+    ``wmd_measure`` the measure whose distances WMD uses (None: no WMD).
+    """
+    from semtui.measures import open_measure
+
+    progress = progress or (lambda done, total, message="": None)
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    if seed is None:
+        seed = 0
+    if seed < 0:
+        raise InputError(f"the seed must be a non-negative integer, got {seed}")
+    if k is not None and k < 1:
+        raise InputError(f"k must be at least 1, got {k}")
+    if jobs < 1:
+        raise InputError(f"jobs must be at least 1, got {jobs}")
+    if (key is None) != (original is None):
+        raise InputError("the metrics need both the key and the original")
+    if not data.clusters:
+        raise InputError("the release has no clusters")
+    started = time.perf_counter()
+    k_used = int(k) if k is not None else int(data.k)
+    vocab = data.vocab
+
+    # 1. plan
+    plans = [_plan_cluster(ci, c, k_used) for ci, c in enumerate(data.clusters)]
+    a_ids = np.unique(np.concatenate([np.concatenate(p.anchors) for p in plans] + [np.zeros(0, np.int32)]).astype(np.int64))
+    u_ids = np.unique(np.concatenate([np.concatenate(p.units) for p in plans if p.units] + [np.zeros(0, np.int32)]).astype(np.int64))
+
+    # 2. score: one batched call
+    progress(0, len(plans), "scoring")
+    m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
+    measure_name = measure if isinstance(measure, str) else m.name
+    kind = getattr(m, "kind", "distance")
+    unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
+    if len(a_ids) and len(u_ids):
+        native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
+    else:
+        native = np.zeros((len(a_ids), len(u_ids)))
+    close = native if kind == "similarity" else -native
+    a_pos = np.full(len(vocab), -1, dtype=np.int64)
+    a_pos[a_ids] = np.arange(len(a_ids))
+    u_pos = np.full(len(vocab), -1, dtype=np.int64)
+    u_pos[u_ids] = np.arange(len(u_ids))
+
+    # evaluation inputs
+    evaluate = key is not None
+    x = None
+    wmd_d = wmd_known_all = None
+    wmd_name = None
+    if evaluate:
+        x, _ = _aligned_original(data, key, original, original_path)
+        if wmd_measure is not None:
+            wm = wmd_measure
+            if isinstance(wm, str):
+                wmd_name = wm
+                wm = m if (isinstance(measure, str) and wm == measure) else open_measure(wm, vectors=vectors, cache=cache)
+            else:
+                wmd_name = wm.name
+            used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
+            used = np.union1d(used, np.union1d(a_ids, u_ids))
+            d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
+            known = ~np.all(np.isnan(d), axis=1) if d.size else np.zeros(0, dtype=bool)
+            if known.any():
+                wmd_known_all = np.zeros(len(vocab), dtype=bool)
+                wmd_known_all[used[known]] = True
+                wmd_pos = np.full(len(vocab), -1, dtype=np.int64)
+                wmd_pos[used] = np.arange(len(used))
+                wmd_d = (d, wmd_pos)
+            else:
+                wmd_name = None
+
+    # 3. tasks
+    tasks: list[ClusterTask] = []
+    for p in plans:
+        c = data.clusters[p.cluster]
+        a_local_ids = np.unique(np.concatenate(p.anchors + [np.zeros(0, np.int32)]).astype(np.int64))
+        u_local_ids = np.unique(np.concatenate(p.units + [np.zeros(0, np.int32)]).astype(np.int64))
+        a_loc = np.full(len(vocab), -1, dtype=np.int64)
+        a_loc[a_local_ids] = np.arange(len(a_local_ids))
+        u_loc = np.full(len(vocab), -1, dtype=np.int64)
+        u_loc[u_local_ids] = np.arange(len(u_local_ids))
+        anchor_ptr, anchor_terms = _csr(p.anchors, a_loc)
+        unit_ptr, unit_terms = _csr(p.units, u_loc)
+        task = ClusterTask(
+            index=p.cluster, method=method, seed=int(seed), n_anchors=p.n_anchors,
+            anchor_ptr=anchor_ptr, anchor_terms=anchor_terms, unit_ptr=unit_ptr, unit_terms=unit_terms,
+            unit_chunk=np.asarray(p.unit_chunk, dtype=np.int64), unit_count=np.asarray(p.unit_count, dtype=np.int64),
+            close=close[np.ix_(a_pos[a_local_ids], u_pos[u_local_ids])],
+        )
+        if evaluate:
+            _add_truth(task, p, c, key, x, wmd_d, wmd_known_all, a_local_ids, u_local_ids)
+        tasks.append(task)
+
+    # 4. kernels
+    results = _execute(tasks, jobs, progress)
+
+    # 5. merge
+    return _merge(data, plans, results, tasks, x, key is not None, dict(
+        method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), unknown=unknown,
+        started=started, wmd_measure=wmd_name))
+
+
+def _add_truth(task: ClusterTask, p: _Plan, c, key: DisassociationKey, x, wmd_d, wmd_known_all,
+               a_local_ids, u_local_ids) -> None:
+    ck = key.cluster(c.id)
+    members: set[int] = set()
+    for rows in ck.record_chunks:
+        members.update(rows)
+    for holders in ck.term_chunk:
+        members.update(holders)
+    c1 = list(ck.record_chunks[0]) if ck.record_chunks else []
+    rest = sorted(members - set(c1))
+    truth = c1 + rest[: p.n_anchors - len(c1)]
+    truth += [-1] * (p.n_anchors - len(truth))
+    classes: dict[tuple, int] = {}
+    anchor_class = np.asarray([classes.setdefault(tuple(sorted(a.tolist())), len(classes)) for a in p.anchors],
+                              dtype=np.int64)
+    unit_truth = []
+    for u, rows in enumerate(p.unit_rows):
+        j = p.unit_chunk[u]
+        if j == TERM_CHUNK:
+            unit_truth.append(frozenset(ck.term_chunk[rows[0]]))
+        else:
+            unit_truth.append(frozenset(ck.record_chunks[j][r] for r in rows))
+    task.anchor_class = anchor_class
+    task.anchor_truth = np.asarray(truth, dtype=np.int64)
+    task.unit_truth = unit_truth
+    if wmd_d is not None:
+        d, pos = wmd_d
+        trans = sorted(t for t in members if t >= 0)
+        orig_items = {t: x.indices[x.indptr[t]:x.indptr[t + 1]].astype(np.int64) for t in trans}
+        w_ids = np.unique(np.concatenate([a_local_ids, u_local_ids, *orig_items.values(), np.zeros(0, np.int64)]))
+        w_loc = np.full(len(pos), -1, dtype=np.int64)
+        w_loc[w_ids] = np.arange(len(w_ids))
+        task.wmd_dist = d[np.ix_(pos[w_ids], pos[w_ids])]
+        task.wmd_known = wmd_known_all[w_ids]
+        task.a_to_w = w_loc[a_local_ids]
+        task.u_to_w = w_loc[u_local_ids]
+        task.orig = {t: w_loc[v] for t, v in orig_items.items()}
+
+
+def _execute(tasks: list[ClusterTask], jobs: int, progress) -> list[ClusterResult]:
+    total = len(tasks)
+    if jobs <= 1 or total < 2:
+        out = []
+        for i, t in enumerate(tasks):
+            out.extend(run_clusters([t]))
+            if i % 16 == 15 or i + 1 == total:
+                progress(i + 1, total, "re-associating")
+        return out
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    size = max(1, math.ceil(total / (jobs * 8)))
+    chunks = [tasks[i:i + size] for i in range(0, total, size)]
+    results: list[ClusterResult] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = {pool.submit(run_clusters, ch) for ch in chunks}
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in done:
+                    results.extend(f.result())
+                progress(len(results), total, "re-associating")
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    results.sort(key=lambda r: r.index)
+    return results
+
+
+def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
+               cluster_of_row: np.ndarray, n_clusters: int) -> dict:
+    """Protected itemsets (size 2..m, support in (0, k) in the original) and those the
+    reconstruction exposes (together in a reconstructed transaction that really holds them),
+    overall and per cluster."""
+    from scipy.sparse import csr_matrix
+
+    from semtui.metrics.reassociation import row_pairs
+
+    n_items = x.shape[1]
+    rec = csr_matrix((np.ones(len(recon_rows), dtype=np.int8), (recon_rows, recon_items)), shape=(n_rows, n_items))
+    rec.sum_duplicates()
+    rec.data[:] = 1
+    y = rec.multiply(x).tocsr()
+    y.eliminate_zeros()
+    r, a, b = row_pairs(x.indptr, x.indices)
+    code = a * n_items + b
+    uniq, counts = np.unique(code, return_counts=True)
+    prot_codes = uniq[counts < k]
+    is_prot = np.isin(code, prot_codes)
+    cl_prot = np.unique(cluster_of_row[r[is_prot]] * (n_items * n_items + 1) + code[is_prot])
+    per_cluster_prot = np.bincount((cl_prot // (n_items * n_items + 1)).astype(np.int64), minlength=n_clusters)
+    ry, ay, by = row_pairs(y.indptr, y.indices)
+    cy = ay * n_items + by
+    exp_mask = np.isin(cy, prot_codes)
+    exposed_codes = np.unique(cy[exp_mask])
+    cl_exp = np.unique(cluster_of_row[ry[exp_mask]] * (n_items * n_items + 1) + cy[exp_mask])
+    per_cluster_exp = np.bincount((cl_exp // (n_items * n_items + 1)).astype(np.int64), minlength=n_clusters)
+    protected, exposed = len(prot_codes), len(exposed_codes)
+    if m >= 3:
+        from itertools import combinations
+
+        from semtui.metrics.reassociation import protected_itemsets
+
+        rows_x = [x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(n_rows)]
+        prot = protected_itemsets(rows_x, k, m)
+        protected += len(prot)
+        seen: set = set()
+        for i in range(n_rows):
+            items = sorted(y.indices[y.indptr[i]:y.indptr[i + 1]].tolist())
+            for size in range(3, m + 1):
+                for cmb in combinations(items, size):
+                    if cmb in prot:
+                        seen.add(cmb)
+        exposed += len(seen)
+    return {"protected": protected, "exposed": exposed, "per_cluster_protected": per_cluster_prot,
+            "per_cluster_exposed": per_cluster_exp}
+
+
+def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterResult], tasks: list[ClusterTask],
+           x, evaluate: bool, opts: dict) -> Reassociation:
+    from semtui.metrics.reassociation import (
+        accuracy,
+        bootstrap_ratios,
+        km_breakage,
+        transaction_breakage,
+    )
+
+    names = data.vocab.names
+    kind = opts["kind"]
+    clusters_out = []
+    transactions: list[list[str]] = []
+    n_clusters = len(plans)
+    counts = {key: np.zeros(n_clusters) for key in (
+        "placements", "correct", "held", "expected", "broken", "size", "wmd_sum", "wmd_n",
+        "b_correct", "b_broken", "b_wmd_sum", "b_wmd_n")}
+    recon = {"attack": ([], []), "baseline": ([], [])}
+    for p, res in zip(plans, results):
+        c = data.clusters[p.cluster]
+        scores = res.scores if kind == "similarity" else -res.scores
+        rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
+        units_out = []
+        for u, unit in enumerate(p.units):
+            sel = res.place_anchor[res.place_unit == u]
+            for a in sel.tolist():
+                rec_items[a].extend(unit.tolist())
+            j = p.unit_chunk[u]
+            units_out.append({
+                "chunk": "term" if j == TERM_CHUNK else j + 1,
+                "items": names(unit),
+                "count": int(p.unit_count[u]),
+                "anchors": sel.tolist(),
+                "scores": [_r(v, 4) for v in scores[:, u].tolist()],
+            })
+        cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
+        for items in rec_items:
+            transactions.append(names(dict.fromkeys(items)))
+        if evaluate:
+            ev = res.evaluation
+            i = p.cluster
+            at, bl = ev["attack"], ev["baseline"]
+            counts["placements"][i] = len(res.place_unit)
+            counts["correct"][i] = int(at["correct"].sum())
+            counts["held"][i] = sum(len(t) for t in tasks[i].unit_truth)
+            counts["expected"][i] = bl["expected_correct"]
+            counts["broken"][i] = at["broken"]
+            counts["size"][i] = c.size
+            counts["wmd_sum"][i], counts["wmd_n"][i] = at["wmd_sum"], at["wmd_n"]
+            counts["b_correct"][i] = int(bl["correct"].sum())
+            counts["b_broken"][i] = bl["broken"]
+            counts["b_wmd_sum"][i], counts["b_wmd_n"][i] = bl["wmd_sum"], bl["wmd_n"]
+            for label, e in (("attack", at), ("baseline", bl)):
+                rows_l, items_l = recon[label]
+                if label == "attack":
+                    per_anchor = rec_items
+                else:
+                    per_anchor = [list(a.tolist()) for a in p.anchors]
+                    for u, a in zip(e["place_unit"].tolist(), e["place_anchor"].tolist()):
+                        per_anchor[a].extend(p.units[u].tolist())
+                for a, items in enumerate(per_anchor):
+                    t = int(e["transactions"][a])
+                    if t >= 0 and items:
+                        rows_l.append(np.full(len(items), t, dtype=np.int64))
+                        items_l.append(np.asarray(items, dtype=np.int64))
+            cl["metrics"] = {
+                "placements": int(counts["placements"][i]), "correct": int(counts["correct"][i]),
+                "accuracy": _r(accuracy(counts["correct"][i], counts["placements"][i])),
+                "broken_transactions": int(at["broken"]),
+                "transaction_breakage": _r(transaction_breakage(at["broken"], c.size)),
+                "wmd": _r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
+                "baseline_accuracy_expected": _r(accuracy(bl["expected_correct"], counts["placements"][i])),
+            }
+        clusters_out.append(cl)
+
+    report: dict = {
+        "format": REPORT_FORMAT,
+        "method": opts["method"],
+        "measure": opts["measure"],
+        "measure_kind": kind,
+        "k": opts["k"],
+        "seed": opts["seed"],
+        "unknown_terms": opts["unknown"],
+        "summary": {
+            "clusters": n_clusters,
+            "transactions": int(sum(c.size for c in data.clusters)),
+            "anchors": int(sum(p.n_anchors for p in plans)),
+            "units": int(sum(len(p.units) for p in plans)),
+            "placements": int(sum(len(r.place_unit) for r in results)),
+            "seconds": round(time.perf_counter() - opts["started"], 4),
+        },
+    }
+    if evaluate:
+        n_rows = x.shape[0]
+        cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
+        for p, t in zip(plans, tasks):
+            tr = t.anchor_truth[t.anchor_truth >= 0]
+            cluster_of_row[tr] = p.cluster
+        # rows of the original outside the release count nowhere
+        inside = cluster_of_row >= 0
+        xs = x.multiply(inside[:, None]).tocsr() if not inside.all() else x
+        km = {}
+        for label in ("attack", "baseline"):
+            rows_l, items_l = recon[label]
+            rr = np.concatenate(rows_l) if rows_l else np.zeros(0, dtype=np.int64)
+            ii = np.concatenate(items_l) if items_l else np.zeros(0, dtype=np.int64)
+            km[label] = _km_counts(xs, rr, ii, n_rows, opts["k"], data.m, np.where(inside, cluster_of_row, 0), n_clusters)
+        for i, cl in enumerate(clusters_out):
+            cl["metrics"]["protected_itemsets"] = int(km["attack"]["per_cluster_protected"][i])
+            cl["metrics"]["exposed_itemsets"] = int(km["attack"]["per_cluster_exposed"][i])
+        s = {key: float(v.sum()) for key, v in counts.items()}
+        num = np.column_stack([counts["correct"], counts["broken"], km["attack"]["per_cluster_exposed"],
+                               counts["wmd_sum"], counts["correct"], counts["b_correct"]])
+        den = np.column_stack([counts["placements"], counts["size"], km["attack"]["per_cluster_protected"],
+                               counts["wmd_n"], counts["expected"], counts["placements"]])
+        ci = bootstrap_ratios(num, den, opts["seed"])
+        labels = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "lift_over_random", "baseline_accuracy")
+        baseline_acc = accuracy(s["expected"], s["placements"])
+        acc = accuracy(s["correct"], s["placements"])
+        report["metrics"] = {
+            "placements": int(s["placements"]),
+            "correct": int(s["correct"]),
+            "accuracy": _r(acc),
+            "held": int(s["held"]),
+            "recall": _r(s["correct"] / s["held"]) if s["held"] else None,
+            "transactions": int(s["size"]),
+            "broken_transactions": int(s["broken"]),
+            "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
+            "protected_itemsets": km["attack"]["protected"],
+            "exposed_itemsets": km["attack"]["exposed"],
+            "km_breakage": _r(km_breakage(km["attack"]["exposed"], km["attack"]["protected"])),
+            "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
+            "wmd_transactions": int(s["wmd_n"]),
+            "wmd_measure": opts["wmd_measure"],
+            "baseline": {
+                "accuracy_expected": _r(baseline_acc),
+                "accuracy": _r(accuracy(s["b_correct"], s["placements"])),
+                "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
+                "exposed_itemsets": km["baseline"]["exposed"],
+                "km_breakage": _r(km_breakage(km["baseline"]["exposed"], km["baseline"]["protected"])),
+                "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
+            },
+            "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
+            "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
+        }
+    report["clusters"] = clusters_out
+    return Reassociation(report, transactions)
+
+
+def reconstruction_dataset(result: Reassociation) -> TransactionData:
+    """The reconstructed transactions as plain transactions (cluster by cluster, anchor by anchor)."""
+    return TransactionData.from_lists(result.transactions)
