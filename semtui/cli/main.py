@@ -110,6 +110,7 @@ _GROUPS: list[tuple[str, str]] = [
     ("score", "score"),
     ("anonymize", "anonymize"),
     ("check", "check"),
+    ("cover", "cover"),
 ]
 
 _register()
