@@ -144,7 +144,17 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
     return x, lookup
 
 
-def run_reassociation(
+@dataclass
+class Plan:
+    """A release made ready for the kernels: one task per cluster, and what the merge needs."""
+
+    plans: list[_Plan]
+    tasks: list[ClusterTask]
+    original: Any            # CSR of the original over the release vocabulary (None without the key)
+    meta: dict
+
+
+def plan_release(
     data: DisassociatedData,
     key: DisassociationKey | None = None,
     original: TransactionData | None = None,
@@ -153,19 +163,13 @@ def run_reassociation(
     measure: str | Any = "embedding",
     k: int | None = None,
     seed: int = 0,
-    jobs: int = 1,
     vectors: str | Path | None = None,
     cache: bool = True,
     wmd_measure: str | Any | None = "embedding",
     progress=None,
     original_path: str | Path | None = None,
-) -> Reassociation:
-    """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
-
-    ``measure`` is a spec or a :class:`semtui.measures.base.Measure`; ``k`` the number of
-    transactions a term-chunk term is taken to come from plus one (default: the release's k);
-    ``wmd_measure`` the measure whose distances WMD uses (None: no WMD).
-    """
+) -> Plan:
+    """Plan and score: the per-cluster tasks, with one batched call to the measure."""
     from semtui.measures import open_measure
 
     progress = progress or (lambda done, total, message="": None)
@@ -177,8 +181,6 @@ def run_reassociation(
         raise InputError(f"the seed must be a non-negative integer, got {seed}")
     if k is not None and k < 1:
         raise InputError(f"k must be at least 1, got {k}")
-    if jobs < 1:
-        raise InputError(f"jobs must be at least 1, got {jobs}")
     if (key is None) != (original is None):
         raise InputError("the metrics need both the key and the original")
     if not data.clusters:
@@ -256,14 +258,41 @@ def run_reassociation(
         if evaluate:
             _add_truth(task, p, c, key, x, wmd_d, wmd_known_all, a_local_ids, u_local_ids)
         tasks.append(task)
+    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), unknown=unknown,
+                started=started, wmd_measure=wmd_name)
+    return Plan(plans, tasks, x, meta)
 
-    # 4. kernels
-    results = _execute(tasks, jobs, progress)
 
-    # 5. merge
-    return _merge(data, plans, results, tasks, x, key is not None, dict(
-        method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), unknown=unknown,
-        started=started, wmd_measure=wmd_name))
+def run_reassociation(
+    data: DisassociatedData,
+    key: DisassociationKey | None = None,
+    original: TransactionData | None = None,
+    *,
+    method: str = "aba",
+    measure: str | Any = "embedding",
+    k: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    vectors: str | Path | None = None,
+    cache: bool = True,
+    wmd_measure: str | Any | None = "embedding",
+    progress=None,
+    original_path: str | Path | None = None,
+) -> Reassociation:
+    """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
+
+    ``measure`` is a spec or a :class:`semtui.measures.base.Measure`; ``k`` the number of
+    transactions a term-chunk term is taken to come from plus one (default: the release's k);
+    ``wmd_measure`` the measure whose distances WMD uses (None: no WMD); ``jobs`` the number of
+    worker processes for the kernels (the report is the same whatever it is).
+    """
+    if jobs < 1:
+        raise InputError(f"jobs must be at least 1, got {jobs}")
+    progress = progress or (lambda done, total, message="": None)
+    plan = plan_release(data, key, original, method=method, measure=measure, k=k, seed=seed, vectors=vectors,
+                        cache=cache, wmd_measure=wmd_measure, progress=progress, original_path=original_path)
+    results = _execute(plan.tasks, jobs, progress)
+    return _merge(data, plan.plans, results, plan.tasks, plan.original, key is not None, plan.meta)
 
 
 def _add_truth(task: ClusterTask, p: _Plan, c, key: DisassociationKey, x, wmd_d, wmd_known_all,

@@ -228,9 +228,9 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
     evaluation = None
     if task.anchor_truth is not None:
         n_units = len(task.unit_ptr) - 1
-        evaluation = {"attack": _evaluate(task, place_unit, place_anchor)}
+        evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor)}
         bu, ba = budget_matched(task.n_anchors, place_unit, n_units, cluster_rng(task.seed, task.index, 1))
-        evaluation["baseline"] = _evaluate(task, bu, ba)
+        evaluation["baseline"] = evaluate_placements(task, bu, ba)
         evaluation["baseline"]["place_unit"] = bu
         evaluation["baseline"]["place_anchor"] = ba
         budgets = np.bincount(place_unit, minlength=n_units)
@@ -244,7 +244,8 @@ def run_clusters(tasks: list[ClusterTask]) -> list[ClusterResult]:
     return [run_cluster(t) for t in tasks]
 
 
-def _evaluate(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray) -> dict:
+def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray) -> dict:
+    """Align the anchors to their transactions and judge every placement against the key."""
     n = task.n_anchors
     placed = [place_unit[place_anchor == a] for a in range(n)]
     trans = align_anchors(task.anchor_class, task.anchor_truth, placed, task.unit_truth)
@@ -267,5 +268,5 @@ def _evaluate(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarra
             if not math.isnan(d):
                 wmd_sum += d
                 wmd_n += 1
-    return {"transactions": trans, "correct": correct, "broken": int(len(broken)),
+    return {"transactions": trans, "correct": correct, "broken": len(broken),
             "wmd_sum": wmd_sum, "wmd_n": wmd_n}
