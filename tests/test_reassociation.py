@@ -208,6 +208,11 @@ def test_selection_respects_budgets_and_chunks(release, method):
                 assert len(set(anchors.tolist())) == len(anchors)
         ev = res.evaluation["attack"]
         assert 0 <= ev["correct"].sum() <= len(res.place_unit)
+        # the budget-matched baseline gives every unit as many distinct anchors as the method did
+        bl = res.evaluation["baseline"]
+        assert (np.bincount(bl["place_unit"], minlength=len(counts)) == counts).all()
+        assert len(set(zip(bl["place_unit"].tolist(), bl["place_anchor"].tolist()))) == len(bl["place_unit"])
+        assert ((bl["place_anchor"] >= 0) & (bl["place_anchor"] < task.n_anchors)).all()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

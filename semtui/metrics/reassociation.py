@@ -113,8 +113,10 @@ def wmd_uniform(a: np.ndarray, b: np.ndarray, dist: np.ndarray) -> float:
         return math.nan
     if len(a) == len(b) and np.array_equal(np.sort(a), np.sort(b)):
         return 0.0
-    big = math.lcm(len(a), len(b))
     cost = dist[np.ix_(a, b)]
+    if len(a) == 1 or len(b) == 1:  # all the mass of one side goes to the single word
+        return float(cost.mean())
+    big = math.lcm(len(a), len(b))
     if big > 400:  # an LP would do; the assignment on a 400+ square is still exact but slow
         big = None
     if big is None:

@@ -121,8 +121,9 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
     x = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])), shape=(n, len(data.vocab)))
     x.sum_duplicates()
     ts, its = [], []
+    by_id = {ck.id: ck for ck in key.clusters}
     for c in data.clusters:
-        ck = key.cluster(c.id)
+        ck = by_id[c.id]
         for j, ch in enumerate(c.record_chunks):
             lengths = np.diff(ch.indptr)
             ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), lengths))
@@ -238,6 +239,7 @@ def plan_release(
                 wmd_name = None
 
     # 3. tasks
+    key_of = {ck.id: ck for ck in key.clusters} if evaluate else {}
     tasks: list[ClusterTask] = []
     for p in plans:
         c = data.clusters[p.cluster]
@@ -256,7 +258,7 @@ def plan_release(
             close=close[np.ix_(a_pos[a_local_ids], u_pos[u_local_ids])],
         )
         if evaluate:
-            _add_truth(task, p, c, key, x, wmd_d, wmd_known_all, a_local_ids, u_local_ids)
+            _add_truth(task, p, c, key_of[c.id], x, wmd_d, wmd_known_all, a_local_ids, u_local_ids)
         tasks.append(task)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), unknown=unknown,
                 started=started, wmd_measure=wmd_name)
@@ -295,9 +297,8 @@ def run_reassociation(
     return _merge(data, plan.plans, results, plan.tasks, plan.original, key is not None, plan.meta)
 
 
-def _add_truth(task: ClusterTask, p: _Plan, c, key: DisassociationKey, x, wmd_d, wmd_known_all,
+def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
                a_local_ids, u_local_ids) -> None:
-    ck = key.cluster(c.id)
     members: set[int] = set()
     for rows in ck.record_chunks:
         members.update(rows)
@@ -328,6 +329,7 @@ def _add_truth(task: ClusterTask, p: _Plan, c, key: DisassociationKey, x, wmd_d,
         w_loc = np.full(len(pos), -1, dtype=np.int64)
         w_loc[w_ids] = np.arange(len(w_ids))
         task.wmd_dist = d[np.ix_(pos[w_ids], pos[w_ids])]
+        task.w_items = w_ids
         task.wmd_known = wmd_known_all[w_ids]
         task.a_to_w = w_loc[a_local_ids]
         task.u_to_w = w_loc[u_local_ids]
@@ -367,9 +369,9 @@ def _execute(tasks: list[ClusterTask], jobs: int, progress) -> list[ClusterResul
 
 def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
                cluster_of_row: np.ndarray, n_clusters: int) -> dict:
-    """Protected itemsets (size 2..m, support in (0, k) in the original) and those the
-    reconstruction exposes (together in a reconstructed transaction that really holds them),
-    overall and per cluster."""
+    """Per cluster: the protected itemsets (size 2..m, support in (0, k) in the original) held by
+    its transactions, and those the reconstruction exposes (together in a reconstructed
+    transaction that really holds them).  An itemset protected in two clusters counts in each."""
     from scipy.sparse import csr_matrix
 
     from semtui.metrics.reassociation import row_pairs
@@ -384,34 +386,36 @@ def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, 
     code = a * n_items + b
     uniq, counts = np.unique(code, return_counts=True)
     prot_codes = uniq[counts < k]
-    is_prot = np.isin(code, prot_codes)
-    cl_prot = np.unique(cluster_of_row[r[is_prot]] * (n_items * n_items + 1) + code[is_prot])
-    per_cluster_prot = np.bincount((cl_prot // (n_items * n_items + 1)).astype(np.int64), minlength=n_clusters)
+    span = n_items * n_items + 1
+
+    def per_cluster(rows, codes):
+        keep = np.isin(codes, prot_codes) & (cluster_of_row[rows] >= 0)
+        cl = np.unique(cluster_of_row[rows[keep]] * span + codes[keep])
+        return np.bincount((cl // span).astype(np.int64), minlength=n_clusters)
+
+    prot = per_cluster(r, code)
     ry, ay, by = row_pairs(y.indptr, y.indices)
-    cy = ay * n_items + by
-    exp_mask = np.isin(cy, prot_codes)
-    exposed_codes = np.unique(cy[exp_mask])
-    cl_exp = np.unique(cluster_of_row[ry[exp_mask]] * (n_items * n_items + 1) + cy[exp_mask])
-    per_cluster_exp = np.bincount((cl_exp // (n_items * n_items + 1)).astype(np.int64), minlength=n_clusters)
-    protected, exposed = len(prot_codes), len(exposed_codes)
+    exp = per_cluster(ry, ay * n_items + by)
     if m >= 3:
         from itertools import combinations
 
         from semtui.metrics.reassociation import protected_itemsets
 
         rows_x = [x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(n_rows)]
-        prot = protected_itemsets(rows_x, k, m)
-        protected += len(prot)
-        seen: set = set()
-        for i in range(n_rows):
-            items = sorted(y.indices[y.indptr[i]:y.indptr[i + 1]].tolist())
-            for size in range(3, m + 1):
-                for cmb in combinations(items, size):
-                    if cmb in prot:
-                        seen.add(cmb)
-        exposed += len(seen)
-    return {"protected": protected, "exposed": exposed, "per_cluster_protected": per_cluster_prot,
-            "per_cluster_exposed": per_cluster_exp}
+        protected = protected_itemsets(rows_x, k, m)
+        for matrix, out in ((x, prot), (y, exp)):
+            seen: set = set()
+            for i in range(n_rows):
+                cl = int(cluster_of_row[i])
+                if cl < 0:
+                    continue
+                items = sorted(matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]].tolist())
+                for size in range(3, m + 1):
+                    for cmb in combinations(items, size):
+                        if cmb in protected and (cl, cmb) not in seen:
+                            seen.add((cl, cmb))
+                            out[cl] += 1
+    return {"per_cluster_protected": prot, "per_cluster_exposed": exp}
 
 
 def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterResult], tasks: list[ClusterTask],
@@ -437,8 +441,11 @@ def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterRes
         scores = res.scores if kind == "similarity" else -res.scores
         rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
         units_out = []
+        order = np.argsort(res.place_unit, kind="stable")
+        by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
+        score_rows = np.round(scores.T, 4).tolist()
         for u, unit in enumerate(p.units):
-            sel = res.place_anchor[res.place_unit == u]
+            sel = by_unit[u]
             for a in sel.tolist():
                 rec_items[a].extend(unit.tolist())
             j = p.unit_chunk[u]
@@ -447,7 +454,7 @@ def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterRes
                 "items": names(unit),
                 "count": int(p.unit_count[u]),
                 "anchors": sel.tolist(),
-                "scores": [_r(v, 4) for v in scores[:, u].tolist()],
+                "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
             })
         cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
         for items in rec_items:
@@ -512,15 +519,14 @@ def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterRes
         for p, t in zip(plans, tasks):
             tr = t.anchor_truth[t.anchor_truth >= 0]
             cluster_of_row[tr] = p.cluster
-        # rows of the original outside the release count nowhere
-        inside = cluster_of_row >= 0
-        xs = x.multiply(inside[:, None]).tocsr() if not inside.all() else x
         km = {}
         for label in ("attack", "baseline"):
             rows_l, items_l = recon[label]
             rr = np.concatenate(rows_l) if rows_l else np.zeros(0, dtype=np.int64)
             ii = np.concatenate(items_l) if items_l else np.zeros(0, dtype=np.int64)
-            km[label] = _km_counts(xs, rr, ii, n_rows, opts["k"], data.m, np.where(inside, cluster_of_row, 0), n_clusters)
+            km[label] = _km_counts(x, rr, ii, n_rows, opts["k"], data.m, cluster_of_row, n_clusters)
+            km[label]["protected"] = int(km[label]["per_cluster_protected"].sum())
+            km[label]["exposed"] = int(km[label]["per_cluster_exposed"].sum())
         for i, cl in enumerate(clusters_out):
             cl["metrics"]["protected_itemsets"] = int(km["attack"]["per_cluster_protected"][i])
             cl["metrics"]["exposed_itemsets"] = int(km["attack"]["per_cluster_exposed"][i])
