@@ -188,6 +188,15 @@ def read_knowledge(path, data: DisassociatedData) -> tuple[list[np.ndarray], int
     return out, know.n_transactions
 
 
+def _holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether any of ``codes`` is in the sorted array ``sorted_codes`` (a binary search: np.isin
+    would sort the large array again for every cover problem)."""
+    if len(sorted_codes) == 0:
+        return False
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    return bool((sorted_codes[pos] == codes).any())
+
+
 # --------------------------------------------------------------------------- the report
 def run_cover(
     data: DisassociatedData,
@@ -251,9 +260,9 @@ def run_cover(
             if attacker == "strong":
                 p.breach = True
             else:
-                p.breach = bool(np.isin(codes, known).any())
+                p.breach = _holds_any(known, codes)
             if real_pairs is not None:
-                p.real = bool(np.isin(codes, real_pairs).any())
+                p.real = _holds_any(real_pairs, codes)
                 totals["real_pairs"] += int(p.real)
             breaches[p.chunk] += int(p.breach)
         vulnerable = max(breaches, default=0)
