@@ -81,4 +81,26 @@ def _disassociated_info(data: DisassociatedData) -> dict:
         "cluster_sizes": _stats(sizes),
         "k": data.k,
         "m": data.m,
+        **_disassociation_shape(data),
+    }
+
+
+def _disassociation_shape(data: DisassociatedData) -> dict:
+    """How much a disassociated release keeps together: chunk counts, term-chunk sizes and
+    the share of (cluster, item) pairs that stayed in a record chunk (associated with the
+    other items of that chunk) rather than in the term chunk (associated with nothing)."""
+    v = len(data.vocab)
+    chunks = np.asarray([len(c.record_chunks) for c in data.clusters], dtype=np.int64)
+    terms = np.asarray([len(c.term_chunk) for c in data.clusters], dtype=np.int64)
+    parts = [np.asarray(ch.items, dtype=np.int64) + ci * v
+             for ci, c in enumerate(data.clusters) for ch in c.record_chunks]
+    in_chunks = len(np.unique(np.concatenate(parts))) if parts else 0
+    empty = sum(int((np.diff(ch.indptr) == 0).sum()) for c in data.clusters for ch in c.record_chunks)
+    pairs = in_chunks + int(terms.sum())
+    return {
+        "record_chunks_per_cluster": _stats(chunks),
+        "term_chunk_sizes": _stats(terms),
+        "empty_sub_records": empty,
+        "associated_share": round(in_chunks / pairs, 4) if pairs else 0.0,
+        "term_chunk_share": round(int(terms.sum()) / pairs, 4) if pairs else 0.0,
     }

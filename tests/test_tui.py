@@ -85,12 +85,14 @@ async def test_disassociated_sample_lists_clusters_and_chunks_with_origins():
         lst, detail = app.screen.list_pane, app.screen.detail
         assert lst.row_count == 1
         assert list(lst.source.cells(0, lst.columns)) == ["P1", "4", "2", "3"]
-        # 4 + 2 sub-records, 3 term-chunk terms
-        assert detail.row_count == 9
+        # 4 + 4 sub-records (two of C2 are empty: every transaction has one in every chunk),
+        # 3 term-chunk terms
+        assert detail.row_count == 11
         rows = [list(detail._getter(i)) for i in range(detail.row_count)]
         assert rows[0] == ["C1", "blood, treatment, lung", "T1"]
         assert rows[4] == ["C2", "tumor, biopsy", "T3"]
-        assert rows[6] == ["term", "vessel", "T1"]
+        assert rows[6][0] == "C2" and rows[6][2] == "T1"
+        assert rows[8] == ["term", "vessel", "T1"]
         assert "Chunks of cluster P1" in screen_text(app)
 
 

@@ -135,3 +135,74 @@ def _utility(spec: str, data, constraints, read_utility):
                              "installation of semtui") from None
         return wordnet_utility(data.vocab.items, constraints, measure)
     return read_utility(Path(spec))
+
+
+DISASSOC_FORMAT = "semtui-disassoc-run/1"
+
+
+@app.command("disassoc")
+def disassoc(
+    orig: Annotated[Path, typer.Argument(help="The original (plain) transactions; they stay private.")],
+    k: Annotated[int, typer.Option("-k", help="Every itemset of at most m items of a record chunk occurs >= k times.")],
+    m: Annotated[int, typer.Option("-m", help="The attacker knows up to m items of a record.")],
+    max_cluster_size: Annotated[int, typer.Option(
+        "--max-cluster-size", help="HORPART splits clusters larger than this (>= k).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON).")],
+    key: Annotated[Path | None, typer.Option(
+        "--key", help="Also write the private key (mode 0600) that links the release to ORIG.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
+) -> None:
+    """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""
+    from semtui import formats
+    from semtui.anonymize.disassociation import check_parameters, disassociate
+    from semtui.cli.common import StderrProgress
+    from semtui.fileio import check_outputs
+
+    check_parameters(k, m, max_cluster_size)
+    check_outputs([out, key], [orig])
+    data = formats.read_transactions(orig)
+    with StderrProgress("disassociating") as progress:
+        result = disassociate(data, k, m, max_cluster_size, progress=progress)
+    _write_release(result, out, key)
+    doc = {"format": DISASSOC_FORMAT, "original": str(orig), "output": str(out),
+           "key": None if key is None else str(key), **result.summary()}
+    if json_out:
+        emit_json(doc)
+        return
+    typer.echo(
+        f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}), "
+        f"k={k}, m={m}, max cluster size {max_cluster_size}\n"
+        f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms; "
+        f"{doc['associated_share']:.1%} of (cluster, item) pairs stay in record chunks; {doc['seconds']:.2f} s"
+        + (f"; key {key}" if key is not None else "")
+    )
+
+
+def _write_release(result, out: Path, key: Path | None) -> None:
+    """Both outputs or neither: each is written to a temporary name beside its target by
+    the format's writer, then both are renamed into place.  The key is created under umask
+    077, so it is never readable by others, not even for a moment."""
+    import contextlib
+    import os
+
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    tmp_out = out.with_name(f".{out.name}.{os.getpid()}.part")
+    tmp_key = None if key is None else key.with_name(f".{key.name}.{os.getpid()}.part")
+    try:
+        write_disassociated(result.data, tmp_out)
+        if tmp_key is not None:
+            old = os.umask(0o077)
+            try:
+                write_key(result.key, tmp_key)
+            finally:
+                os.umask(old)
+            os.chmod(tmp_key, 0o600)
+            os.replace(tmp_key, key)
+        os.replace(tmp_out, out)
+    except BaseException:
+        for p in (tmp_out, tmp_key):
+            if p is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(p)
+        raise

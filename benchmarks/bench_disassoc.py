@@ -1,0 +1,75 @@
+"""Time and peak memory of `semtui anonymize disassoc` and `semtui check km`, whole processes.
+
+Goals (issue 12): BMS-WebView-2, k=5, m=2, max cluster size 30 under 4 s and 500 MB for the
+whole command; `check km -m 3` on BMS-WebView-2 under 10 s and 1 GB.  Also BMS-WebView-1 and
+MEPS, m=3, and the check of a release with its key and original.
+
+Run: nice python benchmarks/bench_disassoc.py
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from _util import SHARED_DATA, machine, run_measured
+
+#: ../shared/data beside the repository, or SEMTUI_SHARED_DATA (e.g. from a git worktree)
+SHARED_DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
+
+FILES = ("bms-webview-1.dat", "bms-webview-2.dat", "meps2005-conditions.txt")
+
+
+def row(label: str, args: list[str], repeat: int = 3, ok_exit_1: bool = False) -> None:
+    # check km exits 1 on a violated file: time those without insisting on exit 0
+    secs, mb = run_measured_ignoring_exit(args, repeat) if ok_exit_1 else run_measured(args, repeat=repeat)
+    print(f"| {label} | {secs:.2f} | {mb:.0f} |", flush=True)
+
+
+def run_measured_ignoring_exit(args: list[str], repeat: int) -> tuple[float, float]:
+    import subprocess
+
+    wrapper = (
+        "import resource, subprocess, sys, time\n"
+        "t0 = time.perf_counter()\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+        "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    best, peak = float("inf"), 0.0
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "semtui", *args],
+                             check=True, capture_output=True, text=True).stdout.split()
+        best = min(best, float(out[0]))
+        peak = max(peak, int(out[1]) / 1024)
+    return best, peak
+
+
+def main() -> None:
+    for name in FILES:
+        if not (SHARED_DATA / name).exists():
+            sys.exit(f"{SHARED_DATA / name} is missing")
+    print(f"# disassociation and check km — {datetime.date.today()} — {machine()} — "
+          f"load {os.getloadavg()[0]:.1f}")
+    print("| command | wall time (s, best of 3) | peak RSS (MB) |")
+    print("|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in FILES:
+            orig = str(SHARED_DATA / name)
+            out, key = str(Path(tmp) / f"{name}.json"), str(Path(tmp) / f"{name}.key.json")
+            for m in (2, 3):
+                row(f"anonymize disassoc {name} -k 5 -m {m} --max-cluster-size 30 (+ --key)",
+                    ["anonymize", "disassoc", orig, "-k", "5", "-m", str(m), "--max-cluster-size", "30",
+                     "-o", out, "--key", key])
+            row("check km (release of m=3) -k 5 -m 3", ["check", "km", out, "-k", "5", "-m", "3"])
+            row("check km (release of m=3) -k 5 -m 3 --key --original",
+                ["check", "km", out, "-k", "5", "-m", "3", "--key", key, "--original", orig])
+            for k in (2, 5):
+                row(f"check km {name} -k {k} -m 3 (the original: violated)",
+                    ["check", "km", orig, "-k", str(k), "-m", "3"], ok_exit_1=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Disassociation (Terrovitis et al. 2012): HORPART then VERPART; no REFINE.
+
+``disassociate(data, k, m, max_cluster_size)`` returns the release
+(:class:`semtui.model.DisassociatedData`) and its private key
+(:class:`semtui.model.DisassociationKey`); see docs/anonymize.md.
+
+What the release looks like, beyond the two algorithms (:mod:`.horpart`, :mod:`.verpart`):
+
+* clusters are ``P1, P2, ...`` in HORPART's depth-first order;
+* record chunks come in the order VERPART made them (``C1`` holds the most frequent items);
+  every transaction of the cluster has one sub-record in every chunk, empty ones included,
+  so the key records the cluster of every transaction;
+* the items of a sub-record are in chunk order (descending support in the cluster, ties by
+  lowest item id), and the sub-records of a chunk are sorted by their content (empty ones
+  last; identical ones in transaction order, which only the key shows).  So a sub-record's
+  position says nothing about which transaction it came from: sub-record r of chunk 1 and
+  sub-record r of chunk 2 are not, in general, the same transaction;
+* the term chunk lists each term once, by ascending item id; the key lists the transactions
+  each came from.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from semtui.anonymize.disassociation.horpart import horpart
+from semtui.anonymize.disassociation.verpart import record_chunks
+from semtui.errors import InputError
+from semtui.model import (
+    Cluster,
+    ClusterKey,
+    DisassociatedData,
+    DisassociationKey,
+    RecordChunk,
+    TransactionData,
+)
+
+__all__ = ["DisassociationResult", "disassociate", "horpart"]
+
+Progress = Callable[[int, int, str], None] | None
+
+
+@dataclass
+class DisassociationResult:
+    data: DisassociatedData
+    key: DisassociationKey
+    max_cluster_size: int
+    seconds: float
+    seconds_horpart: float
+
+    def summary(self) -> dict:
+        d = self.data
+        sizes = np.array([c.size for c in d.clusters], dtype=np.int64)
+        chunk_items = sum(len(np.unique(ch.items)) for c in d.clusters for ch in c.record_chunks)
+        terms = d.n_term_chunk_terms
+        placed = chunk_items + terms
+        return {
+            "n_transactions": d.n_transactions,
+            "k": d.k,
+            "m": d.m,
+            "max_cluster_size": self.max_cluster_size,
+            "clusters": len(d.clusters),
+            "largest_cluster": int(sizes.max()) if len(sizes) else 0,
+            "clusters_over_max_size": int((sizes > self.max_cluster_size).sum()),
+            "record_chunks": d.n_record_chunks,
+            "term_chunk_terms": terms,
+            "associated_share": round(chunk_items / placed, 4) if placed else 0.0,
+            "term_chunk_share": round(terms / placed, 4) if placed else 0.0,
+            "seconds": round(self.seconds, 4),
+            "seconds_horpart": round(self.seconds_horpart, 4),
+        }
+
+
+def check_parameters(k: int, m: int, max_cluster_size: int) -> None:
+    if k < 1:
+        raise InputError(f"-k must be at least 1 (got {k})")
+    if m < 1:
+        raise InputError(f"-m must be at least 1 (got {m})")
+    if max_cluster_size < k:
+        raise InputError(f"--max-cluster-size must be at least k={k} (got {max_cluster_size}): "
+                         "a smaller cluster could not hold any item k times")
+
+
+def disassociate(
+    data: TransactionData,
+    k: int,
+    m: int,
+    max_cluster_size: int,
+    progress: Progress = None,
+) -> DisassociationResult:
+    """HORPART + VERPART over plain transactions."""
+    check_parameters(k, m, max_cluster_size)
+    if data.n_generalised:
+        raise InputError("disassociation needs plain transactions, not set-generalised ones")
+    if data.n_transactions == 0 or len(data.tokens) == 0:
+        raise InputError("the dataset is empty: no items to disassociate")
+    t0 = time.perf_counter()
+    n_items = len(data.vocab)
+    indptr = np.asarray(data.indptr, dtype=np.int64)
+    tokens = np.asarray(data.tokens, dtype=np.int64)
+    clusters_rows = horpart(indptr, tokens, n_items, max_cluster_size, progress)
+    t1 = time.perf_counter()
+
+    release, key = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress)
+    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0)
+
+
+def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens: np.ndarray,
+                 indptr: np.ndarray, k: int, m: int, progress: Progress) -> tuple[DisassociatedData, DisassociationKey]:
+    """VERPART on every cluster.  Supports, support order, term chunks and the key's term
+    lists are computed for all clusters at once; only the greedy chunking (clusters with at
+    least two items of support >= k) and the sub-record sort (per record chunk) are per
+    cluster."""
+    n_items = len(data.vocab)
+    n_clusters = len(clusters_rows)
+    # Tokens in cluster order: cluster c's rows are perm[cstart[c]:cstart[c+1]].
+    perm = np.concatenate(clusters_rows)
+    sizes = np.fromiter((len(r) for r in clusters_rows), dtype=np.int64, count=n_clusters)
+    cstart = np.zeros(n_clusters + 1, dtype=np.int64)
+    np.cumsum(sizes, out=cstart[1:])
+    lengths = np.diff(indptr)[perm]
+    total = int(lengths.sum())
+    offs = np.repeat(indptr[perm] - (np.cumsum(lengths) - lengths), lengths)
+    items = tokens[offs + np.arange(total, dtype=np.int64)]
+    cl_of_row = np.repeat(np.arange(n_clusters, dtype=np.int64), sizes)
+    pos_row = np.repeat(np.arange(len(perm), dtype=np.int64), lengths)
+    cl = cl_of_row[pos_row]
+    local = pos_row - cstart[cl]
+    orig_row = perm[pos_row]
+
+    # (cluster, item) pairs, ascending; their supports; support-order position inside the cluster
+    pair_key, tok_pair, sup = np.unique(cl * n_items + items, return_inverse=True, return_counts=True)
+    tok_pair = tok_pair.ravel()
+    p_cl, p_item = pair_key // n_items, pair_key % n_items
+    freq = sup >= k
+    f_idx = np.flatnonzero(freq)
+    f_sorted = f_idx[np.lexsort((p_item[f_idx], -sup[f_idx], p_cl[f_idx]))]
+    f_cl = p_cl[f_sorted]
+    f_first = np.searchsorted(f_cl, np.arange(n_clusters + 1))  # frequent pairs of cluster c
+    p_pos = np.full(len(pair_key), -1, dtype=np.int64)
+    p_pos[f_sorted] = np.arange(len(f_sorted)) - f_first[f_cl]
+    n_freq = np.diff(f_first)
+
+    # greedy chunking where there is a choice; chunk and rank of every frequent pair
+    p_chunk = np.full(len(pair_key), -1, dtype=np.int64)
+    p_rank = np.zeros(len(pair_key), dtype=np.int64)
+    single = f_sorted[n_freq[f_cl] == 1]
+    p_chunk[single] = 0
+    ftok = np.flatnonzero(freq[tok_pair])
+    ftok_first = np.searchsorted(cl[ftok], np.arange(n_clusters + 1))
+    multi = np.flatnonzero(n_freq >= 2)
+    for done, c in enumerate(multi.tolist()):
+        t = ftok[ftok_first[c]:ftok_first[c + 1]]
+        chunks = record_chunks(p_pos[tok_pair[t]], local[t], int(sizes[c]), int(n_freq[c]), k, m)
+        base = f_sorted[f_first[c]:f_first[c + 1]]
+        for j, ch in enumerate(chunks):
+            p_chunk[base[ch]] = j
+            p_rank[base[ch]] = np.arange(len(ch))
+        if progress is not None and (done % 64 == 0):
+            progress(done, len(multi), "VERPART")
+    if progress is not None:
+        progress(len(multi), len(multi), "VERPART")
+    n_chunks = np.zeros(n_clusters, dtype=np.int64)
+    has = p_chunk >= 0
+    np.maximum.at(n_chunks, p_cl[has], p_chunk[has] + 1)
+
+    # record-chunk tokens sorted by (cluster, chunk, row, rank); one slice per chunk
+    rt = np.flatnonzero(has[tok_pair])
+    rt_cl, rt_chunk = cl[rt], p_chunk[tok_pair[rt]]
+    rt_row, rt_rank = local[rt], p_rank[tok_pair[rt]]
+    srt = np.lexsort((rt_rank, rt_row, rt_chunk, rt_cl))
+    rt_cl, rt_chunk, rt_row, rt_rank, rt_item = rt_cl[srt], rt_chunk[srt], rt_row[srt], rt_rank[srt], items[rt][srt]
+    chunk_first = np.zeros(n_clusters + 1, dtype=np.int64)
+    np.cumsum(n_chunks, out=chunk_first[1:])
+    chunk_id = chunk_first[rt_cl] + rt_chunk
+    rt_bounds = np.searchsorted(chunk_id, np.arange(int(chunk_first[-1]) + 1))
+    # the items of each chunk in rank order
+    ch_pairs = np.flatnonzero(has)
+    ch_pairs = ch_pairs[np.lexsort((p_rank[ch_pairs], p_chunk[ch_pairs], p_cl[ch_pairs]))]
+    ch_items = p_item[ch_pairs].astype(np.int32)
+    ch_item_bounds = np.searchsorted(chunk_first[p_cl[ch_pairs]] + p_chunk[ch_pairs],
+                                     np.arange(int(chunk_first[-1]) + 1))
+
+    # term chunks: pairs of support < k, ascending item; the key's transactions of each
+    term_pairs = np.flatnonzero(~freq)
+    term_first = np.searchsorted(p_cl[term_pairs], np.arange(n_clusters + 1))
+    term_items = p_item[term_pairs].astype(np.int32)
+    tt = np.flatnonzero(~freq[tok_pair])
+    tt = tt[np.lexsort((orig_row[tt], tok_pair[tt]))]
+    tt_rows = orig_row[tt].tolist()
+    tt_bounds = np.searchsorted(tok_pair[tt], term_pairs).tolist() + [len(tt)]
+    term_lists = [tt_rows[a:b] for a, b in pairwise(tt_bounds)]
+
+    clusters: list[Cluster] = []
+    keys: list[ClusterKey] = []
+    for c in range(n_clusters):
+        cid = f"P{c + 1}"
+        rows = clusters_rows[c]
+        n_rows = len(rows)
+        out_chunks: list[RecordChunk] = []
+        key_chunks: list[list[int]] = []
+        for g in range(int(chunk_first[c]), int(chunk_first[c + 1])):
+            lo, hi = rt_bounds[g], rt_bounds[g + 1]
+            chunk_items = ch_items[ch_item_bounds[g]:ch_item_bounds[g + 1]]
+            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items))
+            out_chunks.append(sub)
+            key_chunks.append(rows[order].tolist())
+        a, b = term_first[c], term_first[c + 1]
+        clusters.append(Cluster(cid, n_rows, out_chunks, term_items[a:b]))
+        keys.append(ClusterKey(cid, key_chunks, term_lists[a:b]))
+    return DisassociatedData(data.vocab, k, m, clusters), DisassociationKey(keys)
+
+
+def _sub_records(row: np.ndarray, rank: np.ndarray, item: np.ndarray, n_rows: int,
+                 width_items: int) -> tuple[RecordChunk, np.ndarray]:
+    """A record chunk from its tokens (sorted by row, then rank): one sub-record per row of
+    the cluster, sorted by content (lexicographic in rank order; empty ones last; ties in
+    row order).  Returns the chunk and the cluster-local row of each sub-record."""
+    lens = np.bincount(row, minlength=n_rows)
+    width = int(lens.max())
+    first = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(lens, out=first[1:])
+    pad = np.full((n_rows, width), width_items, dtype=np.int64)  # sorts after every rank
+    pad[row, np.arange(len(row)) - first[row]] = rank
+    order = np.lexsort((np.arange(n_rows),) + tuple(pad[:, w] for w in range(width - 1, -1, -1)))
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(lens[order], out=indptr[1:])
+    # tokens are grouped by row; reorder the groups
+    idx = np.repeat(first[order] - indptr[:-1], lens[order]) + np.arange(len(row), dtype=np.int64)
+    return RecordChunk(indptr, item[idx].astype(np.int32)), order
