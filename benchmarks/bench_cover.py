@@ -23,7 +23,10 @@ from pathlib import Path
 
 from _util import SHARED_DATA, machine
 
-DATASETS = {"BMS-WebView-1": SHARED_DATA / "bms-webview-1.dat", "BMS-WebView-2": SHARED_DATA / "bms-webview-2.dat"}
+#: the shared data (SEMTUI_SHARED_DATA overrides, e.g. from a git worktree)
+SHARED = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
+
+DATASETS = {"BMS-WebView-1": SHARED / "bms-webview-1.dat", "BMS-WebView-2": SHARED / "bms-webview-2.dat"}
 ATTACKERS = ["strong", "moderate", "weak"]
 
 

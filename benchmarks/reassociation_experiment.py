@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import subprocess
 import sys
 import time
@@ -36,7 +37,9 @@ from semtui.attacks.reassociation import run_reassociation
 from semtui.formats.disassociated import read_key
 from semtui.measures import open_measure
 
-MEPS = SHARED_DATA / "meps2005-conditions.txt"
+#: the shared data (SEMTUI_SHARED_DATA overrides, e.g. from a git worktree)
+SHARED = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
+MEPS = SHARED / "meps2005-conditions.txt"
 KS = [2, 3, 5]
 METHODS = ["aba", "rga", "mra", "assign"]
 RA_SEEDS = [1, 2, 3, 4, 5]

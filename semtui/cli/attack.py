@@ -179,7 +179,9 @@ def disassoc(
         formats.text.dump_setgen(reconstruction_dataset(result), buf, output)
         rendered.append((output, buf.getvalue()))
     if report_path is not None:
-        rendered.append((report_path, json.dumps(report, ensure_ascii=False, indent=1, allow_nan=False) + "\n"))
+        # compact: json's C encoder only runs without indent, and the report of a large release is big
+        rendered.append((report_path, json.dumps(report, ensure_ascii=False, allow_nan=False,
+                                                 separators=(",", ":")) + "\n"))
     with contextlib.ExitStack() as stack:
         handles = [(stack.enter_context(atomic_writer(p)), text) for p, text in rendered]
         for fh, text in handles:

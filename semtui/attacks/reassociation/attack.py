@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import METHODS, TERM_CHUNK, ClusterResult, ClusterTask, run_clusters
+from semtui.attacks.reassociation.kernel import METHODS, TERM_CHUNK, ClusterTask, run_cluster
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
@@ -146,13 +146,33 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
 
 
 @dataclass
-class Plan:
-    """A release made ready for the kernels: one task per cluster, and what the merge needs."""
+class _Context:
+    """What every cluster's work needs, shared once per worker process (never a measure)."""
 
-    plans: list[_Plan]
-    tasks: list[ClusterTask]
-    original: Any            # CSR of the original over the release vocabulary (None without the key)
+    data: DisassociatedData
+    key_of: dict | None
+    k: int
+    method: str
+    seed: int
+    kind: str
+    close: np.ndarray        # C1 terms x unit terms of the release, higher = closer
+    a_pos: np.ndarray
+    u_pos: np.ndarray
+    x: Any                   # the original as CSR over the release vocabulary (None without the key)
+    wmd: tuple | None        # (distances, positions, known) for WMD
+
+
+@dataclass
+class Plan:
+    """A release made ready for the kernels: the shared context and the run's facts."""
+
+    ctx: _Context
     meta: dict
+
+    @property
+    def tasks(self) -> list[ClusterTask]:
+        """Every cluster's kernel task (built on demand; the run builds them in the workers)."""
+        return [_build(self.ctx, ci)[1] for ci in range(len(self.ctx.data.clusters))]
 
 
 def plan_release(
@@ -190,13 +210,15 @@ def plan_release(
     k_used = int(k) if k is not None else int(data.k)
     vocab = data.vocab
 
-    # 1. plan
-    plans = [_plan_cluster(ci, c, k_used) for ci, c in enumerate(data.clusters)]
-    a_ids = np.unique(np.concatenate([np.concatenate(p.anchors) for p in plans] + [np.zeros(0, np.int32)]).astype(np.int64))
-    u_ids = np.unique(np.concatenate([np.concatenate(p.units) for p in plans if p.units] + [np.zeros(0, np.int32)]).astype(np.int64))
+    # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
+    empty = [np.zeros(0, np.int32)]
+    a_ids = np.unique(np.concatenate([c.record_chunks[0].items for c in data.clusters if c.record_chunks] + empty)
+                      ).astype(np.int64)
+    u_ids = np.unique(np.concatenate([ch.items for c in data.clusters for ch in c.record_chunks[1:]]
+                                     + [c.term_chunk for c in data.clusters] + empty)).astype(np.int64)
 
     # 2. score: one batched call
-    progress(0, len(plans), "scoring")
+    progress(0, len(data.clusters), "scoring")
     m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
     measure_name = measure if isinstance(measure, str) else m.name
     kind = getattr(m, "kind", "distance")
@@ -238,31 +260,39 @@ def plan_release(
             else:
                 wmd_name = None
 
-    # 3. tasks
-    key_of = {ck.id: ck for ck in key.clusters} if evaluate else {}
-    tasks: list[ClusterTask] = []
-    for p in plans:
-        c = data.clusters[p.cluster]
-        a_local_ids = np.unique(np.concatenate(p.anchors + [np.zeros(0, np.int32)]).astype(np.int64))
-        u_local_ids = np.unique(np.concatenate(p.units + [np.zeros(0, np.int32)]).astype(np.int64))
-        a_loc = np.full(len(vocab), -1, dtype=np.int64)
-        a_loc[a_local_ids] = np.arange(len(a_local_ids))
-        u_loc = np.full(len(vocab), -1, dtype=np.int64)
-        u_loc[u_local_ids] = np.arange(len(u_local_ids))
-        anchor_ptr, anchor_terms = _csr(p.anchors, a_loc)
-        unit_ptr, unit_terms = _csr(p.units, u_loc)
-        task = ClusterTask(
-            index=p.cluster, method=method, seed=int(seed), n_anchors=p.n_anchors,
-            anchor_ptr=anchor_ptr, anchor_terms=anchor_terms, unit_ptr=unit_ptr, unit_terms=unit_terms,
-            unit_chunk=np.asarray(p.unit_chunk, dtype=np.int64), unit_count=np.asarray(p.unit_count, dtype=np.int64),
-            close=close[np.ix_(a_pos[a_local_ids], u_pos[u_local_ids])],
-        )
-        if evaluate:
-            _add_truth(task, p, c, key_of[c.id], x, wmd_d, wmd_known_all, a_local_ids, u_local_ids)
-        tasks.append(task)
+    key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
+    ctx = _Context(data, key_of, k_used, method, int(seed), kind, close, a_pos, u_pos, x,
+                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all))
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), unknown=unknown,
                 started=started, wmd_measure=wmd_name)
-    return Plan(plans, tasks, x, meta)
+    return Plan(ctx, meta)
+
+
+def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
+    """Cluster ``ci``'s plan and kernel task, from the run's shared context."""
+    data = ctx.data
+    n_vocab = len(data.vocab)
+    c = data.clusters[ci]
+    p = _plan_cluster(ci, c, ctx.k)
+    a_local_ids = np.unique(np.concatenate(p.anchors + [np.zeros(0, np.int32)]).astype(np.int64))
+    u_local_ids = np.unique(np.concatenate(p.units + [np.zeros(0, np.int32)]).astype(np.int64))
+    a_loc = np.full(n_vocab, -1, dtype=np.int64)
+    a_loc[a_local_ids] = np.arange(len(a_local_ids))
+    u_loc = np.full(n_vocab, -1, dtype=np.int64)
+    u_loc[u_local_ids] = np.arange(len(u_local_ids))
+    anchor_ptr, anchor_terms = _csr(p.anchors, a_loc)
+    unit_ptr, unit_terms = _csr(p.units, u_loc)
+    task = ClusterTask(
+        index=ci, method=ctx.method, seed=ctx.seed, n_anchors=p.n_anchors,
+        anchor_ptr=anchor_ptr, anchor_terms=anchor_terms, unit_ptr=unit_ptr, unit_terms=unit_terms,
+        unit_chunk=np.asarray(p.unit_chunk, dtype=np.int64), unit_count=np.asarray(p.unit_count, dtype=np.int64),
+        close=ctx.close[np.ix_(ctx.a_pos[a_local_ids], ctx.u_pos[u_local_ids])],
+    )
+    if ctx.key_of is not None:
+        wmd_d = None if ctx.wmd is None else (ctx.wmd[0], ctx.wmd[1])
+        wmd_known = None if ctx.wmd is None else ctx.wmd[2]
+        _add_truth(task, p, c, ctx.key_of[c.id], ctx.x, wmd_d, wmd_known, a_local_ids, u_local_ids)
+    return p, task
 
 
 def run_reassociation(
@@ -293,8 +323,8 @@ def run_reassociation(
     progress = progress or (lambda done, total, message="": None)
     plan = plan_release(data, key, original, method=method, measure=measure, k=k, seed=seed, vectors=vectors,
                         cache=cache, wmd_measure=wmd_measure, progress=progress, original_path=original_path)
-    results = _execute(plan.tasks, jobs, progress)
-    return _merge(data, plan.plans, results, plan.tasks, plan.original, key is not None, plan.meta)
+    outputs = _execute(plan.ctx, jobs, progress)
+    return _merge(plan.ctx, outputs, plan.meta)
 
 
 def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
@@ -336,35 +366,50 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
         task.orig = {t: w_loc[v] for t, v in orig_items.items()}
 
 
-def _execute(tasks: list[ClusterTask], jobs: int, progress) -> list[ClusterResult]:
-    total = len(tasks)
+#: the context of a worker process (set once by its initializer)
+_CTX: _Context | None = None
+
+
+def _init_worker(ctx: _Context) -> None:
+    global _CTX
+    _CTX = ctx
+
+
+def _work(indices: list[int]) -> list[dict]:
+    """What a worker process runs: a chunk of clusters, planned, attacked and shaped."""
+    return [_cluster_output(_CTX, i) for i in indices]
+
+
+def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
+    """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes; the
+    context goes to each worker once, the chunks of cluster indices are all that is sent after."""
+    total = len(ctx.data.clusters)
     if jobs <= 1 or total < 2:
         out = []
-        for i, t in enumerate(tasks):
-            out.extend(run_clusters([t]))
+        for i in range(total):
+            out.append(_cluster_output(ctx, i))
             if i % 16 == 15 or i + 1 == total:
                 progress(i + 1, total, "re-associating")
         return out
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     size = max(1, math.ceil(total / (jobs * 8)))
-    chunks = [tasks[i:i + size] for i in range(0, total, size)]
-    results: list[ClusterResult] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending = {pool.submit(run_clusters, ch) for ch in chunks}
+    chunks = [list(range(i, min(i + size, total))) for i in range(0, total, size)]
+    results: dict[int, list[dict]] = {}
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
+        pending = {pool.submit(_work, ch): n for n, ch in enumerate(chunks)}
         try:
             while pending:
-                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for f in done:
-                    results.extend(f.result())
-                progress(len(results), total, "re-associating")
+                    results[pending.pop(f)] = f.result()
+                progress(sum(len(v) for v in results.values()), total, "re-associating")
         except BaseException:
             for f in pending:
                 f.cancel()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-    results.sort(key=lambda r: r.index)
-    return results
+    return [o for n in range(len(chunks)) for o in results[n]]
 
 
 def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
@@ -418,8 +463,75 @@ def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, 
     return {"per_cluster_protected": prot, "per_cluster_exposed": exp}
 
 
-def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterResult], tasks: list[ClusterTask],
-           x, evaluate: bool, opts: dict) -> Reassociation:
+def _cluster_output(ctx: _Context, ci: int) -> dict:
+    """Plan, attack and evaluate cluster ``ci``, and shape its part of the report."""
+    from semtui.metrics.reassociation import accuracy, transaction_breakage
+
+    p, task = _build(ctx, ci)
+    res = run_cluster(task)
+    data = ctx.data
+    names = data.vocab.names
+    c = data.clusters[ci]
+    scores = res.scores if ctx.kind == "similarity" else -res.scores
+    rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
+    units_out = []
+    order = np.argsort(res.place_unit, kind="stable")
+    by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
+    score_rows = np.round(scores.T, 4).tolist()
+    for u, unit in enumerate(p.units):
+        sel = by_unit[u]
+        for a in sel.tolist():
+            rec_items[a].extend(unit.tolist())
+        j = p.unit_chunk[u]
+        units_out.append({
+            "chunk": "term" if j == TERM_CHUNK else j + 1,
+            "items": names(unit),
+            "count": int(p.unit_count[u]),
+            "anchors": sel.tolist(),
+            "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
+        })
+    cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
+    out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
+           "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
+    if res.evaluation is None:
+        return out
+    at, bl = res.evaluation["attack"], res.evaluation["baseline"]
+    counts = {
+        "placements": len(res.place_unit), "correct": int(at["correct"].sum()),
+        "held": sum(len(t) for t in task.unit_truth), "expected": bl["expected_correct"],
+        "broken": at["broken"], "size": int(c.size), "wmd_sum": at["wmd_sum"], "wmd_n": at["wmd_n"],
+        "b_correct": int(bl["correct"].sum()), "b_broken": bl["broken"],
+        "b_wmd_sum": bl["wmd_sum"], "b_wmd_n": bl["wmd_n"],
+    }
+    recon = {}
+    for label, e in (("attack", at), ("baseline", bl)):
+        if label == "attack":
+            per_anchor = rec_items
+        else:
+            per_anchor = [list(a.tolist()) for a in p.anchors]
+            for u, a in zip(e["place_unit"].tolist(), e["place_anchor"].tolist()):
+                per_anchor[a].extend(p.units[u].tolist())
+        rows, items = [], []
+        for a, its in enumerate(per_anchor):
+            t = int(e["transactions"][a])
+            if t >= 0 and its:
+                rows.append(np.full(len(its), t, dtype=np.int64))
+                items.append(np.asarray(its, dtype=np.int64))
+        recon[label] = (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
+                        np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
+    cl["metrics"] = {
+        "placements": counts["placements"], "correct": counts["correct"],
+        "accuracy": _r(accuracy(counts["correct"], counts["placements"])),
+        "broken_transactions": int(at["broken"]),
+        "transaction_breakage": _r(transaction_breakage(at["broken"], c.size)),
+        "wmd": _r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
+        "baseline_accuracy_expected": _r(accuracy(bl["expected_correct"], counts["placements"])),
+    }
+    out.update(counts=counts, recon=recon, truth=task.anchor_truth[task.anchor_truth >= 0])
+    return out
+
+
+def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     from semtui.metrics.reassociation import (
         accuracy,
         bootstrap_ratios,
@@ -427,103 +539,39 @@ def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterRes
         transaction_breakage,
     )
 
-    names = data.vocab.names
-    kind = opts["kind"]
-    clusters_out = []
-    transactions: list[list[str]] = []
-    n_clusters = len(plans)
-    counts = {key: np.zeros(n_clusters) for key in (
-        "placements", "correct", "held", "expected", "broken", "size", "wmd_sum", "wmd_n",
-        "b_correct", "b_broken", "b_wmd_sum", "b_wmd_n")}
-    recon = {"attack": ([], []), "baseline": ([], [])}
-    for p, res in zip(plans, results):
-        c = data.clusters[p.cluster]
-        scores = res.scores if kind == "similarity" else -res.scores
-        rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
-        units_out = []
-        order = np.argsort(res.place_unit, kind="stable")
-        by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
-        score_rows = np.round(scores.T, 4).tolist()
-        for u, unit in enumerate(p.units):
-            sel = by_unit[u]
-            for a in sel.tolist():
-                rec_items[a].extend(unit.tolist())
-            j = p.unit_chunk[u]
-            units_out.append({
-                "chunk": "term" if j == TERM_CHUNK else j + 1,
-                "items": names(unit),
-                "count": int(p.unit_count[u]),
-                "anchors": sel.tolist(),
-                "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
-            })
-        cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
-        for items in rec_items:
-            transactions.append(names(dict.fromkeys(items)))
-        if evaluate:
-            ev = res.evaluation
-            i = p.cluster
-            at, bl = ev["attack"], ev["baseline"]
-            counts["placements"][i] = len(res.place_unit)
-            counts["correct"][i] = int(at["correct"].sum())
-            counts["held"][i] = sum(len(t) for t in tasks[i].unit_truth)
-            counts["expected"][i] = bl["expected_correct"]
-            counts["broken"][i] = at["broken"]
-            counts["size"][i] = c.size
-            counts["wmd_sum"][i], counts["wmd_n"][i] = at["wmd_sum"], at["wmd_n"]
-            counts["b_correct"][i] = int(bl["correct"].sum())
-            counts["b_broken"][i] = bl["broken"]
-            counts["b_wmd_sum"][i], counts["b_wmd_n"][i] = bl["wmd_sum"], bl["wmd_n"]
-            for label, e in (("attack", at), ("baseline", bl)):
-                rows_l, items_l = recon[label]
-                if label == "attack":
-                    per_anchor = rec_items
-                else:
-                    per_anchor = [list(a.tolist()) for a in p.anchors]
-                    for u, a in zip(e["place_unit"].tolist(), e["place_anchor"].tolist()):
-                        per_anchor[a].extend(p.units[u].tolist())
-                for a, items in enumerate(per_anchor):
-                    t = int(e["transactions"][a])
-                    if t >= 0 and items:
-                        rows_l.append(np.full(len(items), t, dtype=np.int64))
-                        items_l.append(np.asarray(items, dtype=np.int64))
-            cl["metrics"] = {
-                "placements": int(counts["placements"][i]), "correct": int(counts["correct"][i]),
-                "accuracy": _r(accuracy(counts["correct"][i], counts["placements"][i])),
-                "broken_transactions": int(at["broken"]),
-                "transaction_breakage": _r(transaction_breakage(at["broken"], c.size)),
-                "wmd": _r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
-                "baseline_accuracy_expected": _r(accuracy(bl["expected_correct"], counts["placements"][i])),
-            }
-        clusters_out.append(cl)
-
+    data, x = ctx.data, ctx.x
+    evaluate = ctx.key_of is not None
+    n_clusters = len(outputs)
+    clusters_out = [o["cluster"] for o in outputs]
+    transactions = [t for o in outputs for t in o["transactions"]]
     report: dict = {
         "format": REPORT_FORMAT,
         "method": opts["method"],
         "measure": opts["measure"],
-        "measure_kind": kind,
+        "measure_kind": opts["kind"],
         "k": opts["k"],
         "seed": opts["seed"],
         "unknown_terms": opts["unknown"],
         "summary": {
             "clusters": n_clusters,
             "transactions": int(sum(c.size for c in data.clusters)),
-            "anchors": int(sum(p.n_anchors for p in plans)),
-            "units": int(sum(len(p.units) for p in plans)),
-            "placements": int(sum(len(r.place_unit) for r in results)),
-            "seconds": round(time.perf_counter() - opts["started"], 4),
+            "anchors": int(sum(o["anchors"] for o in outputs)),
+            "units": int(sum(o["units"] for o in outputs)),
+            "placements": int(sum(o["placements"] for o in outputs)),
+            "seconds": 0.0,
         },
     }
     if evaluate:
+        counts = {key: np.asarray([o["counts"][key] for o in outputs], dtype=np.float64)
+                  for key in outputs[0]["counts"]}
         n_rows = x.shape[0]
         cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
-        for p, t in zip(plans, tasks):
-            tr = t.anchor_truth[t.anchor_truth >= 0]
-            cluster_of_row[tr] = p.cluster
+        for i, o in enumerate(outputs):
+            cluster_of_row[o["truth"]] = i
         km = {}
         for label in ("attack", "baseline"):
-            rows_l, items_l = recon[label]
-            rr = np.concatenate(rows_l) if rows_l else np.zeros(0, dtype=np.int64)
-            ii = np.concatenate(items_l) if items_l else np.zeros(0, dtype=np.int64)
+            rr = np.concatenate([o["recon"][label][0] for o in outputs])
+            ii = np.concatenate([o["recon"][label][1] for o in outputs])
             km[label] = _km_counts(x, rr, ii, n_rows, opts["k"], data.m, cluster_of_row, n_clusters)
             km[label]["protected"] = int(km[label]["per_cluster_protected"].sum())
             km[label]["exposed"] = int(km[label]["per_cluster_exposed"].sum())
@@ -566,6 +614,7 @@ def _merge(data: DisassociatedData, plans: list[_Plan], results: list[ClusterRes
             "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
         }
     report["clusters"] = clusters_out
+    report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
 
 
