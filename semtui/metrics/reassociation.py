@@ -21,40 +21,42 @@ import numpy as np
 
 
 # --------------------------------------------------------------------------- alignment
-def align_anchors(
-    anchor_class: np.ndarray,
-    anchor_truth: np.ndarray,
-    placed_units: Sequence[np.ndarray],
-    unit_truth: Sequence[frozenset],
-) -> np.ndarray:
-    """The original transaction each anchor stands for, after matching the anchors of each class
-    of identical C1 sub-records to that class's transactions so as to maximise correct placements.
+def truth_matrix(anchor_truth: np.ndarray, unit_truth: Sequence[frozenset]) -> np.ndarray:
+    """``H[u, b]``: whether the true transaction of anchor ``b`` really holds unit ``u``."""
+    h = np.zeros((len(unit_truth), len(anchor_truth)), dtype=np.int32)
+    pos = {int(t): b for b, t in enumerate(anchor_truth.tolist()) if t >= 0}
+    for u, truth in enumerate(unit_truth):
+        cols = [pos[t] for t in truth if t in pos]
+        h[u, cols] = 1
+    return h
 
-    ``anchor_truth[a]`` is the key's transaction of anchor ``a`` (its own class's member);
-    ``placed_units[a]`` the units placed in anchor ``a``; ``unit_truth[u]`` the transactions that
-    really hold unit ``u``.
+
+def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """For every anchor, the anchor whose true transaction it stands for, after matching the
+    anchors of each class of identical C1 sub-records to that class's transactions so as to
+    maximise correct placements (an assignment per class).
+
+    ``placed[a, u]`` counts the placements of unit ``u`` in anchor ``a``; ``truth`` is
+    :func:`truth_matrix`.
     """
     from scipy.optimize import linear_sum_assignment
 
-    out = anchor_truth.copy()
+    n = len(anchor_class)
+    perm = np.arange(n)
+    if n == 0:
+        return perm
+    weight = placed @ truth          # anchors x anchors: correct placements if a stood for b
     order = np.argsort(anchor_class, kind="stable")
     bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
     for members in np.split(order, bounds):
         if len(members) < 2:
             continue
-        trans = anchor_truth[members]
-        weight = np.zeros((len(members), len(members)))
-        for i, a in enumerate(members):
-            for u in placed_units[a].tolist():
-                truth = unit_truth[u]
-                for j, t in enumerate(trans.tolist()):
-                    if t in truth:
-                        weight[i, j] += 1
-        if not weight.any():
+        w = weight[np.ix_(members, members)]
+        if not w.any():
             continue
-        rows, cols = linear_sum_assignment(weight, maximize=True)
-        out[members[rows]] = trans[cols]
-    return out
+        rows, cols = linear_sum_assignment(w, maximize=True)
+        perm[members[rows]] = members[cols]
+    return perm
 
 
 # --------------------------------------------------------------------------- the metrics
@@ -142,14 +144,6 @@ def _wmd_lp(cost: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- baseline
-def expected_random_correct(budgets: np.ndarray, truth_sizes: np.ndarray, n_anchors: int) -> float:
-    """Expected correct placements of the budget-matched random re-association: a unit given b
-    anchors uniformly at random among n, and truly held by t of them, scores b * t / n."""
-    if n_anchors == 0:
-        return 0.0
-    return float(np.sum(budgets * np.minimum(truth_sizes, n_anchors)) / n_anchors)
-
-
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
                      level: float = 0.95) -> list[tuple[float, float] | None]:
     """Seeded bootstrap over clusters: for each metric (a column), the central ``level`` interval

@@ -21,11 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from semtui.metrics.reassociation import align_anchors, expected_random_correct, wmd_uniform
+from semtui.metrics.reassociation import align_anchors, truth_matrix, wmd_uniform
 
 METHODS = ("aba", "rga", "mra", "assign", "ra")
 
 TERM_CHUNK = -1
+
+#: the random stream of tie-breaking (the baseline draws use streams 1..BASELINE_DRAWS)
+TIES_STREAM = 1000
+
+#: draws of the budget-matched random baseline per cluster
+BASELINE_DRAWS = 5
 
 
 def cluster_rng(seed: int, index: int, stream: int = 0) -> np.random.Generator:
@@ -49,6 +55,7 @@ class ClusterTask:
     unit_chunk: np.ndarray        # record chunk index (>= 1) or TERM_CHUNK
     unit_count: np.ndarray        # how many anchors each unit goes to
     close: np.ndarray             # len(a_items) x len(u_items), higher = closer, NaN = unknown
+    ties: str = "first"           # "first" (the anchoring chunk's order) or "random" (seeded)
     # evaluation (None without the key)
     anchor_class: np.ndarray | None = None
     anchor_truth: np.ndarray | None = None
@@ -56,6 +63,7 @@ class ClusterTask:
     wmd_dist: np.ndarray | None = None      # distances over w_items (local), NaN unknown
     wmd_known: np.ndarray | None = None     # w_items the WMD measure knows
     w_items: np.ndarray | None = None       # the release vocabulary id of every w item
+    truth: np.ndarray | None = None         # units x anchors: the anchor's transaction holds the unit
     a_to_w: np.ndarray | None = None
     u_to_w: np.ndarray | None = None
     orig: dict = field(default_factory=dict)  # transaction index -> its items (w ids)
@@ -124,12 +132,17 @@ def _nanmedian_axis1(padded: np.ndarray, valid: np.ndarray, n_valid: np.ndarray)
 
 
 # --------------------------------------------------------------------------- selection
-def top_anchors(scores: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def top_anchors(scores: np.ndarray, counts: np.ndarray,
+                rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each unit u goes to its ``counts[u]`` best anchors; ties keep the anchoring chunk's order
-    and unscorable anchors come last.  Returns (unit, anchor) of every placement."""
+    (the paper's tables), or with ``rng`` fall in a random order; unscorable anchors rank as a tie
+    below every score.  Returns (unit, anchor) of every placement."""
     n_anchors, n_units = scores.shape
     filled = np.where(np.isfinite(scores), scores, -np.inf)
-    order = np.argsort(-filled, axis=0, kind="stable")  # anchors x units, best first
+    if rng is None:
+        order = np.argsort(-filled, axis=0, kind="stable")  # anchors x units, best first
+    else:
+        order = np.lexsort((rng.random(filled.shape), -filled), axis=0)
     take = np.minimum(counts, n_anchors)
     rank = np.arange(n_anchors)[:, None]
     mask = rank < take[None, :]
@@ -138,7 +151,8 @@ def top_anchors(scores: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
     return unit_idx.T[mask.T], order.T[mask.T]
 
 
-def assign_anchors(scores: np.ndarray, counts: np.ndarray, chunks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def assign_anchors(scores: np.ndarray, counts: np.ndarray, chunks: np.ndarray,
+                   rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each record chunk as an optimal assignment: its sub-records, repeated by multiplicity, to
     distinct anchors, maximising the total score (a transaction holds at most one sub-record of a
     chunk).  Term-chunk terms go to their top anchors as in ABA."""
@@ -153,7 +167,7 @@ def assign_anchors(scores: np.ndarray, counts: np.ndarray, chunks: np.ndarray) -
     for chunk in np.unique(chunks):
         units = np.flatnonzero(chunks == chunk)
         if chunk == TERM_CHUNK:
-            u, a = top_anchors(scores[:, units], counts[units])
+            u, a = top_anchors(scores[:, units], counts[units], rng)
             units_out.append(units[u])
             anchors_out.append(a)
             continue
@@ -213,10 +227,11 @@ def budget_matched(n_anchors: int, place_unit: np.ndarray, n_units: int,
 
 
 def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    rng = cluster_rng(task.seed, task.index, TIES_STREAM) if task.ties == "random" else None
     if task.method in ("aba", "rga", "mra"):
-        return top_anchors(scores, task.unit_count)
+        return top_anchors(scores, task.unit_count, rng)
     if task.method == "assign":
-        return assign_anchors(scores, task.unit_count, task.unit_chunk)
+        return assign_anchors(scores, task.unit_count, task.unit_chunk, rng)
     if task.method == "ra":
         return random_anchors(task.n_anchors, task.unit_count, task.unit_chunk, cluster_rng(task.seed, task.index))
     raise ValueError(f"unknown method {task.method!r}")
@@ -232,13 +247,19 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
     if task.anchor_truth is not None:
         n_units = len(task.unit_ptr) - 1
         evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor)}
-        bu, ba = budget_matched(task.n_anchors, place_unit, n_units, cluster_rng(task.seed, task.index, 1))
-        evaluation["baseline"] = evaluate_placements(task, bu, ba)
-        evaluation["baseline"]["place_unit"] = bu
-        evaluation["baseline"]["place_anchor"] = ba
-        budgets = np.bincount(place_unit, minlength=n_units)
-        sizes = np.fromiter((len(t) for t in task.unit_truth), dtype=np.int64, count=n_units)
-        evaluation["baseline"]["expected_correct"] = expected_random_correct(budgets, sizes, task.n_anchors)
+        # the budget-matched random re-association, judged exactly as the attack (the same matching of
+        # identical anchors): correct placements and broken transactions averaged over a few draws;
+        # WMD and the reconstruction (for k^m breakage) of the first draw
+        draws = []
+        for r in range(BASELINE_DRAWS):
+            bu, ba = budget_matched(task.n_anchors, place_unit, n_units, cluster_rng(task.seed, task.index, 1 + r))
+            ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
+            ev["place_unit"], ev["place_anchor"] = bu, ba
+            draws.append(ev)
+        baseline = draws[0]
+        baseline["mean_correct"] = float(np.mean([int(d["correct"].sum()) for d in draws]))
+        baseline["mean_broken"] = float(np.mean([d["broken"] for d in draws]))
+        evaluation["baseline"] = baseline
     return ClusterResult(task.index, scores, place_unit, place_anchor, evaluation)
 
 
@@ -251,17 +272,23 @@ def run_clusters(tasks: list[ClusterTask]) -> list[ClusterResult]:
 _WMD_MEMO: dict[tuple, float] = {}
 
 
-def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray) -> dict:
+def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray,
+                        with_wmd: bool = True) -> dict:
     """Align the anchors to their transactions and judge every placement against the key."""
     n = task.n_anchors
+    n_units = len(task.unit_ptr) - 1
+    truth = task.truth if task.truth is not None else truth_matrix(task.anchor_truth, task.unit_truth)
+    task.truth = truth
+    counts = np.zeros((n, n_units), dtype=np.int32)
+    np.add.at(counts, (place_anchor, place_unit), 1)
+    perm = align_anchors(task.anchor_class, counts, truth)
+    trans = task.anchor_truth[perm]
+    correct = truth[place_unit, perm[place_anchor]].astype(bool) if len(place_unit) else np.zeros(0, dtype=bool)
+    broken = np.unique(trans[place_anchor[correct]])
     order = np.argsort(place_anchor, kind="stable")
     placed = np.split(place_unit[order], np.searchsorted(place_anchor[order], np.arange(1, n)))
-    trans = align_anchors(task.anchor_class, task.anchor_truth, placed, task.unit_truth)
-    correct = np.fromiter((trans[a] in task.unit_truth[u] for u, a in zip(place_unit.tolist(), place_anchor.tolist())),
-                          dtype=bool, count=len(place_unit))
-    broken = np.unique(trans[place_anchor[correct]])
     wmd_sum, wmd_n = 0.0, 0
-    if task.wmd_dist is not None:
+    if task.wmd_dist is not None and with_wmd:
         for a in range(n):
             t = int(trans[a])
             if t < 0 or t not in task.orig:
