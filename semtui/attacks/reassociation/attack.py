@@ -378,8 +378,13 @@ _CTX: _Context | None = None
 
 
 def _init_worker(ctx: _Context) -> None:
+    """Keep the run's context; leave Ctrl-C to the parent, which cancels the pool (a worker
+    interrupted on its own would print a traceback)."""
+    import signal
+
     global _CTX
     _CTX = ctx
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(indices: list[int]) -> list[dict]:
