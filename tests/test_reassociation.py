@@ -199,7 +199,7 @@ def releases(draw):
         clusters.append({"id": f"P{c}", "size": size, "record_chunks": rc, "term_chunk": [names[i] for i in term]})
         keys.append(ClusterKey(f"P{c}", krc, [[base + ti for ti, t in enumerate(trans) if i in t] for i in term]))
         original.extend([[names[i] for i in t] for t in trans])
-    data = parse_disassociated({"format": "semtui-disassociated/1", "k": draw(st.integers(2, 3)), "m": 2,
+    data = parse_disassociated({"format": "semtui-disassociated/1", "k": draw(st.integers(2, 3)), "m": draw(st.integers(2, 3)),
                                 "clusters": clusters}, "random")
     return data, DisassociationKey(keys), TransactionData.from_lists(original)
 
@@ -255,6 +255,18 @@ def test_km_breakage_counts_only_protected_itemsets(release):
     r = run_reassociation(data, key, orig, method="aba", measure=TableMeasure(), wmd_measure=None)
     m = r.report["metrics"]
     assert 0 <= m["exposed_itemsets"] <= m["protected_itemsets"]
+    # protected itemsets by brute force: size 2..m, support in (0, k) in the original, once per cluster
+    from collections import Counter
+    from itertools import combinations
+
+    rows = [frozenset(orig.vocab.names(orig.transaction(i))) for i in range(orig.n_transactions)]
+    support = Counter(c for t in rows for size in range(2, data.m + 1) for c in combinations(sorted(t), size))
+    expected = 0
+    for ck in key.clusters:
+        members = {t for ch in ck.record_chunks for t in ch} | {t for h in ck.term_chunk for t in h}
+        expected += len({c for t in members for size in range(2, data.m + 1)
+                         for c in combinations(sorted(rows[t]), size) if support[c] < data.k})
+    assert m["protected_itemsets"] == expected
     assert m["baseline"]["exposed_itemsets"] <= m["protected_itemsets"]
     assert 0 <= m["correct"] <= m["placements"]
     assert m["broken_transactions"] <= m["transactions"]

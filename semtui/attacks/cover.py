@@ -24,7 +24,7 @@ every prefix -- and I is always such a prefix -- so every x of Cj is decided at 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,12 +54,6 @@ class CoverProblem:
     itemset_support: int
     breach: bool = False
     real: bool | None = None
-
-
-@dataclass
-class ClusterCover:
-    problems: list[CoverProblem] = field(default_factory=list)
-    breaches_per_chunk: list[int] = field(default_factory=list)
 
 
 def chunk_supports(chunk: RecordChunk) -> tuple[np.ndarray, np.ndarray]:

@@ -263,11 +263,6 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
     return ClusterResult(task.index, scores, place_unit, place_anchor, evaluation)
 
 
-def run_clusters(tasks: list[ClusterTask]) -> list[ClusterResult]:
-    """A chunk of clusters (what a worker process receives)."""
-    return [run_cluster(t) for t in tasks]
-
-
 #: WMD of (original bag, reconstructed bag) by release item ids, per process (a pure function)
 _WMD_MEMO: dict[tuple, float] = {}
 
