@@ -288,3 +288,16 @@ def test_ctrl_c_leaves_neither_release_nor_key(shared_data, tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert os.listdir(tmp_path) == []  # no release, no key, no temporary file
+
+
+def test_a_repeated_item_counts_once(tmp_path):
+    """FIMI lines may repeat an item; support counts transactions."""
+    path = tmp_path / "dup.dat"
+    path.write_text("1 1 2\n1 2\n2 2\n")
+    data = formats.read_transactions(path)
+    result = disassociate(data, 2, 2, 3)
+    c = result.data.clusters[0]
+    assert [len(ch) for ch in c.record_chunks] == [3]
+    subs = sorted(sorted(result.data.vocab.names(c.record_chunks[0].sub_record(r))) for r in range(3))
+    assert subs == [["1", "2"], ["1", "2"], ["2"]]
+    assert check_disassociated(result.data, 2, 2, result.key, data).holds
