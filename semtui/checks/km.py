@@ -75,6 +75,19 @@ class KmViolations:
     def holds(self) -> bool:
         return self.n_violations == 0
 
+    def to_json(self) -> dict:
+        """The counts and examples over integer ids (:class:`KmReport` names the items)."""
+        return {
+            "k": self.k,
+            "m": self.m,
+            "holds": self.holds,
+            "rows_checked": self.n_rows,
+            "n_violations": self.n_violations,
+            "violations_by_size": {str(i + 1): n for i, n in enumerate(self.by_size)},
+            "frequent_by_size": {str(i + 1): n for i, n in enumerate(self.frequent)},
+            "violations": [{"itemset": t.tolist(), "support": s} for t, s in zip(self.itemsets, self.supports)],
+        }
+
 
 def _csr_matrix(indptr: np.ndarray, items: np.ndarray, n_cols: int):
     """A 0/1 CSR matrix (rows x n_cols); a repeated item in a row counts once."""

@@ -152,3 +152,101 @@ def _print_summary(report: dict) -> None:
         legend = ("precision", "recall", "recall_attackable", "error_ratio", "auc_within_table", "auc_pooled",
                   "density_per_item", "density", "exposed")
         console.print("\n".join(f"[dim]{k.replace('_', ' ')}: {METRIC_HELP[k]}[/]" for k in legend))
+
+
+@app.command("disassoc")
+def disassoc(
+    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
+    key: Path | None = typer.Option(None, "--key", help="The release's private key (with --original: the metrics)."),
+    original: Path | None = typer.Option(None, "--original", help="The original transactions (with --key: the metrics)."),
+    method: str = typer.Option("aba", "--method", "-m", help="aba, rga, mra, assign or ra."),
+    measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
+    vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    k: int | None = typer.Option(None, "--k", min=1, help="A term-chunk term goes to k-1 transactions (default: the release's k)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of RA, random ties, the random baseline and intervals."),
+    ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for the per-cluster kernels."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain)."),
+    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
+    json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
+) -> None:
+    """Re-associate the chunks of a disassociated release by meaning (ABA, RGA, MRA, an optimal
+    assignment, or RA) and, with the key and the original, measure what comes back."""
+    from semtui import formats
+    from semtui.attacks.reassociation import reconstruction_dataset, run_reassociation
+    from semtui.cli.common import StderrProgress, warn, write_outputs
+    from semtui.errors import InputError
+    from semtui.fileio import check_outputs
+    from semtui.formats.disassociated import read_key
+    from semtui.model import DisassociatedData
+
+    if (key is None) != (original is None):
+        raise InputError("--key and --original go together (the metrics need both)")
+    from semtui.measures import measure_files
+
+    check_outputs([output, report_path], [data, key, original, vectors, *measure_files(measure)])
+    release = formats.read(data)
+    if not isinstance(release, DisassociatedData):
+        raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
+    the_key = read_key(key, release) if key is not None else None
+    orig = formats.read_transactions(original) if original is not None else None
+    with StderrProgress(f"attack {method}") as bar:
+        result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
+                                   jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
+                                   original_path=original)
+    report = result.report
+    report["data"] = str(data)
+    report["key"] = str(key) if key is not None else None
+    report["original"] = str(original) if original is not None else None
+    if report["unknown_terms"]:
+        shown = ", ".join(report["unknown_terms"][:8])
+        more = len(report["unknown_terms"]) - 8
+        warn(f"{len(report['unknown_terms'])} terms have no score under {measure}: {shown}"
+             f"{f' (+{more} more)' if more > 0 else ''}")
+    # every output committed together; a report scored against the original holds it, so it is private
+    outputs = []
+    if output is not None:
+        outputs.append((output, lambda fh: formats.text.dump_setgen(reconstruction_dataset(result), fh, output)))
+    if report_path is not None:
+        outputs.append((report_path, report, original is not None))
+    write_outputs(outputs)
+    if json_out:
+        emit_json(report)
+    else:
+        _print_disassoc_summary(report)
+
+
+def _print_disassoc_summary(report: dict) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    s = report["summary"]
+    console.print(
+        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
+        f"re-associated in {s['placements']} placements.")
+    if "metrics" not in report:
+        console.print("Give --key and --original to measure what the attack takes back.")
+        return
+    m = report["metrics"]
+    b = m["baseline"]
+    iv = m["intervals"]
+    t = Table(title="What the attack took back (95% bootstrap intervals over clusters)", title_justify="left")
+    for col in ("metric", "attack", "interval", "random (same budget)"):
+        t.add_column(col, justify="right" if col != "metric" else "left", no_wrap=True)
+
+    def ival(name):
+        v = iv.get(name)
+        return "-" if v is None else f"{_fmt(v[0])}–{_fmt(v[1])}"
+
+    t.add_row("accuracy", _fmt(m["accuracy"]), ival("accuracy"), _fmt(b["accuracy"]))
+    t.add_row("transaction breakage", _fmt(m["transaction_breakage"]), ival("transaction_breakage"),
+              _fmt(b["transaction_breakage"]))
+    t.add_row("k^m breakage", _fmt(m["km_breakage"]), ival("km_breakage"), _fmt(b["km_breakage"]))
+    t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
+    t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
+    console.print(t)
+    console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
+                  f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
+                  f"protected itemsets exposed.")

@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from semtui import __version__
-from semtui.cli import anonymize, attack, cache, check, corpus, exitcodes, hierarchy, score, table
+from semtui.cli import anonymize, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -154,6 +154,7 @@ app.add_typer(anonymize.app, name="anonymize")
 app.add_typer(check.app, name="check")
 app.add_typer(cache.app, name="cache")
 app.add_typer(hierarchy.app, name="hierarchy")
+cover.register(app) if hasattr(cover, "register") else app.add_typer(cover.app, name="cover")
 
 #: the last terminating signal received (SIGINT or SIGTERM), for the exit code
 _received: list[int] = []

@@ -85,6 +85,14 @@ def check_measure(spec: str) -> str:
     return kind
 
 
+def measure_files(spec: str) -> list[Path]:
+    """The file a measure spec reads (``scores:F``, ``counts:F``, ``ngd:INDEX``), which outputs
+    must never overwrite; the spec is checked on the way."""
+    check_measure(spec)
+    arg = spec.partition(":")[2]
+    return [Path(arg)] if arg and arg != "-" else []
+
+
 def open_measure(
     spec: str = DEFAULT_MEASURE,
     *,

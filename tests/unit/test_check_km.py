@@ -134,6 +134,8 @@ def test_core_on_generalised_ids():
     rows = [[100, 7], [100, 7], [100], [3]]
     got = km_violations(*csr(rows), 2, 2)
     assert got.n_violations == 1 and got.itemsets[0].tolist() == [3]
+    assert got.to_json()["violations"] == [{"itemset": [3], "support": 1}]
+    assert json.dumps(got.to_json())
 
 
 # ------------------------------------------------------------------ CLI

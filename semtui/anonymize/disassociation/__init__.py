@@ -101,13 +101,26 @@ def disassociate(
         raise InputError("the dataset is empty: no items to disassociate")
     t0 = time.perf_counter()
     n_items = len(data.vocab)
-    indptr = np.asarray(data.indptr, dtype=np.int64)
-    tokens = np.asarray(data.tokens, dtype=np.int64)
+    indptr, tokens = _as_sets(np.asarray(data.indptr, dtype=np.int64), np.asarray(data.tokens, dtype=np.int64),
+                              n_items)
     clusters_rows = horpart(indptr, tokens, n_items, max_cluster_size, progress)
     t1 = time.perf_counter()
 
     release, key = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress)
     return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0)
+
+
+def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """The transactions with every repeated item kept once (the FIMI reader keeps a line's
+    repeats; a support counts transactions, not tokens)."""
+    n = len(indptr) - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    keys = np.unique(rows * n_items + tokens)
+    if len(keys) == len(tokens):
+        return indptr, tokens
+    out = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // n_items, minlength=n), out=out[1:])
+    return out, keys % n_items
 
 
 def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens: np.ndarray,

@@ -105,8 +105,9 @@ class AttackOptions:
     @property
     def measure_files(self) -> list[Path]:
         """The files the options read (a measure's file, a vectors file): never outputs."""
-        arg = self.measure.partition(":")[2]
-        return [Path(p) for p in (arg or None, self.vectors) if p]
+        from semtui.measures import measure_files
+
+        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else [])]
 
     def replace(self, **changes) -> AttackOptions:
         return replace(self, **changes)

@@ -1,0 +1,10 @@
+"""Re-association attacks on disassociated releases (Alshuhail & Shao; ALGORITHMS.md §2).
+
+:func:`run_reassociation` attacks a whole release (plan -> score -> per-cluster kernel ->
+merge); :mod:`.kernel` holds the per-cluster kernel, a plain function of arrays.
+"""
+
+from semtui.attacks.reassociation.attack import REPORT_FORMAT, Reassociation, reconstruction_dataset, run_reassociation
+from semtui.attacks.reassociation.kernel import METHODS
+
+__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "reconstruction_dataset", "run_reassociation"]

@@ -1,0 +1,78 @@
+"""``semtui cover``: cover problems in a disassociated release and the breaches they allow
+(exit 0 none, 1 a breach found, 2 bad input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from semtui.cli import exitcodes
+from semtui.cli.common import emit_json
+
+
+def cover(
+    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
+    attacker: str = typer.Option("strong", "--attacker", help="strong, moderate (needs --original) or weak."),
+    original: Path | None = typer.Option(None, "--original", help="The original transactions: the moderate "
+                                         "attacker's records, and which covered pairs really co-occur."),
+    knowledge: Path | None = typer.Option(None, "--knowledge", help="Background knowledge: one itemset per line "
+                                          "(replaces --attacker)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the moderate and weak attackers' knowledge."),
+    json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
+) -> None:
+    """List every cover problem of a disassociated release and the records an attacker can breach."""
+    from semtui import formats
+    from semtui.attacks.cover import ATTACKERS, read_knowledge, run_cover
+    from semtui.cli.common import StderrProgress
+    from semtui.errors import InputError
+    from semtui.model import DisassociatedData
+
+    if attacker not in ATTACKERS[:3]:
+        raise InputError(f"--attacker must be strong, moderate or weak, got {attacker!r}")
+    release = formats.read(data)
+    if not isinstance(release, DisassociatedData):
+        raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
+    orig = formats.read_transactions(original) if original is not None else None
+    know = lines = None
+    if knowledge is not None:
+        know, lines = read_knowledge(knowledge, release)
+        attacker = "knowledge"
+    elif attacker == "moderate" and orig is None:
+        raise InputError("--attacker moderate draws its knowledge from the original records: give --original")
+    with StderrProgress("cover") as bar:
+        report = run_cover(release, attacker=attacker, original=orig, knowledge=know, knowledge_lines=lines,
+                           seed=seed, progress=bar)
+    report["data"] = str(data)
+    report["original"] = str(original) if original is not None else None
+    report["knowledge"] = str(knowledge) if knowledge is not None else None
+    if json_out:
+        emit_json(report)
+    else:
+        _print(report)
+    if report["summary"]["breaches"]:
+        raise typer.Exit(exitcodes.FOUND)
+
+
+def _print(report: dict) -> None:
+    s = report["summary"]
+    who = report["attacker"] if report["attacker"] != "knowledge" else f"knowledge from {report['knowledge']}"
+    lines = [f"{report['data']}: {s['cover_problems']} cover problems in {s['clusters']} clusters; "
+             f"attacker {who}: {s['breaches']} breaches, {s['vulnerable_records']} vulnerable records "
+             f"of {s['transactions']} ({s['clusters_with_breaches']} clusters)."]
+    if "real_pairs" in s:
+        lines.append(f"  {s['real_pairs']} of the {s['cover_problems']} (x, covered item) pairs really occur "
+                     "together in some original record.")
+    shown = [p for p in report["cover_problems"] if p["breach"]][:20]
+    for p in shown:
+        lines.append(f"  {p['cluster']} C{p['chunk']} {p['x']} (support {p['support_x']}) -> C{p['earlier_chunk']} "
+                     f"covered {', '.join(p['covered'])} by {', '.join(p['covering'])} "
+                     f"(itemset support {p['itemset_support']})")
+    more = s["breaches"] - len(shown)
+    if more > 0:
+        lines.append(f"  ... {more} more (--json lists them all)")
+    typer.echo("\n".join(lines))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("cover")(cover)

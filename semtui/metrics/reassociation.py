@@ -1,0 +1,167 @@
+"""What a re-association attack on disassociated data takes back (ALGORITHMS.md §2, §6).
+
+The attacker's reconstruction is a set of *placements*: a unit (a sub-record of a record chunk
+C2..Cn, or a term-chunk term) put into an anchor (a sub-record of the anchoring chunk C1).  The
+private key says which transaction every sub-record and term came from, so each anchor has a true
+transaction.  Anchors whose C1 sub-records are identical cannot be told apart by anyone, so within
+such a class the anchors are matched to their transactions in the way that agrees best with the
+reconstruction (:func:`align_anchors`, an assignment per class); a reconstruction equal to the
+key then scores exactly 1.
+
+Every function here is a plain function of arrays, so the per-cluster kernels can call them in
+worker processes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+
+# --------------------------------------------------------------------------- alignment
+def truth_matrix(anchor_truth: np.ndarray, unit_truth: Sequence[frozenset]) -> np.ndarray:
+    """``H[u, b]``: whether the true transaction of anchor ``b`` really holds unit ``u``."""
+    h = np.zeros((len(unit_truth), len(anchor_truth)), dtype=np.int32)
+    pos = {int(t): b for b, t in enumerate(anchor_truth.tolist()) if t >= 0}
+    for u, truth in enumerate(unit_truth):
+        cols = [pos[t] for t in truth if t in pos]
+        h[u, cols] = 1
+    return h
+
+
+def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """For every anchor, the anchor whose true transaction it stands for, after matching the
+    anchors of each class of identical C1 sub-records to that class's transactions so as to
+    maximise correct placements (an assignment per class).
+
+    ``placed[a, u]`` counts the placements of unit ``u`` in anchor ``a``; ``truth`` is
+    :func:`truth_matrix`.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    n = len(anchor_class)
+    perm = np.arange(n)
+    if n == 0:
+        return perm
+    weight = placed @ truth          # anchors x anchors: correct placements if a stood for b
+    order = np.argsort(anchor_class, kind="stable")
+    bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
+    for members in np.split(order, bounds):
+        if len(members) < 2:
+            continue
+        w = weight[np.ix_(members, members)]
+        if not w.any():
+            continue
+        rows, cols = linear_sum_assignment(w, maximize=True)
+        perm[members[rows]] = members[cols]
+    return perm
+
+
+# --------------------------------------------------------------------------- the metrics
+def accuracy(correct: int, placements: int) -> float | None:
+    """Share of the attack's placements (unit into transaction) that put a unit into a transaction that really holds it."""
+    return correct / placements if placements else None
+
+
+def transaction_breakage(broken: int, transactions: int) -> float | None:
+    """Share of transactions that received at least one correctly re-associated unit."""
+    return broken / transactions if transactions else None
+
+
+def km_breakage(exposed: int, protected: int) -> float | None:
+    """Share of the itemsets of size 2..m with support in (0, k) in the original that the reconstruction puts together in a transaction that really holds them."""
+    return exposed / protected if protected else None
+
+
+def row_pairs(indptr: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of items within each CSR row, vectorised: (row, a, b) with a < b."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    lengths = np.diff(indptr)
+    row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    items = np.asarray(items, dtype=np.int64)
+    items = items[np.lexsort((items, row))]
+    end = np.repeat(indptr[1:], lengths)
+    pos = np.arange(len(items), dtype=np.int64)
+    later = end - pos - 1
+    first = np.repeat(pos, later)
+    starts = np.repeat(np.cumsum(later) - later, later)
+    second = first + np.arange(len(first), dtype=np.int64) - starts + 1
+    return row[first], items[first], items[second]
+
+
+def protected_itemsets(transactions: Sequence[Sequence[int]], k: int, m: int) -> dict[tuple, int]:
+    """Itemsets of size 3..m with support in (0, k), counted by enumeration (only for m >= 3;
+    pairs go through :func:`protected_pairs`)."""
+    from itertools import combinations
+
+    counts: dict[tuple, int] = {}
+    for t in transactions:
+        items = sorted(t)
+        for size in range(3, m + 1):
+            for c in combinations(items, size):
+                counts[c] = counts.get(c, 0) + 1
+    return {c: n for c, n in counts.items() if n < k}
+
+
+def wmd_uniform(a: np.ndarray, b: np.ndarray, dist: np.ndarray) -> float:
+    """Word Mover's Distance between two bags of words with uniform weights, exactly: both bags
+    replicated to a common size L = lcm(|a|, |b|) and matched by an optimal assignment (the
+    transport polytope with uniform marginals has its optima at scaled permutations)."""
+    from scipy.optimize import linear_sum_assignment
+
+    if len(a) == 0 or len(b) == 0:
+        return math.nan
+    if len(a) == len(b) and np.array_equal(np.sort(a), np.sort(b)):
+        return 0.0
+    cost = dist[np.ix_(a, b)]
+    if len(a) == 1 or len(b) == 1:  # all the mass of one side goes to the single word
+        return float(cost.mean())
+    big = math.lcm(len(a), len(b))
+    if big > 400:  # an LP would do; the assignment on a 400+ square is still exact but slow
+        big = None
+    if big is None:
+        return _wmd_lp(cost)
+    rep = np.repeat(np.repeat(cost, big // len(a), axis=0), big // len(b), axis=1)
+    rows, cols = linear_sum_assignment(rep)
+    return float(rep[rows, cols].sum() / big)
+
+
+def _wmd_lp(cost: np.ndarray) -> float:
+    """The same transport problem as a linear programme (for very unequal, long bags)."""
+    from scipy.optimize import linprog
+
+    na, nb = cost.shape
+    a_eq = np.zeros((na + nb, na * nb))
+    for i in range(na):
+        a_eq[i, i * nb:(i + 1) * nb] = 1
+    for j in range(nb):
+        a_eq[na + j, j::nb] = 1
+    b_eq = np.concatenate([np.full(na, 1 / na), np.full(nb, 1 / nb)])
+    res = linprog(cost.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    return float(res.fun)
+
+
+# --------------------------------------------------------------------------- baseline
+def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
+                     level: float = 0.95) -> list[tuple[float, float] | None]:
+    """Seeded bootstrap over clusters: for each metric (a column), the central ``level`` interval
+    of sum(numerator) / sum(denominator) over clusters drawn with replacement."""
+    n = numerators.shape[0]
+    out: list[tuple[float, float] | None] = []
+    if n == 0:
+        return [None] * numerators.shape[1]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xB007]))
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=rounds).astype(np.float64)
+    num = weights @ numerators
+    den = weights @ denominators
+    lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
+    for j in range(numerators.shape[1]):
+        ok = den[:, j] > 0
+        if not ok.any() or denominators[:, j].sum() == 0:
+            out.append(None)
+            continue
+        r = num[ok, j] / den[ok, j]
+        out.append((float(np.percentile(r, lo)), float(np.percentile(r, hi))))
+    return out

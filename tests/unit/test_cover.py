@@ -1,0 +1,183 @@
+"""Cover problems (the cover-problem paper's Definition 3 and Algorithm 1, ALGORITHMS.md §3):
+the paper's Fig. 3, the fixed loop, attackers, a brute-force recheck, and the CLI."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semtui.attacks.cover import cluster_cover_problems, run_cover
+from semtui.formats.disassociated import parse_disassociated
+from semtui.model import RecordChunk, TransactionData
+
+# Fig. 3(a): c never occurs without a and b, so c is covered by a and b; e (support 2) in C2
+FIG3 = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+        "clusters": [{"id": "R1", "size": 4,
+                      "record_chunks": [[["a", "b", "c"], ["a", "b", "c"], ["a", "b"], ["a", "b"]],
+                                        [["e"], ["e"]]],
+                      "term_chunk": []}]}
+FIG3_ORIGINAL = [["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b"], ["a", "b"]]
+
+
+def test_fig3_cover_problem_strong_attacker():
+    data = parse_disassociated(FIG3, "fig3")
+    report = run_cover(data, attacker="strong")
+    assert report["summary"]["cover_problems"] == 1
+    (p,) = report["cover_problems"]
+    assert (p["x"], p["covered"], sorted(p["covering"])) == ("e", ["c"], ["a", "b"])
+    assert (p["chunk"], p["earlier_chunk"], p["support_x"], p["itemset_support"]) == (2, 1, 2, 2)
+    assert p["supports"] == {"c": 2, "a": 4, "b": 4}
+    assert p["breach"] and report["summary"]["vulnerable_records"] == 1
+
+
+def test_fig3_with_the_original_counts_real_pairs():
+    data = parse_disassociated(FIG3, "fig3")
+    report = run_cover(data, attacker="strong", original=TransactionData.from_lists(FIG3_ORIGINAL))
+    assert report["summary"]["real_pairs"] == 1 and report["cover_problems"][0]["real"] is True
+    # e went with a and b in records that do not hold c: the pair (e, c) is not real
+    other = [["a", "b", "c"], ["a", "b", "c"], ["a", "b", "e"], ["a", "b", "e"]]
+    report = run_cover(data, attacker="strong", original=TransactionData.from_lists(other))
+    assert report["summary"]["real_pairs"] == 0
+
+
+def test_knowledge_decides_the_breach():
+    data = parse_disassociated(FIG3, "fig3")
+    with_pair = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("c")]))]
+    without = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("a")])),
+               np.asarray(sorted([data.vocab.id("b"), data.vocab.id("c")]))]
+    assert run_cover(data, attacker="knowledge", knowledge=with_pair)["summary"]["breaches"] == 1
+    rep = run_cover(data, attacker="knowledge", knowledge=without)
+    assert rep["summary"]["cover_problems"] == 1 and rep["summary"]["breaches"] == 0
+
+
+def test_every_item_is_checked_not_only_the_first():
+    """The pseudo-code's loop sets l once per chunk; here the first item of C2 (d, support 3:
+    I = {a, b}, together only twice) has no cover problem but the second (e, support 2) has one."""
+    doc = json.loads(json.dumps(FIG3))
+    doc["clusters"][0]["record_chunks"] = [[["a", "b", "c"], ["a", "b", "c"], ["a"], ["b"]],
+                                           [["d", "e"], ["d", "e"], ["d"]]]
+    data = parse_disassociated(doc, "x")
+    report = run_cover(data)
+    assert [p["x"] for p in report["cover_problems"]] == ["e"]
+
+
+def test_single_item_itemset_is_not_a_cover_problem():
+    # only a reaches e's support: I = {a} covers nothing
+    doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+           "clusters": [{"id": "R", "size": 4, "record_chunks": [[["a", "b"], ["a"], ["a"], ["a", "c"]],
+                                                                 [["e"], ["e"], ["e"]]], "term_chunk": []}]}
+    assert run_cover(parse_disassociated(doc, "x"))["summary"]["cover_problems"] == 0
+
+
+def test_vulnerable_records_is_the_largest_chunk_count_summed_over_clusters():
+    c = FIG3["clusters"][0]
+    three = {"id": "R2", "size": 4, "record_chunks": c["record_chunks"] + [[["f"], ["f"]], [["g"], ["g"]]],
+             "term_chunk": []}
+    doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [c, three]}
+    report = run_cover(parse_disassociated(doc, "x"))
+    per = {cl["id"]: cl for cl in report["clusters"]}
+    assert per["R1"]["vulnerable_records"] == 1
+    # in R2, f (C3) and g (C4) are each covered by a, b against C1: the largest chunk count counts
+    assert per["R2"]["vulnerable_records"] == max(per["R2"]["breaches_per_chunk"])
+    assert report["summary"]["vulnerable_records"] == sum(cl["vulnerable_records"] for cl in report["clusters"])
+
+
+def test_weak_and_moderate_attackers_are_seeded():
+    data = parse_disassociated(FIG3, "fig3")
+    weak = run_cover(data, attacker="weak", seed=1)
+    # only 4 items in this release: every 2-combination of them and the 10 outside words
+    assert weak["knowledge_itemsets"] == len(list(combinations(range(4 + 10), 2)))
+    assert len(weak["outside_words"]) == 10
+    orig = TransactionData.from_lists(FIG3_ORIGINAL)
+    a = run_cover(data, attacker="moderate", original=orig, seed=3)
+    b = run_cover(data, attacker="moderate", original=orig, seed=3)
+    assert a["summary"] == {**b["summary"], "seconds": a["summary"]["seconds"]}
+    assert a["knowledge_itemsets"] <= 3  # a strict subset of the 4 records, one pair each
+
+
+def test_weak_attacker_knows_190_itemsets_on_a_large_vocabulary():
+    doc = json.loads(json.dumps(FIG3))
+    doc["clusters"][0]["term_chunk"] = [f"t{i}" for i in range(20)]
+    report = run_cover(parse_disassociated(doc, "x"), attacker="weak")
+    assert report["knowledge_itemsets"] == 190
+
+
+# ---------------------------------------------------------------- brute force
+def brute_force(chunks: list[list[set]]) -> set:
+    found = set()
+    for j in range(1, len(chunks)):
+        for x in set().union(*chunks[j]) if chunks[j] else set():
+            sx = sum(x in sr for sr in chunks[j])
+            for ell in range(j):
+                items = set().union(*chunks[ell]) if chunks[ell] else set()
+                sup = {y: sum(y in sr for sr in chunks[ell]) for y in items}
+                big = {y for y in items if sup[y] >= sx}
+                if len(big) < 2:
+                    continue
+                whole = sum(big <= sr for sr in chunks[ell])
+                low = min(sup[y] for y in big)
+                if whole == low:
+                    found.add((j, ell, x, frozenset(y for y in big if sup[y] == low)))
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sets(st.integers(0, 7), max_size=4), min_size=1, max_size=8), min_size=1, max_size=4))
+def test_cover_problems_match_brute_force(raw):
+    # items of different chunks are disjoint in a disassociation: offset each chunk's ids
+    chunks = [[{10 * j + i for i in sr} for sr in ch] for j, ch in enumerate(raw)]
+    rcs = [RecordChunk.from_lists([sorted(sr) for sr in ch]) for ch in chunks]
+    got = {(p.chunk, p.earlier, p.x, frozenset(p.covered)) for p in cluster_cover_problems(rcs)}
+    assert got == brute_force(chunks)
+    for p in cluster_cover_problems(rcs):
+        # a real cover problem: every sub-record holding a covered item holds all of I
+        ch = chunks[p.earlier]
+        whole = set(p.covered) | set(p.covering)
+        for y in p.covered:
+            assert all(whole <= sr for sr in ch if y in sr)
+
+
+# ---------------------------------------------------------------- the CLI
+@pytest.fixture
+def fig3_file(tmp_path):
+    path = tmp_path / "fig3.json"
+    path.write_text(json.dumps(FIG3))
+    return path
+
+
+def test_cli_cover_exit_codes(cli, fig3_file, tmp_path):
+    r = cli("cover", fig3_file, "--json")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["format"] == "semtui-cover-report/1" and doc["summary"]["breaches"] == 1
+    know = tmp_path / "know.txt"
+    know.write_text("e, a\nb, c\n")
+    r = cli("cover", fig3_file, "--knowledge", know)
+    assert r.returncode == 0, r.stderr
+    know.write_text("e, c\n")
+    r = cli("cover", fig3_file, "--knowledge", know)
+    assert r.returncode == 1 and "covered c" in r.stdout
+
+
+def test_cli_cover_bad_input(cli, fig3_file, tmp_path):
+    r = cli("cover", fig3_file, "--attacker", "moderate")
+    assert r.returncode == 2 and "--original" in r.stderr
+    r = cli("cover", fig3_file, "--attacker", "nobody")
+    assert r.returncode == 2
+    plain = tmp_path / "p.txt"
+    plain.write_text("a, b\n")
+    r = cli("cover", plain)
+    assert r.returncode == 2 and "disassociated" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_cover_on_sample(cli, samples):
+    r = cli("cover", samples / "disassociated.json", "--original", samples / "disassociated-original.txt", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    assert (r.returncode == 1) == (doc["summary"]["breaches"] > 0)
+    assert doc["summary"]["real_pairs"] <= doc["summary"]["cover_problems"]
