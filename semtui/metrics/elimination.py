@@ -7,11 +7,10 @@ ground truth is the *original* transaction set: a member cell of a distance tabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from semtui.errors import InputError
+from semtui.metrics.intervals import Interval, bootstrap_weights, ratio_interval  # noqa: F401  (re-exported)
 from semtui.model import TransactionData
 
 #: What each figure of an attack report means, in one line (the CLI summary and the TUI show
@@ -199,42 +198,6 @@ def budget_matched_eliminations(live_before: np.ndarray, scorable: np.ndarray, b
 
 
 # --------------------------------------------------------------------------- intervals
-@dataclass(frozen=True)
-class Interval:
-    """A seeded percentile bootstrap interval over equivalence groups (or clusters)."""
-
-    low: float
-    high: float
-    level: float
-    resamples: int
-
-    def to_json(self) -> dict:
-        from semtui.reports import json_float
-
-        return {"low": json_float(self.low), "high": json_float(self.high), "level": self.level,
-                "resamples": self.resamples}
-
-
-def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
-    """``resamples x n_units`` multiplicities of a bootstrap over units (seeded)."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77]))
-    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
-
-
-def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
-    """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
-    if weights.size == 0 or den.sum() == 0:
-        return None
-    n = weights @ num
-    d = weights @ den
-    ok = d > 0
-    if not ok.any():
-        return None
-    values = n[ok] / d[ok]
-    a = (1 - level) / 2
-    return Interval(float(np.quantile(values, a)), float(np.quantile(values, 1 - a)), level, int(weights.shape[0]))
-
-
 def pooled_auc_interval(values: np.ndarray, is_added: np.ndarray, unit: np.ndarray, weights: np.ndarray,
                         level: float = 0.95, chunk: int = 16) -> Interval | None:
     """Interval of the pooled AUC when whole units are resampled (weighted Mann-Whitney, ties

@@ -146,22 +146,16 @@ def _wmd_lp(cost: np.ndarray) -> float:
 # --------------------------------------------------------------------------- baseline
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
                      level: float = 0.95) -> list[tuple[float, float] | None]:
-    """Seeded bootstrap over clusters: for each metric (a column), the central ``level`` interval
-    of sum(numerator) / sum(denominator) over clusters drawn with replacement."""
+    """Seeded bootstrap over clusters (:mod:`semtui.metrics.intervals`): for each metric (a
+    column), the central ``level`` interval of sum(numerator) / sum(denominator)."""
+    from semtui.metrics.intervals import bootstrap_weights, ratio_interval
+
     n = numerators.shape[0]
-    out: list[tuple[float, float] | None] = []
     if n == 0:
         return [None] * numerators.shape[1]
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xB007]))
-    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=rounds).astype(np.float64)
-    num = weights @ numerators
-    den = weights @ denominators
-    lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
+    weights = bootstrap_weights(n, rounds, seed)
+    out: list[tuple[float, float] | None] = []
     for j in range(numerators.shape[1]):
-        ok = den[:, j] > 0
-        if not ok.any() or denominators[:, j].sum() == 0:
-            out.append(None)
-            continue
-        r = num[ok, j] / den[ok, j]
-        out.append((float(np.percentile(r, lo)), float(np.percentile(r, hi))))
+        iv = ratio_interval(numerators[:, j], denominators[:, j], weights, level)
+        out.append(None if iv is None else (iv.low, iv.high))
     return out

@@ -1,0 +1,45 @@
+"""Bootstrap intervals over units (equivalence groups, clusters), one definition for every
+family's metrics (ALGORITHMS.md §6): units drawn with replacement, seeded, and the percentile
+interval of a ratio of sums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A seeded percentile bootstrap interval over equivalence groups (or clusters)."""
+
+    low: float
+    high: float
+    level: float
+    resamples: int
+
+    def to_json(self) -> dict:
+        from semtui.reports import json_float
+
+        return {"low": json_float(self.low), "high": json_float(self.high), "level": self.level,
+                "resamples": self.resamples}
+
+
+def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
+    """``resamples x n_units`` multiplicities of a bootstrap over units (seeded)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77]))
+    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
+
+
+def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
+    """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
+    if weights.size == 0 or den.sum() == 0:
+        return None
+    n = weights @ num
+    d = weights @ den
+    ok = d > 0
+    if not ok.any():
+        return None
+    values = n[ok] / d[ok]
+    a = (1 - level) / 2
+    return Interval(float(np.quantile(values, a)), float(np.quantile(values, 1 - a)), level, int(weights.shape[0]))
