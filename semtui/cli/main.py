@@ -30,11 +30,11 @@ FormatOpt = typer.Option(None, "--format", "-f", help="plain, setgen, fimi, json
 
 @app.callback(invoke_without_command=True)
 def _root(ctx: typer.Context) -> None:
-    """Without a command, open the TUI on the bundled sample."""
+    """Without a command, open the TUI on the bundled sample, with its original, attacked."""
     if ctx.invoked_subcommand is None:
-        from semtui.samples import sample_path
+        from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
-        _open_tui(sample_path(), None, None, None)
+        _open_tui(sample_path(), sample_path(SAMPLE_ORIGINAL), None, None, autorun=True)
 
 
 @app.command()
@@ -76,17 +76,21 @@ def open_(
     key: Path | None = typer.Option(None, "--key", help="The private key of a disassociated release."),
 ) -> None:
     """Open the TUI on a dataset."""
+    autorun = False
     if file is None:
-        from semtui.samples import sample_path
+        from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
         file = sample_path()
-    _open_tui(file, original, report, key)
+        if original is None and report is None:
+            original, autorun = sample_path(SAMPLE_ORIGINAL), True
+    _open_tui(file, original, report, key, autorun=autorun)
 
 
-def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None) -> None:
+def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None, *,
+              autorun: bool = False) -> None:
     from semtui.tui.app import run_tui
 
-    run_tui(file, original=original, report=report, key=key)
+    run_tui(file, original=original, report=report, key=key, autorun=autorun)
 
 
 # The command groups, each in its own module (a missing module is an import error, not a
