@@ -22,7 +22,7 @@ DEFAULTS = {"method": "rba", "measure": "embedding", "context": "all", "aggregat
 FIELDS = (
     ("measure", "measure"),
     ("context", "context (all, or nearest:N)"),
-    ("aggregate", "aggregate over the context (mean, min, max, median)"),
+    ("aggregate", "aggregate over the context (mean, min, or top:K)"),
     ("threshold", "threshold δ (tba/wba/gba/rba; blank: the method's own)"),
     ("seed", "seed (ra only; blank for none)"),
     ("k", "k for exposure (blank: {k_hint})"),
@@ -60,7 +60,7 @@ def validate(values: dict) -> dict:
         "seed": seed,
         "k": _int(values.get("k"), "k"),
         "vectors": str(values.get("vectors") or "").strip() or None,
-        "jobs": _int(values.get("jobs"), "jobs") or 1,
+        "jobs": 1 if _int(values.get("jobs"), "jobs") is None else _int(values.get("jobs"), "jobs"),
     }
     if seed is not None and seed < 0:
         raise InputError(f"the seed must be a non-negative integer, got {seed}", option="seed")

@@ -290,7 +290,10 @@ class BaseScreen(Screen):
         from semtui.tui.components.inspector import Inspector, inspect_entity
 
         focused = self.focused
-        if focused is self.detail and self.detail.row_count:
+        found = self.inspect_focused(focused)
+        if found is not None:
+            title, body = found
+        elif focused is self.detail and self.detail.row_count:
             title, body = self.detail.inspect(self.detail.cursor_row)
         else:
             current = self.list_pane.current
@@ -299,6 +302,10 @@ class BaseScreen(Screen):
                 return
             title, body = inspect_entity(self.session, current)
         self.app.push_screen(Inspector(title, body))
+
+    def inspect_focused(self, focused):
+        """The kind's own inspector for the focused widget: (title, renderable) or None."""
+        return None
 
     def action_no_attack(self) -> None:
         self.notify(f"attacks need set-generalised data; this is {self.session.kind} data")

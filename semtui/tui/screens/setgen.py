@@ -51,9 +51,9 @@ class SetgenScreen(BaseScreen):
 
     def after_first_show(self) -> None:
         if self.autorun and self.session.result is None:
-            from semtui.tui.components.attack_form import validate
+            from semtui.tui.components.attack_form import DEFAULTS, validate
 
-            self.start_attack(validate({**self.form_values()}))
+            self.start_attack(validate({**DEFAULTS, **self.form_values()}))
 
     def default_view(self) -> str:
         return "distances" if self.session.result is not None else "detail"
@@ -72,6 +72,16 @@ class SetgenScreen(BaseScreen):
         self.switcher.border_title = f"Distances of {label}" if label else "Distances"
         self.switcher.border_subtitle = (f"{len(self.session.results)} result(s) · now {result.label}"
                                          if result else "")
+
+    def inspect_focused(self, focused):
+        view = self.distances
+        if focused is view.table and view.attack is not None:
+            cell = view.current_cell()
+            if cell is not None:
+                from semtui.tui.components.inspector import describe_cell
+
+                return describe_cell(view.attack, *cell)
+        return None
 
     # ------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple) -> bool | None:
