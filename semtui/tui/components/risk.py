@@ -110,7 +110,7 @@ class RiskScreen(Screen[int | None]):
         n_exp = int(self.rows["exposed"].sum())
         k_source = (self.session.result.report.get("privacy") or {}).get("k_source", "")
         status = Static(f"{n_exp:,} of {len(self.rows['item']):,} member items exposed (cover after < k = "
-                        f"{self.k}, k from {k_source or '?'}) · sorted most at risk first",
+                        f"{self.k}, k from {k_source or '?'}) · most at risk first · enter goes to its group",
                         id="risk-status", markup=False)
         status.tooltip = GLOSSARY["k"]
         yield status

@@ -274,7 +274,15 @@ class BaseScreen(Screen):
         else:
             self.switcher.current = "summary"
         self.show_current()
+        self.keep_focus_visible()
         self.refresh_bindings()
+
+    def keep_focus_visible(self) -> None:
+        """After the right pane changed view: focus follows into the view now shown (keys
+        would otherwise go to a hidden widget)."""
+        focused = self.focused
+        if focused is not None and focused is not self.list_pane and self.switcher in focused.ancestors:
+            self.right_focus_target().focus()
 
     def default_view(self) -> str:
         return "detail"

@@ -100,6 +100,7 @@ class SetgenScreen(BaseScreen):
     def action_toggle_view(self) -> None:
         self.switcher.current = "detail" if self.switcher.current == "distances" else "distances"
         self.show_current()
+        self.keep_focus_visible()
         self.refresh_bindings()
 
     def action_step_forward(self) -> None:
@@ -216,6 +217,7 @@ class SetgenScreen(BaseScreen):
     def export_to(self, path: Path):
         """Write the current result in a worker; returns the worker."""
         result = self.session.result
+        self.notify(f"writing {path}…")
         return start_job(self, "export", self._write_report, result, path, params=(result, path), progress=False)
 
     @staticmethod
