@@ -304,3 +304,32 @@ async def test_numbers_are_never_cut_and_the_context_stays_pinned(tmp_path):
                 inner = line.split("│")[1] if "│" in line else line
                 for tok in inner.split()[2:]:
                     assert tok.startswith(("0.", "✗", "●")) or tok.endswith(","), line
+
+
+async def test_o_opens_another_file_and_the_palette_offers_it(tmp_path, fig4_scores):
+    from semtui.tui.commands import ActionsProvider
+
+    app = app_with(fig4_scores)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "Open another file" in {label for label, _, _ in ActionsProvider(app.screen)._commands()}
+        await pilot.press("o")
+        app.screen.query_one("#path").value = f"{SAMPLES / 'disassociated.json'} --key {SAMPLES / 'disassociated.key.json'}"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DisassociatedScreen) and app.session.key is not None
+        await pilot.press("o")
+        app.screen.query_one("#path").value = str(tmp_path / "missing.txt")
+        await pilot.press("enter")
+        await pilot.pause()
+        from semtui.tui.components.modal import ErrorModal
+
+        assert isinstance(app.screen, ErrorModal) and "missing.txt" in app.screen.message
+
+
+async def test_help_explains_the_words_on_screen(tmp_path, fig4_scores):
+    app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "elim a/b" in str(app.screen.list_pane.tooltip)
+        await pilot.press("question_mark")
+        for word in ("δ:", "vulnerability:", "density:", "elim a/b:", "skipped rows:", "re-identified rows:"):
+            assert word in app.screen.intro

@@ -14,7 +14,7 @@ from semtui.errors import InputError
 from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.export import ExportPrompt
-from semtui.tui.keys import bindings
+from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.messages import JobFailed, JobFinished
 from semtui.tui.screens.base import BaseScreen
 from semtui.tui.session import Result
@@ -28,8 +28,9 @@ DISTANCE_ACTIONS = ("step_forward", "step_back", "step_reset", "step_end", "step
 class SetgenScreen(BaseScreen):
     HELP_TITLE = "set-generalised release"
     HELP = (BaseScreen.HELP + "\nDistance cells: 0.56 a distance (one scale for every group: green 0 "
-            "related … red 1 unrelated); ✗N eliminated at step N; ● an original item (t); · no score "
-            "(an unknown term, or no scored context). x lists every member item with its cover.")
+            "related … red the report's largest distance); ✗N eliminated at step N; ● original (t); · no score "
+            "(an unknown term, or no scored context). x lists every member item with its cover.\n"
+            + "\n".join(GLOSSARY.values()))
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("setgen")
 
@@ -46,6 +47,7 @@ class SetgenScreen(BaseScreen):
         return self.query_one("#distances", DistanceView)
 
     def before_first_show(self) -> None:
+        self.list_pane.tooltip = "\n".join(GLOSSARY[k] for k in ("density", "elim a/b", "exposed", "k"))
         if self.session.result is not None:
             self.switcher.current = "distances"
 
