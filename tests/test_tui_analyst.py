@@ -333,3 +333,27 @@ async def test_help_explains_the_words_on_screen(tmp_path, fig4_scores):
         await pilot.press("question_mark")
         for word in ("δ:", "vulnerability:", "density:", "elim a/b:", "skipped rows:", "re-identified rows:"):
             assert word in app.screen.intro
+
+
+async def test_a_click_on_an_exposed_line_of_the_summary_goes_to_its_group(tmp_path):
+    from test_tui import write_many_groups
+
+    data = write_many_groups(tmp_path / "many.txt", 30)
+    scores = tmp_path / "s.csv"
+    ctx = [f"ctx{c}" for c in range(97)] + [f"other{c}" for c in range(13)]
+    scores.write_text("a,b,distance\n" + "".join(f"m{g}{x},{c},{0.1 + 0.8 * ((g + i + ord(x)) % 3 == 0)}\n"
+                                                 for g in range(30) for x in "abc" for i, c in enumerate(ctx)))
+    app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}"})
+    async with app.run_test(size=(100, 60)) as pilot:
+        await run_attack_from_form(pilot, "tba")
+        rep = app.session.result.report
+        shown = [g for g in rep["groups"] for _ in g["exposed"]][:20]  # the summary lists 20
+        first = next(g for g in shown if g["id"] != 0)
+        await pilot.press("s", "z")
+        await pilot.pause()
+        row = next(i for i, line in enumerate(screen_text(app).splitlines())
+                   if f"{first['exposed'][0]}  in {first['generalised_item']}" in line)
+        await pilot.click(offset=(6, row))
+        await pilot.pause()
+        screen = app.screen
+        assert screen.list_pane.current == first["id"] and screen.switcher.current == "distances"

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.table import Table
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -176,12 +177,16 @@ class SummaryPanel(VerticalScroll):
             shown = ", ".join(unknown[:UNKNOWN_SHOWN])
             more = f", … and {len(unknown) - UNKNOWN_SHOWN:,} more" if len(unknown) > UNKNOWN_SHOWN else ""
             parts += [Text(f"  {shown}{more}"), Text("")]
-        exposed = [(g["generalised_item"], item) for g in rep.get("groups", []) for item in g.get("exposed", [])]
+        exposed = [(g["generalised_item"], item, g.get("id")) for g in rep.get("groups", [])
+                   for item in g.get("exposed", [])]
         if exposed:
-            parts.append(Text(f"Exposed (cover below k = {priv.get('k', '?')}; x lists every item)",
-                              style="bold underline"))
-            for label, item in exposed[:20]:
-                parts.append(Text(f"  {item}  in {label}", no_wrap=True, overflow="ellipsis"))
+            parts.append(Text(f"Exposed (cover below k = {priv.get('k', '?')}; click one to go to its group, "
+                              "x lists every item)", style="bold underline"))
+            for label, item, gid in exposed[:20]:
+                line = Text(f"  {item}  in {label}", no_wrap=True, overflow="ellipsis")
+                if isinstance(gid, int):  # a click leads to the group
+                    line.stylize(Style.from_meta({"@click": f"screen.go_to_group({gid})"}))
+                parts.append(line)
             if len(exposed) > 20:
                 parts.append(Text(f"  … and {len(exposed) - 20:,} more", style="dim"))
             parts.append(Text(""))

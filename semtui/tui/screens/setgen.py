@@ -175,8 +175,14 @@ class SetgenScreen(BaseScreen):
 
         self.app.push_screen(RiskScreen(self.session), done)
 
+    def action_go_to_group(self, group: int) -> None:
+        """A click on an exposed line of the summary."""
+        self.go_to_group(int(group))
+
     def go_to_group(self, group: int) -> None:
         """Put the list cursor on equivalence group ``group`` (clearing a filter that hides it)."""
+        if self.maximized is not None:
+            self.minimize()
         lst = self.list_pane
         if not (lst.order == group).any():
             self.clear_filter()
