@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import Group
-from rich.table import Table
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
