@@ -10,7 +10,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from semtui.attacks.setgen.options import METHOD_HELP
 from semtui.errors import InputError
 
 #: The form's values when no attack has run yet: the papers' best method, the bundled
@@ -101,6 +100,7 @@ class AttackForm(ModalScreen[dict | None]):
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS
+        from semtui.attacks.setgen.options import METHOD_HELP
         from semtui.measures import MEASURES
 
         v = self.values
