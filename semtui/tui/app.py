@@ -132,4 +132,16 @@ def run_tui(
 ) -> None:
     """Load and check every file first (bad input raises InputError), then run the app."""
     session = load_session(Path(file), original=original, report=report, key=key)
-    SemtuiApp(session, autorun=autorun).run()
+    app = SemtuiApp(session, autorun=autorun)
+    app.run()
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        # A weighted replay cannot be interrupted inside the eliminator: do not make the user
+        # wait for a result nobody will see (the interpreter would join its thread at exit).
+        import os
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

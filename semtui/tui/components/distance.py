@@ -95,45 +95,25 @@ class GroupAttack:
     def n_steps(self) -> int:
         return len(self.eliminations)
 
-    def engine_run(self):
-        """The eliminator's own run on this table (weights, δ, live mask)."""
-        if self._run is None:
-            from semtui.attacks.setgen.eliminate import eliminate
-
-            self._run = eliminate(self.table, self.method, threshold=self.threshold, seed=self.seed)
-        return self._run
-
-    def agrees(self) -> bool:
-        """Whether re-running the eliminator gives the report's steps (else step mode is off)."""
-        run = self.engine_run()
-        return [(e.row, e.col) for e in run.eliminations] == [(e["row"], e["column"]) for e in self.eliminations]
-
     def replayed(self, step: int | None) -> np.ndarray | None:
         """The weighted table after ``step`` if already computed, else None."""
         return self.weighted.get(step)
 
     def compute_weighted(self, step: int | None) -> np.ndarray | None:
-        """For a worker thread: the weighted table after ``step`` (kept on this object), or
-        None when the engine does not replay this report's steps."""
+        """For a worker thread: the weighted table after ``step`` (``None``: after every
+        step), following the report's own path (the engine's ``weighted_along``), kept on
+        this object.  No re-run: a report's rounded table need not reproduce the path."""
         if step in self.weighted:
             return self.weighted[step]
-        if self.table.size == 0 or not self.agrees():
+        if self.table.size == 0:
             self.weighted[step] = None
             return None
-        out = self.weighted_at(step)
+        from semtui.attacks.setgen.eliminate import weighted_along
+
+        steps = [(e["row"], e["column"]) for e in self.eliminations]
+        out = weighted_along(self.table, self.method, steps, len(steps) if step is None else step)
         self.weighted[step] = out
         return out
-
-    def weighted_at(self, step: int | None) -> np.ndarray:
-        """The weighted table after ``step`` eliminations (``None``: after all of them)."""
-        run = self.engine_run()
-        if step is None or step >= self.n_steps:
-            return run.final_weighted
-        if step == 0:
-            return run.initial_weighted
-        from semtui.attacks.setgen.eliminate import replay
-
-        return replay(self.table, run, step)[0]
 
 
 class DistanceTable(VirtualTable):
@@ -191,7 +171,6 @@ class DistanceView(Vertical):
         self.order: np.ndarray | None = None
         self._pending: tuple[GroupAttack, int | None] | None = None
         self._replaying = False
-        self._warned: set[int] = set()
 
     def compose(self):
         status = Static("", id="status", markup=False)
@@ -378,10 +357,6 @@ class DistanceView(Vertical):
         attack, step = message.params
         self._start_pending()
         if attack is self.attack and step == self.step and self.weighted:
-            if message.result is None and id(attack) not in self._warned and attack.n_steps:
-                self._warned.add(id(attack))
-                self.app.notify("re-running the eliminator does not give this report's steps; "
-                                "weighted distances are off for this group", severity="warning")
             self.redraw()
 
     def on_job_failed(self, message: JobFailed) -> None:
@@ -407,7 +382,7 @@ class DistanceView(Vertical):
         if self.replay_pending:
             kind = "weighted: replaying… (raw shown)"
         elif self.weighted and a.replayed(self.step) is None:
-            kind = "raw (no replay for this report)"
+            kind = "raw (an empty table has no weights)"
         if self.step is None:
             m = grp.get("metrics") or {}
             pr = ""
