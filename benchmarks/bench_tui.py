@@ -89,6 +89,13 @@ async def main():
         await pilot.press("a", "ctrl+s")
         t_attack = time.perf_counter()
         lst, detail = screen.list_pane, screen.detail
+
+        def answered():
+            """The pane beside the list shows the highlighted group (detail or distances)."""
+            if screen.switcher.current == "detail":
+                return detail.showing == lst.current
+            attack = screen.distances.attack
+            return attack is not None and attack.group.get("id") == lst.current
         lat = []
         # Pilot.press waits for the process to go idle, which it never does while the
         # worker computes; so send the key to the driver and poll until it is answered:
@@ -100,7 +107,7 @@ async def main():
                 event.set_sender(app)
                 t = time.perf_counter()
                 app._driver.send_message(event)
-                while not (lst.cursor_row == want and detail.showing == lst.current):
+                while not (lst.cursor_row == want and answered()):
                     await asyncio.sleep(0.0005)
                 lat.append((time.perf_counter() - t) * 1000)
         out["presses_during_attack"] = len(lat)
