@@ -357,3 +357,15 @@ async def test_a_click_on_an_exposed_line_of_the_summary_goes_to_its_group(tmp_p
         await pilot.pause()
         screen = app.screen
         assert screen.list_pane.current == first["id"] and screen.switcher.current == "distances"
+
+
+async def test_b_shows_what_the_attacker_now_believes_beside_the_lines(tmp_path, fig4_scores):
+    app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.press("b")
+        screen = app.screen
+        assert screen.switcher.current == "detail"
+        text = screen_text(app)
+        assert "what the attacker now believes" in text and "ruled out" in text
+        await pilot.press("b")
+        assert "what the attacker now believes" not in screen_text(app)

@@ -50,6 +50,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "setgen.attack": ("a", "attack", "Attack", True),
     "setgen.risk": ("x", "risk", "Items at risk", True),
     "setgen.view": ("v", "toggle_view", "Transactions/distances", False),
+    "setgen.believed": ("b", "toggle_believed", "Released / attacker's view", False),
     "setgen.step": ("space", "step_forward", "Step", False),
     "setgen.step_back": ("backspace", "step_back", "Step back", False),
     "setgen.step_reset": ("r", "step_reset", "Reset steps", False),

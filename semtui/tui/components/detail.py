@@ -25,6 +25,8 @@ class DetailPane(VirtualTable):
         super().__init__(empty="nothing highlighted", **kw)
         self.session = session
         self.showing: int | None = None
+        #: show each transaction as the current attack left it (``b``)
+        self.believed = False
         #: the search text: its matches are highlighted, ``n``/``N`` move between them
         self.needle = ""
         self._rows = None  # transaction index of each row (an equivalence group)
@@ -84,13 +86,20 @@ class DetailPane(VirtualTable):
         rows = data.group(g)
         self._rows = rows
 
+        believed = self.believed and self.session.result is not None
+        if believed:
+            from semtui.tui.components.inspector import attacked_text
+
         def row(i: int) -> Sequence[Cell]:
             t = int(rows[i])
             line = data.line_of(t)
-            return [str(line), transaction_text(data, t, g)]
+            text = attacked_text(self.session, t) if believed else transaction_text(data, t, g)
+            return [str(line), text]
 
         width = max(len(str(data.line_of(data.n_transactions - 1))) if data.n_transactions else 1, 4)
-        self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", "transaction", None)])
+        label = "what the attacker now believes (b: the released one)" if believed else "transaction"
+        self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
+                      cursor=self.cursor_row if self.showing == g else 0)
         self.border_title = f"Transactions of {self.session.label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
 

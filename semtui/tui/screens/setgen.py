@@ -93,7 +93,7 @@ class SetgenScreen(BaseScreen):
             return None if self.progress.running else True
         if action in DISTANCE_ACTIONS:
             return True if has_result and self.switcher.current == "distances" else None
-        if action in ("toggle_view", "export", "next_result", "risk"):
+        if action in ("toggle_view", "export", "next_result", "risk", "toggle_believed"):
             return True if has_result else None
         if action == "compare":
             return True if len(self.session.results) >= 2 else None
@@ -103,6 +103,17 @@ class SetgenScreen(BaseScreen):
         self.switcher.current = "detail" if self.switcher.current == "distances" else "distances"
         self.show_current()
         self.keep_focus_visible()
+        self.refresh_bindings()
+
+    def action_toggle_believed(self) -> None:
+        """``b``: the group's transactions as released, or as the attack left them."""
+        detail = self.detail
+        detail.believed = not detail.believed
+        if self.switcher.current != "detail":
+            self.switcher.current = "detail"
+            self.keep_focus_visible()
+        detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
+        self.show_current()
         self.refresh_bindings()
 
     def action_step_forward(self) -> None:
