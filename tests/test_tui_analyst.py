@@ -369,3 +369,13 @@ async def test_b_shows_what_the_attacker_now_believes_beside_the_lines(tmp_path,
         assert "what the attacker now believes" in text and "ruled out" in text
         await pilot.press("b")
         assert "what the attacker now believes" not in screen_text(app)
+
+
+async def test_a_key_is_remapped_by_its_id(tmp_path, fig4_scores, monkeypatch):
+    monkeypatch.setenv("SEMTUI_KEYMAP", "setgen.risk=X")
+    app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("x")
+        assert not isinstance(app.screen, RiskScreen)
+        await pilot.press("X")
+        assert isinstance(app.screen, RiskScreen)
