@@ -26,6 +26,7 @@ class Result:
     _by_label: dict[str, dict] | None = field(default=None, repr=False)
     #: per group label: its GroupAttack, which keeps the engine's replay once computed
     attacks: dict = field(default_factory=dict, repr=False)
+    _scale: tuple[float, float] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.source.startswith("file:"):
@@ -51,15 +52,15 @@ class Result:
     def scale(self) -> tuple[float, float]:
         """One colour scale for every group of this result: 0 to the largest distance of the
         report (at least 1), so the same number has the same colour in every table."""
-        if "_scale" not in self.attacks:
+        if self._scale is None:
             hi = 1.0
             for g in self.report.get("groups", []):
                 for row in g.get("table") or []:
-                    for v in row:
-                        if v is not None and v > hi:
-                            hi = float(v)
-            self.attacks["_scale"] = (0.0, hi)
-        return self.attacks["_scale"]
+                    finite = [v for v in row if v is not None]
+                    if finite and max(finite) > hi:
+                        hi = float(max(finite))
+            self._scale = (0.0, hi)
+        return self._scale
 
     def options_text(self, other: Result | None = None) -> str:
         """The options that made this result; with ``other``, only those that differ."""
