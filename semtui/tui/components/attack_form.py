@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from semtui.errors import InputError
+from semtui.tui.keys import bindings
 
 #: The form's values when no attack has run yet: the papers' best method, the bundled
 #: GloVe measure (works offline), every context item, the mean aggregate.
@@ -87,10 +88,7 @@ class AttackForm(ModalScreen[dict | None]):
     AttackForm Button { margin-left: 1; min-width: 10; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
-        Binding("ctrl+s", "run", "Run attack", id="form.run"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
 
     def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
         """``k_default``: the k a blank k field means, and where it comes from."""

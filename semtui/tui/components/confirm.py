@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from semtui.tui.keys import bindings
 
 
 class Confirm(ModalScreen[bool]):
@@ -23,10 +25,7 @@ class Confirm(ModalScreen[bool]):
     Confirm Button { margin-left: 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,q", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("confirm")
 
     def __init__(self, question: str) -> None:
         super().__init__()

@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
+
+from semtui.tui.keys import bindings
 
 
 class ExportPrompt(ModalScreen[str | None]):
@@ -26,7 +28,7 @@ class ExportPrompt(ModalScreen[str | None]):
     ExportPrompt #warning { color: $warning; height: auto; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("export")
 
     def __init__(self, default: str, title: str = "Export the report as JSON", *,
                  check_exists: bool = True) -> None:

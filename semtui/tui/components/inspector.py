@@ -15,12 +15,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from semtui.model import TransactionData, generalised_label, token_label
+from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 
 
@@ -38,12 +39,7 @@ class Inspector(ModalScreen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,enter,i", "dismiss", "Close", id="inspector.close"),
-        Binding("j,down", "scroll(1)", "Scroll down", show=False, id="inspector.down"),
-        Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="inspector.up"),
-        Binding("y", "copy", "Copy", id="inspector.copy"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("inspector")
 
     def __init__(self, title: str, body: RenderableType) -> None:
         super().__init__()

@@ -12,10 +12,11 @@ from rich.console import Group
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 
 BAR_WIDTH = 16
@@ -56,12 +57,7 @@ class SummaryPanel(VerticalScroll):
     SummaryPanel { height: 1fr; padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,home", "scroll_home", "Top", show=False, id="summary.top"),
-        Binding("G,end", "scroll_end", "Bottom", show=False, id="summary.bottom"),
-        Binding("j", "scroll_down", "Down", show=False, id="summary.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="summary.up"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("summary")
 
     def action_scroll_home(self) -> None:
         self.scroll_home(animate=False)
