@@ -88,3 +88,20 @@ def test_weighted_along_the_recorded_path_equals_the_engines_replay(method):
             want, got = replay(table, run, k)[0], weighted_along(table, method, steps, k)
             assert np.array_equal(np.isnan(want), np.isnan(got))
             assert np.array_equal(want[~np.isnan(want)], got[~np.isnan(got)])
+
+
+async def test_a_newer_replay_cancels_a_stale_one(tmp_path):
+    data, report = big_group(tmp_path)
+    app = SemtuiApp(load_session(data, report=report))
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.screen.distances
+        await pilot.press("enter")
+        view.toggle_weighted()  # the final table's replay starts
+        first = next(w for w in app.workers if w.group == "replay")
+        view.goto_step(10)  # a newer request: the stale replay is cancelled
+        deadline = time.monotonic() + 60
+        while (view.replay_pending or any(not w.is_finished for w in app.workers)) and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        assert first.is_cancelled
+        assert view.attack.replayed(10) is not None and None not in view.attack.weighted
+        assert not view.replay_pending

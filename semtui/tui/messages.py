@@ -43,3 +43,4 @@ class JobFailed(Message):
     job: str
     error: BaseException | None
     cancelled: bool = False
+    params: Any = None

@@ -66,13 +66,13 @@ def start_job(node: DOMNode, job: str, fn: Callable[..., Any], *args: Any,
             try:
                 result = fn(*args, **kwargs)
             except Interrupted as exc:
-                node.post_message(JobFailed(job, exc, cancelled=True))
+                node.post_message(JobFailed(job, exc, cancelled=True, params=params))
                 return None
             except Exception as exc:  # reported in one place, by the screen's JobFailed handler
-                node.post_message(JobFailed(job, exc))
+                node.post_message(JobFailed(job, exc, params=params))
                 return None
             if worker.is_cancelled:
-                node.post_message(JobFailed(job, None, cancelled=True))
+                node.post_message(JobFailed(job, None, cancelled=True, params=params))
                 return None
             node.post_message(JobFinished(job, result, params))
             return result

@@ -202,7 +202,8 @@ def replay(table: np.ndarray, result: EliminationResult, upto_step: int) -> tupl
     return partial.final_weighted, partial.live
 
 
-def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]], upto_step: int) -> np.ndarray:
+def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]], upto_step: int,
+                   progress=None) -> np.ndarray:
     """The weighted table after the first ``upto_step`` of the recorded ``steps`` ((row, column)
     pairs in elimination order), following that path instead of re-running the method.
 
@@ -223,7 +224,9 @@ def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]],
     W = D * (1.0 - WR) * (1.0 - WC)
     W[~state.live] = np.nan
     sc = state.scorable
-    for i, j in path:  # the same update as _grouping's RBA branch
+    for k, (i, j) in enumerate(path):  # the same update as _grouping's RBA branch
+        if progress is not None and k % 256 == 0:
+            progress(k, len(path), "replaying")
         low_r = _lower_cluster(W[i, :], sc[i, :])
         low_c = _lower_cluster(W[:, j], sc[:, j])
         low_r[j] = False

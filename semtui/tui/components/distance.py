@@ -24,7 +24,7 @@ from textual.widgets import Static
 
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
-from semtui.tui.messages import JobFailed, JobFinished
+from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
 
 ELIMINATED = "✗"
@@ -99,7 +99,7 @@ class GroupAttack:
         """The weighted table after ``step`` if already computed, else None."""
         return self.weighted.get(step)
 
-    def compute_weighted(self, step: int | None) -> np.ndarray | None:
+    def compute_weighted(self, step: int | None, progress=None) -> np.ndarray | None:
         """For a worker thread: the weighted table after ``step`` (``None``: after every
         step), following the report's own path (the engine's ``weighted_along``), kept on
         this object.  No re-run: a report's rounded table need not reproduce the path."""
@@ -111,7 +111,7 @@ class GroupAttack:
         from semtui.attacks.setgen.eliminate import weighted_along
 
         steps = [(e["row"], e["column"]) for e in self.eliminations]
-        out = weighted_along(self.table, self.method, steps, len(steps) if step is None else step)
+        out = weighted_along(self.table, self.method, steps, len(steps) if step is None else step, progress)
         self.weighted[step] = out
         return out
 
@@ -169,8 +169,8 @@ class DistanceView(Vertical):
         self.differs: set[tuple[int, int]] = set()
         #: the order rows are shown in (a sort of the table), as table row indices
         self.order: np.ndarray | None = None
-        self._pending: tuple[GroupAttack, int | None] | None = None
-        self._replaying = False
+        #: (attack, step) of the replay running in the worker, if any
+        self._running: tuple[GroupAttack, int | None] | None = None
 
     def compose(self):
         status = Static("", id="status", markup=False)
@@ -330,32 +330,27 @@ class DistanceView(Vertical):
         return bool(self.weighted and a is not None and self.step not in a.weighted)
 
     def request_replay(self, attack: GroupAttack, step: int | None) -> None:
-        """Replay in a worker; while one runs, only the newest request waits (stale ones are
-        dropped before they start)."""
-        self._pending = (attack, step)
-        if not self._replaying:
-            self._start_pending()
-
-    def _start_pending(self) -> None:
-        if self._pending is None:
-            return
-        attack, step = self._pending
-        self._pending = None
-        if step in attack.weighted:
-            self._start_pending()
+        """Replay in a worker; a newer request cancels a stale one (the engine checks for
+        that every 256 steps)."""
+        key = (attack, step)
+        if self._running == key:
             return
         from semtui.tui.workers import start_job
 
-        self._replaying = True
-        start_job(self, "replay", attack.compute_weighted, step, params=(attack, step), progress=False)
+        self._running = key
+        start_job(self, "replay", attack.compute_weighted, step, params=key)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        if message.job == "replay":
+            message.stop()  # a replay's progress is not the attack's progress bar
 
     def on_job_finished(self, message: JobFinished) -> None:
         if message.job != "replay":
             return
         message.stop()
-        self._replaying = False
+        if self._running == message.params:
+            self._running = None
         attack, step = message.params
-        self._start_pending()
         if attack is self.attack and step == self.step and self.weighted:
             self.redraw()
 
@@ -363,8 +358,8 @@ class DistanceView(Vertical):
         if message.job != "replay":
             return
         message.stop()
-        self._replaying = False
-        self._start_pending()
+        if self._running == message.params:
+            self._running = None
         if not message.cancelled:
             self.app.notify(f"the weighted replay failed: {message.error}", severity="error")
 
