@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+#: ../shared/data beside the checkout, or beside an ancestor (a git worktree under /work/wt/)
+SHARED_DATA = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
+                   REPO.parent / "shared" / "data")
 
 
 def machine() -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 #: The file plain ``semtui`` opens.
 DEFAULT_SAMPLE = "medical-setgen.txt"
+#: Its original, so that the first view has precision and recall.
+SAMPLE_ORIGINAL = "medical-original.txt"
 
 
 def sample_dir() -> Path:

@@ -46,12 +46,12 @@ def _root(
     color: str = typer.Option("auto", "--color", metavar="auto|always|never",
                               help="Colour on stdout: auto (a terminal without NO_COLOR), always or never."),
 ) -> None:
-    """Without a command, open the TUI on the bundled sample."""
+    """Without a command, open the TUI on the bundled sample, with its original, attacked."""
     set_color(color)
     if ctx.invoked_subcommand is None:
-        from semtui.samples import sample_path
+        from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
-        _open_tui(sample_path(), None, None, None)
+        _open_tui(sample_path(), sample_path(SAMPLE_ORIGINAL), None, None, autorun=True)
 
 
 @app.command()
@@ -94,15 +94,18 @@ def open_(
     format: str | None = FormatOpt,
 ) -> None:
     """Open the TUI on a dataset."""
+    autorun = False
     if file is None:
-        from semtui.samples import sample_path
+        from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
         file = sample_path()
+        if original is None and report is None:
+            original, autorun = sample_path(SAMPLE_ORIGINAL), True
     if format is not None:
         from semtui import formats
 
         formats.assume_format(file, format)
-    _open_tui(file, original, report, key)
+    _open_tui(file, original, report, key, autorun=autorun)
 
 
 @app.command("measures")
@@ -128,7 +131,8 @@ def measures_(json_out: bool = typer.Option(False, "--json", help="JSON on stdou
     stdout_console().print(t)
 
 
-def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None) -> None:
+def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None, *,
+              autorun: bool = False) -> None:
     from semtui.tui.session import load_session
 
     session = load_session(Path(file), original=original, report=report, key=key)  # bad input first
@@ -139,9 +143,9 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("the TUI needs a terminal (standard input and output are not one); "
                          "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")
-    from semtui.tui.app import SemtuiApp
+    from semtui.tui.app import run_session
 
-    SemtuiApp(session).run()
+    run_session(session, autorun=autorun)
 
 
 # The command groups, each in its own module (a missing module is an import error, not a

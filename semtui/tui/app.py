@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
+from semtui.errors import InputError
 from semtui.tui.commands import ActionsProvider
 from semtui.tui.components.help import HelpScreen, describe_keys
 from semtui.tui.components.modal import ErrorModal
-from semtui.tui.screens.main import MainScreen
+from semtui.tui.keys import bindings, user_keymap
+from semtui.tui.screens import screen_for
 from semtui.tui.session import Session, load_session
 
 
@@ -24,21 +27,28 @@ class SemtuiApp(App[None]):
     #: toasts sit over the bottom rows of the table: keep them short
     NOTIFICATION_TIMEOUT = 2.5
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark,f1", "help", "Help", id="app.help"),
-        Binding("q", "close", "Close / quit", id="app.close"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
-        Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("app")
 
-    def __init__(self, session: Session, *, attack_defaults: dict | None = None, **kw) -> None:
-        """``attack_defaults`` prefill the attack form (e.g. a ``scores:FILE`` measure)."""
+    def __init__(self, session: Session, *, attack_defaults: dict | None = None, autorun: bool = False,
+                 **kw) -> None:
+        """``attack_defaults`` prefill the attack form (e.g. a ``scores:FILE`` measure);
+        ``autorun`` runs that attack at once (plain ``semtui`` on the sample)."""
         super().__init__(**kw)
         self.session = session
         self.attack_defaults = attack_defaults
+        self.autorun = autorun
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.session, self.attack_defaults))
+        keymap = user_keymap()
+        if keymap:
+            self.set_keymap(keymap)
+        self.push_screen(self._main(self.session))
+
+    def _main(self, session: Session):
+        screen = screen_for(session, self.attack_defaults)
+        if self.autorun and hasattr(screen, "autorun"):
+            screen.autorun = True
+        return screen
 
     def action_help(self) -> None:
         screen = self.screen
@@ -48,11 +58,65 @@ class SemtuiApp(App[None]):
         self.push_screen(HelpScreen(f"Keys — {name}", describe_keys(screen), getattr(screen, "HELP", "")))
 
     def action_close(self) -> None:
-        """``q``: close the current screen; on the main screen, quit."""
-        if len(self.screen_stack) <= 2:
-            self.exit()
-        else:
+        """``q``: close the current screen; on the main screen, quit — after asking, when an
+        attack runs or results were never exported."""
+        if len(self.screen_stack) > 2:
             self.pop_screen()
+            return
+        warning = getattr(self.screen, "quit_warning", lambda: None)()
+        if warning is None:
+            self.exit()
+            return
+        from semtui.tui.components.confirm import Confirm
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(Confirm(warning), done)
+
+    def action_open_file(self) -> None:
+        """``o``: open another dataset (``FILE [--original FILE] [--report FILE]``)."""
+        from semtui.tui.components.export import ExportPrompt
+
+        def done(text: str | None) -> None:
+            if text:
+                self.open_file(text)
+
+        self.push_screen(ExportPrompt(str(self.session.path), title="Open: FILE [--original FILE] [--report FILE]",
+                                      check_exists=False), done)
+
+    def open_file(self, text: str) -> None:
+        try:
+            args = shlex.split(text)
+        except ValueError as exc:
+            self.show_error("Cannot open", str(exc))
+            return
+        kw: dict[str, Path] = {}
+        files = []
+        it = iter(args)
+        for a in it:
+            if a in ("--original", "--report", "--key"):
+                value = next(it, None)
+                if value is None:
+                    self.show_error("Cannot open", f"{a} needs a file")
+                    return
+                kw[a[2:]] = Path(value)
+            else:
+                files.append(a)
+        if len(files) != 1:
+            self.show_error("Cannot open", "give one dataset file")
+            return
+        try:
+            session = load_session(Path(files[0]), **kw)
+        except (InputError, OSError) as exc:
+            self.show_error("Cannot open", str(exc))
+            return
+        self.session = session
+        self.autorun = False
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        self.switch_screen(self._main(session))
 
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))
@@ -64,7 +128,24 @@ def run_tui(
     original: Path | None = None,
     report: Path | None = None,
     key: Path | None = None,
+    autorun: bool = False,
 ) -> None:
     """Load and check every file first (bad input raises InputError), then run the app."""
-    session = load_session(Path(file), original=original, report=report, key=key)
-    SemtuiApp(session).run()
+    run_session(load_session(Path(file), original=original, report=report, key=key), autorun=autorun)
+
+
+def run_session(session, *, autorun: bool = False) -> None:
+    """Run the app on a loaded session (``autorun``: start the default attack at once)."""
+    app = SemtuiApp(session, autorun=autorun)
+    app.run()
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        # A weighted replay cannot be interrupted inside the eliminator: do not make the user
+        # wait for a result nobody will see (the interpreter would join its thread at exit).
+        import os
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

@@ -1,19 +1,46 @@
-"""Messages the attack worker posts from its thread (``post_message`` is the one safe call)."""
+"""Messages that long work posts from its thread (``post_message`` is the one safe call).
+
+They name a *job* ("attack", "replay", "export"...), not an attack: any release kind's
+screen runs its long work through :mod:`semtui.tui.workers` and gets these back.  Progress
+messages are dataclasses whose ``can_replace`` lets a burst coalesce in the queue (Toolong's
+approach), so no throttle timer is needed.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
 
-class AttackProgress(Message):
-    def __init__(self, done: int, total: int, message: str) -> None:
-        self.done, self.total, self.message = done, total, message
-        super().__init__()
+@dataclass
+class JobProgress(Message):
+    """``done`` of ``total`` units of job ``job``, doing ``message``."""
+
+    job: str
+    done: int
+    total: int
+    message: str
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, JobProgress) and message.job == self.job
 
 
-class AttackFinished(Message):
-    """A report came back; ``params`` are the form's values that produced it."""
+@dataclass
+class JobFinished(Message):
+    """Job ``job`` returned ``result``; ``params`` are what it was started with."""
 
-    def __init__(self, report: dict, params: dict) -> None:
-        self.report, self.params = report, params
-        super().__init__()
+    job: str
+    result: Any
+    params: Any = None
+
+
+@dataclass
+class JobFailed(Message):
+    """Job ``job`` raised ``error`` (``cancelled``: it was cancelled or interrupted)."""
+
+    job: str
+    error: BaseException | None
+    cancelled: bool = False
+    params: Any = None

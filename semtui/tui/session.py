@@ -21,7 +21,16 @@ class Result:
 
     report: dict
     source: str  # "file:PATH" or "run"
+    #: written to a file (a report opened from a file counts as written)
+    exported: bool = False
     _by_label: dict[str, dict] | None = field(default=None, repr=False)
+    #: per group label: its GroupAttack, which keeps the engine's replay once computed
+    attacks: dict = field(default_factory=dict, repr=False)
+    _scale: tuple[float, float] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.source.startswith("file:"):
+            self.exported = True
 
     @property
     def label(self) -> str:
@@ -39,6 +48,27 @@ class Result:
     def metrics(self) -> dict | None:
         return self.report.get("metrics")
 
+    @property
+    def scale(self) -> tuple[float, float]:
+        """One colour scale for every group of this result: 0 to the largest distance of the
+        report (at least 1), so the same number has the same colour in every table."""
+        if self._scale is None:
+            hi = 1.0
+            for g in self.report.get("groups", []):
+                for row in g.get("table") or []:
+                    finite = [v for v in row if v is not None]
+                    if finite and max(finite) > hi:
+                        hi = float(max(finite))
+            self._scale = (0.0, hi)
+        return self._scale
+
+    def options_text(self, other: Result | None = None) -> str:
+        """The options that made this result; with ``other``, only those that differ."""
+        keys = ("method", "measure", "context", "aggregate", "threshold", "seed", "k")
+        r = self.report
+        diff = [k for k in keys if other is None or r.get(k) != other.report.get(k)]
+        return " ".join(f"{k}={r.get(k)}" for k in diff if r.get(k) is not None) or "same options"
+
 
 @dataclass
 class Session:
@@ -49,6 +79,22 @@ class Session:
     key: DisassociationKey | None = None
     results: list[Result] = field(default_factory=list)
     current: int = -1  # index into results of the one shown
+    #: the k the release was made for, from its sidecar (None: no sidecar)
+    release_k: int | None = None
+
+    @property
+    def unexported(self) -> list[Result]:
+        """Results of attacks run here that were never written to a file."""
+        return [r for r in self.results if not r.exported]
+
+    def k_for_exposure(self) -> tuple[int | None, str]:
+        """The k exposure is judged against when the form leaves k blank, and where it comes from."""
+        if self.release_k is not None:
+            return self.release_k, "sidecar"
+        data = self.data
+        if isinstance(data, TransactionData) and data.n_generalised:
+            return int(data.group_sizes().min()), "smallest group size"
+        return None, "none"
 
     @property
     def kind(self) -> str:
@@ -92,6 +138,20 @@ def load_session(
     """Read and cross-check every file; raises :class:`InputError` for anything wrong."""
     data = formats.read(file)
     session = Session(path=Path(file), data=data)
+    if isinstance(data, TransactionData) and data.n_generalised:
+        from semtui.attacks.setgen import release_k
+
+        session.release_k = release_k(file)
+    report_doc = None
+    if report is not None:
+        report_doc = read_report(report)
+        if original is None and report_doc.get("original"):
+            # the original the report was scored with, so that new runs keep their metrics
+            candidate = Path(report_doc["original"])
+            if not candidate.is_absolute() and not candidate.is_file():
+                candidate = Path(report).parent / candidate
+            if candidate.is_file():
+                original = candidate
     if original is not None:
         orig = formats.read_transactions(original)
         if isinstance(data, TransactionData) and orig.n_transactions != data.n_transactions:
@@ -110,7 +170,7 @@ def load_session(
     if report is not None:
         if not isinstance(data, TransactionData) or not data.n_generalised:
             raise InputError(f"a set-generalisation report needs set-generalised data, {file} is {data.kind}", report)
-        session.add_result(Result(read_report(report), f"file:{report}"))
+        session.add_result(Result(report_doc, f"file:{report}"))
         check_report(session, session.results[-1].report, report)
     return session
 

@@ -253,6 +253,50 @@ def replay(table: np.ndarray, result: EliminationResult, upto_step: int) -> tupl
     return partial.final_weighted, partial.live
 
 
+def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]], upto_step: int,
+                   progress=None) -> np.ndarray:
+    """The weighted table after the first ``upto_step`` of the recorded ``steps`` ((row, column)
+    pairs in elimination order), following that path instead of re-running the method.
+
+    A report keeps its tables rounded, and on real data a re-run on the rounded table can break
+    a near-tie differently and take another path; the weights are a function of the path
+    (counts for GBA/WBA; RBA's redistribution to the lower clusters of the eliminated cell's
+    row and column), so following the report's own steps shows what that attack saw.
+    """
+    D = np.asarray(table, dtype=np.float64)
+    state = _Table(D, np.zeros(D.shape, dtype=bool))
+    path = steps[: max(0, int(upto_step))]
+    if method != "rba":
+        for i, j in path:
+            state.drop(i, j)
+        return state.count_weighted() if method in ("gba", "wba") else _raw(state)
+    WR = np.where(state.live, (1.0 / np.maximum(state.rc, 1))[:, None], np.nan)
+    WC = np.where(state.live, (1.0 / np.maximum(state.cc, 1))[None, :], np.nan)
+    W = D * (1.0 - WR) * (1.0 - WC)
+    W[~state.live] = np.nan
+    sc = state.scorable
+    for k, (i, j) in enumerate(path):  # the same update as _grouping's RBA branch
+        if progress is not None and k % 256 == 0:
+            progress(k, len(path), "replaying")
+        low_r = _lower_cluster(W[i, :], sc[i, :])
+        low_c = _lower_cluster(W[:, j], sc[:, j])
+        low_r[j] = False
+        low_c[i] = False
+        state.drop(i, j)
+        if not low_r.any():
+            low_r = state.live[i, :].copy()
+        if not low_c.any():
+            low_c = state.live[:, j].copy()
+        WR[i, low_r] += WR[i, j] / low_r.sum()
+        WC[low_c, j] += WC[i, j] / low_c.sum()
+        WR[i, j] = WC[i, j] = np.nan
+        W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
+        W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
+        W[i, ~state.live[i]] = np.nan
+        W[~state.live[:, j], j] = np.nan
+    return W
+
+
 # -- the table state -----------------------------------------------------------------
 
 

@@ -5,90 +5,117 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.binding import BindingType
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from semtui.errors import InputError
+from semtui.tui.keys import bindings
 
 #: The form's values when no attack has run yet: the papers' best method, the bundled
-#: GloVe measure (works offline), every context item.
-DEFAULTS = {"method": "rba", "measure": "embedding", "context": "all", "seed": ""}
+#: GloVe measure (works offline), every context item, the mean aggregate.
+DEFAULTS = {"method": "rba", "measure": "embedding", "context": "all", "aggregate": "mean", "threshold": "",
+            "seed": "", "k": "", "vectors": "", "jobs": "1"}
 
-METHOD_HELP = {
-    "rba": "RBA — regrouping (the papers' best)",
-    "gba": "GBA — grouping by vulnerability",
-    "wba": "WBA — weighted threshold",
-    "tba": "TBA — raw threshold",
-    "mda": "MDA — the single largest distance",
-    "ra": "RA — random (baseline, seeded)",
-}
+#: the form's fields after method, in order: (field, label)
+FIELDS = (
+    ("measure", "measure"),
+    ("context", "context (all, or nearest:N)"),
+    ("aggregate", "aggregate over the context (mean, min, or top:K)"),
+    ("threshold", "threshold δ (tba/wba/gba/rba; blank: the method's own)"),
+    ("seed", "seed (ra only; blank for none)"),
+    ("k", "k for exposure (blank: {k_hint})"),
+    ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
+    ("jobs", "jobs (worker processes)"),
+)
+
+
+def _int(text: str, option: str) -> int | None:
+    text = str(text or "").strip()
+    if not text:
+        return None
+    if not text.lstrip("-").isdigit():
+        raise InputError(f"{option} must be a whole number, got {text!r}", option=option)
+    return int(text)
 
 
 def validate(values: dict) -> dict:
-    """Check the form with the engine's own options object; returns its fields as given to
+    """Check the form with the engine's own options object; returns the keyword arguments of
     :class:`~semtui.attacks.setgen.AttackOptions`.  An error names the form's field."""
     from semtui.attacks.setgen import AttackOptions
 
-    seed_text = str(values.get("seed") or "").strip()
-    if seed_text and not seed_text.lstrip("-").isdigit():
-        raise InputError(f"the seed must be an integer, got {seed_text!r}", option="seed")
+    threshold_text = str(values.get("threshold") or "").strip()
+    try:
+        threshold = float(threshold_text) if threshold_text else None
+    except ValueError:
+        raise InputError(f"the threshold must be a number, got {threshold_text!r}", option="threshold") from None
+    seed = _int(values.get("seed"), "seed")
     params = {
         "method": values["method"],
         "measure": values["measure"],
-        "context": values["context"],
-        "seed": int(seed_text) if seed_text else None,
+        "context": values.get("context") or "all",
+        "aggregate": values.get("aggregate") or "mean",
+        "threshold": threshold,
+        "seed": seed,
+        "k": _int(values.get("k"), "k"),
+        "vectors": str(values.get("vectors") or "").strip() or None,
+        "jobs": 1 if _int(values.get("jobs"), "jobs") is None else _int(values.get("jobs"), "jobs"),
     }
+    if seed is not None and seed < 0:
+        raise InputError(f"the seed must be a non-negative integer, got {seed}", option="seed")
     opts = AttackOptions(**params)
-    return {"method": opts.method, "measure": opts.measure, "context": opts.context, "seed": opts.seed}
+    return {k: getattr(opts, k) for k in params}
 
 
 class AttackForm(ModalScreen[dict | None]):
     """Returns the validated keyword arguments of ``run_setgen_attack``, or None."""
 
     HELP_TITLE = "attack form"
-    HELP = "tab moves between fields; enter runs the attack, escape cancels."
+    HELP = ("tab moves between fields; enter runs the attack, escape cancels. Every option of "
+            "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
     DEFAULT_CSS = """
     AttackForm { align: center middle; }
-    AttackForm > Vertical {
+    AttackForm > VerticalScroll {
         width: 72; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    AttackForm Label { margin-top: 1; color: $text-muted; width: 100%; }
+    AttackForm Label { margin-top: 0; color: $text-muted; width: 100%; }
     AttackForm Input, AttackForm Select { margin: 0; background: $boost; }
     AttackForm #error { color: $error; height: auto; }
     AttackForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     AttackForm Button { margin-left: 1; min-width: 10; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
-        Binding("ctrl+s", "run", "Run attack", id="form.run"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
 
-    def __init__(self, values: dict | None = None) -> None:
+    def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
+        """``k_default``: the k a blank k field means, and where it comes from."""
         super().__init__()
-        self.values = {**DEFAULTS, **(values or {})}
+        self.values = {**DEFAULTS, **{k: v for k, v in (values or {}).items() if v is not None}}
+        self.k_default = k_default
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS
+        from semtui.attacks.setgen.options import METHOD_HELP
         from semtui.measures import MEASURES
 
         v = self.values
-        with Vertical() as box:
+        with VerticalScroll() as box:
             box.border_title = "Attack the equivalence groups"
             box.border_subtitle = "enter runs · escape cancels"
             yield Label("method")
             yield Select([(METHOD_HELP.get(m, m), m) for m in METHODS], value=v["method"],
                          allow_blank=False, id="method", compact=True)
-            yield Label(f"measure ({', '.join(MEASURES)})", id="measure-label")
-            yield Input(str(v["measure"]), id="measure", compact=True)
-            yield Label("context (all, or nearest:N)")
-            yield Input(str(v["context"]), id="context", compact=True)
-            yield Label("seed (RA; blank for none)")
-            yield Input("" if v["seed"] in (None, "") else str(v["seed"]), id="seed", compact=True)
+            k, source = self.k_default
+            k_hint = f"{k}, from the {source}" if k is not None else "the smallest group size"
+            for name, label in FIELDS:
+                if name == "measure":
+                    label = f"measure ({', '.join(MEASURES)})"
+                yield Label(label.format(k_hint=k_hint), id=f"{name}-label")
+                value = v.get(name, "")
+                yield Input("" if value in (None, "") else str(value), id=name, compact=True)
             yield Static("", id="error")
             with Horizontal():
                 yield Button("Cancel", id="cancel", compact=True)
@@ -101,18 +128,19 @@ class AttackForm(ModalScreen[dict | None]):
         self.query_one("#run", Button).focus()
 
     def current(self) -> dict:
-        return {
-            "method": self.query_one("#method", Select).value,
-            "measure": self.query_one("#measure", Input).value,
-            "context": self.query_one("#context", Input).value,
-            "seed": self.query_one("#seed", Input).value,
-        }
+        out = {"method": self.query_one("#method", Select).value}
+        for name, _ in FIELDS:
+            out[name] = self.query_one(f"#{name}", Input).value
+        return out
 
     def action_run(self) -> None:
         try:
             params = validate(self.current())
         except InputError as exc:
-            self.query_one("#error", Static).update(str(exc))
+            field = getattr(exc, "option", None)
+            self.query_one("#error", Static).update(exc.message if field else str(exc))
+            if field and self.query(f"#{field}"):
+                self.query_one(f"#{field}").focus()
             return
         self.dismiss(params)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from semtui.model import DisassociatedData, TransactionData, token_label
-from semtui.tui.components.lists import transaction_text
+from semtui.tui.components.lists import highlight_matches, transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
 
@@ -25,14 +25,24 @@ class DetailPane(VirtualTable):
         super().__init__(empty="nothing highlighted", **kw)
         self.session = session
         self.showing: int | None = None
+        #: show each transaction as the current attack left it (``b``)
+        self.believed = False
+        #: the search text: its matches are highlighted, ``n``/``N`` move between them
+        self.needle = ""
+        self._rows = None  # transaction index of each row (an equivalence group)
 
-    def show(self, index: int | None) -> None:
+    def show(self, index: int | None, needle: str = "") -> None:
         """Show entity ``index`` of the dataset (a group, cluster or transaction)."""
         self.showing = index
+        self.needle = needle
+        self._rows = None
+        self.highlight = (lambda text: highlight_matches(text, needle)) if needle else None
         data = self.session.data
         if index is None:
             self.set_rows(0, lambda i: (), [Column("x", "", None)])
             self.border_title = "Detail"
+            self.border_subtitle = f"nothing matches “{needle}”" if needle else ""
+            self.empty_message = f"nothing matches “{needle}”" if needle else "nothing highlighted"
             return
         if isinstance(data, DisassociatedData):
             self._show_cluster(data, index)
@@ -41,16 +51,55 @@ class DetailPane(VirtualTable):
         else:
             self._show_transaction(data, index)
 
+    # ------------------------------------------------------------------ search and inspect
+    def is_match(self, row: int) -> bool:
+        if not self.needle or not (0 <= row < self.row_count):
+            return False
+        needle = self.needle.casefold()
+        return any(needle in t.casefold() for t in self.row_texts(row))
+
+    def next_match(self, direction: int) -> bool:
+        """Move to the next (``direction`` 1) or previous (-1) row that matches; False if none
+        is left that way."""
+        r = self.cursor_row + direction
+        while 0 <= r < self.row_count:
+            if self.is_match(r):
+                self.move_to(r)
+                return True
+            r += direction
+        return False
+
+    def inspect(self, row: int):
+        """(title, renderable) of the inspector for ``row``."""
+        from rich.text import Text as _Text
+
+        from semtui.tui.components.inspector import describe_transaction
+
+        data = self.session.data
+        if self._rows is not None:
+            return describe_transaction(self.session, int(self._rows[row]), self.showing, self.needle)
+        if isinstance(data, TransactionData) and self.showing is not None and not data.n_generalised:
+            return describe_transaction(self.session, self.showing, None, self.needle)
+        return self.border_title or "Detail", _Text("  ".join(self.row_texts(row)))
+
     def _show_group(self, data: TransactionData, g: int) -> None:
         rows = data.group(g)
+        self._rows = rows
+
+        believed = self.believed and self.session.result is not None
+        if believed:
+            from semtui.tui.components.inspector import attacked_text
 
         def row(i: int) -> Sequence[Cell]:
             t = int(rows[i])
             line = data.line_of(t)
-            return [str(line), transaction_text(data, t, g)]
+            text = attacked_text(self.session, t) if believed else transaction_text(data, t, g)
+            return [str(line), text]
 
         width = max(len(str(data.line_of(data.n_transactions - 1))) if data.n_transactions else 1, 4)
-        self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", "transaction", None)])
+        label = "what the attacker now believes (b: the released one)" if believed else "transaction"
+        self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
+                      cursor=self.cursor_row if self.showing == g else 0)
         self.border_title = f"Transactions of {self.session.label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
 

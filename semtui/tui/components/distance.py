@@ -11,17 +11,21 @@ the table after each step; nothing here computes a distance or a weight.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
+from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Static
 
-from semtui.attacks.setgen import group_seed
 from semtui.attacks.setgen.eliminate import parse_group
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.keys import GLOSSARY, only
+from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
 
 ELIMINATED = "✗"
@@ -46,6 +50,8 @@ def _gradient(steps: int = 16) -> list[Style]:
 GRADIENT = _gradient()
 ELIMINATED_STYLE = Style(color="bright_black", strike=True)
 CURRENT_STEP_STYLE = Style(reverse=True, bold=True)
+#: a cell the other result (compare) treats differently
+DIFFERS_STYLE = Style(underline=True, bold=True, italic=True)
 
 
 @dataclass
@@ -62,6 +68,10 @@ class GroupAttack:
 
     @classmethod
     def of(cls, result: Result, label: str) -> GroupAttack | None:
+        """One per group and result, kept on the result: the engine's replay of a big group
+        is computed once, whatever the list cursor does meanwhile."""
+        if label in result.attacks:
+            return result.attacks[label]
         grp = result.group(label)
         if grp is None:
             return None
@@ -70,8 +80,13 @@ class GroupAttack:
         ).reshape(len(grp.get("rows", [])), len(grp.get("members", [])))
         r = result.report
         seed = r.get("seed")
-        return cls(result, grp, table, r.get("method", "rba"), r.get("threshold"),
-                   group_seed(seed, int(grp.get("id", 0))))
+        from semtui.attacks.setgen.options import group_seed
+
+        attack = cls(result, grp, table, r.get("method", "rba"), r.get("threshold"),
+                     group_seed(None if seed is None else int(seed), int(grp.get("id", 0))))
+        attack.weighted = {}
+        result.attacks[label] = attack
+        return attack
 
     @property
     def eliminations(self) -> list[dict]:
@@ -81,46 +96,66 @@ class GroupAttack:
     def n_steps(self) -> int:
         return len(self.eliminations)
 
-    def engine_run(self):
-        """The eliminator's own run on this table (weights, δ, live mask)."""
-        if self._run is None:
-            from semtui.attacks.setgen.eliminate import eliminate
+    def replayed(self, step: int | None) -> np.ndarray | None:
+        """The weighted table after ``step`` if already computed, else None."""
+        return self.weighted.get(step)
 
-            self._run = eliminate(self.table, self.method, threshold=self.threshold, seed=self.seed)
-        return self._run
+    def compute_weighted(self, step: int | None, progress=None) -> np.ndarray | None:
+        """For a worker thread: the weighted table after ``step`` (``None``: after every
+        step), following the report's own path (the engine's ``weighted_along``), kept on
+        this object.  No re-run: a report's rounded table need not reproduce the path."""
+        if step in self.weighted:
+            return self.weighted[step]
+        if self.table.size == 0:
+            self.weighted[step] = None
+            return None
+        from semtui.attacks.setgen.eliminate import weighted_along
 
-    def agrees(self) -> bool:
-        """Whether re-running the eliminator gives the report's steps (else step mode is off)."""
-        run = self.engine_run()
-        return [(e.row, e.col) for e in run.eliminations] == [(e["row"], e["column"]) for e in self.eliminations]
-
-    def weighted_at(self, step: int | None) -> np.ndarray:
-        """The weighted table after ``step`` eliminations (``None``: after all of them)."""
-        run = self.engine_run()
-        if step is None or step >= self.n_steps:
-            return run.final_weighted
-        if step == 0:
-            return run.initial_weighted
-        from semtui.attacks.setgen.eliminate import replay
-
-        return replay(self.table, run, step)[0]
+        steps = [(e["row"], e["column"]) for e in self.eliminations]
+        out = weighted_along(self.table, self.method, steps, len(steps) if step is None else step, progress)
+        self.weighted[step] = out
+        return out
 
 
 class DistanceTable(VirtualTable):
     """Cells of a :class:`GroupAttack`; the view options live on the owning view."""
 
+    BINDINGS: ClassVar[list[BindingType]] = only("table.sort_asc", "table.sort_desc")
+
     def __init__(self, **kw) -> None:
         super().__init__(empty="no distance table: no transaction of this group has a scored context", **kw)
+        self.pinned = 1  # the context column stays when the members scroll sideways
+
+    def action_sort(self, descending: bool) -> None:
+        self.parent.sort_rows(self.cursor_col, descending)
+
+
+def gradient_style(v: float, scale: tuple[float, float]) -> Style:
+    """The colour of distance ``v`` on the result's one scale (the same in every group)."""
+    lo, hi = scale
+    k = int((v - lo) / ((hi - lo) or 1.0) * (len(GRADIENT) - 1))
+    return GRADIENT[max(0, min(k, len(GRADIENT) - 1))]
 
 
 class DistanceView(Vertical):
-    """A status line (what the attack did, or the current step) above a distance table."""
+    """A status line (what the attack did, or the current step) above a distance table.
+
+    The weighted view (``w``) asks the engine to replay the group's attack: that runs in a
+    worker (a 3,000-row RBA group takes seconds), the raw table stays on screen meanwhile, a
+    newer request replaces a pending one, and the result stays on the group's
+    :class:`GroupAttack` so coming back to the group is instant.
+    """
 
     DEFAULT_CSS = """
     DistanceView { height: 1fr; }
     DistanceView > #status { height: auto; max-height: 3; padding: 0 1; color: $text; background: $boost; }
     DistanceView > DistanceTable { height: 1fr; }
     """
+
+    class CursorMoved(Message):
+        def __init__(self, view: DistanceView, row: int) -> None:
+            self.view, self.row = view, row
+            super().__init__()
 
     def __init__(self, *, compact: bool = False, **kw) -> None:
         """``compact``: narrow cells (eliminated ones without their distance) and a short
@@ -131,11 +166,17 @@ class DistanceView(Vertical):
         self.step: int | None = None  # None: the final table; k: after k eliminations
         self.weighted = False
         self.show_original = True
-        self._weighted_cache: dict[int | None, np.ndarray] = {}
-        self._steps_ok: bool | None = None
+        #: (row, column) cells to mark as differing from another result (compare)
+        self.differs: set[tuple[int, int]] = set()
+        #: the order rows are shown in (a sort of the table), as table row indices
+        self.order: np.ndarray | None = None
+        #: (attack, step) of the replay running in the worker, if any
+        self._running: tuple[GroupAttack, int | None] | None = None
 
     def compose(self):
-        yield Static("", id="status", markup=False)
+        status = Static("", id="status", markup=False)
+        status.tooltip = "\n".join(GLOSSARY[k] for k in ("δ", "vulnerability", "skipped rows"))
+        yield status
         yield DistanceTable(id="distances")
 
     @property
@@ -146,37 +187,66 @@ class DistanceView(Vertical):
     def show(self, attack: GroupAttack | None) -> None:
         self.attack = attack
         self.step = None
-        self._weighted_cache = {}
-        self._steps_ok: bool | None = None  # asked of the engine on first use only
+        self.order = None
+        self.differs = set()
+        self.table.first_col = self.table.pinned
         self.redraw()
+
+    def on_resize(self) -> None:
+        if self.attack is not None:
+            self.redraw()
+
+    def row_index(self, view_row: int) -> int:
+        """The table row shown at ``view_row`` (rows may be sorted)."""
+        return int(self.order[view_row]) if self.order is not None else view_row
+
+    def view_row(self, row: int) -> int:
+        if self.order is None:
+            return row
+        return int(np.flatnonzero(self.order == row)[0])
+
+    def sort_rows(self, column: int, descending: bool) -> None:
+        """``[``/``]`` on a distance table: rows by the current member's distance (or by line)."""
+        a = self.attack
+        if a is None or not a.group.get("rows"):
+            return
+        keep = self.row_index(self.table.cursor_row)
+        if column == 0:
+            key = np.array([r["line"] for r in a.group["rows"]], dtype=np.float64)
+        else:
+            key = self.values()[:, column - 1]
+        nan = np.isnan(key)
+        vals = np.where(nan, 0, key)
+        self.order = np.lexsort((-vals if descending else vals, nan))
+        self.table.sort_marks = {column: " ▼" if descending else " ▲"}
+        self.redraw()
+        self.table.move_to(self.view_row(keep))
 
     def redraw(self, *, keep_cursor: bool = True) -> None:
         table = self.table
         a = self.attack
         cursor = table.cursor_row if keep_cursor else 0
         if a is None:
+            table.sort_marks = {}
             table.set_rows(0, lambda i: (), [Column("x", "", None)])
             self.query_one("#status", Static).update("this group is not in the report")
             return
+        if self.order is None:
+            table.sort_marks = {}
         members = a.group.get("members", [])
         rows = a.group.get("rows", [])
         values = self.values()
         step_of = self.step_marks()
         orig = a.group.get("original") if self.show_original else None
         width = self.cell_width(values, orig is not None)
-        if self.compact:
-            width = max(width, 6)
-            columns = [Column("ctx", "context", None, min_width=6)]
-        else:
-            width = max([width] + [min(len(m), 12) for m in members])
-            columns = [Column("ctx", "transaction: context", None, min_width=14)]
-        columns += [Column(f"m{j}", m, width, "right") for j, m in enumerate(members)]
-        finite = values[np.isfinite(values)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        span = hi - lo if hi > lo else 1.0
+        columns = self.columns(width, members, rows)
         current = self.step if self.step is not None else -1
+        differs = self.differs
+        order = self.order
+        scale = a.result.scale
 
-        def row(i: int) -> list[Cell]:
+        def row(view_i: int) -> list[Cell]:
+            i = int(order[view_i]) if order is not None else view_i
             r = rows[i]
             out: list[Cell] = [Text(f"L{r['line']}: " + ", ".join(r.get("context", [])))]
             for j in range(len(members)):
@@ -192,13 +262,34 @@ class DistanceView(Vertical):
                 elif not np.isfinite(v):
                     cell = Text(f"{mark}{MISSING}")
                 else:
-                    k = int((v - lo) / span * (len(GRADIENT) - 1))
-                    cell = Text(f"{mark}{v:.2f}", style=GRADIENT[max(0, min(k, len(GRADIENT) - 1))])
+                    cell = Text(f"{mark}{v:.2f}", style=gradient_style(v, scale))
+                if (i, j) in differs:  # underlined: visible without colour too
+                    cell.stylize(DIFFERS_STYLE)
                 out.append(cell)
             return out
 
         table.set_rows(len(rows), row, columns, cursor=cursor)
         self.query_one("#status", Static).update(self.status())
+
+    def columns(self, width: int, members: list[str], rows: list[dict]) -> list[Column]:
+        """The context column (pinned), then one per member, as wide as the room allows: a
+        member's full name when every one fits, else an equal share, never under a cell."""
+        room = self.table.scrollable_content_region.width or 80
+        n = max(len(members), 1)
+        longest_ctx = max((len(f"L{r['line']}: " + ", ".join(r.get("context", [])))
+                           for r in rows[:2000]), default=8)
+        if self.compact:
+            ctx_min = min(max(6, room // 5), longest_ctx)
+        else:
+            ctx_min = min(max(14, room // 3), max(longest_ctx, 14))
+        names = [max(width, len(m)) for m in members]
+        if sum(names) + len(names) + ctx_min + 1 > room:
+            share = max(width, (room - ctx_min - 1) // n - 1)
+            names = [max(width, min(len(m), share)) for m in members]
+        ctx_label = "context" if self.compact else "transaction: context"
+        columns = [Column("ctx", ctx_label, None, min_width=ctx_min)]
+        columns += [Column(f"m{j}", m, w, "right") for j, (m, w) in enumerate(zip(members, names))]
+        return columns
 
     def cell_width(self, values: np.ndarray, marks: bool) -> int:
         """The widest cell the table can show, so that no number is ever cut."""
@@ -210,24 +301,68 @@ class DistanceView(Vertical):
         negative = any((v[np.isfinite(v)] < 0).any() for v in shown)
         num = len(f"{widest:.2f}") + int(negative)
         step = 1 + len(str(a.n_steps)) if a.n_steps else 0
-        return int(marks) + max(num, step + (0 if self.compact else 1 + num))
+        width = int(marks) + max(num, step + (0 if self.compact else 1 + num))
+        return max(width, 6) if self.compact else width
 
     def follow_step(self) -> None:
         """Put the cursor on the cell the current step eliminated (scrolling to it)."""
         if self.step:
             e = self.attack.eliminations[self.step - 1]
             table = self.table
-            table.move_to(e["row"])
+            table.move_to(self.view_row(e["row"]))
             table.cursor_col = e["column"] + 1
 
     def values(self) -> np.ndarray:
-        """What the cells show: raw distances, or weighted ones at the current step."""
+        """What the cells show: raw distances, or weighted ones at the current step once the
+        engine's replay is ready (a worker computes it; the raw table is shown meanwhile)."""
         a = self.attack
-        if not self.weighted or not self.steps_ok:
+        if not self.weighted:
             return a.table
-        if self.step not in self._weighted_cache:
-            self._weighted_cache[self.step] = a.weighted_at(self.step)
-        return self._weighted_cache[self.step]
+        got = a.replayed(self.step)
+        if got is not None:
+            return got
+        if self.step not in a.weighted:
+            self.request_replay(a, self.step)
+        return a.table
+
+    @property
+    def replay_pending(self) -> bool:
+        a = self.attack
+        return bool(self.weighted and a is not None and self.step not in a.weighted)
+
+    def request_replay(self, attack: GroupAttack, step: int | None) -> None:
+        """Replay in a worker; a newer request cancels a stale one (the engine checks for
+        that every 256 steps)."""
+        key = (attack, step)
+        if self._running == key:
+            return
+        from semtui.tui.workers import start_job
+
+        self._running = key
+        start_job(self, "replay", attack.compute_weighted, step, params=key)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        if message.job == "replay":
+            message.stop()  # a replay's progress is not the attack's progress bar
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        if message.job != "replay":
+            return
+        message.stop()
+        if self._running == message.params:
+            self._running = None
+        attack, step = message.params
+        if attack is self.attack and step == self.step and self.weighted:
+            self.redraw()
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.job != "replay":
+            return
+        message.stop()
+        if self._running == message.params:
+            self._running = None
+        if not message.cancelled:
+            self.app.notify(f"the weighted replay failed: {message.error}", severity="error")
 
     def step_marks(self) -> dict[tuple[int, int], int]:
         """(row, column) -> step of every elimination shown at the current step."""
@@ -240,16 +375,22 @@ class DistanceView(Vertical):
         delta = grp.get("threshold")
         delta_s = "δ —" if delta is None else f"δ {delta:.3f}"
         kind = "weighted" if self.weighted else "raw"
+        if self.replay_pending:
+            kind = "weighted: replaying… (raw shown)"
+        elif self.weighted and a.replayed(self.step) is None:
+            kind = "raw (an empty table has no weights)"
         if self.step is None:
             m = grp.get("metrics") or {}
             pr = ""
             if m:
                 pr = f" · P {_f(m.get('precision'))} R {_f(m.get('recall'))}"
             skipped = f" · {len(grp.get('skipped', []))} skipped" if grp.get("skipped") else ""
+            exposed = f" · {len(grp.get('exposed', []))} exposed" if grp.get("exposed") else ""
             hint = " · space steps" if a.n_steps else ""
-            legend = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
-            return (f"{rep.get('method', '?')}: {a.n_steps} eliminations · {delta_s}{pr}{skipped}"
-                    f" · {kind}{hint}{legend}")
+            legend_s = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
+            diff = f" · {len(self.differs)} underlined differ" if self.differs else ""
+            return (f"{rep.get('method', '?')}: {a.n_steps} eliminations · {delta_s}{pr}{skipped}{exposed}"
+                    f" · {kind}{hint}{legend_s}{diff} · colour 0 green … {a.result.scale[1]:.2g} red")
         if self.step == 0:
             return f"step 0/{a.n_steps}: the table before the attack · {delta_s} · {kind}"
         e = a.eliminations[self.step - 1]
@@ -260,38 +401,33 @@ class DistanceView(Vertical):
                 f" · {delta_s} · {kind}")
 
     # ------------------------------------------------------------------ actions
-    @property
-    def steps_ok(self) -> bool:
-        """Whether the engine replays this report's steps (a report from another version
-        of the eliminator might not); asked once per group, when first needed."""
-        if self._steps_ok is None:
-            a = self.attack
-            self._steps_ok = a is not None and a.table.size > 0 and a.agrees()
-            if not self._steps_ok and a is not None and a.n_steps:
-                self.app.notify("re-running the eliminator does not give this report's steps; "
-                                "weighted distances are off for this group", severity="warning")
-        return self._steps_ok
-
     def can_step(self) -> bool:
         # Raw step mode needs only the report's steps; the engine is asked only for
-        # weighted distances (``w``), which a big group takes a moment to replay.
+        # weighted distances (``w``), in a worker.
         return self.attack is not None and self.attack.n_steps > 0
+
+    def goto_step(self, step: int | None) -> None:
+        """Step ``step`` (0: before the attack; ``None`` or past the end: the final table)."""
+        if not self.can_step():
+            return
+        n = self.attack.n_steps
+        self.step = None if step is None or step >= n else max(step, 0)
+        if step is not None and step >= n:
+            self.step = n
+        self.redraw()
+        self.follow_step()
 
     def step_forward(self) -> None:
         if not self.can_step():
             return
         n = self.attack.n_steps
-        self.step = 1 if self.step is None else min(self.step + 1, n)
-        self.redraw()
-        self.follow_step()
+        self.goto_step(1 if self.step is None else min(self.step + 1, n))
 
     def step_back(self) -> None:
         if not self.can_step():
             return
         n = self.attack.n_steps
-        self.step = n - 1 if self.step is None else max(self.step - 1, 0)
-        self.redraw()
-        self.follow_step()
+        self.goto_step(n - 1 if self.step is None else max(self.step - 1, 0))
 
     def step_reset(self) -> None:
         if not self.can_step():
@@ -306,6 +442,16 @@ class DistanceView(Vertical):
     def toggle_original(self) -> None:
         self.show_original = not self.show_original
         self.redraw()
+
+    def current_cell(self) -> tuple[int, int] | None:
+        """(table row, member column) under the cursor, or None on the context column."""
+        t = self.table
+        if self.attack is None or not t.row_count:
+            return None
+        return self.row_index(t.cursor_row), t.cursor_col - 1
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.post_message(self.CursorMoved(self, event.row))
 
 
 def chosen_by(group: str, grp: dict) -> str:

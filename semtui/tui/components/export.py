@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
+
+from semtui.tui.keys import bindings
 
 
 class ExportPrompt(ModalScreen[str | None]):
@@ -26,18 +28,23 @@ class ExportPrompt(ModalScreen[str | None]):
     ExportPrompt #warning { color: $warning; height: auto; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("export")
 
-    def __init__(self, default: str) -> None:
+    def __init__(self, default: str, title: str = "Export the report as JSON", *,
+                 check_exists: bool = True) -> None:
+        """``check_exists=False``: a plain one-line prompt (no path checks), e.g. a step number."""
         super().__init__()
         self.default = default
+        self.title_text = title
+        self.check_exists = check_exists
         self._confirmed: str | None = None  # the existing path a second enter replaces
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Export the report as JSON"
-            box.border_subtitle = "enter writes · escape cancels"
-            yield Label("path")
+            box.border_title = self.title_text
+            box.border_subtitle = ("enter writes · escape cancels" if self.check_exists
+                                   else "enter goes · escape cancels")
+            yield Label("path" if self.check_exists else "value")
             inp = Input(self.default, id="path")
             inp.cursor_blink = False
             yield inp
@@ -45,7 +52,7 @@ class ExportPrompt(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
-        if value and Path(value).exists() and value != self._confirmed:
+        if self.check_exists and value and Path(value).exists() and value != self._confirmed:
             self._confirmed = value
             what = "is a directory" if Path(value).is_dir() else "exists: enter again to replace it"
             self.query_one("#warning", Static).update(f"{value} {what}")

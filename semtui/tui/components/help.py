@@ -7,10 +7,12 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from semtui.tui.keys import bindings
 
 
 def describe_keys(screen) -> list[tuple[str, str]]:
@@ -45,15 +47,7 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "dismiss", "Close help", id="help.close"),
-        Binding("j,down", "scroll(1)", "Scroll down", show=False),
-        Binding("k,up", "scroll(-1)", "Scroll up", show=False),
-        Binding("g,home", "top", "Top", show=False),
-        Binding("G,end", "bottom", "Bottom", show=False),
-        Binding("pageup", "scroll(-10)", "Page up", show=False),
-        Binding("pagedown", "scroll(10)", "Page down", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("help")
 
     def __init__(self, title: str, keys: list[tuple[str, str]], intro: str = "") -> None:
         super().__init__()

@@ -12,10 +12,11 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
 from semtui.model import DisassociatedData, TransactionData, generalised_label, token_label
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.keys import only
 from semtui.tui.session import Result, Session
 
 
@@ -26,10 +27,7 @@ def fmt_ratio(value) -> str:
 class ListPane(VirtualTable):
     """A :class:`VirtualTable` over dataset entities with ``[``/``]`` sort and a filter."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left_square_bracket", "sort(False)", "Sort ↑", id="list.sort_asc"),
-        Binding("right_square_bracket", "sort(True)", "Sort ↓", id="list.sort_desc"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = only("table.sort_asc", "table.sort_desc")
 
     def __init__(self, session: Session, source: ListSource, **kw) -> None:
         super().__init__(**kw)
@@ -73,9 +71,13 @@ class ListPane(VirtualTable):
         n = self.count()
         if self.filter_text:
             needle = self.filter_text.casefold()
-            order = np.fromiter(
-                (i for i, t in enumerate(self.texts()) if needle in t.casefold()), dtype=np.int64
-            )
+            match = getattr(self.source, "match", None)
+            if match is not None:
+                order = np.asarray(match(needle), dtype=np.int64)
+            else:
+                order = np.fromiter(
+                    (i for i, t in enumerate(self.texts()) if needle in t.casefold()), dtype=np.int64
+                )
         else:
             order = np.arange(n, dtype=np.int64)
         if self.sort_column is not None and len(order):
@@ -160,6 +162,30 @@ class GroupsSource:
     def texts(self) -> list[str]:
         return self.session.labels()
 
+    def match(self, needle: str) -> np.ndarray:
+        """Groups whose generalised item, or any of whose transactions, has an item containing
+        ``needle`` (case-folded): one pass over the vocabulary, then CSR arrays."""
+        data = self.data
+        names = data.vocab.items
+        hit = np.fromiter((needle in n.casefold() for n in names), dtype=bool, count=len(names))
+        groups = np.zeros(data.n_generalised, dtype=bool)
+        # generalised items with a matching member
+        mem_hit = hit[data.gen_members]
+        if mem_hit.any():
+            owner = np.repeat(np.arange(data.n_generalised), np.diff(data.gen_indptr))
+            groups[owner[mem_hit]] = True
+        # transactions with a matching plain item: every group they belong to
+        tok = data.tokens
+        plain = tok >= 0
+        tok_hit = np.zeros(len(tok), dtype=bool)
+        tok_hit[plain] = hit[tok[plain]]
+        if tok_hit.any():
+            rows = np.zeros(data.n_transactions, dtype=bool)
+            rows[data.row_of_token()[tok_hit]] = True
+            gen = ~plain & rows[data.row_of_token()]
+            groups[-tok[gen] - 1] = True
+        return np.flatnonzero(groups)
+
     def result_columns(self) -> dict | None:
         """Per-group numbers read from the current report, as arrays aligned with group ids."""
         result = self.session.result
@@ -167,7 +193,8 @@ class GroupsSource:
             return None
         if self._result_for is not result:
             n = self.count()
-            cols = {k: np.full(n, np.nan) for k in ("density", "eliminated", "cells", "precision", "recall")}
+            cols = {k: np.full(n, np.nan)
+                    for k in ("density", "eliminated", "cells", "exposed", "precision", "recall")}
             index: dict[str, int] | None = None
             for grp in result.report.get("groups", []):
                 g = grp.get("id")
@@ -180,6 +207,7 @@ class GroupsSource:
                 table = grp.get("table") or []
                 cols["cells"][g] = sum(1 for row in table for v in row if v is not None)
                 cols["eliminated"][g] = len(grp.get("eliminations", []))
+                cols["exposed"][g] = len(grp.get("exposed", []))
                 if grp.get("density") is not None:
                     cols["density"][g] = grp["density"]
                 m = grp.get("metrics") or {}
@@ -196,6 +224,7 @@ class GroupsSource:
             cols.append(Column("density", "dens", 5, "right"))
         if rc is not None:
             cols.append(Column("eliminated", "elim", self._elim_width(rc), "right"))
+            cols.append(Column("exposed", "exp", 3, "right"))
             if not np.all(np.isnan(rc["precision"])):
                 cols += [Column("precision", "P", 4, "right"), Column("recall", "R", 4, "right")]
         return cols
@@ -220,6 +249,9 @@ class GroupsSource:
             elif c.key == "eliminated":
                 e, n = rc["eliminated"][g], rc["cells"][g]
                 out.append("" if np.isnan(n) else f"{int(e)}/{int(n)}")
+            elif c.key == "exposed":
+                x = rc["exposed"][g]
+                out.append("" if np.isnan(x) else Text(str(int(x)), style="bold red" if x else "dim"))
             else:
                 out.append(fmt_ratio(rc[c.key][g]))
         return out
@@ -326,6 +358,18 @@ def source_for(session: Session) -> ListSource:
     if data.n_generalised:
         return GroupsSource(session)
     return TransactionsSource(session)
+
+
+def highlight_matches(text: Text, needle: str) -> None:
+    """Mark every occurrence of ``needle`` (case-folded) in ``text``."""
+    if not needle:
+        return
+    low, n = text.plain.casefold(), len(needle)
+    needle = needle.casefold()
+    start = low.find(needle)
+    while start >= 0:
+        text.stylize("bold black on yellow", start, start + n)
+        start = low.find(needle, start + n)
 
 
 def transaction_text(data: TransactionData, i: int, g: int | None = None) -> Text:

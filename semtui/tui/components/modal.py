@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from semtui.tui.keys import bindings
 
 
 class ErrorModal(ModalScreen[None]):
@@ -22,7 +24,7 @@ class ErrorModal(ModalScreen[None]):
     ErrorModal Button { width: 100%; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "dismiss", "Close", id="error.close")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("error")
 
     def __init__(self, title: str, message: str) -> None:
         super().__init__()

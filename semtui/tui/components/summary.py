@@ -9,18 +9,27 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import Group
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 
 BAR_WIDTH = 16
 #: unknown terms listed before "… and N more"
 UNKNOWN_SHOWN = 20
 METRICS = ("precision", "recall", "f1")
+#: how the summary names the report's metric keys
+METRIC_NAMES = {
+    "recall_attackable": "recall (attackable rows)",
+    "auc_within_table": "AUC within table",
+    "auc_pooled": "AUC pooled",
+    "density_per_item": "density per item",
+}
 
 
 def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
@@ -48,12 +57,7 @@ class SummaryPanel(VerticalScroll):
     SummaryPanel { height: 1fr; padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,home", "scroll_home", "Top", show=False, id="summary.top"),
-        Binding("G,end", "scroll_end", "Bottom", show=False, id="summary.bottom"),
-        Binding("j", "scroll_down", "Down", show=False, id="summary.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="summary.up"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("summary")
 
     def action_scroll_home(self) -> None:
         self.scroll_home(animate=False)
@@ -108,10 +112,15 @@ class SummaryPanel(VerticalScroll):
             facts.add_row(key.replace("_", " "), _fmt(value))
         return [Text(f"Dataset {self.session.path.name}", style="bold underline"), facts]
 
-    def k_label(self, k) -> str:
-        """The engine's default k is the smallest group size (docs/attacks.md): say so."""
-        sizes = self.facts().get("group_sizes") or {}
-        return "k (smallest group size)" if k is not None and sizes.get("min") == k else "k"
+    def k_label(self, priv: dict) -> str:
+        """Which k exposure was judged against, and where it came from (form/option, the
+        release's sidecar, or the smallest group size)."""
+        source = priv.get("k_source")
+        if source is None:
+            sizes = self.facts().get("group_sizes") or {}
+            source = "smallest group size" if sizes.get("min") == priv.get("k") else None
+        names = {"option": "k (set in the form)", "sidecar": "k (from the release's sidecar)"}
+        return names.get(source, f"k ({source})") if source else "k"
 
     def render_attack(self, result) -> list:
         parts: list = []
@@ -123,9 +132,19 @@ class SummaryPanel(VerticalScroll):
         scores.add_column()
         metrics = rep.get("metrics")
         if metrics:
-            for k in ("precision", "recall", "f1", "auc", "density", "eliminated", "added", "correct"):
-                if k in metrics:
-                    scores.add_row(k, _fmt(metrics[k]))
+            intervals = metrics.get("intervals") or {}
+            for k in ("precision", "recall", "f1", "recall_attackable", "auc", "auc_within_table", "auc_pooled",
+                      "density", "density_per_item", "eliminated", "added", "correct"):
+                if k in metrics and not (k == "auc" and "auc_pooled" in metrics):
+                    iv = intervals.get(k)
+                    ci = f"  [{_fmt(iv.get('low'))}, {_fmt(iv.get('high'))}]" if isinstance(iv, dict) else ""
+                    scores.add_row(METRIC_NAMES.get(k, k), _fmt(metrics[k]) + ci)
+            base = metrics.get("baseline")
+            if isinstance(base, dict):
+                scores.add_row("baseline P / R / F1", " / ".join(_fmt(base.get(x)) for x in ("precision", "recall", "f1"))
+                               + f"  ({base.get('kind', 'random')})")
+                if base.get("error_ratio") is not None:
+                    scores.add_row("error ratio", f"{_fmt(base.get('error_ratio'))}  (attack's errors / baseline's)")
         else:
             scores.add_row("metrics", "open with --original to score the attack")
         summary = rep.get("summary") or {}
@@ -133,10 +152,20 @@ class SummaryPanel(VerticalScroll):
             scores.add_row("eliminated", _fmt(summary["eliminations"]))
         priv = rep.get("privacy") or {}
         if priv:
-            scores.add_row(self.k_label(priv.get("k")), _fmt(priv.get("k")))
+            scores.add_row(self.k_label(priv), _fmt(priv.get("k")))
             scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
             scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
         parts += [scores, Text("")]
+        by_size = (metrics or {}).get("by_table_size")
+        if isinstance(by_size, dict) and by_size:
+            t = Table(title="By table size", title_justify="left", box=None, padding=(0, 1))
+            t.add_column("tables")
+            for k in ("groups", "precision", "recall", "auc_within_table"):
+                t.add_column(METRIC_NAMES.get(k, k), justify="right")
+            for name, fig in by_size.items():
+                if isinstance(fig, dict):
+                    t.add_row(name, *(_fmt(fig.get(k)) for k in ("groups", "precision", "recall", "auc_within_table")))
+            parts += [t, Text("")]
         unknown = rep.get("unknown_terms") or []
         if unknown:
             parts.append(Text(f"{len(unknown):,} unknown terms (no score under {rep.get('measure')}; "
@@ -144,11 +173,16 @@ class SummaryPanel(VerticalScroll):
             shown = ", ".join(unknown[:UNKNOWN_SHOWN])
             more = f", … and {len(unknown) - UNKNOWN_SHOWN:,} more" if len(unknown) > UNKNOWN_SHOWN else ""
             parts += [Text(f"  {shown}{more}"), Text("")]
-        exposed = [(g["generalised_item"], item) for g in rep.get("groups", []) for item in g.get("exposed", [])]
+        exposed = [(g["generalised_item"], item, g.get("id")) for g in rep.get("groups", [])
+                   for item in g.get("exposed", [])]
         if exposed:
-            parts.append(Text(f"Exposed (cover below k = {priv.get('k', '?')})", style="bold underline"))
-            for label, item in exposed[:20]:
-                parts.append(Text(f"  {item}  in {label}", no_wrap=True, overflow="ellipsis"))
+            parts.append(Text(f"Exposed (cover below k = {priv.get('k', '?')}; click one to go to its group, "
+                              "x lists every item)", style="bold underline"))
+            for label, item, gid in exposed[:20]:
+                line = Text(f"  {item}  in {label}", no_wrap=True, overflow="ellipsis")
+                if isinstance(gid, int):  # a click leads to the group
+                    line.stylize(Style.from_meta({"@click": f"screen.go_to_group({gid})"}))
+                parts.append(line)
             if len(exposed) > 20:
                 parts.append(Text(f"  … and {len(exposed) - 20:,} more", style="dim"))
             parts.append(Text(""))

@@ -14,13 +14,15 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from semtui.tui.keys import only
 
 Cell = str | Text
 RowGetter = Callable[[int], Sequence[Cell]]
@@ -62,17 +64,10 @@ class VirtualTable(ScrollView, can_focus=True):
         "vtable--empty",
     }
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
-        Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
-        Binding("g,home", "first", "First", show=False, id="table.first"),
-        Binding("G,end", "last", "Last", show=False, id="table.last"),
-        Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="table.page_up"),
-        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="table.page_down"),
-        Binding("left,h", "column_left", "Column left", show=False, id="table.left"),
-        Binding("right,l", "column_right", "Column right", show=False, id="table.right"),
-        Binding("enter", "select", "Open", show=False, id="table.select"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = only(
+        "table.up", "table.down", "table.first", "table.last", "table.page_up", "table.page_down",
+        "table.left", "table.right", "table.select", "table.copy", "table.csv",
+    )
 
     cursor_row: reactive[int] = reactive(0, always_update=True, init=False)
     cursor_col: reactive[int] = reactive(0, init=False)
@@ -108,6 +103,13 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self.empty_message = empty
         self.sort_marks: dict[int, str] = {}
+        #: leading columns that stay in place when the table scrolls sideways
+        self.pinned = 0
+        #: the first unpinned column on screen: sideways scrolling moves by whole columns, so a
+        #: number is never cut (a column that does not fit is left out, not drawn in part)
+        self.first_col = 0
+        #: cell styles that mark search matches, drawn over the row's own styles
+        self.highlight: Callable[[Text], None] | None = None
 
     # ------------------------------------------------------------------ data
     def set_rows(
@@ -149,10 +151,32 @@ class VirtualTable(ScrollView, can_focus=True):
         return out
 
     def _update_virtual_size(self) -> None:
-        # The narrowest the columns can be: wider viewports give the room to the flexible
-        # column instead of scrolling, so a horizontal scrollbar appears only when needed.
-        least = sum(c.width if c.width is not None else c.min_width for c in self.columns)
-        self.virtual_size = Size(least + len(self.columns), self.row_count + 1)
+        # Sideways scrolling is by whole columns (``first_col``), never by cells: the
+        # virtual width is the viewport's, so no column is ever drawn in part.
+        self.virtual_size = Size(max(self.scrollable_content_region.width, 1), self.row_count + 1)
+
+    def layout_columns(self, total: int | None = None) -> list[tuple[int, int]]:
+        """(column, width) of every column on screen, left to right: the pinned ones, then from
+        ``first_col`` while they fit.  A text column that does not fit is cut with an ellipsis
+        when there is room for a few characters; a number column is left out."""
+        total = self.scrollable_content_region.width if total is None else total
+        widths = self._widths(total)
+        out: list[tuple[int, int]] = []
+        x = 1  # the cursor gutter
+        pinned = min(self.pinned, len(widths))
+        for c in range(pinned):
+            out.append((c, widths[c]))
+            x += widths[c] + 1
+        for c in range(max(self.first_col, pinned), len(widths)):
+            w = widths[c]
+            if x + w > total:
+                room = total - x
+                if self.columns[c].justify == "left" and room >= 4:
+                    out.append((c, room))
+                break
+            out.append((c, w))
+            x += w + 1
+        return out
 
     def on_resize(self) -> None:
         self._cache.clear()
@@ -164,13 +188,17 @@ class VirtualTable(ScrollView, can_focus=True):
         return max(self.scrollable_content_region.height - 1, 1)
 
     # ------------------------------------------------------------------ drawing
-    def _line(self, cells: Sequence[Cell], widths: list[int], gutter: str, style: Style) -> Text:
+    def _line(self, cells: Sequence[Cell], layout: list[tuple[int, int]], gutter: str, style: Style) -> Text:
         line = Text(gutter, style=style, no_wrap=True, end="")
-        for k, (cell, width, column) in enumerate(zip(cells, widths, self.columns)):
+        for k, (c, width) in enumerate(layout):
             if k:
                 line.append(" ")
+            cell = cells[c] if c < len(cells) else ""
+            column = self.columns[c]
             text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
             text.no_wrap = True
+            if self.highlight is not None:
+                self.highlight(text)
             text.truncate(width, overflow="ellipsis")
             pad = width - text.cell_len
             if pad > 0:
@@ -182,27 +210,28 @@ class VirtualTable(ScrollView, can_focus=True):
         return line
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_y = int(self.scroll_offset.y)
         width = self.scrollable_content_region.width
         base = self.rich_style
-        widths = self._widths(width)
+        layout = self.layout_columns(width)
         if y == 0:
-            key = ("header", scroll_x, width, self.cursor_col, tuple(self.sort_marks.items()))
+            key = ("header", self.first_col, width, self.cursor_col, tuple(self.sort_marks.items()))
             strip = self._cache.get(key)
             if strip is None:
                 header = self.get_component_rich_style("vtable--header")
                 current = self.get_component_rich_style("vtable--header-current")
                 line = Text(" ", no_wrap=True, end="")
-                for i, (c, w) in enumerate(zip(widths, self.columns)):
-                    if i:
+                for k, (i, c) in enumerate(layout):
+                    if k:
                         line.append(" ")
+                    w = self.columns[i]
                     cell = Text(w.label + self.sort_marks.get(i, ""))
                     cell.truncate(c, overflow="ellipsis")  # a cut label ends with …
                     pad = " " * (c - cell.cell_len)
                     cell = cell + pad if w.justify == "left" else Text(pad) + cell
                     cell.stylize(current if i == self.cursor_col else header)
                     line.append_text(cell)
-                strip = self._to_strip(line, base, scroll_x, width)
+                strip = self._to_strip(line, base, 0, width)
                 self._cache[key] = strip
             return strip
         row = scroll_y + y - 1
@@ -212,14 +241,17 @@ class VirtualTable(ScrollView, can_focus=True):
                 return self._to_strip(text, base, 0, width)
             return Strip.blank(width, base)
         is_cursor = row == self.cursor_row
-        key = (row, is_cursor, scroll_x, width, self.has_focus)
+        key = (row, is_cursor, self.first_col, width, self.has_focus)
         strip = self._cache.get(key)
         if strip is None:
             style = self.get_component_rich_style("vtable--cursor") if is_cursor else Style()
-            line = self._line(self._getter(row), widths, CURSOR_MARK if is_cursor else " ", Style())
+            line = self._line(self._getter(row), layout, CURSOR_MARK if is_cursor else " ", Style())
             if is_cursor:
-                line.stylize(style)
-            strip = self._to_strip(line, base, scroll_x, width)
+                # the cursor row keeps its cells' colours: only the gutter and bold mark it,
+                # plus the cursor background where a cell has no colour of its own
+                line.stylize(Style(bold=True), 0, len(line))
+                line = _under(line, style)
+            strip = self._to_strip(line, base, 0, width)
             self._cache[key] = strip
         return strip
 
@@ -241,19 +273,19 @@ class VirtualTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _scroll_column_into_view(self) -> None:
-        """Scroll sideways by whole columns, so the current one is always on screen."""
+        """Scroll sideways by whole columns, so the current one is always on screen, whole."""
         if not self.columns:
             return
-        view = self.scrollable_content_region.width
-        widths = self._widths(view)
-        col = min(self.cursor_col, len(widths) - 1)
-        start = 1 + sum(widths[:col]) + col  # the gutter, then a space before each later column
-        end = start + widths[col]
-        x = int(self.scroll_x)
-        if col == 0 or start < x:
-            self.scroll_to(x=0 if col == 0 else start - 1, animate=False)
-        elif end > x + view:
-            self.scroll_to(x=end - view, animate=False)
+        col = min(self.cursor_col, len(self.columns) - 1)
+        if col < self.pinned:
+            return
+        if col < self.first_col or col == self.pinned:
+            self.first_col = col
+        else:
+            widths = self._widths(self.scrollable_content_region.width)
+            while self.first_col < col and not any(c == col and w == widths[c] for c, w in self.layout_columns()):
+                self.first_col += 1
+        self._cache.clear()
 
     def on_focus(self) -> None:
         self.refresh()
@@ -295,21 +327,92 @@ class VirtualTable(ScrollView, can_focus=True):
     def action_column_left(self) -> None:
         if self.cursor_col > 0:
             self.cursor_col -= 1
-        else:
-            self.scroll_left(animate=False)
 
     def action_column_right(self) -> None:
         if self.cursor_col < len(self.columns) - 1:
             self.cursor_col += 1
+
+    # ------------------------------------------------------------------ copy / CSV
+    def cell_text(self, row: int, col: int) -> str:
+        cells = self._getter(row)
+        return str(cells[col].plain if isinstance(cells[col], Text) else cells[col]) if col < len(cells) else ""
+
+    def row_texts(self, row: int) -> list[str]:
+        return [self.cell_text(row, c) for c in range(len(self.columns))]
+
+    def action_copy(self) -> None:
+        """``y``: the current cell to the clipboard (the whole row when on the first column)."""
+        if not self.row_count:
+            return
+        if self.cursor_col == 0:
+            text = "\t".join(self.row_texts(self.cursor_row))
         else:
-            self.scroll_right(animate=False)
+            text = self.cell_text(self.cursor_row, self.cursor_col)
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"copied: {text[:60]}")
+
+    def write_csv(self, path) -> int:
+        """Every row of the table as shown (filter and sort kept), as CSV; returns the row count."""
+        import csv
+
+        from semtui.fileio import atomic_writer
+
+        with atomic_writer(path) as fh:
+            w = csv.writer(fh)
+            w.writerow([c.label for c in self.columns])
+            for r in range(self.row_count):
+                w.writerow(self.row_texts(r))
+        return self.row_count
+
+    def action_save_csv(self) -> None:
+        """``ctrl+s``: the table as CSV, in a prompt for the path."""
+        from pathlib import Path
+
+        from semtui.errors import InputError
+        from semtui.tui.components.export import ExportPrompt
+
+        default = f"{(self.id or 'table')}.csv"
+
+        def done(path: str | None) -> None:
+            if not path:
+                return
+            try:
+                n = self.write_csv(Path(path))
+            except (OSError, ValueError, InputError) as exc:
+                self.app.notify(f"could not write {path}: {exc}", severity="error")
+                return
+            self.app.notify(f"wrote {n:,} rows to {path}")
+
+        self.app.push_screen(ExportPrompt(default, title="Save the table as CSV"), done)
 
     def action_select(self) -> None:
         if self.row_count:
             self.post_message(self.Selected(self, self.cursor_row))
 
     def on_click(self, event) -> None:
-        row = int(self.scroll_y) + event.y - 1
+        """The row (and column) under the pointer, measured inside the border."""
+        offset = event.get_content_offset(self)
+        self.focus()
+        if offset is None:
+            return
+        row = int(self.scroll_y) + offset.y - 1
         if 0 <= row < self.row_count:
             self.cursor_row = row
-        self.focus()
+        x = 1
+        for c, w in self.layout_columns():
+            if x <= offset.x < x + w + 1:
+                self.cursor_col = c
+                break
+            x += w + 1
+        if event.chain == 2 and 0 <= row < self.row_count:
+            self.action_select()
+
+
+def _under(line: Text, style: Style) -> Text:
+    """``line`` with ``style`` beneath its own styles (spans keep their colours)."""
+    out = Text(line.plain, style=style, no_wrap=True, end="")
+    for span in line.spans:
+        out.stylize(span.style, span.start, span.end)
+    if line.style:
+        out.stylize(line.style)
+    return out

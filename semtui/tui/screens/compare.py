@@ -5,19 +5,21 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from semtui.tui.components.distance import DistanceView, GroupAttack
+from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 
 
 class CompareScreen(Screen):
     HELP_TITLE = "comparison"
     HELP = ("Left: the current result; right: another one (n cycles it); tab switches side. "
-            "Keys act on both sides.\nCells: 0.56 a distance (green related … red unrelated); ✗N "
+            "Keys act on both sides; the cursors move together. an underlined cell is one that one result eliminates "
+            "and the other keeps.\nCells: 0.56 a distance (green related … red unrelated); ✗N "
             "eliminated at step N (its distance on the status line when stepping); ● an original "
             "item (t); · no score (an unknown term, or no scored context).")
 
@@ -26,17 +28,7 @@ class CompareScreen(Screen):
     CompareScreen DistanceView { width: 1fr; border: round $panel; border-title-color: $text-accent; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_other", "Other result", id="compare.next"),
-        Binding("space", "step_forward", "Step", id="compare.step"),
-        Binding("backspace", "step_back", "Step back", id="compare.back"),
-        Binding("r", "step_reset", "Reset steps", id="compare.reset"),
-        Binding("w", "toggle_weighted", "Raw/weighted", id="compare.weighted"),
-        Binding("t", "toggle_original", "Original items", id="compare.original"),
-        Binding("escape", "close", "Back", id="compare.close"),
-        Binding("tab", "other_side", "Other side", show=False, id="compare.tab"),
-        Binding("shift+tab", "other_side", "Other side", show=False, id="compare.shift_tab"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("compare")
 
     def __init__(self, session: Session, label: str) -> None:
         super().__init__()
@@ -59,11 +51,28 @@ class CompareScreen(Screen):
         self.query_one("#left", DistanceView).table.focus()
 
     def _fill(self) -> None:
-        for side, index in (("left", self.left_index), ("right", self.right_index)):
+        results = self.session.results
+        left_r, right_r = results[self.left_index], results[self.right_index]
+        attacks = {}
+        for side, index, other in (("left", self.left_index, right_r), ("right", self.right_index, left_r)):
             view = self.query_one(f"#{side}", DistanceView)
-            result = self.session.results[index]
-            view.border_title = f"{index + 1}. {result.label}"
-            view.show(GroupAttack.of(result, self.label))
+            result = results[index]
+            view.border_title = f"{index + 1}. {result.options_text(other)}"
+            attacks[side] = GroupAttack.of(result, self.label)
+            view.show(attacks[side])
+        differs = differing_cells(attacks["left"], attacks["right"])
+        for side in ("left", "right"):
+            view = self.query_one(f"#{side}", DistanceView)
+            view.differs = differs
+            view.redraw()
+        self.sub_title = f"{len(differs):,} differ"
+
+    def on_distance_view_cursor_moved(self, message: DistanceView.CursorMoved) -> None:
+        """Linked cursors: the other side follows to the same row (and column)."""
+        for v in self.views:
+            if v is not message.view and v.table.cursor_row != message.row and v.table.row_count:
+                v.table.move_to(message.row)
+                v.table.cursor_col = min(message.view.table.cursor_col, len(v.table.columns) - 1)
 
     @property
     def views(self) -> list[DistanceView]:
@@ -101,3 +110,14 @@ class CompareScreen(Screen):
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+
+def differing_cells(a: GroupAttack | None, b: GroupAttack | None) -> set[tuple[int, int]]:
+    """(row, column) cells one result eliminates and the other does not (same group, same rows)."""
+    if a is None or b is None:
+        return set()
+    if [r.get("line") for r in a.group.get("rows", [])] != [r.get("line") for r in b.group.get("rows", [])]:
+        return set()  # rows do not line up (different contexts kept different rows)
+    ea = {(e["row"], e["column"]) for e in a.eliminations}
+    eb = {(e["row"], e["column"]) for e in b.eliminations}
+    return ea ^ eb

@@ -66,9 +66,10 @@ async def test_report_opens_with_its_results(tmp_path, fig4_scores):
         await pilot.pause()
         screen = app.screen
         lst = screen.list_pane
-        assert [c.key for c in lst.columns] == ["item", "size", "density", "eliminated", "precision", "recall"]
-        assert list(lst.source.cells(0, lst.columns)) == [
-            "(blood pressure, icd, limbs, injury)", "4", "0.38", "10/16", "1.00", "1.00"]
+        assert [c.key for c in lst.columns] == ["item", "size", "density", "eliminated", "exposed", "precision",
+                                                "recall"]
+        cells = [str(c) for c in lst.source.cells(0, lst.columns)]
+        assert cells == ["(blood pressure, icd, limbs, injury)", "4", "0.38", "10/16", "4", "1.00", "1.00"]
         assert screen.switcher.current == "distances"
         view = screen.distances
         row0 = [c.plain for c in view.table._getter(0)]
@@ -130,7 +131,8 @@ async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
         await pilot.press("a")
         form = app.screen
         assert isinstance(form, AttackForm)
-        assert form.current() == {"method": "rba", "measure": f"scores:{fig4_scores}", "context": "all", "seed": ""}
+        assert form.current() == {"method": "rba", "measure": f"scores:{fig4_scores}", "context": "all", "seed": "",
+                                  "aggregate": "mean", "threshold": "", "k": "", "vectors": "", "jobs": "1"}
         await pilot.press("escape")
         assert app.screen is screen and not app.session.results
         await run_attack_from_form(pilot)
@@ -319,7 +321,7 @@ async def test_palette_lists_every_action(tmp_path, fig4_scores):
     async with app.run_test(size=(80, 24)) as pilot:
         provider = ActionsProvider(app.screen)
         labels = {label for label, _, _ in provider._commands()}
-        for expected in ("Attack", "Filter", "Summary", "Step", "Step back", "Reset steps", "Raw/weighted",
+        for expected in ("Attack", "Search / filter", "Summary", "Step", "Step back", "Reset steps", "Raw/weighted",
                          "Original items", "Export report", "Transactions/distances", "Help", "Quit",
                          "Sort ↑", "Sort ↓", "Show result 1: rba/scores:" + str(fig4_scores)):
             assert expected in labels, expected
@@ -340,8 +342,12 @@ async def test_zoom_and_keys_at_80x24(tmp_path, fig4_scores):
         assert screen.maximized is screen.switcher
         await pilot.press("z")
         assert screen.maximized is None
-        await pilot.press("enter")
+        # zooming focused the table; enter on a cell inspects it
         assert app.focused is screen.distances.table
+        await pilot.press("enter")
+        from semtui.tui.components.inspector import Inspector
+
+        assert isinstance(app.screen, Inspector)
 
 
 def test_open_report_of_another_dataset_is_an_input_error(cli, tmp_path, fig4_scores):

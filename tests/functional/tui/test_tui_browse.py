@@ -156,7 +156,7 @@ async def test_help_lists_the_keys_and_q_quits():
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         labels = {label for _, label in app.screen.keys}
-        assert {"Filter", "Sort ↑", "Sort ↓", "Help", "Quit", "Close / quit"} <= labels
+        assert {"Search / filter", "Sort ↑", "Sort ↓", "Help", "Quit", "Close / quit"} <= labels
         keys = " ".join(k for k, _ in app.screen.keys)
         for key in ("/", "[", "]", "q", "j", "k", "g", "G"):
             assert key in keys.split(), key

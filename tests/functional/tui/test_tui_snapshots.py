@@ -97,3 +97,36 @@ class TestAttackScreens:
             await pilot.pause()
 
         assert snap_compare(attacked_app("rba"), run_before=second_attack, terminal_size=SIZE)
+
+
+#: issue 14's screens at both sizes
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+
+
+class TestAnalystScreens:
+    @pytest.mark.parametrize("size", SIZES)
+    def test_inspector_cell(self, snap_compare, in_tmp, size):
+        assert snap_compare(attacked_app("rba"), press=["enter", "l", "enter"], terminal_size=SIZES[size])
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_inspector_transaction(self, snap_compare, in_tmp, size):
+        assert snap_compare(attacked_app("rba"), press=["v", "enter", "enter"], terminal_size=SIZES[size])
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_risk_view(self, snap_compare, in_tmp, size):
+        assert snap_compare(attacked_app("rba"), press=["x"], terminal_size=SIZES[size])
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_compare_lined_up(self, snap_compare, in_tmp, size):
+        async def second_attack(pilot):
+            await pilot.press("a")
+            pilot.app.screen.query_one("#method").value = "gba"
+            await pilot.press("ctrl+s")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+            await pilot.press("j")
+            await pilot.pause()
+
+        assert snap_compare(attacked_app("rba"), run_before=second_attack, terminal_size=SIZES[size])

@@ -1,0 +1,329 @@
+"""The screen for set-generalised releases: equivalence groups, their transactions, the
+distance tables of an attack (run here, in a worker, or opened from a report), the items at
+risk, and the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import BindingType
+
+from semtui.errors import InputError
+from semtui.tui.components.attack_form import AttackForm
+from semtui.tui.components.distance import DistanceView, GroupAttack
+from semtui.tui.components.export import ExportPrompt
+from semtui.tui.keys import GLOSSARY, bindings
+from semtui.tui.messages import JobFailed, JobFinished
+from semtui.tui.screens.base import BaseScreen
+from semtui.tui.session import Result
+from semtui.tui.workers import cancel_job, start_job
+
+#: actions that act on the distance table shown in the right pane
+DISTANCE_ACTIONS = ("step_forward", "step_back", "step_reset", "step_end", "step_goto", "toggle_weighted",
+                    "toggle_original")
+
+
+class SetgenScreen(BaseScreen):
+    HELP_TITLE = "set-generalised release"
+    HELP = (BaseScreen.HELP + "\nDistance cells: 0.56 a distance (one scale for every group: green 0 "
+            "related … red the report's largest distance); ✗N eliminated at step N; ● original (t); · no score "
+            "(an unknown term, or no scored context). x lists every member item with its cover.\n"
+            + "\n".join(GLOSSARY.values()))
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("setgen")
+
+    def __init__(self, session, attack_defaults: dict | None = None, *, autorun: bool = False) -> None:
+        super().__init__(session, attack_defaults)
+        self._attack_title = ""
+        self.autorun = autorun
+
+    def right_views(self) -> ComposeResult:
+        yield DistanceView(id="distances")
+
+    @property
+    def distances(self) -> DistanceView:
+        return self.query_one("#distances", DistanceView)
+
+    def before_first_show(self) -> None:
+        self.list_pane.tooltip = "\n".join(GLOSSARY[k] for k in ("density", "elim a/b", "exposed", "k"))
+        if self.session.result is not None:
+            self.switcher.current = "distances"
+
+    def after_first_show(self) -> None:
+        if self.autorun and self.session.result is None:
+            from semtui.tui.components.attack_form import DEFAULTS, validate
+
+            self.start_attack(validate({**DEFAULTS, **self.form_values()}))
+
+    def default_view(self) -> str:
+        return "distances" if self.session.result is not None else "detail"
+
+    def right_focus_target(self):
+        view = self.switcher.current
+        return self.distances.table if view == "distances" else self.query_one(f"#{view}")
+
+    def show_view(self, view: str, current: int | None) -> None:
+        result = self.session.result
+        label = self.session.label(current) if current is not None else None
+        attack = GroupAttack.of(result, label) if result is not None and label is not None else None
+        dv = self.distances
+        if attack is None or dv.attack is not attack:
+            dv.show(attack)
+        self.switcher.border_title = f"Distances of {label}" if label else "Distances"
+        self.switcher.border_subtitle = (f"{len(self.session.results)} result(s) · now {result.label}"
+                                         if result else "")
+
+    def inspect_focused(self, focused):
+        view = self.distances
+        if focused is view.table and view.attack is not None:
+            cell = view.current_cell()
+            if cell is not None:
+                from semtui.tui.components.inspector import describe_cell
+
+                return describe_cell(view.attack, *cell)
+        return None
+
+    # ------------------------------------------------------------------ keys
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        has_result = self.session.result is not None
+        # False: no such thing here (hidden); None: not now (listed by help, dimmed)
+        if action == "attack":
+            return None if self.progress.running else True
+        if action in DISTANCE_ACTIONS:
+            return True if has_result and self.switcher.current == "distances" else None
+        if action in ("toggle_view", "export", "next_result", "risk", "toggle_believed"):
+            return True if has_result else None
+        if action == "compare":
+            return True if len(self.session.results) >= 2 else None
+        return True
+
+    def action_toggle_view(self) -> None:
+        self.switcher.current = "detail" if self.switcher.current == "distances" else "distances"
+        self.show_current()
+        self.keep_focus_visible()
+        self.refresh_bindings()
+
+    def action_toggle_believed(self) -> None:
+        """``b``: the group's transactions as released, or as the attack left them."""
+        detail = self.detail
+        detail.believed = not detail.believed
+        if self.switcher.current != "detail":
+            self.switcher.current = "detail"
+            self.keep_focus_visible()
+        detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
+        self.show_current()
+        self.refresh_bindings()
+
+    def action_step_forward(self) -> None:
+        self.distances.step_forward()
+
+    def action_step_back(self) -> None:
+        self.distances.step_back()
+
+    def action_step_reset(self) -> None:
+        self.distances.step_reset()
+
+    def action_step_end(self) -> None:
+        """``E``: the last step (the final table, with step mode's status line)."""
+        view = self.distances
+        if view.attack is not None:
+            view.goto_step(view.attack.n_steps)
+
+    def action_step_goto(self) -> None:
+        """``:``: a prompt for the step number."""
+        from semtui.tui.components.export import ExportPrompt
+
+        view = self.distances
+        if view.attack is None or not view.attack.n_steps:
+            self.notify("this group has no eliminations")
+            return
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            text = text.strip()
+            if text in ("end", "$"):
+                view.goto_step(view.attack.n_steps)
+            elif text.isdigit():
+                view.goto_step(int(text))
+            else:
+                self.notify(f"not a step number: {text!r}", severity="warning")
+
+        self.app.push_screen(ExportPrompt(str(view.step or 0), title=f"Go to step (0–{view.attack.n_steps}, "
+                                          "or end)", check_exists=False), done)
+
+    def action_toggle_weighted(self) -> None:
+        self.distances.toggle_weighted()
+
+    def action_toggle_original(self) -> None:
+        if not self.session.result.metrics:  # the report knows no original items
+            self.notify("open with --original to mark original items")
+            return
+        self.distances.toggle_original()
+
+    def action_next_result(self) -> None:
+        s = self.session
+        s.current = (s.current + 1) % len(s.results)
+        self.result_changed()
+        self.notify(f"showing {s.current + 1}/{len(s.results)}: {s.result.label}")
+
+    def action_compare(self) -> None:
+        from semtui.tui.screens.compare import CompareScreen
+
+        current = self.list_pane.current
+        if current is None:
+            return
+        self.app.push_screen(CompareScreen(self.session, self.session.label(current)))
+
+    def action_risk(self) -> None:
+        from semtui.tui.components.risk import RiskScreen
+
+        def done(group: int | None) -> None:
+            if group is not None:
+                self.go_to_group(group)
+
+        self.app.push_screen(RiskScreen(self.session), done)
+
+    def action_go_to_group(self, group: int) -> None:
+        """A click on an exposed line of the summary."""
+        self.go_to_group(int(group))
+
+    def go_to_group(self, group: int) -> None:
+        """Put the list cursor on equivalence group ``group`` (clearing a filter that hides it)."""
+        if self.maximized is not None:
+            self.minimize()
+        lst = self.list_pane
+        if not (lst.order == group).any():
+            self.clear_filter()
+        lst.move_to(int((lst.order == group).argmax()))
+        self.switcher.current = "distances" if self.session.result is not None else "detail"
+        self.show_current()
+        lst.focus()
+
+    def result_changed(self) -> None:
+        self.list_pane.rebuild()
+        if self.switcher.current == "detail":
+            self.switcher.current = "distances"
+        self.distances.show(None)
+        self.show_current()
+        self.refresh_bindings()
+
+    def palette_commands(self) -> list[tuple[str, str, object]]:
+        """Palette entries no key has: show a given result."""
+        out = []
+        for i, r in enumerate(self.session.results):
+            out.append((f"Show result {i + 1}: {r.label}", "make it the current result",
+                        lambda i=i: self._show_result(i)))
+        return out
+
+    def _show_result(self, i: int) -> None:
+        self.session.current = i
+        self.result_changed()
+
+    # ------------------------------------------------------------------ export
+    def action_export(self) -> None:
+        result = self.session.result
+        default = f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
+
+        def done(path: str | None) -> None:
+            if path:
+                self.export_to(Path(path))
+
+        self.app.push_screen(ExportPrompt(default), done)
+
+    def export_to(self, path: Path):
+        """Write the current result in a worker; returns the worker."""
+        result = self.session.result
+        self.notify(f"writing {path}…")
+        return start_job(self, "export", self._write_report, result, path, params=(result, path), progress=False)
+
+    @staticmethod
+    def _write_report(result: Result, path: Path) -> Path:
+        """In a thread: a big report takes a second or more to serialise."""
+        from semtui.attacks.setgen import write_report
+
+        try:
+            write_report(result.report, path)
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
+        return path
+
+    # ------------------------------------------------------------------ attacks
+    def form_values(self) -> dict:
+        """What the form starts from: the last run's options, else the release's k."""
+        values = dict(self.attack_values)
+        result = self.session.result
+        if result is not None:  # start from what produced the results on screen
+            rep = result.report
+            prev = {k: rep.get(k) for k in ("method", "measure", "context", "aggregate", "threshold", "seed")}
+            if rep.get("k_source") == "option":
+                prev["k"] = rep.get("k")
+            values = {**{k: v for k, v in prev.items() if v is not None}, **values}
+        return {k: v for k, v in values.items() if v is not None}
+
+    def action_attack(self) -> None:
+        def done(params: dict | None) -> None:
+            if params is not None:
+                self.attack_values = {k: ("" if v is None else v) for k, v in params.items()}
+                self.start_attack(params)
+
+        self.app.push_screen(AttackForm(self.form_values(), self.session.k_for_exposure()), done)
+
+    def start_attack(self, params: dict) -> None:
+        from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+
+        self._attack_title = f"{params['method']}/{params['measure']}"
+        self.job_title = self._attack_title
+        self.progress.start(self._attack_title)
+        self.refresh_bindings()
+        s = self.session
+
+        def attack(progress) -> dict:
+            return run_setgen_attack(s.data, s.original, AttackOptions(**params), progress=progress,
+                                     data_path=s.path, original_path=s.original_path).to_json()
+
+        start_job(self, "attack", attack, params=params)
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        if message.job == "attack":
+            self._attack_done()
+            self.session.add_result(Result(message.result, "run"))
+            self.result_changed()
+            n = message.result.get("summary", {}).get("eliminations", 0)
+            self.notify(f"{self._attack_title}: {n:,} eliminations")
+        elif message.job == "export":
+            result, path = message.params
+            result.exported = True
+            self.notify(f"wrote {path}")
+
+    def job_failed(self, message: JobFailed) -> None:
+        if message.job == "attack":
+            self._attack_done()
+            if message.cancelled:
+                self.notify("attack cancelled")
+                return
+        if message.job == "export" and not message.cancelled:
+            self.app.show_error("Export failed", str(message.error))
+            return
+        super().job_failed(message)
+
+    def _attack_done(self) -> None:
+        self.progress.stop()
+        self.refresh_bindings()
+
+    def cancel_jobs(self) -> bool:
+        if self.progress.running:
+            cancel_job(self, "attack")
+            return True
+        return False
+
+    def quit_warning(self) -> str | None:
+        if self.progress.running:
+            return "An attack is running: quit and lose it?"
+        unsaved = self.session.unexported
+        if unsaved:
+            n = len(unsaved)
+            return f"{n} attack result{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
+        return None
