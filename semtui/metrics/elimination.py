@@ -36,7 +36,6 @@ def align_original(data: TransactionData, original: TransactionData, original_pa
     """The original as a CSR (transactions x release vocabulary), checked to align with the
     release line for line, and for every generalised token of the release (in token order)
     how many of its members that transaction really holds."""
-    from scipy.sparse import csr_matrix
 
     if original.n_transactions != data.n_transactions:
         raise InputError(
@@ -44,13 +43,7 @@ def align_original(data: TransactionData, original: TransactionData, original_pa
             f"{data.n_transactions}; they must align line for line", original_path)
     if original.n_generalised:
         raise InputError("the original must be plain transactions, not set-generalised", original_path)
-    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
-                         dtype=np.int64, count=len(original.vocab))
-    cols = lookup[original.tokens]
-    rows = original.row_of_token()
-    keep = cols >= 0
-    orig = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
-                      shape=(data.n_transactions, len(data.vocab)))
+    orig = original.incidence(data.vocab)
     found = _members_held(data, orig)
     _check_alignment(data, orig, found, original, original_path)
     return orig, found

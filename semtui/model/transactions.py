@@ -98,6 +98,23 @@ class TransactionData:
         """The transaction index of every token (same length as ``tokens``)."""
         return np.repeat(np.arange(self.n_transactions, dtype=np.int64), self.lengths)
 
+    def incidence(self, vocab: Vocabulary | None = None):
+        """The plain items as a 0/1 CSR matrix (transactions x ``vocab``, default its own);
+        items ``vocab`` does not know are left out.  Generalised tokens are not included."""
+        from scipy.sparse import csr_matrix
+
+        vocab = self.vocab if vocab is None else vocab
+        lookup = np.fromiter((vocab.get(s) if s in vocab else -1 for s in self.vocab.items),
+                             dtype=np.int64, count=len(self.vocab))
+        plain = self.tokens >= 0
+        cols = lookup[self.tokens[plain]]
+        rows = self.row_of_token()[plain]
+        keep = cols >= 0
+        m = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])),
+                       shape=(self.n_transactions, len(vocab)))
+        m.sum_duplicates()
+        return m
+
     def line_of(self, i: int) -> int:
         """The 1-based source line of transaction ``i`` (its position when built in memory)."""
         return int(self.lines[i]) if self.lines is not None else int(i) + 1

@@ -104,22 +104,15 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
-                      original_path) -> tuple[Any, np.ndarray]:
+                      original_path) -> Any:
     """The original as CSR over the release vocabulary (rows = original transactions), checked
     against the key: every item of every sub-record and term must be in the transaction the key
     names, or the metrics would mean nothing."""
-    from scipy.sparse import csr_matrix
 
     if original.n_generalised:
         raise InputError("the original must be plain transactions, not set-generalised", original_path)
-    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
-                         dtype=np.int64, count=len(original.vocab))
-    cols = lookup[original.tokens]
-    rows = original.row_of_token()
-    keep = cols >= 0
     n = original.n_transactions
-    x = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (rows[keep], cols[keep])), shape=(n, len(data.vocab)))
-    x.sum_duplicates()
+    x = original.incidence(data.vocab)
     ts, its = [], []
     by_id = {ck.id: ck for ck in key.clusters}
     for c in data.clusters:
@@ -142,7 +135,7 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
             f"{int((held == 0).sum())} items of the release are not in the original transaction the key "
             f"names (first: {data.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}); "
             "the key and the original do not belong to this release", original_path)
-    return x, lookup
+    return x
 
 
 @dataclass
@@ -243,7 +236,7 @@ def plan_release(
     wmd_d = wmd_known_all = None
     wmd_name = None
     if evaluate:
-        x, _ = _aligned_original(data, key, original, original_path)
+        x = _aligned_original(data, key, original, original_path)
         if wmd_measure is not None:
             wm = wmd_measure
             if isinstance(wm, str):

@@ -278,20 +278,7 @@ def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]],
     for k, (i, j) in enumerate(path):  # the same update as _grouping's RBA branch
         if progress is not None and k % 256 == 0:
             progress(k, len(path), "replaying")
-        low_r = _lower_cluster(W[i, :], sc[i, :])
-        low_c = _lower_cluster(W[:, j], sc[:, j])
-        low_r[j] = False
-        low_c[i] = False
-        state.drop(i, j)
-        if not low_r.any():
-            low_r = state.live[i, :].copy()
-        if not low_c.any():
-            low_c = state.live[:, j].copy()
-        WR[i, low_r] += WR[i, j] / low_r.sum()
-        WC[low_c, j] += WC[i, j] / low_c.sum()
-        WR[i, j] = WC[i, j] = np.nan
-        W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
-        W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
+        _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), _lower_cluster(W[:, j], sc[:, j]))
         W[i, ~state.live[i]] = np.nan
         W[~state.live[:, j], j] = np.nan
     return W
@@ -594,20 +581,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         old_row, old_col = W[i, :].copy(), W[:, j].copy()
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
-            low_r = _lower_cluster(W[i, :], sc[i, :])
-            low_c = columns.lower_cluster(j)
-            low_r[j] = False
-            low_c[i] = False
-            state.drop(i, j)
-            if not low_r.any():
-                low_r = state.live[i, :].copy()
-            if not low_c.any():
-                low_c = state.live[:, j].copy()
-            WR[i, low_r] += WR[i, j] / low_r.sum()
-            WC[low_c, j] += WC[i, j] / low_c.sum()
-            WR[i, j] = WC[i, j] = np.nan
-            W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
-            W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
+            _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), columns.lower_cluster(j))
         else:
             state.drop(i, j)
             rf[i] = 1.0 - 1.0 / max(state.rc[i], 1)
@@ -651,6 +625,25 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
     return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
                         initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+
+
+def _redistribute(state: _Table, D, W, WR, WC, i: int, j: int, low_r: np.ndarray, low_c: np.ndarray) -> None:
+    """RBA's elimination of (i, j) (ALGORITHMS.md §1): its row weight goes to the lower cluster of
+    row i, its column weight to the lower cluster of column j (each split with (i, j) still in
+    it; the whole live row or column when that cluster is empty), then the cell is dropped and
+    row i and column j are weighted again."""
+    low_r[j] = False
+    low_c[i] = False
+    state.drop(i, j)
+    if not low_r.any():
+        low_r = state.live[i, :].copy()
+    if not low_c.any():
+        low_c = state.live[:, j].copy()
+    WR[i, low_r] += WR[i, j] / low_r.sum()
+    WC[low_c, j] += WC[i, j] / low_c.sum()
+    WR[i, j] = WC[i, j] = np.nan
+    W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
+    W[:, j] = D[:, j] * (1.0 - WR[:, j]) * (1.0 - WC[:, j])
 
 
 def _pick(rvv, rcand, cvv, ccand, vmax) -> tuple[int, int, str]:
