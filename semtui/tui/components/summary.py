@@ -90,7 +90,11 @@ class SummaryPanel(VerticalScroll):
         parts: list = []
         result = self.session.result
         data = self.session.data
-        if result is None:
+        if data.kind == "disassociated":
+            from semtui.tui.components.disassoc_report import render_disassoc
+
+            parts += render_disassoc(self.session)
+        elif result is None:
             if getattr(data, "n_generalised", 0):
                 parts.append(Text("No attack yet: press a to run one.", style="italic"))
             else:
