@@ -81,7 +81,10 @@ class SummaryPanel(VerticalScroll):
         return self._facts
 
     def on_mount(self) -> None:
-        self.refresh_summary()
+        # filled when shown (the dataset facts cost time on a big release): the base screen
+        # refreshes it whenever its switcher turns to it
+        if getattr(self.parent, "_initial", self.id) == self.id:
+            self.refresh_summary()
 
     def refresh_summary(self) -> None:
         self.query_one("#summary-body", Static).update(self.render_summary())

@@ -168,7 +168,10 @@ class DisassociatedScreen(BaseScreen):
 
     def cancel_jobs(self) -> bool:
         if self.progress.running:
+            # stopped here at once: a worker cancelled before it started posts nothing back
             cancel_job(self, "attack")
+            self._attack_done()
+            self.notify("attack cancelled")
             return True
         if self.detail.marked:
             self.detail.marked = frozenset()
@@ -294,8 +297,7 @@ class DisassociatedScreen(BaseScreen):
     def job_failed(self, message: JobFailed) -> None:
         if message.job == "attack":
             self._attack_done()
-            if message.cancelled:
-                self.notify("attack cancelled")
+            if message.cancelled:  # escape said so already
                 return
         if message.job == "export" and not message.cancelled:
             self.app.show_error("Export failed", str(message.error))

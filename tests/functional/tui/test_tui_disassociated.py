@@ -198,7 +198,7 @@ async def test_cancel_a_running_attack(table4):
         screen.start_job_for("reassociation", {"method": "aba", "measure": f"scores:{table4}", "k": None,
                                                "seed": 0, "ties": "first", "vectors": None, "jobs": 1})
         assert screen.progress.running
-        await pilot.press("escape")
+        screen.action_escape()  # at once, before the worker could finish
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not screen.progress.running
