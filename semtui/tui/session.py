@@ -56,7 +56,11 @@ class Result:
             return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
         if self.kind == "reassociation":
             extra = f" k{r['k']}" if r.get("k") is not None else ""
-            return f"{r.get('method', '?')}/{r.get('measure', '?')}{extra} seed {r.get('seed', 0)}"
+            measure = str(r.get("measure", "?"))
+            kind, sep, arg = measure.partition(":")
+            if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
+                measure = f"{kind}:{Path(arg).name}"
+            return f"{r.get('method', '?')}/{measure}{extra} seed {r.get('seed', 0)}"
         extra = f" seed {r['seed']}" if r.get("seed") is not None else ""
         return f"{r.get('method', '?')}/{r.get('measure', '?')}{extra}"
 

@@ -75,7 +75,7 @@ def results_table(results: list[Result], kind: str, cluster: int | None = None) 
     t = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
     t.add_column("", style="bold", no_wrap=True)
     for i, r in enumerate(results):
-        t.add_column(f"{i + 1}. {r.label}", justify="right", no_wrap=True)
+        t.add_column(f"{i + 1}. {r.label}", justify="right", overflow="fold")
     if kind == "cover":
         if cluster is None:
             for label, key in COVER_ROWS:

@@ -52,16 +52,16 @@ def table4(tmp_path) -> Path:
 @pytest.fixture
 def meps(tmp_path) -> dict[str, Path]:
     """400 MEPS transactions disassociated (k=3, m=2, clusters of at most 30), with a key and
-    a scores file over the 30 most frequent items (the rest unknown: the attack still runs)."""
+    a scores file over every pair of its items (seeded random similarities)."""
     orig = read_transactions(MEPS)
     result = disassociate(orig, 3, 2, 30)
     paths = {"data": tmp_path / "meps.json", "key": tmp_path / "meps.key.json", "original": MEPS,
              "scores": tmp_path / "meps-scores.csv"}
     write_disassociated(result.data, paths["data"])
     write_key(result.key, paths["key"])
-    top = [orig.vocab.items[i] for i in np.argsort(-orig.item_supports())[:30].tolist()]
+    items = result.data.vocab.items
     rng = np.random.default_rng(7)
-    lines = ["a,b,similarity"] + [f"{a},{b},{rng.random():.3f}" for i, a in enumerate(top) for b in top[i + 1:]]
+    lines = ["a,b,similarity"] + [f"{a},{b},{rng.random():.3f}" for i, a in enumerate(items) for b in items[i + 1:]]
     paths["scores"].write_text("\n".join(lines) + "\n")
     return paths
 
@@ -70,6 +70,17 @@ def make_app(data=DATA, key=KEY, original=ORIGINAL, **kw) -> SemtuiApp:
     app = SemtuiApp(load_session(Path(data), key=key, original=original, **kw))
     app.animation_level = "none"
     return app
+
+
+def screen_text(app) -> str:
+    """What a person would read on the terminal right now."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=app.size.width, color_system=None, record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
 
 
 def notices(app) -> str:
@@ -155,20 +166,21 @@ async def test_reassociation_from_the_form_table3(table4):
         assert [c.key for c in lst.columns][-2:] == ["accuracy", "breakage"]
         assert plain(lst.source.cells(0, lst.columns))[-2:] == ["0.80", "0.75"]
         assert "accuracy 0.8" in notices(app)
-        # where each went: the paper's ABA puts (tumor, biopsy) on anchors 2 and 3; one is wrong
+        # where each went: ABA puts (tumor, biopsy) on the anchors of T2 (treatment, lung, cancer:
+        # wrong, T2 has no tumor) and T3 (right), as the paper's Table 5
         await pilot.press("v")
         got = rows(screen.detail)
         went = got[4][3]
-        assert "A2" in went and "A3" in went and went.count("✓") == 1 and went.count("✗") == 1
-        assert "×2, shared" in went
+        assert went == "A4=T2 ✗ 0.42 · A3=T3 ✓ 0.40  (×2, shared)"
         assert got[0][3] == "anchor A1"
         assert got[8][3].startswith("A1=T1 ✓")  # vessel went to the anchor of T1
-        # reconstructed beside the original: nothing wrong in A1, one wrong pair in A2
+        # reconstructed beside the original: nothing wrong in A1, the wrong pair in A4
         await pilot.press("b")
         got = rows(screen.detail)
         assert got[0][1] == "blood, treatment, lung, vessel, catheterisation"
         assert got[0][2].startswith("T1: ")
-        assert "✗tumor" in got[1][1] and "✗biopsy" in got[1][1]
+        assert got[3][1] == "treatment, lung, cancer, ✗tumor, ✗biopsy, radiotherapy"
+        assert got[3][2] == "T2: cancer, radiotherapy, lung, treatment"
         assert "accuracy 0.80" in screen.detail.border_subtitle
 
 
@@ -181,9 +193,10 @@ async def test_compare_and_next_result(table4):
         # the form kept the last values
         assert app.session.results[1].report["measure"] == f"scores:{table4}"
         await pilot.press("c")
+        await pilot.pause()
         cmp = app.screen
         assert isinstance(cmp, DisassocCompare)
-        text = str(cmp.query_one("Static").render())
+        text = screen_text(app)
         assert "1. aba/" in text and "2. rga/" in text and "accuracy" in text
         await pilot.press("escape")
         await pilot.press("m")
@@ -199,7 +212,8 @@ async def test_cancel_a_running_attack(table4):
                                                "seed": 0, "ties": "first", "vectors": None, "jobs": 1})
         assert screen.progress.running
         screen.action_escape()  # at once, before the worker could finish
-        await app.workers.wait_for_complete()
+        while any(not w.is_finished for w in app.workers):
+            await pilot.pause(0.01)
         await pilot.pause()
         assert not screen.progress.running
         assert "attack cancelled" in notices(app)
@@ -251,35 +265,75 @@ async def test_export_writes_what_the_headless_command_writes(tmp_path, table4):
 
 
 # ---------------------------------------------------------------- cover problems
-async def test_cover_from_the_form_problems_and_marks():
+async def test_cover_from_the_form_on_table3_finds_none():
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await run_from_form(pilot, "p")
         screen = app.screen
         report = app.session.result.report
         assert report["format"] == "semtui-cover-report/1" and report["attacker"] == "strong"
-        expected = run_cover(app.session.data, original=app.session.original)
-        assert report["summary"]["cover_problems"] == expected["summary"]["cover_problems"]
+        # C2's tumor and biopsy (support 2) against C1 (four items of support 3, never all together)
+        assert report["summary"]["cover_problems"] == 0
         lst = screen.list_pane
-        cells = plain(lst.source.cells(0, lst.columns))
-        assert cells[5:] == [str(expected["clusters"][0]["cover_problems"]),
-                             str(expected["clusters"][0]["vulnerable_records"])]
+        assert plain(lst.source.cells(0, lst.columns))[5:] == ["0", "0"]
+        await pilot.press("x")
+        assert screen.switcher.current == "problems" and screen.problems_view.row_count == 0
+        assert "0 problems" in screen.switcher.border_subtitle
+
+
+async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
+    app = make_app(meps["data"], meps["key"], meps["original"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_from_form(pilot, "p")
+        screen = app.screen
+        report = app.session.result.report
+        expected = run_cover(app.session.data, original=app.session.original)
+        for doc in (report, expected):
+            doc["summary"].pop("seconds")
+        assert {k: report[k] for k in expected} == expected
+        # the cluster with the most cover problems first
+        lst = screen.list_pane
+        lst.cursor_col = [c.key for c in lst.columns].index("problems")
+        await pilot.press("right_square_bracket", "g")
+        c = lst.current
+        entry = report["clusters"][c]
+        assert entry["cover_problems"] == max(e["cover_problems"] for e in report["clusters"]) > 0
         await pilot.press("x")
         pv = screen.problems_view
         assert screen.switcher.current == "problems" and not pv.all_clusters
-        assert pv.row_count == expected["clusters"][0]["cover_problems"]
-        if pv.row_count:
-            p = expected["cover_problems"][0]
-            assert plain(pv._getter(0))[:2] == [f"{p['x']} (C{p['chunk']}, {p['support_x']})", ", ".join(p["covered"])]
-            pv.focus()
-            await pilot.press("enter")
-            assert screen.switcher.current == "detail" and screen.detail.cluster_view == "chunks"
-            assert screen.detail.marked == {p["x"], *p["covered"], *p["covering"]}
-            await pilot.press("escape")
-            assert screen.detail.marked == frozenset()
-        await pilot.press("x", "x")
-        assert pv.all_clusters and "of the release" in pv.border_title
+        mine = [p for p in report["cover_problems"] if p["cluster"] == entry["id"]]
+        assert pv.row_count == len(mine) == entry["cover_problems"]
+        p = mine[0]
+        assert plain(pv._getter(0))[:3] == [f"{p['x']} (C{p['chunk']}, {p['support_x']})", ", ".join(p["covered"]),
+                                            ", ".join(p["covering"])]
+        assert f"{entry['vulnerable_records']} vulnerable records" in screen.switcher.border_subtitle
+        await pilot.press("tab", "enter")
+        assert screen.switcher.current == "detail" and screen.detail.cluster_view == "chunks"
+        assert screen.detail.showing == c
+        assert screen.detail.marked == {p["x"], *p["covered"], *p["covering"]}
+        marked = [str(sp.style) for r in range(screen.detail.row_count) for cell in screen.detail._getter(r)
+                  if hasattr(cell, "spans") for sp in cell.spans if "reverse" in str(sp.style)]
+        assert marked  # drawn in reverse video
+        await pilot.press("escape")
+        assert screen.detail.marked == frozenset()
+        # the inspector explains a problem
         await pilot.press("x")
+        pv.focus()
+        await pilot.press("i")
+        assert app.screen.__class__.__name__ == "Inspector"
+        assert "A cover problem" in app.screen.body.plain and p["x"] in app.screen.body.plain
+        await pilot.press("escape")
+        await pilot.press("x")
+        assert pv.all_clusters and pv.row_count == report["summary"]["cover_problems"]
+        assert "of the release" in screen.switcher.border_title
+        # enter on a problem of another cluster goes there
+        pv.focus()
+        last = report["cover_problems"][-1]
+        pv.move_to(pv.row_count - 1)
+        await pilot.press("enter")
+        assert app.session.data.clusters[lst.current].id == last["cluster"]
+        assert last["x"] in screen.detail.marked
+        await pilot.press("x", "x", "x")
         assert screen.switcher.current == "detail"
 
 
@@ -291,7 +345,7 @@ async def test_cover_with_a_knowledge_file_and_moderate_attacker(tmp_path):
         await run_from_form(pilot, "p", knowledge=str(knowledge))
         rep = app.session.result.report
         assert rep["attacker"] == "knowledge" and rep["knowledge"] == str(knowledge)
-        await run_from_form(pilot, "p", attacker="moderate", seed="3")
+        await run_from_form(pilot, "p", attacker="moderate", knowledge="", seed="3")
         assert app.session.result.report["attacker"] == "moderate"
         assert app.session.result.report["seed"] == 3
 
