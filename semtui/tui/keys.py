@@ -62,10 +62,10 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "setgen.compare": ("c", "compare", "Compare results", False),
     "setgen.next_result": ("m", "next_result", "Next result", False),
     # disassociated releases
-    "disassoc.attack": ("a", "attack", "Re-associate (attack)", True),
+    "disassoc.attack": ("a", "attack", "Re-associate", True),
     "disassoc.cover": ("p", "cover", "Find cover problems", True),
-    "disassoc.problems": ("x", "problems", "Cover problems: cluster/all", True),
-    "disassoc.view": ("v", "cycle_view", "Chunks/sub-records/reconstructed", True),
+    "disassoc.problems": ("x", "problems", "Problem list", True),
+    "disassoc.view": ("v", "cycle_view", "View", True),
     "disassoc.recon": ("b", "recon", "Reconstructed vs original", False),
     "disassoc.jump": ("colon", "jump", "Go to cluster", False),
     "disassoc.export": ("e", "export", "Export report", False),

@@ -399,7 +399,8 @@ async def test_help_footer_and_palette_list_what_this_kind_offers():
         from semtui.tui.commands import ActionsProvider
 
         labels = [c[0] for c in ActionsProvider(app.screen)._commands()]
-        for want in ("Re-associate (attack)", "Find cover problems", "Cover problems: cluster/all", "Go to cluster"):
+        for want in ("Re-associate", "Find cover problems", "Problem list", "View", "Go to cluster",
+                     "Reconstructed vs original"):
             assert want in labels
         footer_keys = {b.binding.key for b in app.screen.active_bindings.values() if b.binding.show}
         assert {"a", "p", "x", "v"} <= footer_keys

@@ -176,11 +176,14 @@ class TestDisassociated:
     def test_reconstructed_vs_original(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("b", attack="a"), terminal_size=SIZE)
 
-    def test_cover_problems(self, snap_compare, in_tmp):
+    def test_cover_none_in_table3(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("x", attack="p"), terminal_size=SIZE)
 
-    def test_cover_problem_marked(self, snap_compare, in_tmp):
-        assert snap_compare(disassoc_app(), run_before=then("x", "tab", "enter", attack="p"), terminal_size=SIZE)
+    def test_cover_problems_meps(self, snap_compare, in_tmp):
+        assert snap_compare(meps_app(), run_before=most_problems("x"), terminal_size=SIZE)
+
+    def test_cover_problem_marked_meps(self, snap_compare, in_tmp):
+        assert snap_compare(meps_app(), run_before=most_problems("x", "tab", "enter", "z"), terminal_size=SIZE)
 
     def test_attack_form(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), press=["a"], terminal_size=SIZE)
@@ -190,3 +193,30 @@ class TestDisassociated:
 
     def test_help(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), press=["question_mark"], terminal_size=SIZE)
+
+
+def meps_app() -> SemtuiApp:
+    """400 MEPS transactions disassociated (k=3, m=2, at most 30 per cluster) into the cwd."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    result = disassociate(read_transactions(SAMPLES / "meps400-original.txt"), 3, 2, 30)
+    write_disassociated(result.data, Path("meps.json"))
+    write_key(result.key, Path("meps.key.json"))
+    return app_for(Path("meps.json"), key=Path("meps.key.json"), original=SAMPLES / "meps400-original.txt")
+
+
+def most_problems(*keys):
+    """``run_before``: the strong attacker's cover run, the cluster with most problems first, then keys."""
+    async def run(pilot):
+        await pilot.press("p", "ctrl+s")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pilot.app.clear_notifications()
+        lst = pilot.app.screen.list_pane
+        lst.cursor_col = [c.key for c in lst.columns].index("problems")
+        await pilot.press("right_square_bracket", "g", *keys)
+        await pilot.pause()
+
+    return run
