@@ -31,6 +31,7 @@ import asyncio, json, resource, sys, time
 # the parent's wall clock when it started this process: first paint includes start-up
 t_start = time.perf_counter() - (time.time() - float(sys.argv[1]))
 from pathlib import Path
+from textual import events
 from semtui.tui.app import SemtuiApp
 from semtui.tui.session import load_session
 
@@ -62,13 +63,18 @@ async def main():
         for i in range(presses):
             if not screen.progress.running:
                 break
-            want = lst.cursor_row + (1 if i % 2 == 0 else -1)
+            # Pilot.press waits for idle, never reached while the worker posts progress: send
+            # the key to the driver and poll until it is answered (cursor moved, chunks refilled)
+            press = "j" if i % 2 == 0 else "k"
+            want = lst.cursor_row + (1 if press == "j" else -1)
+            event = events.Key(press, press)
+            event.set_sender(app)
             t = time.perf_counter()
-            await pilot.press("j" if i % 2 == 0 else "k")
+            app._driver.send_message(event)
             while lst.cursor_row != want or detail.showing != lst.current:
-                await asyncio.sleep(0.001)
+                await asyncio.sleep(0.0005)
             times.append((time.perf_counter() - t) * 1000)
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         out["presses_while_running"] = len(times)
         if times:
             s = sorted(times)
