@@ -52,6 +52,12 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _indices(values) -> bool:
+    """A list of non-negative integers (not booleans): one pass of ``type`` checks, then ``min``
+    (the keys of big releases hold hundreds of thousands of them)."""
+    return isinstance(values, list) and all(type(v) is int for v in values) and (not values or min(values) >= 0)
+
+
 def parse_disassociated(doc, path) -> DisassociatedData:
     _need(isinstance(doc, dict), "expected a JSON object", path)
     _need(doc.get("format") == FORMAT, f"'format' must be {FORMAT!r}, got {doc.get('format')!r}", path)
@@ -172,13 +178,13 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
         _need(isinstance(c, dict) and "id" in c, f"{where} must be an object with an 'id'", path)
         rc = c.get("record_chunks", [])
         _need(
-            isinstance(rc, list) and all(isinstance(ch, list) and all(_is_int(v) and v >= 0 for v in ch) for ch in rc),
+            isinstance(rc, list) and all(_indices(ch) for ch in rc),
             f"{where}.record_chunks must be lists of transaction indices",
             path,
         )
         tc = c.get("term_chunk", [])
         _need(
-            isinstance(tc, list) and all(isinstance(ts, list) and all(_is_int(v) and v >= 0 for v in ts) for ts in tc),
+            isinstance(tc, list) and all(_indices(ts) for ts in tc),
             f"{where}.term_chunk must be a list of lists of transaction indices",
             path,
         )
