@@ -346,11 +346,14 @@ class ProblemsView(VirtualTable):
         result = self.session.latest("cover")
         if result is None:
             self.rows = []
+            self.empty_message = "no cover report yet: press p to find the cover problems"
             self.set_rows(0, lambda i: (), [Column("x", "", None)])
             self.border_title = "Cover problems"
             self.border_subtitle = ""
             return
         report = result.report
+        self.empty_message = ("no cover problem in the release" if self.all_clusters
+                              else "no cover problem in this cluster (x: every cluster's)")
         problems = report.get("cover_problems", [])
         if self.all_clusters:
             self.rows = list(range(len(problems)))

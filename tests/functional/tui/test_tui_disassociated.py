@@ -279,6 +279,7 @@ async def test_cover_from_the_form_on_table3_finds_none():
         await pilot.press("x")
         assert screen.switcher.current == "problems" and screen.problems_view.row_count == 0
         assert "0 problems" in screen.switcher.border_subtitle
+        assert screen.problems_view.empty_message.startswith("no cover problem in this cluster")
 
 
 async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
