@@ -486,3 +486,23 @@ async def test_first_paint_on_a_release_of_bms_webview_2_size(tmp_path):
     print(f"first paint {first_paint:.2f} s, 6 keys {keys:.3f} s")
     assert first_paint < 10  # generous: the goal is 1.5 s on the 2-core machine
     assert keys < 3
+
+
+async def test_cover_export_is_what_semtui_cover_prints(tmp_path, meps):
+    app = make_app(meps["data"], meps["key"], meps["original"])
+    out = tmp_path / "cover.json"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await run_from_form(pilot, "p", attacker="moderate", seed="5")
+        await pilot.press("e")
+        app.screen.query_one("#path").value = str(out)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.quit_warning() is None  # exported
+    done = run_cli("cover", meps["data"], "--attacker", "moderate", "--seed", "5", "--original", meps["original"],
+                   "--json")
+    assert done.returncode in (0, 1), done.stderr
+    a, b = json.loads(out.read_text()), json.loads(done.stdout)
+    for doc in (a, b):
+        doc["summary"].pop("seconds")
+    assert a == b
