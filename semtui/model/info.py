@@ -120,3 +120,19 @@ def _disassociation_shape(data: DisassociatedData) -> dict:
         "associated_share": round(in_chunks / pairs, 4) if pairs else 0.0,
         "term_chunk_share": round(int(terms.sum()) / pairs, 4) if pairs else 0.0,
     }
+
+
+def cluster_associated_shares(data: DisassociatedData) -> np.ndarray:
+    """Per cluster, the share of its (cluster, item) pairs that stayed in a record chunk rather
+    than in the term chunk: the release's ``associated_share``, cluster by cluster (NaN for a
+    cluster with no item)."""
+    v = max(len(data.vocab), 1)
+    n = len(data.clusters)
+    parts = [np.asarray(ch.items, dtype=np.int64) + ci * v
+             for ci, c in enumerate(data.clusters) for ch in c.record_chunks]
+    codes = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    in_chunks = np.bincount(codes // v, minlength=n).astype(np.float64)
+    terms = np.fromiter((len(c.term_chunk) for c in data.clusters), dtype=np.float64, count=n)
+    pairs = in_chunks + terms
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(pairs > 0, in_chunks / pairs, np.nan)

@@ -61,6 +61,16 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "setgen.export": ("e", "export", "Export report", False),
     "setgen.compare": ("c", "compare", "Compare results", False),
     "setgen.next_result": ("m", "next_result", "Next result", False),
+    # disassociated releases
+    "disassoc.attack": ("a", "attack", "Re-associate", True),
+    "disassoc.cover": ("p", "cover", "Find cover problems", True),
+    "disassoc.problems": ("x", "problems", "Problem list", True),
+    "disassoc.view": ("v", "cycle_view", "View", True),
+    "disassoc.recon": ("b", "recon", "Reconstructed vs original", False),
+    "disassoc.jump": ("colon", "jump", "Go to cluster", False),
+    "disassoc.export": ("e", "export", "Export report", False),
+    "disassoc.compare": ("c", "compare", "Compare results", False),
+    "disassoc.next_result": ("m", "next_result", "Next result", False),
     # other kinds: keys that say why they do nothing
     "other.attack": ("a", "no_attack", "Attack (set-generalised data only)", False),
     # compare
@@ -111,6 +121,12 @@ GLOSSARY: dict[str, str] = {
     "skipped rows": "skipped rows: transactions with no scored context item, which the attack cannot judge",
     "re-identified rows": "re-identified rows: transactions left with a single possible member",
     "exposed": "exposed: a member item still possible in fewer than k transactions of its group",
+    "assoc": "assoc: the share of a cluster's items kept in a record chunk (associated with the other items "
+             "of that chunk) rather than in the term chunk",
+    "cover": "cover / vuln: cover problems found in the cluster and its vulnerable records (the largest "
+             "per-chunk breach count) for the chosen attacker",
+    "acc / brk": "acc / brk: the share of the cluster's placements that went to the right transaction, and "
+                 "the share of its transactions with at least one item correctly re-associated",
     "k": "k: the cover a release promises; from the form, else the release's sidecar, else the "
          "smallest group size",
 }

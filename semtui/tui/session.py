@@ -33,8 +33,34 @@ class Result:
             self.exported = True
 
     @property
+    def format(self) -> str:
+        return str(self.report.get("format", ""))
+
+    @property
+    def kind(self) -> str:
+        """``setgen``, ``reassociation`` or ``cover``: which engine wrote the report."""
+        f = self.format
+        if f.startswith("semtui-disassoc-report/"):
+            return "reassociation"
+        if f.startswith("semtui-cover-report/"):
+            return "cover"
+        return "setgen"
+
+    @property
     def label(self) -> str:
         r = self.report
+        if self.kind == "cover":
+            who = r.get("attacker", "?")
+            if who == "knowledge" and r.get("knowledge"):
+                who = f"knowledge {Path(r['knowledge']).name}"
+            return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
+        if self.kind == "reassociation":
+            extra = f" k{r['k']}" if r.get("k") is not None else ""
+            measure = str(r.get("measure", "?"))
+            kind, sep, arg = measure.partition(":")
+            if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
+                measure = f"{kind}:{Path(arg).name}"
+            return f"{r.get('method', '?')}/{measure}{extra} seed {r.get('seed', 0)}"
         extra = f" seed {r['seed']}" if r.get("seed") is not None else ""
         return f"{r.get('method', '?')}/{r.get('measure', '?')}{extra}"
 
@@ -77,6 +103,7 @@ class Session:
     original: TransactionData | None = None
     original_path: Path | None = None
     key: DisassociationKey | None = None
+    key_path: Path | None = None
     results: list[Result] = field(default_factory=list)
     current: int = -1  # index into results of the one shown
     #: the k the release was made for, from its sidecar (None: no sidecar)
@@ -103,6 +130,17 @@ class Session:
     @property
     def result(self) -> Result | None:
         return self.results[self.current] if self.results else None
+
+    def latest(self, kind: str) -> Result | None:
+        """The result of ``kind`` on screen: the current one if it is of that kind, else the
+        last of that kind."""
+        r = self.result
+        if r is not None and r.kind == kind:
+            return r
+        for r in reversed(self.results):
+            if r.kind == kind:
+                return r
+        return None
 
     def add_result(self, result: Result) -> None:
         self.results.append(result)
@@ -144,7 +182,13 @@ def load_session(
         session.release_k = release_k(file)
     report_doc = None
     if report is not None:
-        report_doc = read_report(report)
+        report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
+        if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
+            candidate = Path(report_doc["key"])
+            if not candidate.is_absolute() and not candidate.is_file():
+                candidate = Path(report).parent / candidate
+            if candidate.is_file():
+                key = candidate
         if original is None and report_doc.get("original"):
             # the original the report was scored with, so that new runs keep their metrics
             candidate = Path(report_doc["original"])
@@ -166,8 +210,11 @@ def load_session(
             raise InputError("--key is for disassociated data only", key)
         from semtui.formats.disassociated import read_key
 
-        session.key = read_key(key, data)
-    if report is not None:
+        session.key, session.key_path = read_key(key, data), Path(key)
+    if report is not None and isinstance(data, DisassociatedData):
+        check_disassoc_report(data, report_doc, report)
+        session.add_result(Result(report_doc, f"file:{report}"))
+    elif report is not None:
         if not isinstance(data, TransactionData) or not data.n_generalised:
             raise InputError(f"a set-generalisation report needs set-generalised data, {file} is {data.kind}", report)
         session.add_result(Result(report_doc, f"file:{report}"))
@@ -191,3 +238,27 @@ def check_report(session: Session, report: dict, path) -> None:
                 path,
             )
 
+
+
+def read_disassoc_report(path: Path) -> dict:
+    """A re-association report (``semtui attack disassoc --report``) or a cover report
+    (``semtui cover --json``)."""
+    from semtui import reports
+    from semtui.attacks.cover import REPORT_FORMAT as COVER
+    from semtui.attacks.reassociation import REPORT_FORMAT as REASSOC
+
+    doc = reports.read(path, (REASSOC, COVER), "a re-association or cover report")
+    if not isinstance(doc.get("clusters"), list):
+        raise InputError("report has no 'clusters' list", path)
+    return doc
+
+
+def check_disassoc_report(data: DisassociatedData, report: dict, path) -> None:
+    """A disassociation report must describe this release: the same clusters, in order."""
+    ids = [c.id for c in data.clusters]
+    got = [c.get("id") if isinstance(c, dict) else None for c in report["clusters"]]
+    if got != ids:
+        bad = next((g for g, i in zip(got, ids) if g != i), None) if len(got) == len(ids) else None
+        detail = (f"cluster {bad!r} is not where this release has it" if bad is not None
+                  else f"it lists {len(got)} clusters, the release has {len(ids)}")
+        raise InputError(f"the report is not of this release ({detail})", path)

@@ -4,7 +4,13 @@
 merge); :mod:`.kernel` holds the per-cluster kernel, a plain function of arrays.
 """
 
-from semtui.attacks.reassociation.attack import REPORT_FORMAT, Reassociation, reconstruction_dataset, run_reassociation
+from semtui.attacks.reassociation.attack import (
+    REPORT_FORMAT,
+    Reassociation,
+    reconstructed_transactions,
+    reconstruction_dataset,
+    run_reassociation,
+)
 from semtui.attacks.reassociation.kernel import METHODS
 
-__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "reconstruction_dataset", "run_reassociation"]
+__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "reconstructed_transactions", "reconstruction_dataset", "run_reassociation"]

@@ -524,6 +524,12 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
                 items.append(np.asarray(its, dtype=np.int64))
         recon[label] = (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
                         np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
+    # where each placement went, judged against the key: per unit, one flag per entry of its
+    # ``anchors``; per anchor, the original transaction it was aligned with (-1: none)
+    ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
+    for u, entry in enumerate(units_out):
+        entry["correct"] = [bool(v) for v in ok[u].tolist()]
+    cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
     cl["metrics"] = {
         "placements": counts["placements"], "correct": counts["correct"],
         "accuracy": _r(accuracy(counts["correct"], counts["placements"])),
@@ -621,6 +627,17 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     report["clusters"] = clusters_out
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
+
+
+def reconstructed_transactions(cluster: dict) -> list[list[str]]:
+    """The transactions one cluster entry of a report rebuilds, anchor by anchor: the anchor's
+    items, then those of every unit placed on it (each item once, in that order) -- what
+    :attr:`Reassociation.transactions` holds for the cluster, read back from the report."""
+    rec: list[list[str]] = [list(a) for a in cluster.get("anchors", [])]
+    for unit in cluster.get("units", []):
+        for a in unit.get("anchors", []):
+            rec[a].extend(unit["items"])
+    return [list(dict.fromkeys(items)) for items in rec]
 
 
 def reconstruction_dataset(result: Reassociation) -> TransactionData:

@@ -30,9 +30,15 @@ class DetailPane(VirtualTable):
         #: the search text: its matches are highlighted, ``n``/``N`` move between them
         self.needle = ""
         self._rows = None  # transaction index of each row (an equivalence group)
+        #: a cluster's view (``chunks``, ``subrecords``, ``recon``) and the items marked in it
+        self.cluster_view = "chunks"
+        self.marked: frozenset[str] = frozenset()
+        self._cluster_index = None
 
     def show(self, index: int | None, needle: str = "") -> None:
         """Show entity ``index`` of the dataset (a group, cluster or transaction)."""
+        if index != self.showing:
+            self.marked = frozenset()  # a cover problem's items belong to its cluster
         self.showing = index
         self.needle = needle
         self._rows = None
@@ -103,32 +109,18 @@ class DetailPane(VirtualTable):
         self.border_title = f"Transactions of {self.session.label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
 
+    @property
+    def cluster_index(self):
+        if self._cluster_index is None:
+            from semtui.tui.components.clusters import ClusterIndex
+
+            self._cluster_index = ClusterIndex(self.session)
+        return self._cluster_index
+
     def _show_cluster(self, data: DisassociatedData, c: int) -> None:
-        cluster = data.clusters[c]
-        names = data.vocab.items
-        key = None
-        if self.session.key is not None:
-            key = self.session.key.cluster(cluster.id)
-        entries: list[tuple[str, str, str]] = []
-        for k, chunk in enumerate(cluster.record_chunks):
-            origins = key.record_chunks[k] if key is not None else None
-            for r in range(len(chunk)):
-                items = ", ".join(names[i] for i in chunk.sub_record(r).tolist())
-                origin = f"T{origins[r] + 1}" if origins is not None else ""
-                entries.append((f"C{k + 1}", items, origin))
-        for j, term in enumerate(cluster.term_chunk.tolist()):
-            origin = ""
-            if key is not None:
-                origin = ", ".join(f"T{t + 1}" for t in key.term_chunk[j])
-            entries.append(("term", names[term], origin))
-        columns = [Column("chunk", "chunk", 5), Column("items", "sub-record / term", None)]
-        if key is not None:
-            columns.append(Column("origin", "origin", 8))
-        self.set_rows(len(entries), lambda i: entries[i][: len(columns)], columns)
-        self.border_title = f"Chunks of cluster {cluster.id}"
-        self.border_subtitle = (
-            f"{len(cluster.record_chunks)} record chunks, {len(cluster.term_chunk)} term-chunk terms"
-        )
+        from semtui.tui.components.clusters import show_cluster
+
+        show_cluster(self, self.session, self.cluster_index, c, self.cluster_view, self.marked)
 
     def _show_transaction(self, data: TransactionData, t: int) -> None:
         names = data.token_names(t)

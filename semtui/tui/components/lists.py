@@ -267,22 +267,31 @@ class GroupsSource:
 
 
 class ClustersSource:
-    """Clusters of disassociated data: id, size, record chunks, term-chunk size."""
+    """Clusters of disassociated data: id, size, record chunks, term-chunk terms, the share of
+    items still associated; cover problems and vulnerable records after ``cover``; accuracy
+    and breakage after a re-association judged with the key."""
 
     noun = "cluster"
 
     def __init__(self, session: Session) -> None:
+        from semtui.model.info import cluster_associated_shares
+
         data = session.data
         assert isinstance(data, DisassociatedData)
+        self.session = session
         self.data = data
         cl = data.clusters
         self.ids = [c.id for c in cl]
         self.keys = {
             "id": self.ids,
-            "size": np.array([c.size for c in cl], dtype=np.int64),
-            "chunks": np.array([len(c.record_chunks) for c in cl], dtype=np.int64),
-            "terms": np.array([len(c.term_chunk) for c in cl], dtype=np.int64),
+            "size": np.fromiter((c.size for c in cl), dtype=np.int64, count=len(cl)),
+            "chunks": np.fromiter((len(c.record_chunks) for c in cl), dtype=np.int64, count=len(cl)),
+            "terms": np.fromiter((len(c.term_chunk) for c in cl), dtype=np.int64, count=len(cl)),
+            "assoc": cluster_associated_shares(data),
         }
+        self._items: tuple[np.ndarray, np.ndarray] | None = None
+        self._cols: dict[str, np.ndarray] = {}
+        self._cols_for: dict[str, Result | None] = {}
 
     def count(self) -> int:
         return len(self.ids)
@@ -290,19 +299,86 @@ class ClustersSource:
     def texts(self) -> list[str]:
         return self.ids
 
+    def match(self, needle: str) -> np.ndarray:
+        """Clusters whose id, or any of whose items (in a record chunk or the term chunk),
+        contains ``needle`` (case-folded)."""
+        if self._items is None:
+            owner, items = [], []
+            for ci, c in enumerate(self.data.clusters):
+                for ch in c.record_chunks:
+                    items.append(ch.items)
+                    owner.append(np.full(len(ch.items), ci, dtype=np.int64))
+                items.append(c.term_chunk)
+                owner.append(np.full(len(c.term_chunk), ci, dtype=np.int64))
+            self._items = (np.concatenate(owner) if owner else np.zeros(0, np.int64),
+                           np.concatenate(items).astype(np.int64) if items else np.zeros(0, np.int64))
+        owner, items = self._items
+        names = self.data.vocab.items
+        hit = np.fromiter((needle in n.casefold() for n in names), dtype=bool, count=len(names))
+        out = np.zeros(self.count(), dtype=bool)
+        out[owner[hit[items]]] = True
+        out |= np.fromiter((needle in i.casefold() for i in self.ids), dtype=bool, count=self.count())
+        return np.flatnonzero(out)
+
+    def result_columns(self) -> dict[str, np.ndarray]:
+        """Per-cluster numbers of the current cover and re-association reports, by position."""
+        n = self.count()
+        for kind, fields in (("cover", ("problems", "vulnerable")), ("reassociation", ("accuracy", "breakage"))):
+            result = self.session.latest(kind)
+            if self._cols_for.get(kind, False) is result:
+                continue
+            self._cols_for[kind] = result
+            for f in fields:
+                self._cols.pop(f, None)
+            if result is None:
+                continue
+            entries = result.report.get("clusters", [])
+            if kind == "cover":
+                self._cols["problems"] = np.fromiter((e.get("cover_problems", 0) for e in entries), np.float64, n)
+                self._cols["vulnerable"] = np.fromiter((e.get("vulnerable_records", 0) for e in entries), np.float64, n)
+            elif entries and "metrics" in entries[0]:
+                def get(e, k):
+                    v = (e.get("metrics") or {}).get(k)
+                    return np.nan if v is None else v
+                self._cols["accuracy"] = np.fromiter((get(e, "accuracy") for e in entries), np.float64, n)
+                self._cols["breakage"] = np.fromiter((get(e, "transaction_breakage") for e in entries), np.float64, n)
+        return self._cols
+
     def columns(self) -> list[Column]:
-        return [
+        cols = [
             Column("id", "cluster", None, min_width=8),
-            Column("size", "size", 6, "right"),
-            Column("chunks", "record chunks", 13, "right"),
-            Column("terms", "term chunk", 10, "right"),
+            Column("size", "size", 5, "right"),
+            Column("chunks", "chunks", 6, "right"),
+            Column("terms", "terms", 5, "right"),
+            Column("assoc", "assoc", 5, "right"),
         ]
+        rc = self.result_columns()
+        if "problems" in rc:
+            cols += [Column("problems", "cover", 5, "right"), Column("vulnerable", "vuln", 4, "right")]
+        if "accuracy" in rc:
+            cols += [Column("accuracy", "acc", 4, "right"), Column("breakage", "brk", 4, "right")]
+        return cols
 
     def cells(self, i: int, columns: list[Column]) -> Sequence[Cell]:
-        return [self.ids[i]] + [f"{int(self.keys[k][i]):,}" for k in ("size", "chunks", "terms")]
+        out: list[Cell] = [self.ids[i]]
+        rc = self._cols
+        for c in columns[1:]:
+            if c.key in ("size", "chunks", "terms"):
+                out.append(f"{int(self.keys[c.key][i]):,}")
+            elif c.key == "assoc":
+                out.append(fmt_ratio(self.keys["assoc"][i]))
+            elif c.key in ("problems", "vulnerable"):
+                v = rc[c.key][i]
+                out.append(Text(f"{int(v):,}", style="bold red" if c.key == "vulnerable" and v else
+                                ("" if v else "dim")))
+            else:
+                out.append(fmt_ratio(rc[c.key][i]))
+        return out
 
     def sort_key(self, column: str):
-        return self.keys[column]
+        if column in self.keys:
+            return self.keys[column]
+        return self.result_columns()[column]
 
 
 class TransactionsSource:

@@ -81,7 +81,10 @@ class SummaryPanel(VerticalScroll):
         return self._facts
 
     def on_mount(self) -> None:
-        self.refresh_summary()
+        # filled when shown (the dataset facts cost time on a big release): the base screen
+        # refreshes it whenever its switcher turns to it
+        if getattr(self.parent, "_initial", self.id) == self.id:
+            self.refresh_summary()
 
     def refresh_summary(self) -> None:
         self.query_one("#summary-body", Static).update(self.render_summary())
@@ -90,7 +93,11 @@ class SummaryPanel(VerticalScroll):
         parts: list = []
         result = self.session.result
         data = self.session.data
-        if result is None:
+        if data.kind == "disassociated":
+            from semtui.tui.components.disassoc_report import render_disassoc
+
+            parts += render_disassoc(self.session)
+        elif result is None:
             if getattr(data, "n_generalised", 0):
                 parts.append(Text("No attack yet: press a to run one.", style="italic"))
             else:

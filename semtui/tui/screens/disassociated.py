@@ -1,22 +1,368 @@
-"""The screen for disassociated releases: clusters, their record and term chunks (and the
-original transaction of each when the private key is open)."""
+"""The screen for disassociated releases: the clusters pane, the chunk views of a cluster
+(with the key and the original: each sub-record's true transaction; after a re-association:
+where each went and the reconstructed transactions), the cover-problem report, attacks run
+from a form in a worker, comparison and export.
+
+The engine does the work (:func:`semtui.attacks.reassociation.run_reassociation`,
+:func:`semtui.attacks.cover.run_cover`); this screen shows their reports.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
+from textual.app import ComposeResult
 from textual.binding import BindingType
 
-from semtui.model import DisassociatedData
-from semtui.tui.keys import bindings
+from semtui.errors import InputError
+from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
+from semtui.tui.keys import GLOSSARY, bindings
+from semtui.tui.messages import JobFailed, JobFinished
 from semtui.tui.screens.base import BaseScreen
+from semtui.tui.session import Result
+from semtui.tui.workers import cancel_job, start_job
+
+#: what ``e`` proposes as the file name, per result kind
+EXPORT_SUFFIX = {"reassociation": "disassoc-report", "cover": "cover-report"}
 
 
 class DisassociatedScreen(BaseScreen):
     HELP_TITLE = "disassociated release"
-    BINDINGS: ClassVar[list[BindingType]] = bindings("other")
+    HELP = (BaseScreen.HELP + "\nThe right pane shows the highlighted cluster: v cycles its chunks side by side "
+            "(2× = a sub-record twice, ∅ empty), its sub-records with their true transactions (with --key and "
+            "--original) and where a re-association put each (A2=T5 ✓ 0.83: anchor 2, which is transaction 5, "
+            "correct, score), and the reconstructed transactions beside the original ones (✗ added wrongly, dim: "
+            "not brought back). a re-associates, p finds the cover problems, x lists them (enter marks the "
+            "items in the chunks).\n" + COVER_HELP + "\n"
+            + "\n".join(GLOSSARY[k] for k in ("assoc", "cover", "acc / brk")))
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("disassoc")
+
+    def __init__(self, session, attack_defaults: dict | None = None) -> None:
+        super().__init__(session, attack_defaults)
+        self.form_values: dict[str, dict] = {}
+        self._job_title = ""
+
+    def right_views(self) -> ComposeResult:
+        yield ProblemsView(self.session, id="problems")
+
+    @property
+    def problems_view(self) -> ProblemsView:
+        return self.query_one("#problems", ProblemsView)
+
+    def before_first_show(self) -> None:
+        self.list_pane.tooltip = "\n".join(GLOSSARY[k] for k in ("assoc", "cover", "acc / brk"))
 
     def after_first_show(self) -> None:
-        data = self.session.data
-        extra = " + key" if isinstance(data, DisassociatedData) and self.session.key else ""
+        extra = " + key" if self.session.key else ""
+        extra += " + original" if self.session.original is not None else ""
         self.sub_title = f"{self.session.kind}{extra}"
+        if self.session.result is not None and self.session.result.kind == "cover":
+            self.switcher.current = "problems"
+            self.show_current()
+
+    def show_view(self, view: str, current: int | None) -> None:
+        if view == "problems":
+            pv = self.problems_view
+            pv.show(self.detail.cluster_index, current)
+            self.switcher.border_title = pv.border_title
+            self.switcher.border_subtitle = pv.border_subtitle
+
+    def refresh_detail(self) -> None:
+        """Show the highlighted cluster again (its view or its marks changed)."""
+        self.detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
+        self.show_current()
+
+    # ------------------------------------------------------------------ keys
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("attack", "cover"):
+            return None if self.progress.running else True
+        if action in ("export", "next_result"):
+            return True if self.session.results else None
+        if action == "compare":
+            r = self.session.result
+            return True if r is not None and sum(x.kind == r.kind for x in self.session.results) >= 2 else None
+        return True
+
+    def action_cycle_view(self) -> None:
+        """``v``: chunks side by side → sub-records → reconstructed vs original."""
+        detail = self.detail
+        if self.switcher.current == "detail":
+            detail.cluster_view = VIEWS[(VIEWS.index(detail.cluster_view) + 1) % len(VIEWS)]
+        self.switcher.current = "detail"
+        self.keep_focus_visible()
+        self.refresh_detail()
+
+    def action_recon(self) -> None:
+        """``b``: the reconstructed transactions beside the original ones (again: the chunks)."""
+        detail = self.detail
+        detail.cluster_view = "chunks" if detail.cluster_view == "recon" and self.switcher.current == "detail" \
+            else "recon"
+        self.switcher.current = "detail"
+        self.keep_focus_visible()
+        self.refresh_detail()
+
+    def action_problems(self) -> None:
+        """``x``: the cover problems of the cluster, then of the whole release, then back."""
+        pv = self.problems_view
+        if self.switcher.current != "problems":
+            pv.all_clusters = False
+            self.switcher.current = "problems"
+        elif not pv.all_clusters:
+            pv.all_clusters = True
+        else:
+            self.switcher.current = "detail"
+        self.show_current()
+        self.keep_focus_visible()
+        if self.session.latest("cover") is None:
+            self.notify("no cover report yet: p finds the cover problems")
+
+    def on_virtual_table_selected(self, event) -> None:
+        """``enter`` on a cover problem: its items marked in the chunks of its cluster."""
+        if event.table is self.problems_view:
+            event.prevent_default()  # not the base screen's inspector
+            self.mark_problem(event.row)
+
+    def mark_problem(self, row: int) -> None:
+        p = self.problems_view.problem(row)
+        if p is None:
+            return
+        index = self.detail.cluster_index
+        c = index.position.get(p["cluster"])
+        if c is not None:
+            self.go_to_cluster(c, view=None)
+        self.detail.showing = c
+        self.detail.marked = problem_items(p)
+        self.detail.cluster_view = "chunks"
+        self.switcher.current = "detail"
+        self.refresh_detail()
+        self.detail.focus()
+        self.notify(f"{p['x']} (C{p['chunk']}) covers {', '.join(p['covered'])} in C{p['earlier_chunk']}: "
+                    "marked; escape unmarks")
+
+    def go_to_cluster(self, c: int, view: str | None = "detail") -> None:
+        lst = self.list_pane
+        if not (lst.order == c).any():
+            self.clear_filter()
+        lst.move_to(int((lst.order == c).argmax()))
+        if view is not None:
+            self.switcher.current = view
+        self.show_current()
+
+    def action_jump(self) -> None:
+        """``:``: go to a cluster by its id."""
+        from semtui.tui.components.export import ExportPrompt
+
+        def done(text: str | None) -> None:
+            if not text:
+                return
+            c = self.detail.cluster_index.position.get(text.strip())
+            if c is None:
+                self.notify(f"no cluster {text.strip()!r}", severity="warning")
+                return
+            self.go_to_cluster(c)
+            self.list_pane.focus()
+
+        self.app.push_screen(ExportPrompt("", title="Go to cluster (its id)", check_exists=False), done)
+
+    def cancel_jobs(self) -> bool:
+        if self.progress.running:
+            # stopped here at once: a worker cancelled before it started posts nothing back
+            cancel_job(self, "attack")
+            self._attack_done()
+            self.notify("attack cancelled")
+            return True
+        if self.detail.marked:
+            self.detail.marked = frozenset()
+            self.refresh_detail()
+            return True
+        return False
+
+    def inspect_focused(self, focused):
+        pv = self.problems_view
+        if focused is pv and pv.row_count:
+            from rich.text import Text
+
+            p = pv.problem(pv.cursor_row)
+            lines = [f"cluster {p['cluster']}: x = {p['x']} in C{p['chunk']} (support {p['support_x']})",
+                     f"I in C{p['earlier_chunk']}: covered y* = {', '.join(p['covered'])}; covering "
+                     f"{', '.join(p['covering'])}",
+                     "supports: " + ", ".join(f"{k} {v}" for k, v in p["supports"].items()),
+                     f"support of the whole itemset I: {p['itemset_support']}",
+                     f"a breach for this attacker: {'yes' if p['breach'] else 'no'}"]
+            if "real" in p:
+                lines.append(f"x and y* really occur together in an original record: {'yes' if p['real'] else 'no'}")
+            return f"Cover problem {p['x']} → {', '.join(p['covered'])}", Text("\n".join(lines) + "\n\n" + COVER_HELP)
+        return None
+
+    # ------------------------------------------------------------------ results
+    def action_next_result(self) -> None:
+        s = self.session
+        s.current = (s.current + 1) % len(s.results)
+        self.result_changed()
+        self.notify(f"showing {s.current + 1}/{len(s.results)}: {s.result.label}")
+
+    def result_changed(self) -> None:
+        self.list_pane.rebuild()
+        self.refresh_detail()
+        self.refresh_bindings()
+
+    def action_compare(self) -> None:
+        from semtui.tui.components.disassoc_report import DisassocCompare
+
+        self.app.push_screen(DisassocCompare(self.session, self.session.result.kind, self.list_pane.current))
+
+    def palette_commands(self) -> list[tuple[str, str, object]]:
+        out = []
+        for i, r in enumerate(self.session.results):
+            out.append((f"Show result {i + 1}: {r.label}", "make it the current result",
+                        lambda i=i: self._show_result(i)))
+        return out
+
+    def _show_result(self, i: int) -> None:
+        self.session.current = i
+        self.result_changed()
+
+    def action_export(self) -> None:
+        from semtui.tui.components.export import ExportPrompt
+
+        result = self.session.result
+        default = f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
+
+        def done(path: str | None) -> None:
+            if path:
+                self.export_to(Path(path))
+
+        self.app.push_screen(ExportPrompt(default), done)
+
+    def export_to(self, path: Path):
+        result = self.session.result
+        self.notify(f"writing {path}…")
+        return start_job(self, "export", write_report, result.report, path, params=(result, path), progress=False)
+
+    # ------------------------------------------------------------------ attacks
+    def action_attack(self) -> None:
+        self._open_form("reassociation")
+
+    def action_cover(self) -> None:
+        self._open_form("cover")
+
+    def _open_form(self, kind: str) -> None:
+        from semtui.tui.components.disassoc_form import DisassocForm
+
+        def done(params: dict | None) -> None:
+            if params is not None:
+                self.form_values[kind] = {k: ("" if v is None else str(v)) for k, v in params.items()}
+                self.start_job_for(kind, params)
+
+        values = dict(self.form_values.get(kind, {}))
+        if not values and kind in self.attack_values:
+            values = self.attack_values[kind]
+        self.app.push_screen(DisassocForm(kind, values, self.session.data.k), done)
+
+    def start_job_for(self, kind: str, params: dict):
+        """Run a re-association or a cover search in a worker; returns the worker."""
+        s = self.session
+        if kind == "cover":
+            title = f"cover/{params['attacker'] if not params.get('knowledge') else 'knowledge'}"
+            fn = run_cover_job
+        else:
+            title = f"{params['method']}/{params['measure']}"
+            fn = run_reassociation_job
+        self.job_title = title
+        self.progress.start(title)
+        self.refresh_bindings()
+        return start_job(self, "attack", fn, s, params, params=(kind, params))
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        if message.job == "attack":
+            self._attack_done()
+            self.session.add_result(Result(message.result, "run"))
+            r = self.session.result
+            if r.kind == "cover":
+                s = r.report["summary"]
+                self.notify(f"{r.label}: {s['cover_problems']:,} cover problems, {s['breaches']:,} breaches, "
+                            f"{s['vulnerable_records']:,} vulnerable records")
+            else:
+                m = r.report.get("metrics")
+                self.notify(f"{r.label}: accuracy {m['accuracy']}, breakage {m['transaction_breakage']}" if m
+                            else f"{r.label}: {r.report['summary']['placements']:,} placements")
+            self.result_changed()
+        elif message.job == "export":
+            result, path = message.params
+            result.exported = True
+            self.notify(f"wrote {path}")
+
+    def job_failed(self, message: JobFailed) -> None:
+        if message.job == "attack":
+            self._attack_done()
+            if message.cancelled:  # escape said so already
+                return
+        if message.job == "export" and not message.cancelled:
+            self.app.show_error("Export failed", str(message.error))
+            return
+        super().job_failed(message)
+
+    def _attack_done(self) -> None:
+        self.progress.stop()
+        self.refresh_bindings()
+
+    def quit_warning(self) -> str | None:
+        if self.progress.running:
+            return "An attack is running: quit and lose it?"
+        unsaved = self.session.unexported
+        if unsaved:
+            n = len(unsaved)
+            return f"{n} result{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
+        return None
+
+
+# ---------------------------------------------------------------------- in the worker thread
+def run_reassociation_job(session, params: dict, progress=None) -> dict:
+    """``semtui attack disassoc`` on the open release: the same report, the same extra keys."""
+    from semtui.attacks.reassociation import run_reassociation
+
+    judged = session.key is not None and session.original is not None
+    result = run_reassociation(session.data, session.key if judged else None, session.original if judged else None,
+                               method=params["method"], measure=params["measure"], k=params.get("k"),
+                               seed=params.get("seed", 0), ties=params.get("ties", "first"),
+                               jobs=params.get("jobs", 1), vectors=params.get("vectors"), progress=progress,
+                               original_path=session.original_path if judged else None)
+    report = result.report
+    report["data"] = str(session.path)
+    report["key"] = str(session.key_path) if judged and session.key_path else None
+    report["original"] = str(session.original_path) if judged else None
+    return report
+
+
+def run_cover_job(session, params: dict, progress=None) -> dict:
+    """``semtui cover`` on the open release: the same report, the same extra keys."""
+    from semtui.attacks.cover import read_knowledge, run_cover
+
+    know = lines = None
+    attacker = params["attacker"]
+    if params.get("knowledge"):
+        know, lines = read_knowledge(params["knowledge"], session.data)
+        attacker = "knowledge"
+    report = run_cover(session.data, attacker=attacker, original=session.original, knowledge=know,
+                       knowledge_lines=lines, seed=params.get("seed", 0), progress=progress)
+    report["data"] = str(session.path)
+    report["original"] = str(session.original_path) if session.original_path is not None else None
+    report["knowledge"] = params.get("knowledge")
+    return report
+
+
+def write_report(report: dict, path: Path) -> Path:
+    """In a thread: the report as the headless command writes it (a re-association scored
+    against the original holds original data: a new file is made private)."""
+    from semtui import reports
+    from semtui.fileio import write_together
+
+    text = reports.dumps(report)
+    private = report.get("original") is not None
+    try:
+        write_together([(path, lambda fh: fh.write(text + "\n"), private)])
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    return path

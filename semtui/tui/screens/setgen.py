@@ -30,7 +30,8 @@ class SetgenScreen(BaseScreen):
     HELP = (BaseScreen.HELP + "\nDistance cells: 0.56 a distance (one scale for every group: green 0 "
             "related … red the report's largest distance); ✗N eliminated at step N; ● original (t); · no score "
             "(an unknown term, or no scored context). x lists every member item with its cover.\n"
-            + "\n".join(GLOSSARY.values()))
+            + "\n".join(GLOSSARY[k] for k in ("δ", "vulnerability", "density", "elim a/b", "skipped rows",
+                                                "re-identified rows", "exposed", "k")))
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("setgen")
 

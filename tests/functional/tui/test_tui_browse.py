@@ -84,22 +84,25 @@ async def test_disassociated_sample_lists_clusters_and_chunks_with_origins():
         await pilot.pause()
         lst, detail = app.screen.list_pane, app.screen.detail
         assert lst.row_count == 1
-        assert list(lst.source.cells(0, lst.columns)) == ["P1", "4", "2", "3"]
-        # 4 + 4 sub-records (two of C2 are empty: every transaction has one in every chunk),
-        # 3 term-chunk terms
+        assert [str(c) for c in lst.source.cells(0, lst.columns)] == ["P1", "4", "2", "3", "0.67"]
+        # the chunks side by side: C1, C2 (two empty sub-records: every transaction has one in
+        # every chunk), the term chunk
+        assert [c.key for c in detail.columns] == ["c1", "c2", "term"]
+        assert "Chunks of cluster P1" in screen_text(app)
+        await pilot.press("v")
+        # 4 + 4 sub-records, 3 term-chunk terms, each with the transaction it came from
         assert detail.row_count == 11
-        rows = [list(detail._getter(i)) for i in range(detail.row_count)]
+        rows = [[str(c) for c in detail._getter(i)] for i in range(detail.row_count)]
         assert rows[0] == ["C1", "blood, treatment, lung", "T1"]
         assert rows[4] == ["C2", "tumor, biopsy", "T3"]
         assert rows[6][0] == "C2" and rows[6][2] == "T1"
         assert rows[8] == ["term", "vessel", "T1"]
-        assert "Chunks of cluster P1" in screen_text(app)
 
 
 async def test_disassociated_without_key_has_no_origin_column():
     app = make_app(DISASSOCIATED)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await pilot.press("v")
         assert [c.key for c in app.screen.detail.columns] == ["chunk", "items"]
 
 

@@ -265,13 +265,6 @@ async def test_slash_while_zoomed_unzooms_and_shows_the_filter(tmp_path, fig4_sc
 
 # ---------------------------------------------------------------- 10. keys that don't apply
 async def test_keys_that_do_not_apply_say_why():
-    app = SemtuiApp(load_session(SAMPLES / "disassociated.json"))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("s")
-        assert "press a" not in screen_text(app)
-        await pilot.press("a")
-        await pilot.pause()
-        assert "attacks need set-generalised data" in notices(app)
     app = SemtuiApp(load_session(SAMPLES / "medical-original.txt"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a")

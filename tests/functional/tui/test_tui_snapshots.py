@@ -130,3 +130,93 @@ class TestAnalystScreens:
             await pilot.pause()
 
         assert snap_compare(attacked_app("rba"), run_before=second_attack, terminal_size=SIZES[size])
+
+
+# ---------------------------------------------------------------- issue 15: disassociated releases
+TABLE4_ROWS = {"blood": [0.20, 0.27, 0.17, 0.25, 0.08], "treatment": [0.27, 0.34, 0.16, 0.37, 0.48],
+               "lung": [0.48, 0.36, 0.18, 0.36, 0.33], "cancer": [0.63, 0.44, 0.11, 0.20, 0.51]}
+
+
+def disassoc_app() -> SemtuiApp:
+    """The paper's Table 3 with its key and original; Table 4 as ``table4.csv`` in the cwd."""
+    others = ["tumor", "biopsy", "vessel", "catheterisation", "radiotherapy"]
+    lines = ["a,b,similarity"] + [f"{a},{b},{v}" for a, row in TABLE4_ROWS.items() for b, v in zip(others, row)]
+    Path("table4.csv").write_text("\n".join(lines) + "\n")
+    return app_for(SAMPLES / "disassociated.json", key=SAMPLES / "disassociated.key.json",
+                   original=SAMPLES / "disassociated-original.txt")
+
+
+def then(*keys, attack: str | None = None):
+    """``run_before``: run an attack from its form (``a`` re-association, ``p`` cover), then press keys."""
+    async def run(pilot):
+        if attack is not None:
+            await pilot.press(attack)
+            if attack == "a":
+                pilot.app.screen.query_one("#measure").value = "scores:table4.csv"
+            await pilot.press("ctrl+s")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            pilot.app.clear_notifications()
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    return run
+
+
+class TestDisassociated:
+    def test_chunks_side_by_side(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), terminal_size=SIZE)
+
+    def test_sub_records_true_transactions(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), press=["v", "z"], terminal_size=SIZE)
+
+    def test_where_each_went(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), run_before=then("v", "z", attack="a"), terminal_size=SIZE)
+
+    def test_reconstructed_vs_original(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), run_before=then("b", attack="a"), terminal_size=SIZE)
+
+    def test_cover_none_in_table3(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), run_before=then("x", attack="p"), terminal_size=SIZE)
+
+    def test_cover_problems_meps(self, snap_compare, in_tmp):
+        assert snap_compare(meps_app(), run_before=most_problems("x"), terminal_size=SIZE)
+
+    def test_cover_problem_marked_meps(self, snap_compare, in_tmp):
+        assert snap_compare(meps_app(), run_before=most_problems("x", "tab", "enter", "z"), terminal_size=SIZE)
+
+    def test_attack_form(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), press=["a"], terminal_size=SIZE)
+
+    def test_summary(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), run_before=then("s", "z", attack="a"), terminal_size=SIZE)
+
+    def test_help(self, snap_compare, in_tmp):
+        assert snap_compare(disassoc_app(), press=["question_mark"], terminal_size=SIZE)
+
+
+def meps_app() -> SemtuiApp:
+    """400 MEPS transactions disassociated (k=3, m=2, at most 30 per cluster) into the cwd."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    result = disassociate(read_transactions(SAMPLES / "meps400-original.txt"), 3, 2, 30)
+    write_disassociated(result.data, Path("meps.json"))
+    write_key(result.key, Path("meps.key.json"))
+    return app_for(Path("meps.json"), key=Path("meps.key.json"), original=SAMPLES / "meps400-original.txt")
+
+
+def most_problems(*keys):
+    """``run_before``: the strong attacker's cover run, the cluster with most problems first, then keys."""
+    async def run(pilot):
+        await pilot.press("p", "ctrl+s")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pilot.app.clear_notifications()
+        lst = pilot.app.screen.list_pane
+        lst.cursor_col = [c.key for c in lst.columns].index("problems")
+        await pilot.press("right_square_bracket", "g", *keys)
+        await pilot.pause()
+
+    return run

@@ -1,0 +1,412 @@
+"""Disassociated releases: the chunk views of a cluster, the cover-problem report and the
+lookups both read from the engine's reports.
+
+Everything shown comes from the release, its key and original, or the reports of
+``semtui attack disassoc`` (re-association) and ``semtui cover``; the only assembling done
+here is grouping identical sub-records for display and reading a cluster's reconstructed
+transactions back from its report (:func:`semtui.attacks.reassociation.reconstructed_transactions`).
+
+Three views of the highlighted cluster (``v`` cycles them):
+
+* ``chunks``: C1, the other record chunks and the term chunk side by side, identical
+  sub-records once with their multiplicity (``2×``); items of the chosen cover problem marked;
+* ``subrecords``: one row per sub-record and term: with the key its true transaction (as its
+  items, with the original), after a re-association where it went (anchor, ✓ / ✗, score);
+* ``recon``: after a re-association, each anchor's reconstructed transaction beside the
+  original one (wrongly added items ``✗``, items the attack did not bring back dimmed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from rich.text import Text
+
+from semtui.model import DisassociatedData
+from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.session import Result, Session
+
+VIEWS = ("chunks", "subrecords", "recon")
+VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
+MARK = "bold reverse"
+
+#: what a cover problem is (the screen's help and the problems view's tooltip)
+COVER_HELP = (
+    "A cover problem: item x of record chunk Cj and an earlier chunk Cl where every sub-record holding "
+    "the least frequent item y* of I = {items of Cl at least as frequent as x} also holds all of I. Had x "
+    "gone with y*, it would have gone with all of I and disassociation would have kept them together; "
+    "so an attacker who knows {x, y*} occur together learns more than the release allows (a breach for "
+    "that attacker). A cluster's vulnerable records: its largest per-chunk breach count."
+)
+
+
+class ClusterIndex:
+    """Per-session lookups over the release, its key and the reports (built once)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        data = session.data
+        assert isinstance(data, DisassociatedData)
+        self.data = data
+        self.position = {c.id: i for i, c in enumerate(data.clusters)}
+        self.keys = None
+        if session.key is not None:
+            self.keys = {ck.id: ck for ck in session.key.clusters}
+        self._problems: dict[int, dict[str, list[int]]] = {}
+        self._units: dict[tuple[int, int], dict] = {}
+        self._orig_names: list[str] | None = None
+
+    # ------------------------------------------------------------------ key and original
+    def cluster_key(self, c: int):
+        if self.keys is None:
+            return None
+        return self.keys.get(self.data.clusters[c].id)
+
+    def original_items(self, t: int) -> list[str] | None:
+        """The items of original transaction ``t`` (0-based), or None without the original."""
+        orig = self.session.original
+        if orig is None or not (0 <= t < orig.n_transactions):
+            return None
+        if self._orig_names is None:
+            self._orig_names = orig.vocab.items
+        names = self._orig_names
+        return [names[i] for i in orig.transaction(t).tolist() if i >= 0]
+
+    def transaction_text(self, t: int, marked=frozenset()) -> Text:
+        """``T12: a, b, c``: the original transaction, its items when the original is open."""
+        out = Text(f"T{t + 1}", style="bold")
+        items = self.original_items(t)
+        if items is not None:
+            out.append(": ")
+            append_items(out, items, marked)
+        return out
+
+    # ------------------------------------------------------------------ reports
+    def problems(self, result: Result | None) -> dict[str, list[int]]:
+        """The cover report's problems by cluster id (indices into ``cover_problems``)."""
+        if result is None:
+            return {}
+        got = self._problems.get(id(result))
+        if got is None:
+            got = {}
+            for i, p in enumerate(result.report.get("cover_problems", [])):
+                got.setdefault(p.get("cluster"), []).append(i)
+            self._problems[id(result)] = got
+        return got
+
+    def units(self, result: Result, c: int) -> dict:
+        """A re-association report's units of cluster ``c`` by (chunk, item set)."""
+        k = (id(result), c)
+        got = self._units.get(k)
+        if got is None:
+            entry = result.report["clusters"][c]
+            got = {(u["chunk"], frozenset(u["items"])): u for u in entry.get("units", [])}
+            self._units[k] = got
+        return got
+
+
+def append_items(out: Text, items: Sequence[str], marked=frozenset(), style: str = "") -> None:
+    for k, name in enumerate(items):
+        if k:
+            out.append(", ")
+        out.append(name, style=MARK if name in marked else style)
+
+
+def distinct_sub_records(chunk) -> list[tuple[np.ndarray, int]]:
+    """The distinct sub-records of a record chunk in order of first appearance, with their
+    multiplicity."""
+    seen: dict[tuple, int] = {}
+    out: list[list] = []
+    for r in range(len(chunk)):
+        sr = chunk.sub_record(r)
+        key = tuple(sorted(sr.tolist()))
+        i = seen.get(key)
+        if i is None:
+            seen[key] = len(out)
+            out.append([sr, 1])
+        else:
+            out[i][1] += 1
+    return [(sr, n) for sr, n in out]
+
+
+def show_cluster(pane: VirtualTable, session: Session, index: ClusterIndex, c: int, view: str,
+                 marked=frozenset()) -> None:
+    """Fill ``pane`` (the detail pane) with one view of cluster ``c``."""
+    pane.empty_message = "nothing to show"
+    if view == "subrecords":
+        _show_subrecords(pane, session, index, c, marked)
+    elif view == "recon":
+        _show_recon(pane, session, index, c, marked)
+    else:
+        _show_chunks(pane, index, c, marked)
+    cluster = index.data.clusters[c]
+    pane.border_title = f"{VIEW_TITLES.get(view, 'Chunks')} of cluster {cluster.id}"
+
+
+def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
+    data = index.data
+    cluster = data.clusters[c]
+    names = data.vocab.items
+    columns_data: list[list[Cell]] = []
+    columns = []
+    for j, chunk in enumerate(cluster.record_chunks):
+        cells: list[Cell] = []
+        for sr, n in distinct_sub_records(chunk):
+            t = Text(f"{n}× ", style="dim")
+            if len(sr):
+                append_items(t, [names[i] for i in sr.tolist()], marked)
+            else:
+                t.append("∅", style="dim")
+            cells.append(t)
+        columns_data.append(cells)
+        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=14))
+    terms: list[Cell] = []
+    for term in cluster.term_chunk.tolist():
+        terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
+    columns_data.append(terms)
+    columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=12))
+    n_rows = max((len(cells) for cells in columns_data), default=0)
+
+    def row(i: int) -> list[Cell]:
+        return [cells[i] if i < len(cells) else "" for cells in columns_data]
+
+    pane.set_rows(n_rows, row, columns, cursor=0)
+    pane.border_subtitle = (f"{cluster.size} transactions · {len(cluster.record_chunks)} record chunks · "
+                            f"{len(cluster.term_chunk)} terms" + (" · marked: cover problem" if marked else ""))
+
+
+def _placements(index: ClusterIndex, unit: dict, anchors_t: list[int] | None) -> Text:
+    out = Text()
+    ok = unit.get("correct")
+    scores = unit.get("scores") or []
+    for k, a in enumerate(unit.get("anchors", [])):
+        if k:
+            out.append(" · ")
+        out.append(f"A{a + 1}")
+        if anchors_t is not None and 0 <= a < len(anchors_t) and anchors_t[a] >= 0:
+            out.append(f"=T{anchors_t[a] + 1}", style="dim")
+        if ok is not None and k < len(ok):
+            out.append(" ✓" if ok[k] else " ✗", style="bold green" if ok[k] else "bold red")
+        s = scores[a] if a < len(scores) else None
+        out.append(f" {s:.2f}" if isinstance(s, (int, float)) else " ·", style="dim")
+    if not unit.get("anchors"):
+        out.append("nowhere", style="dim")
+    return out
+
+
+def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked) -> None:
+    data = index.data
+    cluster = data.clusters[c]
+    names = data.vocab.items
+    ck = index.cluster_key(c)
+    result = session.latest("reassociation")
+    units = index.units(result, c) if result is not None else None
+    entry = result.report["clusters"][c] if result is not None else None
+    anchors_t = entry.get("anchor_transactions") if entry is not None else None
+    rows: list[tuple[str, Text, int | list[int] | None, object]] = []
+    for j, chunk in enumerate(cluster.record_chunks):
+        origins = ck.record_chunks[j] if ck is not None else None
+        for r in range(len(chunk)):
+            items = [names[i] for i in chunk.sub_record(r).tolist()]
+            t = Text()
+            if items:
+                append_items(t, items, marked)
+            else:
+                t.append("∅", style="dim")
+            went = None
+            if units is not None:
+                if j == 0:
+                    went = Text(f"anchor A{r + 1}", style="dim")
+                elif items:
+                    u = units.get((j + 1, frozenset(items)))
+                    went = _placements(index, u, anchors_t) if u is not None else Text("")
+                    if u is not None and u.get("count", 1) > 1:
+                        went.append(f"  (×{u['count']}, shared)", style="dim")
+            rows.append((f"C{j + 1}", t, origins[r] if origins is not None else None, went))
+    for k, term in enumerate(cluster.term_chunk.tolist()):
+        t = Text(names[term], style=MARK if names[term] in marked else "")
+        went = None
+        if units is not None:
+            u = units.get(("term", frozenset([names[term]])))
+            went = _placements(index, u, anchors_t) if u is not None else Text("")
+        rows.append(("term", t, list(ck.term_chunk[k]) if ck is not None else None, went))
+    columns = [Column("chunk", "chunk", 5), Column("items", "sub-record / term", None, min_width=14)]
+    if ck is not None:
+        label = "true transaction" if session.original is not None else "origin"
+        columns.append(Column("origin", label, None if session.original is not None else 10, min_width=16))
+    if units is not None:
+        columns.append(Column("went", "went to (anchor=true, ✓/✗, score)", None, min_width=16))
+
+    def origin_text(o) -> Text:
+        if isinstance(o, list):
+            out = Text()
+            for k, t in enumerate(o):
+                if k:
+                    out.append(" | ")
+                out.append_text(index.transaction_text(t, marked))
+            return out
+        return index.transaction_text(o, marked)
+
+    def row(i: int) -> list[Cell]:
+        chunk, items, origin, went = rows[i]
+        out: list[Cell] = [chunk, items]
+        if ck is not None:
+            out.append(origin_text(origin) if origin is not None else "")
+        if units is not None:
+            out.append(went if went is not None else "")
+        return out
+
+    pane.set_rows(len(rows), row, columns, cursor=0)
+    sub = f"{len(rows)} sub-records and terms"
+    if ck is None:
+        sub += " · open with --key (and --original) for their true transactions"
+    if result is not None:
+        sub += f" · {result.label}"
+    pane.border_subtitle = sub
+
+
+def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> None:
+    from semtui.attacks.reassociation import reconstructed_transactions
+
+    result = session.latest("reassociation")
+    if result is None:
+        pane.set_rows(0, lambda i: (), [Column("x", "", None)])
+        pane.empty_message = "no re-association yet: press a to run one (or open a report with --report)"
+        pane.border_subtitle = ""
+        return
+    entry = result.report["clusters"][c]
+    recon = reconstructed_transactions(entry)
+    anchors_t = entry.get("anchor_transactions")
+    have_orig = anchors_t is not None and session.original is not None
+
+    def row(a: int) -> list[Cell]:
+        rec = recon[a]
+        t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
+        orig = index.original_items(t) if have_orig and t >= 0 else None
+        held = set(orig) if orig is not None else None
+        r = Text()
+        for k, name in enumerate(rec):
+            if k:
+                r.append(", ")
+            if held is not None and name not in held:
+                r.append("✗" + name, style="red" if name not in marked else MARK)
+            else:
+                r.append(name, style=MARK if name in marked else "")
+        out: list[Cell] = [f"A{a + 1}", r]
+        if anchors_t is not None:
+            o = Text(f"T{t + 1}" if t >= 0 else "—", style="bold")
+            if orig is not None:
+                got = set(rec)
+                o.append(": ")
+                for k, name in enumerate(orig):
+                    if k:
+                        o.append(", ")
+                    o.append(name, style=MARK if name in marked else ("" if name in got else "dim"))
+            out.append(o)
+        return out
+
+    columns = [Column("anchor", "anch", 5), Column("rec", "reconstructed (✗ not in the original)", None, min_width=16)]
+    if anchors_t is not None:
+        columns.append(Column("orig", "original (dim: not brought back)", None, min_width=16))
+    pane.set_rows(len(recon), row, columns, cursor=0)
+    m = entry.get("metrics") or {}
+    sub = f"{result.label}"
+    if m:
+        sub += (f" · accuracy {_f(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
+                f"breakage {_f(m.get('transaction_breakage'))}")
+    elif session.key is None or session.original is None:
+        sub += " · open with --key and --original to judge it"
+    pane.border_subtitle = sub
+
+
+def _f(v) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+class ProblemsView(VirtualTable):
+    """The cover report's problems of the highlighted cluster, or of the whole release."""
+
+    def __init__(self, session: Session, **kw) -> None:
+        super().__init__(empty="no cover report yet: press p to find the cover problems", **kw)
+        self.session = session
+        self.index: ClusterIndex | None = None
+        self.all_clusters = False
+        self.rows: list[int] = []
+        self.tooltip = COVER_HELP
+
+    def problem(self, row: int) -> dict | None:
+        result = self.session.latest("cover")
+        if result is None or not (0 <= row < len(self.rows)):
+            return None
+        return result.report["cover_problems"][self.rows[row]]
+
+    def show(self, index: ClusterIndex, c: int | None) -> None:
+        self.index = index
+        result = self.session.latest("cover")
+        if result is None:
+            self.rows = []
+            self.empty_message = "no cover report yet: press p to find the cover problems"
+            self.set_rows(0, lambda i: (), [Column("x", "", None)])
+            self.border_title = "Cover problems"
+            self.border_subtitle = ""
+            return
+        report = result.report
+        self.empty_message = ("no cover problem in the release" if self.all_clusters
+                              else "no cover problem in this cluster (x: every cluster's)")
+        problems = report.get("cover_problems", [])
+        if self.all_clusters:
+            self.rows = list(range(len(problems)))
+        else:
+            cid = index.data.clusters[c].id if c is not None else None
+            self.rows = index.problems(result).get(cid, [])
+        has_real = any("real" in problems[i] for i in self.rows[:1])
+        columns = []
+        if self.all_clusters:
+            columns.append(Column("cluster", "cluster", 8))
+        columns += [
+            Column("x", "x (chunk, support)", None, min_width=14),
+            Column("covered", "y* covered", None, min_width=10),
+            Column("covering", "covering items", None, min_width=12),
+            Column("in", "in", 3),
+            Column("supports", "supports", 10),
+            Column("itemset", "s(I)", 4, "right"),
+            Column("breach", "breach", 6),
+        ]
+        if has_real:
+            columns.append(Column("real", "real", 4))
+
+        def row(i: int) -> list[Cell]:
+            p = problems[self.rows[i]]
+            out: list[Cell] = [p["cluster"]] if self.all_clusters else []
+            out += [
+                Text(f"{p['x']} (C{p['chunk']}, {p['support_x']})"),
+                Text(", ".join(p["covered"]), style="bold"),
+                ", ".join(p["covering"]),
+                f"C{p['earlier_chunk']}",
+                " ".join(str(v) for v in p["supports"].values()),
+                str(p["itemset_support"]),
+                Text("yes", style="bold red") if p["breach"] else Text("no", style="dim"),
+            ]
+            if has_real:
+                out.append("yes" if p.get("real") else "no")
+            return out
+
+        self.set_rows(len(self.rows), row, columns, cursor=self.cursor_row if self.rows else 0)
+        who = report.get("attacker")
+        if self.all_clusters:
+            s = report.get("summary", {})
+            self.border_title = "Cover problems of the release"
+            self.border_subtitle = (f"{s.get('cover_problems', 0):,} problems · {s.get('breaches', 0):,} breaches · "
+                                    f"{s.get('vulnerable_records', 0):,} vulnerable records · attacker {who}")
+        else:
+            cl = report["clusters"][c] if c is not None else {}
+            self.border_title = f"Cover problems of cluster {cl.get('id', '')}"
+            self.border_subtitle = (f"{cl.get('cover_problems', 0)} problems · {cl.get('breaches', 0)} breaches · "
+                                    f"{cl.get('vulnerable_records', 0)} vulnerable records · attacker {who}"
+                                    " · enter marks the items")
+
+
+def problem_items(p: dict) -> frozenset[str]:
+    """The items a cover problem involves: x, the covered item(s) and the covering ones."""
+    return frozenset([p["x"], *p["covered"], *p["covering"]])

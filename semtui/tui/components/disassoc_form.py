@@ -1,0 +1,173 @@
+"""``a`` / ``p`` on a disassociated release: the re-association form (every option of
+``semtui attack disassoc``) and the cover form (every option of ``semtui cover``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from semtui.errors import InputError
+from semtui.tui.keys import bindings
+
+REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "seed": "0", "ties": "first",
+                    "vectors": "", "jobs": "1"}
+COVER_DEFAULTS = {"attacker": "strong", "knowledge": "", "seed": "0"}
+
+
+def _choices(kind: str) -> dict[str, tuple[str, ...]]:
+    if kind == "cover":
+        from semtui.attacks.cover import ATTACKERS
+
+        return {"attacker": ATTACKERS[:3]}
+    from semtui.attacks.reassociation import METHODS
+
+    return {"method": METHODS, "ties": ("first", "random")}
+
+
+#: (field, label) in order, per form
+FIELDS = {
+    "reassociation": (
+        ("method", "method (aba, rga, mra: the paper's; assign: an optimal assignment; ra: random)"),
+        ("measure", "measure (embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet)"),
+        ("k", "k: a term-chunk term goes to k-1 transactions (blank: the release's k = {k})"),
+        ("seed", "seed (RA, random ties, the random baseline, intervals)"),
+        ("ties", "ties (first: the anchoring chunk's order, as the paper; random: seeded)"),
+        ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
+        ("jobs", "jobs (worker processes)"),
+    ),
+    "cover": (
+        ("attacker", "attacker (strong: knows every pair; moderate: pairs of half the records, needs "
+                     "--original; weak: 10 items + 10 outside words)"),
+        ("knowledge", "knowledge file (one itemset per line; replaces the attacker; blank: none)"),
+        ("seed", "seed (the moderate and weak attackers' knowledge)"),
+    ),
+}
+
+
+def _int(text, option: str, low: int) -> int | None:
+    text = str(text or "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < low:
+        raise InputError(f"{option} must be a whole number ≥ {low}, got {text!r}", option=option)
+    return int(text)
+
+
+def validate(kind: str, values: dict) -> dict:
+    """The keyword arguments the engine takes (``run_reassociation`` / ``run_cover`` plus a
+    knowledge path); an error names the field at fault."""
+    choices = _choices(kind)
+    for name, allowed in choices.items():
+        if values.get(name) not in allowed:
+            raise InputError(f"{name} must be one of {', '.join(allowed)}", option=name)
+    if kind == "cover":
+        from pathlib import Path
+
+        knowledge = str(values.get("knowledge") or "").strip() or None
+        if knowledge is not None and not Path(knowledge).is_file():
+            raise InputError(f"no such file: {knowledge}", option="knowledge")
+        seed = _int(values.get("seed"), "seed", 0)
+        return {"attacker": values["attacker"], "knowledge": knowledge, "seed": 0 if seed is None else seed}
+    measure = str(values.get("measure") or "").strip()
+    if not measure:
+        raise InputError("a measure is needed", option="measure")
+    seed = _int(values.get("seed"), "seed", 0)
+    jobs = _int(values.get("jobs"), "jobs", 1)
+    return {
+        "method": values["method"],
+        "measure": measure,
+        "k": _int(values.get("k"), "k", 1),
+        "seed": 0 if seed is None else seed,
+        "ties": values["ties"],
+        "vectors": str(values.get("vectors") or "").strip() or None,
+        "jobs": 1 if jobs is None else jobs,
+    }
+
+
+class DisassocForm(ModalScreen[dict | None]):
+    """Returns the validated options of one disassociation attack, or None."""
+
+    HELP_TITLE = "attack form"
+    HELP = ("tab moves between fields; enter runs, escape cancels. Every option of the headless "
+            "command is here; a blank field takes the engine's default.")
+
+    DEFAULT_CSS = """
+    DisassocForm { align: center middle; }
+    DisassocForm > VerticalScroll {
+        width: 76; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    DisassocForm Label { color: $text-muted; width: 100%; }
+    DisassocForm Input, DisassocForm Select { margin: 0; background: $boost; }
+    DisassocForm #error { color: $error; height: auto; }
+    DisassocForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    DisassocForm Button { margin-left: 1; min-width: 10; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
+
+    def __init__(self, kind: str, values: dict | None = None, release_k: int | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        defaults = COVER_DEFAULTS if kind == "cover" else REASSOC_DEFAULTS
+        self.values = {**defaults, **{k: v for k, v in (values or {}).items() if v is not None and k in defaults}}
+        self.release_k = release_k
+
+    def compose(self) -> ComposeResult:
+        choices = _choices(self.kind)
+        with VerticalScroll() as box:
+            box.border_title = ("Find the cover problems (semtui cover)" if self.kind == "cover"
+                                else "Re-associate the chunks (semtui attack disassoc)")
+            box.border_subtitle = "enter runs · escape cancels"
+            for name, label in FIELDS[self.kind]:
+                yield Label(label.format(k=self.release_k), id=f"{name}-label")
+                value = self.values.get(name, "")
+                if name in choices:
+                    yield Select([(c, c) for c in choices[name]], value=value, allow_blank=False, id=name,
+                                 compact=True)
+                else:
+                    yield Input("" if value in (None, "") else str(value), id=name, compact=True)
+            yield Static("", id="error")
+            with Horizontal():
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Run", variant="primary", id="run", compact=True)
+
+    def on_mount(self) -> None:
+        for inp in self.query(Input):
+            inp.cursor_blink = False
+        self.query_one("#run", Button).focus()
+
+    def current(self) -> dict:
+        out = {}
+        for name, _ in FIELDS[self.kind]:
+            widget = self.query_one(f"#{name}")
+            out[name] = widget.value
+        return out
+
+    def action_run(self) -> None:
+        try:
+            params = validate(self.kind, self.current())
+        except InputError as exc:
+            field = getattr(exc, "option", None)
+            self.query_one("#error", Static).update(exc.message if field else str(exc))
+            if field and self.query(f"#{field}"):
+                self.query_one(f"#{field}").focus()
+            return
+        self.dismiss(params)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_input_submitted(self) -> None:
+        self.action_run()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "run":
+            self.action_run()
+        else:
+            self.action_cancel()
