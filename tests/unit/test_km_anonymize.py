@@ -125,20 +125,25 @@ def random_case(seed: int, n_items: int = 12, n_rows: int = 40):
 
 def test_aa_da_oa_agree_on_small_random_domains():
     """OA is optimal; AA and DA are heuristics.  Over 30 seeded domains OA is never beaten
-    and AA/DA reach its NCP in nearly every case (the paper's Figs. 10c-12c)."""
-    same = 0
+    and AA/DA reach its NCP in nearly every case (the paper's Figs. 10c-12c): 53 of 60 as
+    the paper writes them, 58 of 60 once the rules they no longer need are lowered (the
+    misses were all a greedy rule made useless by a later one)."""
+    same = {False: 0, True: 0}
     total = 0
     for seed in range(30):
         h, data = random_case(seed)
         k, m = 2 + seed % 3, 1 + seed % 3
-        res = {a: generalise_km(data, h, k, m, a) for a in ("oa", "da", "aa")}
-        for r in res.values():
-            assert km_violations(r.data, k, m) == []
-        assert res["oa"].ncp <= res["aa"].ncp + 1e-12
-        assert res["oa"].ncp <= res["da"].ncp + 1e-12
+        opt = generalise_km(data, h, k, m, "oa")
+        assert km_violations(opt.data, k, m) == []
         total += 2
-        same += (abs(res["oa"].ncp - res["aa"].ncp) < 1e-12) + (abs(res["oa"].ncp - res["da"].ncp) < 1e-12)
-    assert same / total >= 0.8, f"AA/DA matched OA in only {same} of {total} cases"
+        for minimal in (False, True):
+            for a in ("da", "aa"):
+                r = generalise_km(data, h, k, m, a, minimal=minimal)
+                assert km_violations(r.data, k, m) == []
+                assert opt.ncp <= r.ncp + 1e-12
+                same[minimal] += abs(opt.ncp - r.ncp) < 1e-12
+    assert same[False] / total >= 0.8, f"AA/DA matched OA in only {same[False]} of {total} cases"
+    assert same[True] / total >= 0.95, f"minimal AA/DA matched OA in only {same[True]} of {total} cases"
 
 
 # ---------------------------------------------------------------- a minimal cut (ours, not the paper's)
