@@ -142,15 +142,15 @@ def uniform_cuts(h) -> list[np.ndarray]:
 
 
 def order_items(data, how: str) -> list[str]:
-    items = list(data.vocab.items)
+    """As `semtui hierarchy build --order id|support|random --seed S` orders them."""
+    items = sorted(data.vocab.items, key=int)
     if how == "id":
-        return sorted(items, key=int)
+        return items
     if how == "support":
-        sup = np.bincount(data.tokens, minlength=len(items))
-        return [items[i] for i in np.lexsort((np.arange(len(items)), -sup))]
-    rng = random.Random(int(how.removeprefix("random")))
-    items = sorted(items, key=int)
-    rng.shuffle(items)
+        sup = np.bincount(data.tokens, minlength=len(data.vocab))
+        index = {x: i for i, x in enumerate(data.vocab.items)}
+        return sorted(items, key=lambda x: -int(sup[index[x]]))
+    random.Random(int(how.removeprefix("random"))).shuffle(items)
     return items
 
 
