@@ -107,6 +107,9 @@ def km(
     jobs: Annotated[int, typer.Option("--jobs", help="Processes for the parts of LRA and VPA.")] = 1,
     members: Annotated[str, typer.Option(
         "--members", help="A node is written as its leaves seen in ORIG (observed) or all its leaves.")] = "observed",
+    minimal: Annotated[bool, typer.Option(
+        "--minimal/--no-minimal", help="Lower the rules the greedy committed that the data does not need, "
+        "so the cut is minimal (ours, not the paper's; --no-minimal gives the paper's DA/AA/LRA/VPA as written).")] = True,
     report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json).")] = None,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ORIG (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report on stdout.")] = False,
@@ -135,7 +138,7 @@ def km(
     data = formats.read_transactions(orig, format)
     with StderrProgress(f"k^m {algorithm}") as progress:
         result = generalise_km(data, h, k, m, algorithm, parts=parts, jobs=jobs, members=members,
-                               path=orig, progress=progress)
+                               minimal=minimal, path=orig, progress=progress)
     doc = result.to_json()
     from semtui.reports import document
 

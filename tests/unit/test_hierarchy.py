@@ -105,3 +105,21 @@ def test_cli_info_bad_file_exit_2(tmp_path, cli):
     r = cli("hierarchy", "info", tmp_path / "h.txt")
     assert r.returncode == 2
     assert r.stderr.strip() == f"semtui: error: {tmp_path / 'h.txt'}:2: leaf 'a' already given on line 1"
+
+
+def test_cli_build_orders(tmp_path, cli):
+    """--order decides which items share a class: supports 2:3, 3:3, 1:1, 4:1."""
+    (tmp_path / "d.txt").write_text("1, 2\n2, 3\n2, 3\n4\n3\n")
+
+    def build(*opts, name="h.txt"):
+        r = cli("hierarchy", "build", tmp_path / "d.txt", "--fanout", "2", "-o", tmp_path / name, *opts)
+        assert r.returncode == 0, r.stderr
+        return (tmp_path / name).read_text().splitlines()
+
+    assert build() == ["1;1,2;*", "2;1,2;*", "3;3,4;*", "4;3,4;*"]
+    assert build("--order", "support", name="s.txt") == ["2;2,3;*", "3;2,3;*", "1;1,4;*", "4;1,4;*"]
+    shuffled = build("--order", "random", "--seed", "3", name="r1.txt")
+    assert shuffled == build("--order", "random", "--seed", "3", name="r2.txt")
+    assert sorted(x.split(";")[0] for x in shuffled) == ["1", "2", "3", "4"]
+    bad = cli("hierarchy", "build", tmp_path / "d.txt", "--fanout", "2", "-o", tmp_path / "b.txt", "--order", "x")
+    assert bad.returncode == 2 and "unknown --order 'x'" in bad.stderr and not (tmp_path / "b.txt").exists()

@@ -107,13 +107,19 @@ def generalise_km(
     parts: int = 3,
     jobs: int = 1,
     members: str = "observed",
+    minimal: bool = True,
     path=None,
     progress: Progress = None,
 ) -> KmResult:
-    """Make ``data`` k^m-anonymous by generalising its items along ``hierarchy``."""
+    """Make ``data`` k^m-anonymous by generalising its items along ``hierarchy``.
+
+    ``minimal`` (ours, not the paper's): after DA, AA, VPA (and each part of LRA) lower the
+    rules the greedy committed that the data turns out not to need, so the cut is a
+    minimal one (§3.4; see ``minimal.py``).  OA's cut is already optimal."""
     from semtui.anonymize.hierarchy.aa import aa
     from semtui.anonymize.hierarchy.da import da
     from semtui.anonymize.hierarchy.lra import lra
+    from semtui.anonymize.hierarchy.minimal import minimise
     from semtui.anonymize.hierarchy.oa import oa
     from semtui.anonymize.hierarchy.vpa import vpa
 
@@ -130,8 +136,21 @@ def generalise_km(
     h = hierarchy
     local = None
     cut_rules = None
+    from semtui.metrics.utility import ncp_occurrences
+
+    lowering = {"rules_lowered": 0, "greedy_ncp": None, "seconds": 0.0}
     if algorithm == "lra":
         local_cuts, stats = lra(p, parts, jobs, progress=progress)
+        if minimal:
+            lowering["greedy_ncp"] = _local_ncp(p, local_cuts, h)
+            t1 = time.perf_counter()
+            lowered = []
+            for rows, cut in local_cuts:
+                cut, n_low = minimise(p.rows(rows), cut, progress)
+                lowered.append((rows, cut))
+                lowering["rules_lowered"] += n_low
+            local_cuts = lowered
+            lowering["seconds"] = round(time.perf_counter() - t1, 4)
         occ = np.empty(len(p.leaves), dtype=np.int64)
         lengths = np.diff(p.indptr)
         for rows, cut in local_cuts:
@@ -148,15 +167,28 @@ def generalise_km(
             cut, stats = oa(p, progress=progress)
         else:
             cut, stats = vpa(p, parts, jobs, progress=progress)
+        if minimal and algorithm != "oa":
+            lowering["greedy_ncp"] = ncp_occurrences(cut[p.leaves], h.n_leaves_under, h.n_leaves)
+            t1 = time.perf_counter()
+            cut, lowering["rules_lowered"] = minimise(p, cut, progress)
+            lowering["seconds"] = round(time.perf_counter() - t1, 4)
         occ = cut[p.leaves]
         cut_rules = _rules(h, cut, None)
-    from semtui.metrics.utility import ncp_occurrences
+    if lowering["greedy_ncp"] is not None:
+        stats["minimal"] = lowering
 
     ncp = ncp_occurrences(occ, h.n_leaves_under, h.n_leaves)
     out = release(data, p, occ, h, members)
     seconds = time.perf_counter() - t0
     return KmResult(algorithm, k, m, out, h, ncp, seconds, int(stats.get("count_tree_nodes", 0)),
                     cut_rules, local, members, stats)
+
+
+def _local_ncp(p: Problem, local_cuts, h: Hierarchy) -> float:
+    from semtui.metrics.utility import ncp_occurrences
+
+    occ = np.concatenate([cut[p.leaves[_tokens_of(p, rows)]] for rows, cut in local_cuts]) if local_cuts else p.leaves
+    return ncp_occurrences(occ, h.n_leaves_under, h.n_leaves)
 
 
 def _tokens_of(p: Problem, rows: np.ndarray) -> np.ndarray:
