@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +71,7 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     clusters: list[Cluster] = []
     seen_ids: set[str] = set()
     seen_subs: dict[tuple, list[int]] = {}
+    term_ids: dict[str, int] = {}  # each distinct term checked and looked up once
     for ci, c in enumerate(clusters_doc):
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict), f"{where} must be an object", path)
@@ -103,14 +105,15 @@ def parse_disassociated(doc, path) -> DisassociatedData:
             chunks.append(RecordChunk.from_lists(subs))
         term = c.get("term_chunk", [])
         _need(
-            isinstance(term, list) and all(isinstance(t, str) and t.strip() for t in term),
+            isinstance(term, list) and all(isinstance(t, str) and (t in term_ids or t.strip()) for t in term),
             f"{where}.term_chunk must be a list of item names",
             path,
         )
         size = c.get("size", longest)
         _need(_is_int(size) and size >= longest, f"{where}.size must be an integer >= its largest chunk", path)
         clusters.append(
-            Cluster(cid, size, chunks, np.asarray([vocab.add(t.strip()) for t in term], dtype=np.int32))
+            Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
+                                                   for t in term], dtype=np.int32))
         )
     return DisassociatedData(vocab, k, m, clusters)
 
@@ -173,22 +176,27 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
     out = []
+    lists: list = []
     for ci, c in enumerate(clusters_doc):
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict) and "id" in c, f"{where} must be an object with an 'id'", path)
         rc = c.get("record_chunks", [])
-        _need(
-            isinstance(rc, list) and all(_indices(ch) for ch in rc),
-            f"{where}.record_chunks must be lists of transaction indices",
-            path,
-        )
         tc = c.get("term_chunk", [])
-        _need(
-            isinstance(tc, list) and all(_indices(ts) for ts in tc),
-            f"{where}.term_chunk must be a list of lists of transaction indices",
-            path,
-        )
+        _need(isinstance(rc, list) and all(type(ch) is list for ch in rc),
+              f"{where}.record_chunks must be lists of transaction indices", path)
+        _need(isinstance(tc, list) and all(type(ts) is list for ts in tc),
+              f"{where}.term_chunk must be a list of lists of transaction indices", path)
+        lists.extend(rc)
+        lists.extend(tc)
         out.append(ClusterKey(str(c["id"]), rc, tc))
+    # every index at once: one pass of type checks in C, then the minimum
+    flat = list(chain.from_iterable(lists))
+    if not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
+        for ci, ck in enumerate(out):  # the first cluster at fault, for the message
+            _need(all(_indices(ch) for ch in ck.record_chunks),
+                  f"clusters[{ci}].record_chunks must be lists of transaction indices", path)
+            _need(all(_indices(ts) for ts in ck.term_chunk),
+                  f"clusters[{ci}].term_chunk must be a list of lists of transaction indices", path)
     key = DisassociationKey(out)
     if data is not None:
         check_key(key, data, path)
