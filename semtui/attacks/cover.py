@@ -201,9 +201,11 @@ def run_cover(
     knowledge_lines: int | None = None,
     seed: int = 0,
     progress=None,
+    sources: dict | None = None,
 ) -> dict:
     """Find every cover problem of ``data`` and the breaches the chosen attacker can make;
-    return the JSON-ready report (``semtui-cover-report/1``)."""
+    return the JSON-ready report (``semtui-cover-report/1``).  ``sources`` names the files the
+    run read (``data``, ``original``, ``knowledge``); the report carries them."""
     progress = progress or (lambda done, total, message="": None)
     if attacker not in ATTACKERS:
         raise InputError(f"unknown attacker {attacker!r} (choose from strong, moderate, weak)")
@@ -292,4 +294,5 @@ def run_cover(
         "summary": summary,
         "clusters": clusters_out,
         "cover_problems": problems_out,
+        **(sources or {}),
     }

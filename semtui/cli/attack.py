@@ -194,11 +194,10 @@ def disassoc(
     with StderrProgress(f"attack {method}") as bar:
         result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
                                    jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
-                                   original_path=original)
+                                   original_path=original,
+                                   sources={"data": str(data), "key": None if key is None else str(key),
+                                            "original": None if original is None else str(original)})
     report = result.report
-    report["data"] = str(data)
-    report["key"] = str(key) if key is not None else None
-    report["original"] = str(original) if original is not None else None
     if report["unknown_terms"]:
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8

@@ -42,10 +42,9 @@ def cover(
         raise InputError("--attacker moderate draws its knowledge from the original records: give --original")
     with StderrProgress("cover") as bar:
         report = run_cover(release, attacker=attacker, original=orig, knowledge=know, knowledge_lines=lines,
-                           seed=seed, progress=bar)
-    report["data"] = str(data)
-    report["original"] = str(original) if original is not None else None
-    report["knowledge"] = str(knowledge) if knowledge is not None else None
+                           seed=seed, progress=bar,
+                           sources={"data": str(data), "original": None if original is None else str(original),
+                                    "knowledge": None if knowledge is None else str(knowledge)})
     if json_out:
         emit_json(report)
     else:

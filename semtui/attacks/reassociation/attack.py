@@ -308,6 +308,7 @@ def run_reassociation(
     wmd_measure: str | Any | None = "embedding",
     progress=None,
     original_path: str | Path | None = None,
+    sources: dict | None = None,
 ) -> Reassociation:
     """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
 
@@ -324,7 +325,9 @@ def run_reassociation(
     plan = plan_release(data, key, original, method=method, measure=measure, k=k, seed=seed, ties=ties, vectors=vectors,
                         cache=cache, wmd_measure=wmd_measure, progress=progress, original_path=original_path)
     outputs = _execute(plan.ctx, jobs, progress)
-    return _merge(plan.ctx, outputs, plan.meta)
+    result = _merge(plan.ctx, outputs, plan.meta)
+    result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
+    return result
 
 
 def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,

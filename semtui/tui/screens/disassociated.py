@@ -328,12 +328,11 @@ def run_reassociation_job(session, params: dict, progress=None) -> dict:
                                method=params["method"], measure=params["measure"], k=params.get("k"),
                                seed=params.get("seed", 0), ties=params.get("ties", "first"),
                                jobs=params.get("jobs", 1), vectors=params.get("vectors"), progress=progress,
-                               original_path=session.original_path if judged else None)
-    report = result.report
-    report["data"] = str(session.path)
-    report["key"] = str(session.key_path) if judged and session.key_path else None
-    report["original"] = str(session.original_path) if judged else None
-    return report
+                               original_path=session.original_path if judged else None,
+                               sources={"data": str(session.path),
+                                        "key": str(session.key_path) if judged and session.key_path else None,
+                                        "original": str(session.original_path) if judged else None})
+    return result.report
 
 
 def run_cover_job(session, params: dict, progress=None) -> dict:
@@ -346,10 +345,10 @@ def run_cover_job(session, params: dict, progress=None) -> dict:
         know, lines = read_knowledge(params["knowledge"], session.data)
         attacker = "knowledge"
     report = run_cover(session.data, attacker=attacker, original=session.original, knowledge=know,
-                       knowledge_lines=lines, seed=params.get("seed", 0), progress=progress)
-    report["data"] = str(session.path)
-    report["original"] = str(session.original_path) if session.original_path is not None else None
-    report["knowledge"] = params.get("knowledge")
+                       knowledge_lines=lines, seed=params.get("seed", 0), progress=progress,
+                       sources={"data": str(session.path),
+                                "original": None if session.original_path is None else str(session.original_path),
+                                "knowledge": params.get("knowledge")})
     return report
 
 
