@@ -285,8 +285,9 @@ def run_cover(
                "seconds": round(time.perf_counter() - started, 4)}
     if real_pairs is None:
         summary.pop("real_pairs")
-    return {
-        "format": REPORT_FORMAT,
+    from semtui.reports import document
+
+    return document(REPORT_FORMAT, {
         "attacker": attacker,
         "seed": int(seed),
         "knowledge_itemsets": None if knowledge is None else (knowledge_lines or len(knowledge)),
@@ -295,4 +296,4 @@ def run_cover(
         "clusters": clusters_out,
         "cover_problems": problems_out,
         **(sources or {}),
-    }
+    })

@@ -552,14 +552,14 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
         km_breakage,
         transaction_breakage,
     )
+    from semtui.reports import document
 
     data, x = ctx.data, ctx.x
     evaluate = ctx.key_of is not None
     n_clusters = len(outputs)
     clusters_out = [o["cluster"] for o in outputs]
     transactions = [t for o in outputs for t in o["transactions"]]
-    report: dict = {
-        "format": REPORT_FORMAT,
+    report: dict = document(REPORT_FORMAT, {
         "method": opts["method"],
         "measure": opts["measure"],
         "measure_kind": opts["kind"],
@@ -575,7 +575,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "placements": int(sum(o["placements"] for o in outputs)),
             "seconds": 0.0,
         },
-    }
+    })
     if evaluate:
         counts = {key: np.asarray([o["counts"][key] for o in outputs], dtype=np.float64)
                   for key in outputs[0]["counts"]}
