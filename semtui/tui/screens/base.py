@@ -7,6 +7,7 @@ subclasses :class:`BaseScreen` and adds its views and keys; nothing here checks 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -319,7 +320,39 @@ class BaseScreen(Screen):
         self.notify(f"attacks need set-generalised data; this is {self.session.kind} data")
 
     def palette_commands(self) -> list[tuple[str, str, object]]:
-        return []
+        """Palette entries no key has: show a given result."""
+        return [(f"Show result {i + 1}: {r.label}", "make it the current result", lambda i=i: self._show_result(i))
+                for i, r in enumerate(getattr(self.session, "results", []))]
+
+    def _show_result(self, i: int) -> None:
+        self.session.current = i
+        self.result_changed()
+
+    def result_changed(self) -> None:
+        """The current result changed: the kind's screen redraws what shows it."""
+
+    # ------------------------------------------------------------------ export
+    def export_name(self, result) -> str:
+        """The default file name of an exported result (without the folder)."""
+        return f"{self.session.path.stem}-report.json"
+
+    def action_export(self) -> None:
+        from semtui.tui.components.export import ExportPrompt
+
+        def done(path: str | None) -> None:
+            if path:
+                self.export_to(Path(path))
+
+        self.app.push_screen(ExportPrompt(self.export_name(self.session.result)), done)
+
+    def export_to(self, path: Path):
+        """Write the current result in a worker (a big report takes a second or more); returns
+        the worker."""
+        from semtui.tui.workers import start_job
+
+        result = self.session.result
+        self.notify(f"writing {path}…")
+        return start_job(self, "export", export_report, result.report, path, params=(result, path), progress=False)
 
     # ------------------------------------------------------------------ jobs
     def on_job_progress(self, message: JobProgress) -> None:
@@ -343,3 +376,18 @@ class BaseScreen(Screen):
     def quit_warning(self) -> str | None:
         """What ``q`` would lose, or None: asked by the app before quitting."""
         return None
+
+
+def export_report(report: dict, path: Path) -> Path:
+    """In a thread: the report as the headless command writes it (one scored against the
+    original holds original data: a new file is made private)."""
+    from semtui import reports
+    from semtui.fileio import write_together
+
+    text = reports.dumps(report)
+    private = report.get("original") is not None
+    try:
+        write_together([(path, lambda fh: fh.write(text + "\n"), private)])
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    return path

@@ -9,13 +9,11 @@ The engine does the work (:func:`semtui.attacks.reassociation.run_reassociation`
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
 
-from semtui.errors import InputError
 from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.messages import JobFailed, JobFinished
@@ -213,33 +211,8 @@ class DisassociatedScreen(BaseScreen):
 
         self.app.push_screen(DisassocCompare(self.session, self.session.result.kind, self.list_pane.current))
 
-    def palette_commands(self) -> list[tuple[str, str, object]]:
-        out = []
-        for i, r in enumerate(self.session.results):
-            out.append((f"Show result {i + 1}: {r.label}", "make it the current result",
-                        lambda i=i: self._show_result(i)))
-        return out
-
-    def _show_result(self, i: int) -> None:
-        self.session.current = i
-        self.result_changed()
-
-    def action_export(self) -> None:
-        from semtui.tui.components.export import ExportPrompt
-
-        result = self.session.result
-        default = f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
-
-        def done(path: str | None) -> None:
-            if path:
-                self.export_to(Path(path))
-
-        self.app.push_screen(ExportPrompt(default), done)
-
-    def export_to(self, path: Path):
-        result = self.session.result
-        self.notify(f"writing {path}…")
-        return start_job(self, "export", write_report, result.report, path, params=(result, path), progress=False)
+    def export_name(self, result) -> str:
+        return f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
 
     # ------------------------------------------------------------------ attacks
     def action_attack(self) -> None:
@@ -350,18 +323,3 @@ def run_cover_job(session, params: dict, progress=None) -> dict:
                                 "original": None if session.original_path is None else str(session.original_path),
                                 "knowledge": params.get("knowledge")})
     return report
-
-
-def write_report(report: dict, path: Path) -> Path:
-    """In a thread: the report as the headless command writes it (a re-association scored
-    against the original holds original data: a new file is made private)."""
-    from semtui import reports
-    from semtui.fileio import write_together
-
-    text = reports.dumps(report)
-    private = report.get("original") is not None
-    try:
-        write_together([(path, lambda fh: fh.write(text + "\n"), private)])
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-    return path

@@ -4,13 +4,11 @@ risk, and the summary."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
 
-from semtui.errors import InputError
 from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.export import ExportPrompt
@@ -134,7 +132,6 @@ class SetgenScreen(BaseScreen):
 
     def action_step_goto(self) -> None:
         """``:``: a prompt for the step number."""
-        from semtui.tui.components.export import ExportPrompt
 
         view = self.distances
         if view.attack is None or not view.attack.n_steps:
@@ -211,45 +208,8 @@ class SetgenScreen(BaseScreen):
         self.show_current()
         self.refresh_bindings()
 
-    def palette_commands(self) -> list[tuple[str, str, object]]:
-        """Palette entries no key has: show a given result."""
-        out = []
-        for i, r in enumerate(self.session.results):
-            out.append((f"Show result {i + 1}: {r.label}", "make it the current result",
-                        lambda i=i: self._show_result(i)))
-        return out
-
-    def _show_result(self, i: int) -> None:
-        self.session.current = i
-        self.result_changed()
-
-    # ------------------------------------------------------------------ export
-    def action_export(self) -> None:
-        result = self.session.result
-        default = f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
-
-        def done(path: str | None) -> None:
-            if path:
-                self.export_to(Path(path))
-
-        self.app.push_screen(ExportPrompt(default), done)
-
-    def export_to(self, path: Path):
-        """Write the current result in a worker; returns the worker."""
-        result = self.session.result
-        self.notify(f"writing {path}…")
-        return start_job(self, "export", self._write_report, result, path, params=(result, path), progress=False)
-
-    @staticmethod
-    def _write_report(result: Result, path: Path) -> Path:
-        """In a thread: a big report takes a second or more to serialise."""
-        from semtui.attacks.setgen import write_report
-
-        try:
-            write_report(result.report, path)
-        except OSError as exc:
-            raise InputError(f"{path}: {exc.strerror or exc}") from None
-        return path
+    def export_name(self, result) -> str:
+        return f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
 
     # ------------------------------------------------------------------ attacks
     def form_values(self) -> dict:
