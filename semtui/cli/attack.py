@@ -96,7 +96,7 @@ def _print_summary(report: dict) -> None:
     s = report["summary"]
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
-        f"{s['groups']} equivalence groups, {s['attacked_rows']} rows attacked "
+        f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
     if "metrics" in report:
@@ -104,8 +104,9 @@ def _print_summary(report: dict) -> None:
         base = m.get("baseline") or {}
         ivs = m.get("intervals") or {}
         level = next(iter(ivs.values()), {}).get("level", 0.95)
-        t = Table(title=f"What the attack took back (\\[low, high]: {level:.0%} bootstrap interval over groups)",
-                  title_justify="left")
+        note = (f" (\\[low, high]: {level:.0%} bootstrap interval over groups)" if ivs
+                else " (no interval: fewer than 5 equivalence groups)")
+        t = Table(title=f"What the attack took back{note}", title_justify="left")
         t.add_column("figure", no_wrap=True)
         t.add_column("attack", justify="right", no_wrap=True)
         t.add_column("random, same budget", justify="right", no_wrap=True)
