@@ -68,27 +68,63 @@ def validate(values: dict) -> dict:
     return {k: getattr(opts, k) for k in params}
 
 
-class AttackForm(ModalScreen[dict | None]):
+class OptionsForm(ModalScreen[dict | None]):
+    """A form of an operation's options: ``validated()`` checks its fields with the engine's
+    own options code; enter runs, escape cancels; an error about one option is shown and that
+    field focused.  Subclasses compose the fields (an ``#error`` Static, ``#run``/``#cancel``
+    buttons) and define ``validated()``: the values, checked, or InputError naming the option."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
+
+    DEFAULT_CSS = """
+    OptionsForm { align: center middle; }
+    OptionsForm > VerticalScroll {
+        width: 72; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    OptionsForm Label { margin-top: 0; color: $text-muted; width: 100%; }
+    OptionsForm Input, OptionsForm Select { margin: 0; background: $boost; }
+    OptionsForm #error { color: $error; height: auto; }
+    OptionsForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    OptionsForm Button { margin-left: 1; min-width: 10; }
+    """
+
+    def on_mount(self) -> None:
+        for inp in self.query(Input):
+            inp.cursor_blink = False
+        # Enter on the form runs the prefilled values at once; tab reaches the fields.
+        self.query_one("#run", Button).focus()
+
+    def action_run(self) -> None:
+        try:
+            params = self.validated()
+        except InputError as exc:
+            field = getattr(exc, "option", None)
+            self.query_one("#error", Static).update(exc.message if field else str(exc))
+            if field and self.query(f"#{field}"):
+                self.query_one(f"#{field}").focus()
+            return
+        self.dismiss(params)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_input_submitted(self) -> None:
+        self.action_run()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "run":
+            self.action_run()
+        else:
+            self.action_cancel()
+
+
+class AttackForm(OptionsForm):
     """Returns the validated keyword arguments of ``run_setgen_attack``, or None."""
 
     HELP_TITLE = "attack form"
     HELP = ("tab moves between fields; enter runs the attack, escape cancels. Every option of "
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
-
-    DEFAULT_CSS = """
-    AttackForm { align: center middle; }
-    AttackForm > VerticalScroll {
-        width: 72; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    AttackForm Label { margin-top: 0; color: $text-muted; width: 100%; }
-    AttackForm Input, AttackForm Select { margin: 0; background: $boost; }
-    AttackForm #error { color: $error; height: auto; }
-    AttackForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
-    AttackForm Button { margin-left: 1; min-width: 10; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
 
     def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
         """``k_default``: the k a blank k field means, and where it comes from."""
@@ -121,37 +157,11 @@ class AttackForm(ModalScreen[dict | None]):
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button("Run", variant="primary", id="run", compact=True)
 
-    def on_mount(self) -> None:
-        for inp in self.query(Input):
-            inp.cursor_blink = False
-        # Enter on the form runs the prefilled attack at once; tab reaches the fields.
-        self.query_one("#run", Button).focus()
-
     def current(self) -> dict:
         out = {"method": self.query_one("#method", Select).value}
         for name, _ in FIELDS:
             out[name] = self.query_one(f"#{name}", Input).value
         return out
 
-    def action_run(self) -> None:
-        try:
-            params = validate(self.current())
-        except InputError as exc:
-            field = getattr(exc, "option", None)
-            self.query_one("#error", Static).update(exc.message if field else str(exc))
-            if field and self.query(f"#{field}"):
-                self.query_one(f"#{field}").focus()
-            return
-        self.dismiss(params)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_input_submitted(self) -> None:
-        self.action_run()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "run":
-            self.action_run()
-        else:
-            self.action_cancel()
+    def validated(self) -> dict:
+        return validate(self.current())

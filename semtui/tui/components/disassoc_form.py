@@ -3,16 +3,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from semtui.errors import InputError
-from semtui.tui.keys import bindings
+from semtui.tui.components.attack_form import OptionsForm
 
 REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "seed": "0", "ties": "first",
                     "vectors": "", "jobs": "1"}
@@ -89,7 +85,7 @@ def validate(kind: str, values: dict) -> dict:
     }
 
 
-class DisassocForm(ModalScreen[dict | None]):
+class DisassocForm(OptionsForm):
     """Returns the validated options of one disassociation attack, or None."""
 
     HELP_TITLE = "attack form"
@@ -97,19 +93,8 @@ class DisassocForm(ModalScreen[dict | None]):
             "command is here; a blank field takes the engine's default.")
 
     DEFAULT_CSS = """
-    DisassocForm { align: center middle; }
-    DisassocForm > VerticalScroll {
-        width: 76; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    DisassocForm Label { color: $text-muted; width: 100%; }
-    DisassocForm Input, DisassocForm Select { margin: 0; background: $boost; }
-    DisassocForm #error { color: $error; height: auto; }
-    DisassocForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
-    DisassocForm Button { margin-left: 1; min-width: 10; }
+    DisassocForm > VerticalScroll { width: 76; }
     """
-
-    BINDINGS: ClassVar[list[BindingType]] = bindings("form")
 
     def __init__(self, kind: str, values: dict | None = None, release_k: int | None = None) -> None:
         super().__init__()
@@ -137,11 +122,6 @@ class DisassocForm(ModalScreen[dict | None]):
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button("Run", variant="primary", id="run", compact=True)
 
-    def on_mount(self) -> None:
-        for inp in self.query(Input):
-            inp.cursor_blink = False
-        self.query_one("#run", Button).focus()
-
     def current(self) -> dict:
         out = {}
         for name, _ in FIELDS[self.kind]:
@@ -149,25 +129,5 @@ class DisassocForm(ModalScreen[dict | None]):
             out[name] = widget.value
         return out
 
-    def action_run(self) -> None:
-        try:
-            params = validate(self.kind, self.current())
-        except InputError as exc:
-            field = getattr(exc, "option", None)
-            self.query_one("#error", Static).update(exc.message if field else str(exc))
-            if field and self.query(f"#{field}"):
-                self.query_one(f"#{field}").focus()
-            return
-        self.dismiss(params)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_input_submitted(self) -> None:
-        self.action_run()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "run":
-            self.action_run()
-        else:
-            self.action_cancel()
+    def validated(self) -> dict:
+        return validate(self.kind, self.current())
