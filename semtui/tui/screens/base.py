@@ -23,8 +23,8 @@ from semtui.tui.components.progress import AttackProgressBar
 from semtui.tui.components.summary import SummaryPanel
 from semtui.tui.components.vtable import VirtualTable
 from semtui.tui.keys import bindings, only
-from semtui.tui.messages import JobFailed, JobProgress
-from semtui.tui.session import Session
+from semtui.tui.messages import JobFailed, JobFinished, JobProgress
+from semtui.tui.session import Result, Session
 
 LIST_TITLES = {"group": "Equivalence groups", "cluster": "Clusters", "transaction": "Transactions"}
 #: the list pane's share of the width (wide layout) or height, in tenths; < and > change it
@@ -361,11 +361,42 @@ class BaseScreen(Screen):
 
     job_title = ""
 
+    #: how a result of this kind's attacks is called when ``q`` would lose it
+    RESULT_NOUN = "result"
+    #: say "attack cancelled" when an attack is cancelled (a kind whose escape says so already: False)
+    SAY_ATTACK_CANCELLED = True
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        if message.job == "attack":
+            self._attack_done()
+            self.session.add_result(Result(message.result, "run"))
+            self.result_changed()
+            self.notify(self.attack_notice(self.session.result))
+        elif message.job == "export":
+            result, path = message.params
+            result.exported = True
+            self.notify(f"wrote {path}")
+
+    def attack_notice(self, result) -> str:
+        """The line that says an attack finished and what it found."""
+        return f"{result.label}: done"
+
+    def _attack_done(self) -> None:
+        self.progress.stop()
+        self.refresh_bindings()
+
     def on_job_failed(self, message: JobFailed) -> None:
         self.job_failed(message)
 
     def job_failed(self, message: JobFailed) -> None:
         """One place that says what went wrong (subclasses handle their own jobs first)."""
+        if message.job == "attack":
+            self._attack_done()
+            if message.cancelled and not self.SAY_ATTACK_CANCELLED:
+                return
+        if message.job == "export" and not message.cancelled:
+            self.app.show_error("Export failed", str(message.error))
+            return
         if message.cancelled:
             self.notify(f"{message.job} cancelled")
             return
@@ -375,6 +406,12 @@ class BaseScreen(Screen):
 
     def quit_warning(self) -> str | None:
         """What ``q`` would lose, or None: asked by the app before quitting."""
+        if self.progress.running:
+            return "An attack is running: quit and lose it?"
+        unsaved = getattr(self.session, "unexported", None)
+        if unsaved:
+            n = len(unsaved)
+            return f"{n} {self.RESULT_NOUN}{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
         return None
 
 

@@ -16,9 +16,7 @@ from textual.binding import BindingType
 
 from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
-from semtui.tui.messages import JobFailed, JobFinished
 from semtui.tui.screens.base import BaseScreen
-from semtui.tui.session import Result
 from semtui.tui.workers import cancel_job, start_job
 
 #: what ``e`` proposes as the file name, per result kind
@@ -211,6 +209,17 @@ class DisassociatedScreen(BaseScreen):
 
         self.app.push_screen(DisassocCompare(self.session, self.session.result.kind, self.list_pane.current))
 
+    SAY_ATTACK_CANCELLED = False  # escape says so already
+
+    def attack_notice(self, r) -> str:
+        if r.kind == "cover":
+            s = r.report["summary"]
+            return (f"{r.label}: {s['cover_problems']:,} cover problems, {s['breaches']:,} breaches, "
+                    f"{s['vulnerable_records']:,} vulnerable records")
+        m = r.report.get("metrics")
+        return (f"{r.label}: accuracy {m['accuracy']}, breakage {m['transaction_breakage']}" if m
+                else f"{r.label}: {r.report['summary']['placements']:,} placements")
+
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
 
@@ -247,48 +256,6 @@ class DisassociatedScreen(BaseScreen):
         self.progress.start(title)
         self.refresh_bindings()
         return start_job(self, "attack", fn, s, params, params=(kind, params))
-
-    def on_job_finished(self, message: JobFinished) -> None:
-        if message.job == "attack":
-            self._attack_done()
-            self.session.add_result(Result(message.result, "run"))
-            r = self.session.result
-            if r.kind == "cover":
-                s = r.report["summary"]
-                self.notify(f"{r.label}: {s['cover_problems']:,} cover problems, {s['breaches']:,} breaches, "
-                            f"{s['vulnerable_records']:,} vulnerable records")
-            else:
-                m = r.report.get("metrics")
-                self.notify(f"{r.label}: accuracy {m['accuracy']}, breakage {m['transaction_breakage']}" if m
-                            else f"{r.label}: {r.report['summary']['placements']:,} placements")
-            self.result_changed()
-        elif message.job == "export":
-            result, path = message.params
-            result.exported = True
-            self.notify(f"wrote {path}")
-
-    def job_failed(self, message: JobFailed) -> None:
-        if message.job == "attack":
-            self._attack_done()
-            if message.cancelled:  # escape said so already
-                return
-        if message.job == "export" and not message.cancelled:
-            self.app.show_error("Export failed", str(message.error))
-            return
-        super().job_failed(message)
-
-    def _attack_done(self) -> None:
-        self.progress.stop()
-        self.refresh_bindings()
-
-    def quit_warning(self) -> str | None:
-        if self.progress.running:
-            return "An attack is running: quit and lose it?"
-        unsaved = self.session.unexported
-        if unsaved:
-            n = len(unsaved)
-            return f"{n} result{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
-        return None
 
 
 # ---------------------------------------------------------------------- in the worker thread

@@ -13,9 +13,7 @@ from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.export import ExportPrompt
 from semtui.tui.keys import GLOSSARY, bindings
-from semtui.tui.messages import JobFailed, JobFinished
 from semtui.tui.screens.base import BaseScreen
-from semtui.tui.session import Result
 from semtui.tui.workers import cancel_job, start_job
 
 #: actions that act on the distance table shown in the right pane
@@ -208,6 +206,12 @@ class SetgenScreen(BaseScreen):
         self.show_current()
         self.refresh_bindings()
 
+    RESULT_NOUN = "attack result"
+
+    def attack_notice(self, result) -> str:
+        n = result.report.get("summary", {}).get("eliminations", 0)
+        return f"{self._attack_title}: {n:,} eliminations"
+
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
 
@@ -247,44 +251,8 @@ class SetgenScreen(BaseScreen):
 
         start_job(self, "attack", attack, params=params)
 
-    def on_job_finished(self, message: JobFinished) -> None:
-        if message.job == "attack":
-            self._attack_done()
-            self.session.add_result(Result(message.result, "run"))
-            self.result_changed()
-            n = message.result.get("summary", {}).get("eliminations", 0)
-            self.notify(f"{self._attack_title}: {n:,} eliminations")
-        elif message.job == "export":
-            result, path = message.params
-            result.exported = True
-            self.notify(f"wrote {path}")
-
-    def job_failed(self, message: JobFailed) -> None:
-        if message.job == "attack":
-            self._attack_done()
-            if message.cancelled:
-                self.notify("attack cancelled")
-                return
-        if message.job == "export" and not message.cancelled:
-            self.app.show_error("Export failed", str(message.error))
-            return
-        super().job_failed(message)
-
-    def _attack_done(self) -> None:
-        self.progress.stop()
-        self.refresh_bindings()
-
     def cancel_jobs(self) -> bool:
         if self.progress.running:
             cancel_job(self, "attack")
             return True
         return False
-
-    def quit_warning(self) -> str | None:
-        if self.progress.running:
-            return "An attack is running: quit and lose it?"
-        unsaved = self.session.unexported
-        if unsaved:
-            n = len(unsaved)
-            return f"{n} attack result{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
-        return None
