@@ -163,10 +163,10 @@ def disassoc(
     method: str = typer.Option("aba", "--method", "-m", help="aba, rga, mra, assign or ra."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
-    k: int | None = typer.Option(None, "--k", min=1, help="A term-chunk term goes to k-1 transactions (default: the release's k)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of RA, random ties, the random baseline and intervals."),
+    k: int | None = typer.Option(None, "--k", help="A term-chunk term goes to k-1 transactions (default: the release's k)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of RA, random ties, the random baseline and intervals."),
     ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for the per-cluster kernels."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
@@ -175,34 +175,38 @@ def disassoc(
     """Re-associate the chunks of a disassociated release by meaning (ABA, RGA, MRA, an optimal
     assignment, or RA) and, with the key and the original, measure what comes back."""
     from semtui import formats
-    from semtui.attacks.reassociation import reconstruction_dataset, run_reassociation
-    from semtui.cli.common import StderrProgress, warn, write_outputs
+    from semtui.attacks.reassociation import ReassociationOptions, reconstruction_dataset, run_reassociation
+    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import read_key
     from semtui.model import DisassociatedData
 
+    try:
+        opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
+                                    k=k, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
+    except InputError as exc:
+        raise options_error(exc) from None
     if (key is None) != (original is None):
         raise InputError("--key and --original go together (the metrics need both)")
-    from semtui.measures import measure_files
-
-    check_outputs([output, report_path], [data, key, original, vectors, *measure_files(measure)])
+    check_outputs([output, report_path], [data, key, original, *opts.measure_files])
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
     the_key = read_key(key, release) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
-    with StderrProgress(f"attack {method}") as bar:
-        result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
-                                   jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
-                                   original_path=original,
-                                   sources={"data": str(data), "key": None if key is None else str(key),
-                                            "original": None if original is None else str(original)})
+    with StderrProgress(f"attack {opts.method}") as bar:
+        try:
+            result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
+                                       sources={"data": str(data), "key": None if key is None else str(key),
+                                                "original": None if original is None else str(original)})
+        except InputError as exc:
+            raise options_error(exc) from None
     report = result.report
     if report["unknown_terms"]:
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
-        warn(f"{len(report['unknown_terms'])} terms have no score under {measure}: {shown}"
+        warn(f"{len(report['unknown_terms'])} terms have no score under {opts.measure}: {shown}"
              f"{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []

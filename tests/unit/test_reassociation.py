@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from semtui.attacks.reassociation import ReassociationOptions as Opts
 from semtui.attacks.reassociation import run_reassociation
 from semtui.attacks.reassociation.attack import plan_release
 from semtui.attacks.reassociation.kernel import TERM_CHUNK, evaluate_placements, run_cluster
@@ -78,7 +79,7 @@ def table3(tmp_path) -> dict[str, Path]:
 @pytest.mark.parametrize("method, table", [("aba", TABLE6), ("rga", TABLE7), ("mra", TABLE10)])
 def test_paper_example_reconstruction_and_scores(table3, method, table):
     data = parse_disassociated(TABLE3, "table3")
-    result = run_reassociation(data, method=method, measure=f"scores:{table3['scores']}")
+    result = run_reassociation(data, options=Opts(method=method, measure=f"scores:{table3['scores']}"))
     assert [set(t) for t in result.transactions] == RECONSTRUCTED  # Tables 5, 8, 9
     units = result.report["clusters"][0]["units"]
     assert [u["items"] for u in units] == [["tumor", "biopsy"], ["vessel"], ["catheterisation"], ["radiotherapy"]]
@@ -93,7 +94,7 @@ def test_paper_example_metrics(table3):
     data = parse_disassociated(TABLE3, "table3")
     key = read_key(table3["key"], data)
     orig = TransactionData.from_lists(TABLE2)
-    r = run_reassociation(data, key, orig, method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None)
+    r = run_reassociation(data, key, orig, Opts(method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None))
     m = r.report["metrics"]
     # (tumor, biopsy) twice, vessel, catheterisation, radiotherapy: only the copy in transaction 2 is wrong
     assert (m["placements"], m["correct"]) == (5, 4)
@@ -115,14 +116,14 @@ def test_random_ties_spread_units_over_unscorable_anchors():
     data = parse_disassociated(doc, "x")
     first = run_reassociation(data, measure=TableMeasure()).report["clusters"][0]["units"]
     assert {a for u in first for a in u["anchors"]} == {0}
-    spread = [run_reassociation(data, measure=TableMeasure(), ties="random", seed=s).report for s in (1, 1, 2)]
+    spread = [run_reassociation(data, options=Opts(ties="random", seed=s), measure=TableMeasure()).report for s in (1, 1, 2)]
     assert spread[0] == {**spread[1], "summary": spread[0]["summary"]}
     assert len({a for u in spread[0]["clusters"][0]["units"] for a in u["anchors"]}) > 1
 
 
 def test_assign_on_paper_example_gives_one_copy_per_transaction(table3):
     data = parse_disassociated(TABLE3, "table3")
-    r = run_reassociation(data, method="assign", measure=f"scores:{table3['scores']}")
+    r = run_reassociation(data, options=Opts(method="assign", measure=f"scores:{table3['scores']}"))
     tb = r.report["clusters"][0]["units"][0]
     assert len(set(tb["anchors"])) == 2
 
@@ -135,7 +136,7 @@ def test_distance_measure_ranks_by_smallest(tmp_path):
     (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
     data = parse_disassociated(TABLE3, "table3")
     for method in ("aba", "rga", "mra"):
-        r = run_reassociation(data, method=method, measure=f"scores:{tmp_path / 'd.csv'}")
+        r = run_reassociation(data, options=Opts(method=method, measure=f"scores:{tmp_path / 'd.csv'}"))
         assert [set(t) for t in r.transactions] == RECONSTRUCTED
 
 
@@ -208,7 +209,7 @@ def releases(draw):
 @given(releases(), st.sampled_from(["aba", "rga", "mra", "assign", "ra"]), st.sampled_from(["first", "random"]))
 def test_selection_respects_budgets_and_chunks(release, method, ties):
     data, key, orig = release
-    plan = plan_release(data, key, orig, method=method, measure=TableMeasure(), wmd_measure=None, ties=ties)
+    plan = plan_release(data, key, orig, Opts(method=method, wmd_measure=None, ties=ties), measure=TableMeasure())
     for task in plan.tasks:
         res = run_cluster(task)
         counts = np.bincount(res.place_unit, minlength=len(task.unit_count))
@@ -233,7 +234,7 @@ def test_selection_respects_budgets_and_chunks(release, method, ties):
 @given(releases())
 def test_reconstruction_equal_to_the_key_scores_one(release):
     data, key, orig = release
-    plan = plan_release(data, key, orig, measure=TableMeasure(), wmd_measure=None)
+    plan = plan_release(data, key, orig, Opts(wmd_measure=None), measure=TableMeasure())
     for task in plan.tasks:
         units, anchors = [], []
         for u, truth in enumerate(task.unit_truth):
@@ -252,7 +253,7 @@ def test_reconstruction_equal_to_the_key_scores_one(release):
 @given(releases())
 def test_km_breakage_counts_only_protected_itemsets(release):
     data, key, orig = release
-    r = run_reassociation(data, key, orig, method="aba", measure=TableMeasure(), wmd_measure=None)
+    r = run_reassociation(data, key, orig, Opts(method="aba", wmd_measure=None), measure=TableMeasure())
     m = r.report["metrics"]
     assert 0 <= m["exposed_itemsets"] <= m["protected_itemsets"]
     # protected itemsets by brute force: size 2..m, support in (0, k) in the original, once per cluster
@@ -318,8 +319,8 @@ def test_jobs_give_the_same_report(tmp_path):
     orig = formats.read_transactions(paths["original"])
     reports = []
     for jobs in (1, 2):
-        r = run_reassociation(data, key, orig, method="ra", measure=f"scores:{paths['scores']}", seed=5,
-                              jobs=jobs, wmd_measure=None).report
+        r = run_reassociation(data, key, orig, Opts(method="ra", measure=f"scores:{paths['scores']}", seed=5,
+                                                    jobs=jobs, wmd_measure=None)).report
         r["summary"].pop("seconds")
         reports.append(json.dumps(r, sort_keys=True))
     assert reports[0] == reports[1]

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import METHODS, TERM_CHUNK, ClusterTask, run_cluster
+from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, run_cluster
+from semtui.attacks.reassociation.options import ReassociationOptions
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
@@ -173,36 +174,27 @@ def plan_release(
     data: DisassociatedData,
     key: DisassociationKey | None = None,
     original: TransactionData | None = None,
+    options: ReassociationOptions | None = None,
     *,
-    method: str = "aba",
-    measure: str | Any = "embedding",
-    k: int | None = None,
-    seed: int = 0,
-    ties: str = "first",
-    vectors: str | Path | None = None,
-    cache: bool = True,
-    wmd_measure: str | Any | None = "embedding",
+    measure: Any | None = None,
+    wmd: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
 ) -> Plan:
-    """Plan and score: the per-cluster tasks, with one batched call to the measure."""
+    """Plan and score: the per-cluster tasks, with one batched call to the measure.
+
+    ``measure`` / ``wmd`` override the measures ``options.measure`` / ``options.wmd_measure``
+    name (an opened :class:`semtui.measures.base.Measure`, e.g. in tests)."""
     from semtui.measures import open_measure
 
+    options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
-    if ties not in ("first", "random"):
-        raise InputError(f"ties must be 'first' or 'random', got {ties!r}")
-    if seed is None:
-        seed = 0
-    if seed < 0:
-        raise InputError(f"the seed must be a non-negative integer, got {seed}")
-    if k is not None and k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
     if (key is None) != (original is None):
         raise InputError("the metrics need both the key and the original")
     if not data.clusters:
         raise InputError("the release has no clusters")
+    method, seed, ties, k = options.method, options.seed, options.ties, options.k
+    vectors, cache = options.vectors, options.cache
     started = time.perf_counter()
     k_used = int(k) if k is not None else int(data.k)
     vocab = data.vocab
@@ -216,8 +208,8 @@ def plan_release(
 
     # 2. score: one batched call
     progress(0, len(data.clusters), "scoring")
-    m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
-    measure_name = measure if isinstance(measure, str) else m.name
+    m = open_measure(options.measure, vectors=vectors, cache=cache) if measure is None else measure
+    measure_name = options.measure if measure is None else m.name
     kind = getattr(m, "kind", "distance")
     unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
     if len(a_ids) and len(u_ids):
@@ -237,13 +229,13 @@ def plan_release(
     wmd_name = None
     if evaluate:
         x = _aligned_original(data, key, original, original_path)
-        if wmd_measure is not None:
-            wm = wmd_measure
-            if isinstance(wm, str):
-                wmd_name = wm
-                wm = m if (isinstance(measure, str) and wm == measure) else open_measure(wm, vectors=vectors, cache=cache)
+        if wmd is not None or options.wmd_measure is not None:
+            if wmd is not None:
+                wm, wmd_name = wmd, wmd.name
             else:
-                wmd_name = wm.name
+                wmd_name = options.wmd_measure
+                wm = (m if (measure is None and wmd_name == options.measure)
+                      else open_measure(wmd_name, vectors=vectors if wmd_name == "embedding" else None, cache=cache))
             used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
             used = np.union1d(used, np.union1d(a_ids, u_ids))
             d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
@@ -296,35 +288,22 @@ def run_reassociation(
     data: DisassociatedData,
     key: DisassociationKey | None = None,
     original: TransactionData | None = None,
+    options: ReassociationOptions | None = None,
     *,
-    method: str = "aba",
-    measure: str | Any = "embedding",
-    k: int | None = None,
-    seed: int = 0,
-    ties: str = "first",
-    jobs: int = 1,
-    vectors: str | Path | None = None,
-    cache: bool = True,
-    wmd_measure: str | Any | None = "embedding",
+    measure: Any | None = None,
+    wmd: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
     sources: dict | None = None,
 ) -> Reassociation:
-    """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
-
-    ``measure`` is a spec or a :class:`semtui.measures.base.Measure`; ``k`` the number of
-    transactions a term-chunk term is taken to come from plus one (default: the release's k);
-    ``ties`` how equal scores are broken: ``first`` keeps the anchoring chunk's order (the paper),
-    ``random`` draws a seeded order (so that unscorable or identical anchors share the units);
-    ``wmd_measure`` the measure whose distances WMD uses (None: no WMD); ``jobs`` the number of
-    worker processes for the kernels (the report is the same whatever it is).
-    """
-    if jobs < 1:
-        raise InputError(f"jobs must be at least 1, got {jobs}")
+    """Re-associate every cluster of ``data`` as ``options`` say; with ``key`` and ``original``,
+    evaluate it.  ``measure`` / ``wmd`` override the measures the options name (an opened
+    measure); ``sources`` names the files the run read (the report carries them)."""
+    options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    plan = plan_release(data, key, original, method=method, measure=measure, k=k, seed=seed, ties=ties, vectors=vectors,
-                        cache=cache, wmd_measure=wmd_measure, progress=progress, original_path=original_path)
-    outputs = _execute(plan.ctx, jobs, progress)
+    plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, progress=progress,
+                        original_path=original_path)
+    outputs = _execute(plan.ctx, options.jobs, progress)
     result = _merge(plan.ctx, outputs, plan.meta)
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result

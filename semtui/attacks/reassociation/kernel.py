@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from semtui.attacks.reassociation.options import METHODS  # noqa: F401  (the one list, re-exported)
 from semtui.metrics.reassociation import align_anchors, truth_matrix, wmd_uniform
-
-METHODS = ("aba", "rga", "mra", "assign", "ra")
 
 TERM_CHUNK = -1
 

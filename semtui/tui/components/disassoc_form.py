@@ -1,5 +1,6 @@
 """``a`` / ``p`` on a disassociated release: the re-association form (every option of
-``semtui attack disassoc``) and the cover form (every option of ``semtui cover``)."""
+``semtui attack disassoc``) and the cover form (every option of ``semtui cover``); each is
+checked by the engine's own options object."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ def _choices(kind: str) -> dict[str, tuple[str, ...]]:
         from semtui.attacks.cover import ATTACKERS
 
         return {"attacker": ATTACKERS[:3]}
-    from semtui.attacks.reassociation import METHODS
+    from semtui.attacks.reassociation.options import METHODS, TIES
 
-    return {"method": METHODS, "ties": ("first", "random")}
+    return {"method": METHODS, "ties": TIES}
 
 
 #: (field, label) in order, per form
@@ -45,44 +46,43 @@ FIELDS = {
 }
 
 
-def _int(text, option: str, low: int) -> int | None:
+def _int(text, option: str) -> int | None:
     text = str(text or "").strip()
     if not text:
         return None
-    if not text.isdigit() or int(text) < low:
-        raise InputError(f"{option} must be a whole number ≥ {low}, got {text!r}", option=option)
+    if not text.lstrip("-").isdigit():
+        raise InputError(f"{option} must be a whole number, got {text!r}", option=option)
     return int(text)
 
 
 def validate(kind: str, values: dict) -> dict:
-    """The keyword arguments the engine takes (``run_reassociation`` / ``run_cover`` plus a
-    knowledge path); an error names the field at fault."""
-    choices = _choices(kind)
-    for name, allowed in choices.items():
-        if values.get(name) not in allowed:
-            raise InputError(f"{name} must be one of {', '.join(allowed)}", option=name)
+    """Check the form with the engine's own options object (:class:`ReassociationOptions` /
+    :class:`CoverOptions`); returns the keyword arguments that build it.  An error names the
+    field at fault."""
     if kind == "cover":
         from pathlib import Path
 
-        knowledge = str(values.get("knowledge") or "").strip() or None
-        if knowledge is not None and not Path(knowledge).is_file():
-            raise InputError(f"no such file: {knowledge}", option="knowledge")
-        seed = _int(values.get("seed"), "seed", 0)
-        return {"attacker": values["attacker"], "knowledge": knowledge, "seed": 0 if seed is None else seed}
-    measure = str(values.get("measure") or "").strip()
-    if not measure:
-        raise InputError("a measure is needed", option="measure")
-    seed = _int(values.get("seed"), "seed", 0)
-    jobs = _int(values.get("jobs"), "jobs", 1)
-    return {
-        "method": values["method"],
-        "measure": measure,
-        "k": _int(values.get("k"), "k", 1),
-        "seed": 0 if seed is None else seed,
-        "ties": values["ties"],
-        "vectors": str(values.get("vectors") or "").strip() or None,
-        "jobs": 1 if jobs is None else jobs,
-    }
+        from semtui.attacks.cover import CoverOptions
+
+        opts = CoverOptions(attacker=values.get("attacker") or "strong",
+                            knowledge=str(values.get("knowledge") or "").strip() or None,
+                            seed=_int(values.get("seed"), "seed"))
+        if opts.knowledge is not None and opts.knowledge != "-" and not Path(opts.knowledge).is_file():
+            raise InputError(f"no such file: {opts.knowledge}", option="knowledge")
+        return {name: getattr(opts, name) for name, _ in FIELDS["cover"]}
+    from semtui.attacks.reassociation import ReassociationOptions
+
+    jobs = _int(values.get("jobs"), "jobs")
+    opts = ReassociationOptions(
+        method=values.get("method") or "aba",
+        measure=str(values.get("measure") or ""),
+        k=_int(values.get("k"), "k"),
+        seed=_int(values.get("seed"), "seed"),
+        ties=values.get("ties") or "first",
+        vectors=str(values.get("vectors") or "").strip() or None,
+        jobs=1 if jobs is None else jobs,
+    )
+    return {name: getattr(opts, name) for name, _ in FIELDS["reassociation"]}
 
 
 class DisassocForm(OptionsForm):
