@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from semtui.attacks.reassociation.options import METHODS  # noqa: F401  (the one list, re-exported)
-from semtui.metrics.reassociation import align_anchors, truth_matrix, wmd_uniform
+from semtui.metrics.reassociation import align_anchors, budget_matched, truth_matrix, wmd_uniform
 
 TERM_CHUNK = -1
 
@@ -209,22 +209,6 @@ def random_anchors(n_anchors: int, counts: np.ndarray, chunks: np.ndarray,
     return u[order].astype(np.int64), a[order].astype(np.int64)
 
 
-def budget_matched(n_anchors: int, place_unit: np.ndarray, n_units: int,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The budget-matched random re-association: every unit gets as many anchors as the method
-    under test gave it, drawn uniformly without replacement."""
-    budget = np.bincount(place_unit, minlength=n_units)
-    units = np.flatnonzero(budget)
-    if len(units) == 0 or n_anchors == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # a uniform random order of the anchors per unit (argsort of uniform keys); keep its first b
-    order = np.argsort(rng.random((len(units), n_anchors)), axis=1)
-    keep = np.arange(n_anchors)[None, :] < budget[units][:, None]
-    anchors = np.sort(np.where(keep, order, n_anchors), axis=1)  # the kept ones first, ascending
-    rows = np.broadcast_to(units[:, None], anchors.shape)
-    return rows[keep].astype(np.int64), anchors[keep].astype(np.int64)
-
-
 def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rng = cluster_rng(task.seed, task.index, TIES_STREAM) if task.ties == "random" else None
     if task.method in ("aba", "rga", "mra"):
@@ -251,7 +235,7 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
         # WMD and the reconstruction (for k^m breakage) of the first draw
         draws = []
         for r in range(BASELINE_DRAWS):
-            bu, ba = budget_matched(task.n_anchors, place_unit, n_units, cluster_rng(task.seed, task.index, 1 + r))
+            bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r))
             ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
             ev["place_unit"], ev["place_anchor"] = bu, ba
             draws.append(ev)
