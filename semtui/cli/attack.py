@@ -163,7 +163,10 @@ def disassoc(
     method: str = typer.Option("aba", "--method", "-m", help="aba, rga, mra, assign or ra."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
-    k: int | None = typer.Option(None, "--k", help="A term-chunk term goes to k-1 transactions (default: the release's k)."),
+    k: int | None = typer.Option(None, "--k", help="Protection level: the k of k^m-anonymity that decides which "
+                                 "itemsets count as protected in k^m breakage (default: the release's k)."),
+    term_placements: int | None = typer.Option(None, "--term-placements", help="Placement budget: the transactions "
+                                               "a term-chunk term goes to (default: the release's k - 1, the paper's)."),
     seed: int = typer.Option(0, "--seed", help="Seed of RA, random ties, the random baseline and intervals."),
     ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
@@ -184,7 +187,7 @@ def disassoc(
 
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
-                                    k=k, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
+                                    k=k, term_placements=term_placements, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
     except InputError as exc:
         raise options_error(exc) from None
     if (key is None) != (original is None):

@@ -22,6 +22,7 @@ REASSOC_BAD = [
     ("seed", -1, ["--seed", "-1"], "at least 0"),
     ("k", 0, ["--k", "0"], "at least 1"),
     ("jobs", 0, ["--jobs", "0"], "at least 1"),
+    ("term_placements", 0, ["--term-placements", "0"], "at least 1"),
     ("ties", "last", ["--ties", "last"], "first or random"),
     ("vectors", "v.txt", ["--measure", "wordnet", "--vectors", "v.txt"], "only applies to the embedding"),
 ]
@@ -42,7 +43,7 @@ def test_reassociation_options_and_cli_give_the_same_error(cli, tmp_path, name, 
     release.write_text(json.dumps(RELEASE))
     r = cli("attack", "disassoc", release, *args)
     assert r.returncode == 2, r.stderr
-    assert r.stderr.strip() == f"semtui: error: --{name}: {exc.message}"
+    assert r.stderr.strip() == f"semtui: error: --{name.replace('_', '-')}: {exc.message}"
 
 
 def test_reassociation_options_defaults_and_normalisation():
@@ -69,7 +70,7 @@ def test_cover_options_and_cli_give_the_same_error(cli, tmp_path, name, value, a
     release.write_text(json.dumps(RELEASE))
     r = cli("cover", release, *args)
     assert r.returncode == 2, r.stderr
-    assert r.stderr.strip() == f"semtui: error: --{name}: {exc.message}"
+    assert r.stderr.strip() == f"semtui: error: --{name.replace('_', '-')}: {exc.message}"
 
 
 def test_moderate_attacker_without_the_original_names_it(cli, tmp_path):

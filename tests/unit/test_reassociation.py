@@ -302,6 +302,29 @@ def test_baseline_keeps_one_sub_record_of_a_chunk_per_transaction():
     assert m["accuracy"] == 1.0 and m["baseline"]["accuracy"] == 1.0 and m["lift_over_random"] == 1.0
 
 
+def test_placement_budget_and_protection_level_are_apart(table3):
+    """--k sets only which itemsets count as protected; --term-placements only how many
+    transactions a term-chunk term goes to (ALGORITHMS.md §6)."""
+    data = parse_disassociated(TABLE3, "table3")  # the release's k = 2
+    key = read_key(table3["key"], data)
+    orig = TransactionData.from_lists(TABLE2)
+    measure = f"scores:{table3['scores']}"
+
+    def run(**kw):
+        return run_reassociation(data, key, orig, Opts(measure=measure, wmd_measure=None, **kw)).report
+
+    base, k3, t2 = run(), run(k=3), run(term_placements=2)
+    terms = lambda r: [len(u["anchors"]) for u in r["clusters"][0]["units"] if u["chunk"] == "term"]  # noqa: E731
+    assert terms(base) == terms(k3) == [1, 1, 1]     # the release's k - 1 = 1, whatever --k says
+    assert terms(t2) == [2, 2, 2]
+    assert (base["k"], base["term_placements"], k3["k"], t2["term_placements"]) == (2, 1, 3, 2)
+    # k = 3 protects the pairs of support 1 and 2 in Table 2; the placements are the same as k = 2's
+    assert k3["metrics"]["protected_itemsets"] > base["metrics"]["protected_itemsets"]
+    assert k3["metrics"]["placements"] == base["metrics"]["placements"]
+    assert t2["metrics"]["protected_itemsets"] == base["metrics"]["protected_itemsets"]
+    assert t2["metrics"]["placements"] == base["metrics"]["placements"] + 3
+
+
 def _random_transactions(seed: int, n: int = 900, n_items: int = 60) -> TransactionData:
     """Seeded transactions over a skewed vocabulary (frequent items shared, a long tail)."""
     rng = np.random.default_rng(seed)

@@ -4,7 +4,7 @@
 * **plan**: per cluster, the *anchors* (the sub-records of the anchoring chunk C1, plus empty
   anchors when the cluster holds more transactions than C1 has sub-records) and the *units* to
   place (each distinct non-empty sub-record of C2..Cn with its multiplicity, each term-chunk term
-  with ``k - 1`` places, as the paper's Algorithm 3).
+  with ``term_placements`` places: the paper's ``k - 1``, Algorithm 3).
 * **score**: one batched call to the measure, every C1 term against every unit term of the
   release; a similarity is used as is, a distance negated, so higher is closer throughout.
 * **kernel**: :func:`semtui.attacks.reassociation.kernel.run_cluster`, serially or in worker
@@ -60,7 +60,7 @@ def _r(x, digits: int = 6):
     return round(x, digits) if math.isfinite(x) else None
 
 
-def _plan_cluster(ci: int, cluster, k: int) -> _Plan:
+def _plan_cluster(ci: int, cluster, term_placements: int) -> _Plan:
     chunks = cluster.record_chunks
     anchors = [chunks[0].sub_record(r) for r in range(len(chunks[0]))] if chunks else []
     n_anchors = max(int(cluster.size), len(anchors))
@@ -87,7 +87,7 @@ def _plan_cluster(ci: int, cluster, k: int) -> _Plan:
             else:
                 unit_count[u] += 1
                 unit_rows[u].append(r)
-    per_term = min(max(k - 1, 1), n_anchors)
+    per_term = min(term_placements, n_anchors)
     for t, term in enumerate(cluster.term_chunk.tolist()):
         units.append(np.asarray([term], dtype=np.int32))
         unit_chunk.append(TERM_CHUNK)
@@ -145,7 +145,7 @@ class _Context:
 
     data: DisassociatedData
     key_of: dict | None
-    k: int
+    term_placements: int     # the anchors a term-chunk term goes to
     method: str
     seed: int
     ties: str
@@ -197,6 +197,8 @@ def plan_release(
     vectors, cache = options.vectors, options.cache
     started = time.perf_counter()
     k_used = int(k) if k is not None else int(data.k)
+    term_placements = (int(options.term_placements) if options.term_placements is not None
+                       else max(int(data.k) - 1, 1))
     vocab = data.vocab
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
@@ -250,9 +252,9 @@ def plan_release(
                 wmd_name = None
 
     key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
-    ctx = _Context(data, key_of, k_used, method, int(seed), ties, kind, close, a_pos, u_pos, x,
+    ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all))
-    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), ties=ties, unknown=unknown,
+    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements, seed=int(seed), ties=ties, unknown=unknown,
                 started=started, wmd_measure=wmd_name)
     return Plan(ctx, meta)
 
@@ -262,7 +264,7 @@ def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
     data = ctx.data
     n_vocab = len(data.vocab)
     c = data.clusters[ci]
-    p = _plan_cluster(ci, c, ctx.k)
+    p = _plan_cluster(ci, c, ctx.term_placements)
     a_local_ids = np.unique(np.concatenate(p.anchors + [np.zeros(0, np.int32)]).astype(np.int64))
     u_local_ids = np.unique(np.concatenate(p.units + [np.zeros(0, np.int32)]).astype(np.int64))
     a_loc = np.full(n_vocab, -1, dtype=np.int64)
@@ -543,6 +545,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
         "measure": opts["measure"],
         "measure_kind": opts["kind"],
         "k": opts["k"],
+        "term_placements": opts["term_placements"],
         "seed": opts["seed"],
         "ties": opts["ties"],
         "unknown_terms": opts["unknown"],

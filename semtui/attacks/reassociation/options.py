@@ -38,7 +38,11 @@ def _whole(value, option: str, low: int, what: str) -> int:
 class ReassociationOptions:
     """Everything that decides a re-association's result, with the paper's defaults.
 
-    ``k``: the placement budget and the protection level of k^m breakage (default: the release's k);
+    Two numbers the paper reads off one k are kept apart (ALGORITHMS.md §6): ``k`` is the
+    **protection level**, the k of k^m-anonymity that says which itemsets count as protected in
+    k^m breakage (default: the release's k); ``term_placements`` is the **placement budget**,
+    the number of anchoring sub-records a term-chunk term goes to (default: the release's k - 1,
+    the paper's Algorithm 3).
     ``seed``: RA, random ties, the budget-matched baseline and the intervals; ``ties``: ``first``
     keeps the anchoring chunk's order (the paper), ``random`` a seeded order; ``wmd_measure``: the
     measure whose distances WMD uses (None: no WMD); ``jobs``: worker processes for the kernels
@@ -50,6 +54,7 @@ class ReassociationOptions:
     vectors: str | None = None
     cache: bool = True
     k: int | None = None
+    term_placements: int | None = None
     seed: int = 0
     ties: str = "first"
     jobs: int = 1
@@ -77,6 +82,9 @@ class ReassociationOptions:
         object.__setattr__(self, "seed", _whole(0 if self.seed is None else self.seed, "seed", 0, "the seed"))
         if self.k is not None:
             object.__setattr__(self, "k", _whole(self.k, "k", 1, "k"))
+        if self.term_placements is not None:
+            object.__setattr__(self, "term_placements",
+                               _whole(self.term_placements, "term_placements", 1, "the term placements"))
         object.__setattr__(self, "jobs", _whole(self.jobs, "jobs", 1, "jobs"))
         object.__setattr__(self, "cache", bool(self.cache))
 

@@ -11,8 +11,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from semtui.errors import InputError
 from semtui.tui.components.attack_form import OptionsForm
 
-REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "seed": "0", "ties": "first",
-                    "vectors": "", "jobs": "1"}
+REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "term_placements": "", "seed": "0",
+                    "ties": "first", "vectors": "", "jobs": "1"}
 COVER_DEFAULTS = {"attacker": "strong", "knowledge": "", "seed": "0"}
 
 
@@ -31,7 +31,8 @@ FIELDS = {
     "reassociation": (
         ("method", "method (aba, rga, mra: the paper's; assign: an optimal assignment; ra: random)"),
         ("measure", "measure (embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet)"),
-        ("k", "k: a term-chunk term goes to k-1 transactions (blank: the release's k = {k})"),
+        ("k", "k: the protection level of k^m breakage (blank: the release's k = {k})"),
+        ("term_placements", "term placements: transactions per term-chunk term (blank: k - 1 = {k1})"),
         ("seed", "seed (RA, random ties, the random baseline, intervals)"),
         ("ties", "ties (first: the anchoring chunk's order, as the paper; random: seeded)"),
         ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
@@ -77,6 +78,7 @@ def validate(kind: str, values: dict) -> dict:
         method=values.get("method") or "aba",
         measure=str(values.get("measure") or ""),
         k=_int(values.get("k"), "k"),
+        term_placements=_int(values.get("term_placements"), "term_placements"),
         seed=_int(values.get("seed"), "seed"),
         ties=values.get("ties") or "first",
         vectors=str(values.get("vectors") or "").strip() or None,
@@ -110,7 +112,7 @@ class DisassocForm(OptionsForm):
                                 else "Re-associate the chunks (semtui attack disassoc)")
             box.border_subtitle = "enter runs · escape cancels"
             for name, label in FIELDS[self.kind]:
-                yield Label(label.format(k=self.release_k), id=f"{name}-label")
+                yield Label(label.format(k=self.release_k, k1=max((self.release_k or 2) - 1, 1)), id=f"{name}-label")
                 value = self.values.get(name, "")
                 if name in choices:
                     yield Select([(c, c) for c in choices[name]], value=value, allow_blank=False, id=name,
