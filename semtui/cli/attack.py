@@ -94,8 +94,9 @@ def _print_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    scored_by = report.get("measure") or f"the background {(report.get('background') or {}).get('source')}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] with {scored_by} on {report.get('data')}: "
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
@@ -160,9 +161,12 @@ def disassoc(
     data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
     key: Path | None = typer.Option(None, "--key", help="The release's private key (with --original: the metrics)."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions (with --key: the metrics)."),
-    method: str = typer.Option("aba", "--method", "-m", help="aba, rga, mra, assign or ra."),
+    method: str | None = typer.Option(None, "--method", "-m", help="aba, rga, mra, assign, ra, or nba (naive Bayes "
+                                      "over the background's co-occurrence; the default with --background, else aba)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    background: str | None = typer.Option(None, "--background", help="The attacker's knowledge of a similar population: "
+                                          "FILE (transactions), counts:FILE or wordfreq:LANG."),
     k: int | None = typer.Option(None, "--k", help="Protection level: the k of k^m-anonymity that decides which "
                                  "itemsets count as protected in k^m breakage (default: the release's k)."),
     term_placements: int | None = typer.Option(None, "--term-placements", help="Placement budget: the transactions "
@@ -187,7 +191,7 @@ def disassoc(
 
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
-                                    k=k, term_placements=term_placements, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
+                                    background=background, k=k, term_placements=term_placements, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
     except InputError as exc:
         raise options_error(exc) from None
     if (key is None) != (original is None):
@@ -209,7 +213,8 @@ def disassoc(
     if report["unknown_terms"]:
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
-        warn(f"{len(report['unknown_terms'])} terms have no score under {opts.measure}: {shown}"
+        source = f"the background {opts.background}" if report.get("background") else opts.measure
+        warn(f"{len(report['unknown_terms'])} terms have no score under {source}: {shown}"
              f"{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
@@ -229,8 +234,9 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    scored_by = report.get("measure") or f"the background {(report.get('background') or {}).get('source')}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] with {scored_by} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
         f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
@@ -257,3 +263,8 @@ def _print_disassoc_summary(report: dict) -> None:
     console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
                   f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
                   f"protected itemsets exposed.")
+    from semtui.attacks.reassociation import informed_sentence
+
+    sentence = informed_sentence(m)
+    if sentence:
+        console.print(sentence)

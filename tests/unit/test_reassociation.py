@@ -4,6 +4,7 @@ worked example (Tables 3-10), properties on random disassociations, and the CLI.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from semtui.attacks.reassociation.kernel import TERM_CHUNK, evaluate_placements,
 from semtui.formats.disassociated import key_to_json, parse_disassociated, read_key
 from semtui.measures.base import Measure
 from semtui.metrics.reassociation import accuracy, row_pairs, wmd_uniform
+from semtui.errors import InputError
 from semtui.model import ClusterKey, DisassociationKey, TransactionData
 
 # ---------------------------------------------------------------- the paper's example
@@ -464,3 +466,99 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
 def test_key_round_trip_matches(table3):
     data = parse_disassociated(TABLE3, "t")
     assert key_to_json(read_key(table3["key"], data)) == TABLE3_KEY
+
+
+# ---------------------------------------------------------------- knowledge: NBA and the informed reference
+NB_RELEASE = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+              "clusters": [{"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a"]]], "term_chunk": ["t"]}]}
+
+
+def test_nba_by_hand_on_a_tiny_cluster(tmp_path):
+    """Background of 10 transactions: 4 x {a, t}, 1 x {a}, 5 x {b}; add-1/2 smoothing.
+    log P(t | a) / P(t) = log((4 + .5) / (5 + 1)) - log((4 + .5) / (10 + 1)) = log(11 / 6);
+    log P(t | b) / P(t) = log((0 + .5) / 6) - log(4.5 / 11) = log(5.5 / 27).
+    Anchor {a, b} scores their sum, {a} log(11/6) > 0, the empty third anchor 0 (no evidence)."""
+    bg = tmp_path / "bg.txt"
+    bg.write_text("a, t\n" * 4 + "a\n" + "b\n" * 5)
+    data = parse_disassociated(NB_RELEASE, "nb")
+    lift_a, lift_b = math.log(11 / 6), math.log(5.5 / 27)
+    for placements, anchors in ((1, [1]), (2, [1, 2]), (3, [0, 1, 2])):
+        r = run_reassociation(data, options=Opts(background=str(bg), term_placements=placements)).report
+        assert r["method"] == "nba" and r["measure"] is None and r["background"]["documents"] == 10
+        unit = r["clusters"][0]["units"][0]
+        assert unit["scores"] == pytest.approx([lift_a + lift_b, lift_a, 0.0], abs=1e-4)
+        assert sorted(unit["anchors"]) == anchors
+    # a background that only knows how common terms are cannot tell anchors apart: said, not guessed
+    counts_only = pytest.importorskip("wordfreq") and "wordfreq:en"
+    with pytest.raises(InputError) as info:
+        run_reassociation(data, options=Opts(background=counts_only))
+    assert info.value.option == "background"
+
+
+def _planted_transactions(rng: np.random.Generator, topics: list[int], perm: np.ndarray) -> list[list[str]]:
+    """One transaction per entry of ``topics``: the topic's marker item and 2 of its 5 others."""
+    return [[f"i{perm[t * 6]}"] + [f"i{perm[t * 6 + 1 + j]}" for j in rng.choice(5, size=2, replace=False)]
+            for t in topics]
+
+
+def _planted(seed: int, n_clusters: int = 24):
+    """Clusters of 10 transactions from two of 12 topics (5 each); C1 holds each transaction's
+    topic marker, the term chunk every other item: which marker a term goes with is the whole
+    signal, and only co-occurrence knowledge sees it."""
+    rng = np.random.default_rng(seed)
+    ident = np.arange(72)
+    clusters, keys, original = [], [], []
+    for c in range(n_clusters):
+        two = rng.choice(12, size=2, replace=False).tolist()
+        trans = _planted_transactions(rng, [two[0]] * 5 + [two[1]] * 5, ident)
+        base = len(original)
+        terms = sorted({i for t in trans for i in t[1:]})
+        clusters.append({"id": f"P{c}", "size": 10, "record_chunks": [[t[:1] for t in trans]], "term_chunk": terms})
+        keys.append(ClusterKey(f"P{c}", [list(range(base, base + 10))],
+                               [[base + r for r, t in enumerate(trans) if i in t[1:]] for i in terms]))
+        original.extend(trans)
+    doc = {"format": "semtui-disassociated/1", "k": 3, "m": 2, "clusters": clusters}
+    return parse_disassociated(doc, "planted"), DisassociationKey(keys), TransactionData.from_lists(original)
+
+
+def test_informed_reference_bounds_the_attack_on_a_planted_example(tmp_path):
+    from semtui.formats import write
+
+    data, key, orig = _planted(1)
+    rng = np.random.default_rng(2)
+    population = [int(t) for t in rng.integers(12, size=600)]
+    right, wrong = tmp_path / "right.txt", tmp_path / "wrong.txt"
+    write(TransactionData.from_lists(_planted_transactions(rng, population, np.arange(72))), right)
+    write(TransactionData.from_lists(_planted_transactions(rng, population, rng.permutation(72))), wrong)
+    out = {}
+    for name, opts in (("right", Opts(background=str(right), ties="random", seed=1, wmd_measure=None)),
+                       ("wrong", Opts(background=str(wrong), ties="random", seed=1, wmd_measure=None)),
+                       ("ra", Opts(method="ra", seed=1, wmd_measure=None))):
+        out[name] = run_reassociation(data, key, orig, opts,
+                                      measure=TableMeasure() if name == "ra" else None).report["metrics"]
+    ref = out["ra"]["informed_reference"]
+    # the reference depends on the original (and the seed) only, never on the attack run
+    assert ref == out["right"]["informed_reference"] == out["wrong"]["informed_reference"]
+    assert "not an attack" in ref["about"]
+    assert ref["intervals"]["lift_over_random"][0] > 1.5
+    for name in ("right", "wrong", "ra"):
+        assert ref["accuracy"] >= out[name]["accuracy"]
+    # knowledge of a similar population carries the attack; that of the wrong one does not
+    assert out["right"]["intervals"]["lift_over_random"][0] > 1.5
+    assert out["right"]["accuracy"] > out["wrong"]["accuracy"]
+    assert out["wrong"]["intervals"]["lift_over_random"][0] < 1.2
+
+
+def test_cli_background_runs_nba_and_words_the_informed_reference(cli, table3, tmp_path):
+    bg = tmp_path / "bg.txt"
+    bg.write_text("\n".join(", ".join(t) for t in TABLE2 * 3) + "\n")
+    args = ["attack", "disassoc", table3["data"], "--key", table3["key"], "--original", table3["original"],
+            "--background", bg]
+    r = cli(*args, "--measure", f"scores:{table3['scores']}")
+    assert r.returncode == 0, r.stderr
+    assert "NBA with the background" in r.stdout and "Informed reference (not an attack)" in r.stdout
+    doc = json.loads(cli(*args, "--json").stdout)
+    assert doc["method"] == "nba" and doc["background"]["source"] == str(bg)
+    assert "not an attack" in doc["metrics"]["informed_reference"]["about"]
+    r = cli("attack", "disassoc", table3["data"], "--method", "nba")
+    assert r.returncode == 2 and r.stderr.startswith("semtui: error: --background: nba scores with background")

@@ -8,11 +8,13 @@ per-cluster kernel, a plain function of arrays.
 from semtui.attacks.reassociation.attack import (
     REPORT_FORMAT,
     Reassociation,
+    informed_sentence,
     reconstructed_transactions,
     reconstruction_dataset,
     run_reassociation,
 )
 from semtui.attacks.reassociation.options import METHODS, ReassociationOptions
 
-__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "ReassociationOptions", "reconstructed_transactions",
+__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "ReassociationOptions", "informed_sentence",
+           "reconstructed_transactions",
            "reconstruction_dataset", "run_reassociation"]

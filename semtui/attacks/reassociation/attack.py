@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, run_cluster
-from semtui.attacks.reassociation.options import ReassociationOptions
+from semtui.attacks.reassociation.options import BACKGROUND_METHODS, ReassociationOptions
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
@@ -155,6 +155,8 @@ class _Context:
     u_pos: np.ndarray
     x: Any                   # the original as CSR over the release vocabulary (None without the key)
     wmd: tuple | None        # (distances, positions, known) for WMD
+    informed: np.ndarray | None = None  # NBA's log-lifts from the original itself (the informed reference)
+    light: bool = False      # only the counts of the evaluation (the informed reference's pass)
 
 
 @dataclass
@@ -178,13 +180,16 @@ def plan_release(
     *,
     measure: Any | None = None,
     wmd: Any | None = None,
+    background: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
 ) -> Plan:
-    """Plan and score: the per-cluster tasks, with one batched call to the measure.
+    """Plan and score: the per-cluster tasks, with one batched call to the measure (or, for NBA,
+    one block of the background's log-lifts).
 
-    ``measure`` / ``wmd`` override the measures ``options.measure`` / ``options.wmd_measure``
-    name (an opened :class:`semtui.measures.base.Measure`, e.g. in tests)."""
+    ``measure`` / ``wmd`` / ``background`` override what ``options.measure`` /
+    ``options.wmd_measure`` / ``options.background`` name (an opened
+    :class:`semtui.measures.base.Measure`, a :class:`semtui.attacks.background.Background`)."""
     from semtui.measures import open_measure
 
     options = options or ReassociationOptions()
@@ -210,15 +215,32 @@ def plan_release(
 
     # 2. score: one batched call
     progress(0, len(data.clusters), "scoring")
-    m = open_measure(options.measure, vectors=vectors, cache=cache) if measure is None else measure
-    measure_name = options.measure if measure is None else m.name
-    kind = getattr(m, "kind", "distance")
-    unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
-    if len(a_ids) and len(u_ids):
-        native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
+    m = None
+    bg_info = None
+    if method in BACKGROUND_METHODS:
+        if background is None:
+            from semtui.attacks.background import load_background
+
+            background = load_background(options.background)
+        if not background.has_cooccurrence:
+            raise InputError(f"{method} needs co-occurrence counts, and {background.source or 'the background'} "
+                             "holds only how common each term is (a frequency list): it cannot tell anchors apart",
+                             option="background")
+        measure_name, kind = None, "similarity"
+        names_all = vocab.names(np.union1d(a_ids, u_ids))
+        unknown = sorted(t for t, ok in zip(names_all, background.known(names_all)) if not ok)
+        close = _log_lifts(background, vocab, a_ids, u_ids)
+        bg_info = background.describe()
     else:
-        native = np.zeros((len(a_ids), len(u_ids)))
-    close = native if kind == "similarity" else -native
+        m = open_measure(options.measure, vectors=vectors, cache=cache) if measure is None else measure
+        measure_name = options.measure if measure is None else m.name
+        kind = getattr(m, "kind", "distance")
+        unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
+        if len(a_ids) and len(u_ids):
+            native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
+        else:
+            native = np.zeros((len(a_ids), len(u_ids)))
+        close = native if kind == "similarity" else -native
     a_pos = np.full(len(vocab), -1, dtype=np.int64)
     a_pos[a_ids] = np.arange(len(a_ids))
     u_pos = np.full(len(vocab), -1, dtype=np.int64)
@@ -236,7 +258,7 @@ def plan_release(
                 wm, wmd_name = wmd, wmd.name
             else:
                 wmd_name = options.wmd_measure
-                wm = (m if (measure is None and wmd_name == options.measure)
+                wm = (m if (m is not None and measure is None and wmd_name == options.measure)
                       else open_measure(wmd_name, vectors=vectors if wmd_name == "embedding" else None, cache=cache))
             used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
             used = np.union1d(used, np.union1d(a_ids, u_ids))
@@ -252,11 +274,28 @@ def plan_release(
                 wmd_name = None
 
     key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
+    informed = None
+    if evaluate:
+        # the informed reference: NBA with the statistics of the original itself, which the
+        # publisher holds -- the upper bound of what co-occurrence knowledge could give
+        from semtui.attacks.background import Background
+
+        informed = _log_lifts(Background.from_transactions(original, "the original"), vocab, a_ids, u_ids)
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
-                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all))
-    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements, seed=int(seed), ties=ties, unknown=unknown,
-                started=started, wmd_measure=wmd_name)
+                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed)
+    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
+                seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
+                background=bg_info)
     return Plan(ctx, meta)
+
+
+def _log_lifts(background, vocab, a_ids: np.ndarray, u_ids: np.ndarray) -> np.ndarray:
+    """NBA's closeness of every C1 term to every unit term: ``log P(s | a) / P(s)`` from the
+    background (0, no evidence, where a term is unknown to it)."""
+    if not len(a_ids) or not len(u_ids):
+        return np.zeros((len(a_ids), len(u_ids)))
+    return np.asarray(background.log_lift(background.ids(vocab.names(a_ids)), background.ids(vocab.names(u_ids))),
+                      dtype=np.float64)
 
 
 def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
@@ -294,6 +333,7 @@ def run_reassociation(
     *,
     measure: Any | None = None,
     wmd: Any | None = None,
+    background: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
     sources: dict | None = None,
@@ -303,10 +343,18 @@ def run_reassociation(
     measure); ``sources`` names the files the run read (the report carries them)."""
     options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, progress=progress,
-                        original_path=original_path)
+    plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
+                        progress=progress, original_path=original_path)
     outputs = _execute(plan.ctx, options.jobs, progress)
     result = _merge(plan.ctx, outputs, plan.meta)
+    if plan.ctx.informed is not None:
+        from dataclasses import replace as dc_replace
+
+        # seeded random ties whatever the run's rule: identical anchors tie exactly, and the stable
+        # order would pile units onto the first of them, which is no upper bound
+        ref_ctx = dc_replace(plan.ctx, method="nba", ties="random", close=plan.ctx.informed, wmd=None, light=True)
+        result.report["metrics"]["informed_reference"] = _informed_reference(
+            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"])
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
@@ -369,7 +417,7 @@ def _work(indices: list[int]) -> list[dict]:
     return [_cluster_output(_CTX, i) for i in indices]
 
 
-def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
+def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating") -> list[dict]:
     """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes; the
     context goes to each worker once, the chunks of cluster indices are all that is sent after."""
     total = len(ctx.data.clusters)
@@ -378,7 +426,7 @@ def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
         for i in range(total):
             out.append(_cluster_output(ctx, i))
             if i % 16 == 15 or i + 1 == total:
-                progress(i + 1, total, "re-associating")
+                progress(i + 1, total, message)
         return out
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -392,7 +440,7 @@ def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
                 done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for f in done:
                     results[pending.pop(f)] = f.result()
-                progress(sum(len(v) for v in results.values()), total, "re-associating")
+                progress(sum(len(v) for v in results.values()), total, message)
         except BaseException:
             for f in pending:
                 f.cancel()
@@ -458,6 +506,10 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
 
     p, task = _build(ctx, ci)
     res = run_cluster(task)
+    if ctx.light:
+        at, bl = res.evaluation["attack"], res.evaluation["baseline"]
+        return {"placements": len(res.place_unit), "correct": int(at["correct"].sum()), "broken": at["broken"],
+                "size": int(ctx.data.clusters[ci].size), "b_correct": bl["mean_correct"], "b_broken": bl["mean_broken"]}
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
@@ -544,6 +596,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
         "method": opts["method"],
         "measure": opts["measure"],
         "measure_kind": opts["kind"],
+        "background": opts["background"],
         "k": opts["k"],
         "term_placements": opts["term_placements"],
         "seed": opts["seed"],
@@ -612,6 +665,62 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     report["clusters"] = clusters_out
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
+
+
+#: what the informed reference is, in the report's own words
+INFORMED_REFERENCE = ("a reference, not an attack: NBA (seeded random ties) with the co-occurrence statistics of the "
+                      "original itself, which "
+                      "the publisher holds and no attacker should; the upper bound of what statistical knowledge of this "
+                      "population could give an attacker")
+
+
+def informed_sentence(metrics: dict) -> str | None:
+    """The informed reference in words, beside the attack's own figures (the CLI and the TUI
+    print this one sentence)."""
+    ref = (metrics or {}).get("informed_reference")
+    if not ref or ref.get("accuracy") is None:
+        return None
+
+    def iv(name: str, digits: int = 3) -> str:
+        v = (ref.get("intervals") or {}).get(name)
+        return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else ""
+
+    lift = ref.get("lift_over_random")
+    attack = metrics.get("lift_over_random")
+    return (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
+            f"only the publisher holds, naive Bayes would place {ref['accuracy']:.3f}{iv('accuracy')} of its "
+            f"placements correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
+            + (f" (this attack: {attack:.2f})" if attack is not None else "")
+            + ". That is the most statistical knowledge of this population could give an attacker."
+            if lift is not None else
+            f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
+            f"{ref['accuracy']:.3f} correctly.")
+
+
+def _informed_reference(outputs: list[dict], seed: int) -> dict:
+    """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
+    transaction breakage), with bootstrap intervals over clusters."""
+    from semtui.metrics.reassociation import accuracy, bootstrap_ratios, transaction_breakage
+
+    c = {key: np.asarray([o[key] for o in outputs], dtype=np.float64) for key in outputs[0]}
+    s = {key: float(v.sum()) for key, v in c.items()}
+    ci = bootstrap_ratios(np.column_stack([c["correct"], c["correct"], c["broken"]]),
+                          np.column_stack([c["placements"], c["b_correct"], c["size"]]), seed)
+    acc = accuracy(s["correct"], s["placements"])
+    base = accuracy(s["b_correct"], s["placements"])
+    return {
+        "about": INFORMED_REFERENCE,
+        "method": "nba",
+        "statistics": "the original",
+        "placements": int(s["placements"]),
+        "correct": int(s["correct"]),
+        "accuracy": _r(acc),
+        "baseline_accuracy": _r(base),
+        "lift_over_random": _r(acc / base) if acc is not None and base else None,
+        "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
+        "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None)
+                      for lab, v in zip(("accuracy", "lift_over_random", "transaction_breakage"), ci)},
+    }
 
 
 def reconstructed_transactions(cluster: dict) -> list[list[str]]:

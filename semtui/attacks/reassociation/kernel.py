@@ -4,8 +4,9 @@ For one cluster, :func:`cluster_scores` turns the closeness of every anchoring t
 unit term (a *unit* is a distinct sub-record of a record chunk C2..Cn, with its multiplicity,
 or a term-chunk term) into one score per (anchor, unit), as ALGORITHMS.md §2 reads the paper:
 ``r_a = mean_s S[a, s]`` over the unit's terms, then ABA = mean of ``r_a``, RGA = mean of the
-``r_a >= median(r)``, MRA = max of ``r_a``.  Closeness is the similarity, or minus the distance,
-so that higher is always closer.  :func:`select` then gives each unit its anchors: the top
+``r_a >= median(r)``, MRA = max of ``r_a``; NBA (ALGORITHMS.md §7) the sum of the background's
+log-lifts over both.  Closeness is the similarity, or minus the distance, so that higher is
+always closer.  :func:`select` then gives each unit its anchors: the top
 ``count`` (stable: ties keep the anchoring chunk's order), an optimal assignment per record
 chunk (``assign``), or a seeded random draw (``ra``).
 
@@ -81,7 +82,10 @@ class ClusterResult:
 def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.ndarray,
                    unit_ptr: np.ndarray, unit_terms: np.ndarray, method: str) -> np.ndarray:
     """Score of every (anchor, unit) under ABA, RGA or MRA (``assign`` and ``ra`` use ABA's);
-    NaN where nothing can be scored (an empty anchor, unknown terms)."""
+    NaN where nothing can be scored (an empty anchor, unknown terms).  Under NBA ``close`` holds
+    log-lifts ``log P(s | a) / P(s)`` and the score is their sum over the anchor's and the unit's
+    terms: the naive-Bayes log-likelihood ratio that the unit belongs with the anchor (0, no
+    evidence, for an empty anchor)."""
     n_anchors, n_units = len(anchor_ptr) - 1, len(unit_ptr) - 1
     if n_units == 0 or n_anchors == 0:
         return np.full((n_anchors, n_units), np.nan)
@@ -93,7 +97,7 @@ def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.n
         if block.shape[0]:
             sums = np.add.reduceat(np.where(finite, block, 0.0), starts, axis=1)
             counts = np.add.reduceat(finite.astype(np.int64), starts, axis=1)
-            r = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+            r = sums if method == "nba" else np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         else:
             r = np.zeros((0, n_units))
         # pad to anchors x longest anchor x units
@@ -105,7 +109,9 @@ def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.n
         valid = np.isfinite(padded)
         n_valid = valid.sum(axis=1)
         zeroed = np.where(valid, padded, 0.0)
-        if method == "mra":
+        if method == "nba":
+            out = zeroed.sum(axis=1)
+        elif method == "mra":
             out = np.where(n_valid > 0, np.where(valid, padded, -np.inf).max(axis=1), np.nan)
         elif method == "rga":
             med = _nanmedian_axis1(padded, valid, n_valid)
@@ -211,7 +217,7 @@ def random_anchors(n_anchors: int, counts: np.ndarray, chunks: np.ndarray,
 
 def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rng = cluster_rng(task.seed, task.index, TIES_STREAM) if task.ties == "random" else None
-    if task.method in ("aba", "rga", "mra"):
+    if task.method in ("aba", "rga", "mra", "nba"):
         return top_anchors(scores, task.unit_count, rng)
     if task.method == "assign":
         return assign_anchors(scores, task.unit_count, task.unit_chunk, rng)
@@ -224,7 +230,7 @@ def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def run_cluster(task: ClusterTask) -> ClusterResult:
     """Score, select and (with the key) evaluate one cluster."""
     scores = cluster_scores(task.close, task.anchor_ptr, task.anchor_terms, task.unit_ptr, task.unit_terms,
-                            task.method if task.method in ("rga", "mra") else "aba")
+                            task.method if task.method in ("rga", "mra", "nba") else "aba")
     place_unit, place_anchor = select(task, scores)
     evaluation = None
     if task.anchor_truth is not None:

@@ -12,8 +12,12 @@ from pathlib import Path
 
 from semtui.errors import InputError
 
-#: the re-association methods (ALGORITHMS.md §2): the paper's three, an optimal assignment, RA
-METHODS = ("aba", "rga", "mra", "assign", "ra")
+#: the re-association methods (ALGORITHMS.md §2, §7): the paper's three, an optimal assignment,
+#: RA, and the naive-Bayes attack over a background's co-occurrence
+METHODS = ("aba", "rga", "mra", "assign", "ra", "nba")
+
+#: the methods that score with the background, not a measure
+BACKGROUND_METHODS = ("nba",)
 
 #: how equal scores are broken
 TIES = ("first", "random")
@@ -25,6 +29,7 @@ METHOD_HELP = {
     "mra": "mra: the anchor's closest term (the paper's)",
     "assign": "assign: an optimal assignment per record chunk",
     "ra": "ra: the random re-association (the papers' baseline)",
+    "nba": "nba: naive Bayes over the anchor's terms, from the background's co-occurrence",
 }
 
 
@@ -46,10 +51,12 @@ class ReassociationOptions:
     ``seed``: RA, random ties, the budget-matched baseline and the intervals; ``ties``: ``first``
     keeps the anchoring chunk's order (the paper), ``random`` a seeded order; ``wmd_measure``: the
     measure whose distances WMD uses (None: no WMD); ``jobs``: worker processes for the kernels
-    (the report is the same whatever it is).
+    (the report is the same whatever it is); ``background``: the attacker's knowledge of a similar
+    population (``FILE``, ``counts:FILE`` or ``wordfreq:LANG``, :mod:`semtui.attacks.background`),
+    which ``nba`` scores with — the default method when a background is given, ``aba`` otherwise.
     """
 
-    method: str = "aba"
+    method: str | None = None
     measure: str = "embedding"
     vectors: str | None = None
     cache: bool = True
@@ -59,12 +66,24 @@ class ReassociationOptions:
     ties: str = "first"
     jobs: int = 1
     wmd_measure: str | None = "embedding"
+    background: str | None = None
 
     def __post_init__(self) -> None:
-        method = str(self.method).strip().lower()
+        if self.background is not None:
+            from semtui.attacks.background import check_background
+
+            background = str(self.background).strip()
+            check_background(background)  # raises with option="background"
+            object.__setattr__(self, "background", background)
+        # the strongest attacker by default when knowledge is given (ALGORITHMS.md §7)
+        method = str(self.method if self.method is not None else ("nba" if self.background else "aba")).strip().lower()
         if method not in METHODS:
             raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
         object.__setattr__(self, "method", method)
+        if method in BACKGROUND_METHODS and self.background is None:
+            from semtui.attacks.background import SPEC_HELP
+
+            raise InputError(f"{method} scores with background knowledge: give it ({SPEC_HELP})", option="background")
         kind = _checked_measure(self.measure, "measure")
         object.__setattr__(self, "measure", str(self.measure).strip())
         if self.vectors is not None:
@@ -93,7 +112,10 @@ class ReassociationOptions:
         """The files the options read (a measure's file, a vectors file): never outputs."""
         from semtui.measures import measure_files
 
-        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else [])]
+        from semtui.attacks.background import background_files
+
+        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else []),
+                *(background_files(self.background) if self.background else [])]
 
     def replace(self, **changes) -> ReassociationOptions:
         return replace(self, **changes)

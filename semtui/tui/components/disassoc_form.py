@@ -11,8 +11,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from semtui.errors import InputError
 from semtui.tui.components.attack_form import OptionsForm
 
-REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "term_placements": "", "seed": "0",
-                    "ties": "first", "vectors": "", "jobs": "1"}
+REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "background": "", "k": "", "term_placements": "",
+                    "seed": "0", "ties": "first", "vectors": "", "jobs": "1"}
 COVER_DEFAULTS = {"attacker": "strong", "knowledge": "", "seed": "0"}
 
 
@@ -29,8 +29,9 @@ def _choices(kind: str) -> dict[str, tuple[str, ...]]:
 #: (field, label) in order, per form
 FIELDS = {
     "reassociation": (
-        ("method", "method (aba, rga, mra: the paper's; assign: an optimal assignment; ra: random)"),
+        ("method", "method (aba, rga, mra: the paper's; assign: optimal; ra: random; nba: naive Bayes)"),
         ("measure", "measure (embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet)"),
+        ("background", "background for nba (FILE, counts:FILE, wordfreq:LANG; blank: none)"),
         ("k", "k: the protection level of k^m breakage (blank: the release's k = {k})"),
         ("term_placements", "term placements: transactions per term-chunk term (blank: k - 1 = {k1})"),
         ("seed", "seed (RA, random ties, the random baseline, intervals)"),
@@ -77,6 +78,7 @@ def validate(kind: str, values: dict) -> dict:
     opts = ReassociationOptions(
         method=values.get("method") or "aba",
         measure=str(values.get("measure") or ""),
+        background=str(values.get("background") or "").strip() or None,
         k=_int(values.get("k"), "k"),
         term_placements=_int(values.get("term_placements"), "term_placements"),
         seed=_int(values.get("seed"), "seed"),

@@ -110,13 +110,18 @@ def render_disassoc(session: Session) -> list:
             parts.append(Text("95% bootstrap intervals over clusters; random = the budget-matched random "
                               "re-association", style="dim"))
             parts.append(results_table([reassoc], "reassociation"))
+            from semtui.attacks.reassociation import informed_sentence
+
+            sentence = informed_sentence(m)
+            if sentence:
+                parts.append(Text(sentence))
         else:
             s = rep.get("summary", {})
             parts.append(Text(f"{fmt(s.get('placements'))} placements of {fmt(s.get('units'))} sub-records and "
                               "terms; open with --key and --original to judge them."))
         unknown = rep.get("unknown_terms") or []
         if unknown:
-            parts.append(Text(f"{len(unknown):,} unknown terms (no score under {rep.get('measure')}): "
+            parts.append(Text(f"{len(unknown):,} unknown terms (no score under {rep.get('measure') or 'the background'}): "
                               + ", ".join(unknown[:10]) + (" …" if len(unknown) > 10 else ""), style="dim"))
         parts.append(Text(""))
     if cover is not None:
