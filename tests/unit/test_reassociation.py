@@ -562,3 +562,16 @@ def test_cli_background_runs_nba_and_words_the_informed_reference(cli, table3, t
     assert "not an attack" in doc["metrics"]["informed_reference"]["about"]
     r = cli("attack", "disassoc", table3["data"], "--method", "nba")
     assert r.returncode == 2 and r.stderr.startswith("semtui: error: --background: nba scores with background")
+
+
+def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance():
+    from semtui.attacks.reassociation import informed_sentence
+
+    ref = {"accuracy": 0.36, "lift_over_random": 0.96, "intervals": {"accuracy": [0.35, 0.37],
+                                                                      "lift_over_random": [0.95, 0.97]}}
+    text = informed_sentence({"lift_over_random": 0.94, "informed_reference": ref})
+    assert text.startswith("Informed reference (not an attack)") and "do not lift" in text
+    assert "not on every attacker" in text
+    ref = {**ref, "lift_over_random": 1.9, "intervals": {"lift_over_random": [1.75, 2.04]}}
+    assert "the most that statistics" in informed_sentence({"informed_reference": ref})
+    assert informed_sentence({"accuracy": 0.3}) is None

@@ -669,9 +669,8 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
 
 #: what the informed reference is, in the report's own words
 INFORMED_REFERENCE = ("a reference, not an attack: NBA (seeded random ties) with the co-occurrence statistics of the "
-                      "original itself, which "
-                      "the publisher holds and no attacker should; the upper bound of what statistical knowledge of this "
-                      "population could give an attacker")
+                      "original itself, which the publisher holds and no attacker should; the most that statistical "
+                      "knowledge of this population could give this attack, not a bound on every attacker")
 
 
 def informed_sentence(metrics: dict) -> str | None:
@@ -686,15 +685,20 @@ def informed_sentence(metrics: dict) -> str | None:
         return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else ""
 
     lift = ref.get("lift_over_random")
+    if lift is None:
+        return (f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
+                f"{ref['accuracy']:.3f} of its placements correctly.")
     attack = metrics.get("lift_over_random")
-    return (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
-            f"only the publisher holds, naive Bayes would place {ref['accuracy']:.3f}{iv('accuracy')} of its "
-            f"placements correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
-            + (f" (this attack: {attack:.2f})" if attack is not None else "")
-            + ". That is the most statistical knowledge of this population could give an attacker."
-            if lift is not None else
-            f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
-            f"{ref['accuracy']:.3f} correctly.")
+    head = (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
+            f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
+            f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
+            + (f" (this attack: {attack:.2f})" if attack is not None else ""))
+    low = ((ref.get("intervals") or {}).get("lift_over_random") or [None])[0]
+    if low is not None and low > 1:
+        return head + ": the most that statistics of this population could give this attack."
+    return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
+            "release (its structure, not the attacker's knowledge, holds it back; a bound on this attack only, "
+            "not on every attacker).")
 
 
 def _informed_reference(outputs: list[dict], seed: int) -> dict:
