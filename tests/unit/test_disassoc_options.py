@@ -23,6 +23,7 @@ REASSOC_BAD = [
     ("k", 0, ["--k", "0"], "at least 1"),
     ("jobs", 0, ["--jobs", "0"], "at least 1"),
     ("term_placements", 0, ["--term-placements", "0"], "at least 1"),
+    ("background", "counts:", ["--background", "counts:"], "needs a file"),
     ("ties", "last", ["--ties", "last"], "first or random"),
     ("vectors", "v.txt", ["--measure", "wordnet", "--vectors", "v.txt"], "only applies to the embedding"),
 ]
@@ -44,6 +45,19 @@ def test_reassociation_options_and_cli_give_the_same_error(cli, tmp_path, name, 
     r = cli("attack", "disassoc", release, *args)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == f"semtui: error: --{name.replace('_', '-')}: {exc.message}"
+
+
+def test_background_goes_with_nba_only(cli, tmp_path):
+    assert ReassociationOptions(background="bg.txt").method == "nba"  # the default with knowledge
+    exc = _engine_error(ReassociationOptions, method="aba", background="bg.txt")
+    assert exc.option == "background" and "only applies to nba" in exc.message
+    exc2 = _engine_error(ReassociationOptions, method="nba")
+    assert exc2.option == "background"
+    release = tmp_path / "r.json"
+    release.write_text(json.dumps(RELEASE))
+    for args, e in ((["--method", "aba", "--background", "bg.txt"], exc), (["--method", "nba"], exc2)):
+        r = cli("attack", "disassoc", release, *args)
+        assert r.returncode == 2 and r.stderr.strip() == f"semtui: error: --background: {e.message}"
 
 
 def test_reassociation_options_defaults_and_normalisation():

@@ -84,6 +84,9 @@ class ReassociationOptions:
             from semtui.attacks.background import SPEC_HELP
 
             raise InputError(f"{method} scores with background knowledge: give it ({SPEC_HELP})", option="background")
+        if self.background is not None and method not in BACKGROUND_METHODS:
+            raise InputError(f"a background only applies to {', '.join(BACKGROUND_METHODS)} (the method that scores "
+                             f"with it), not {method}", option="background")
         kind = _checked_measure(self.measure, "measure")
         object.__setattr__(self, "measure", str(self.measure).strip())
         if self.vectors is not None:

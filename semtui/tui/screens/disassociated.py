@@ -250,7 +250,7 @@ class DisassociatedScreen(BaseScreen):
             title = f"cover/{params['attacker'] if not params.get('knowledge') else 'knowledge'}"
             fn = run_cover_job
         else:
-            title = f"{params['method']}/{params['background'] if params['method'] == 'nba' else params['measure']}"
+            title = f"{params['method']}/{params.get('background') if params['method'] == 'nba' else params['measure']}"
             fn = run_reassociation_job
         self.job_title = title
         self.progress.start(title)
