@@ -224,7 +224,7 @@ def score_groups(indptr: np.ndarray, members: np.ndarray, truth: np.ndarray, n_t
     """How exactly recovered groups (CSR over items) match the true ones (``truth[item]``)."""
     sizes = np.diff(indptr)
     n_rec = len(sizes)
-    true_size = np.bincount(truth[truth >= 0], minlength=n_true)
+    true_size = np.bincount(truth[truth >= 0], minlength=max(n_true, 1))
     t = truth[members]
     out: dict = {"true_groups": int(n_true), "recovered_groups": int(n_rec)}
     if n_rec:
@@ -319,10 +319,11 @@ def recover(data: TransactionData, k: int | None = None, k_source: str = "unknow
     rec = marked(data, group_of)
     ok = cls >= 0
     class_size = np.bincount(cls[ok], minlength=int(cls.max()) + 1 if ok.any() else 0)
-    multi = ok & (class_size[np.maximum(cls, 0)] >= 2)
+    multi = ok.copy()
+    multi[ok] = class_size[cls[ok]] >= 2
     summary = {
         "items": int(np.count_nonzero(ok)),
-        "signatures": int(len(class_size)),
+        "signatures": int(len(np.unique(cls[ok]))),
         "shared_signatures": int(np.count_nonzero(class_size >= 2)),
         "shared_signatures_below_support": int(len(np.unique(cls[multi & (support < min_support(k))]))),
         "min_support": min_support(k),
