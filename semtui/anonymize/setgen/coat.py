@@ -145,7 +145,8 @@ class SetgenSidecar(Report):
             "utility_loss_function": UL_FUNCTION,
             "stats": r.summary(),
             "time_seconds": round(r.seconds, 4),
-            "unmarked": self.unmarked,
+            # only an unmarked release says so: a marked release's sidecar is as it always was
+            **({"unmarked": True} if self.unmarked else {}),
         }
 
 
