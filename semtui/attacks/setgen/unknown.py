@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from semtui.errors import InputError
 from semtui.model import TransactionData, generalised_label
