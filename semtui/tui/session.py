@@ -191,8 +191,9 @@ def load_session(
         from semtui.attacks.setgen import release_k
         from semtui.attacks.setgen.unknown import recover
 
-        # the k the engine recovers with when the form leaves k blank: the sidecar's
-        session.recovery_k = release_k(file)
+        # a report's own recovery k, else the one the engine recovers with when the form leaves k blank
+        from_report = (report_doc or {}).get("unmarked") or {}
+        session.recovery_k = from_report.get("k") if from_report else release_k(file)
         session.unmarked, data = data, recover(data, session.recovery_k).data
         session.data = data
     elif unmarked:

@@ -49,3 +49,13 @@ async def test_unmarked_release_is_shown_recovered_and_attacked(unmarked, fig4_s
 def test_unmarked_on_a_marked_release_is_refused():
     with pytest.raises(InputError, match="--unmarked is for"):
         load_session(SAMPLES / "medical-setgen.txt", unmarked=True)
+
+
+def test_a_plain_release_with_an_unmarked_report_is_recovered(unmarked, fig4_scores, tmp_path, cli):
+    report = tmp_path / "r.json"
+    r = cli("attack", "setgen", unmarked, "--unmarked", "--measure", f"scores:{fig4_scores}", "--k", "4",
+            "--report", report)
+    assert r.returncode == 0, r.stderr
+    session = load_session(unmarked, report=report)
+    assert session.recovery_k == 4 and session.data.n_generalised == 1
+    assert session.result.report["unmarked"]["recovered_groups"] == 1
