@@ -93,7 +93,13 @@ def test_two_groups_with_the_same_transactions_collide_and_are_reported():
     assert ex["collisions"] == [{"recovered": "(a, b, c, d)", "true_groups": ["(a, b)", "(c, d)"]}]
     text = " ".join(describe(rec.to_json()))
     assert "1 recovered items merge generalised items that cover the same transactions (collisions)" in text
-    assert "hides 66.7 %" in text
+    assert "hides almost none of the member items (0.0 %)" in text and "66.7 % of the generalised items came back merged" in text
+    # attacked: the merged item is one table of 4 columns; every added item is inside a table and counted
+    original = TransactionData.from_lists([["a", "c", "x"], ["b", "d", "y"], ["a", "d", "z"], ["e", "x"], ["f", "y"],
+                                           ["e", "w"]])
+    report = run_attack(flatten(marked), original, measure="embedding", method="mda", unmarked=True, k=3)
+    assert [len(g["members"]) for g in report["groups"]] == [4, 2]
+    assert report["metrics"]["added"] == report["unmarked"]["cells"]["added_items"] == 6 + 3
 
 
 def test_a_plain_item_with_a_groups_transactions_is_absorbed_and_reported():
@@ -122,6 +128,7 @@ def test_knowing_k_drops_groups_in_fewer_transactions_and_the_cells_say_what_it_
     assert with_k.data.n_generalised == 1 and with_k.data.member_names(0) == ["a", "b"]
     assert with_k.exactness["true_groups_below_support"] == 1 and with_k.exactness["false_groups"] == 0
     assert with_k.cells == {**with_k.cells, "added_items": 5, "added_in_groups": 3, "added_left_plain": 2}
+    assert "Not marking hides 40.0 % of the added items from this recovery" in " ".join(describe(with_k.to_json()))
     assert no_k.cells["added_in_groups"] == 5
     assert min_support(None) == 2 and min_support(1) == 2 and min_support(5) == 5
     report = run_attack(flat, original, measure="embedding", method="mda", unmarked=True, k=3)

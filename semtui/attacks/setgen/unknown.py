@@ -396,17 +396,26 @@ def describe(doc: dict) -> list[str]:
         if cells.get("attack_recall_all_added") is not None:
             lines.append(f"The attack took back {cells['attack_correct']} of all {cells['added_items']} added items "
                          f"({_pct(cells['attack_recall_all_added'])}).")
-    share = (cells or {}).get("reachable_share")
-    if share is None and ex:
-        share = ex.get("members_right_group")
-    if share is None:
+    # hidden: what recovery left plain, out of this attack's reach; changed: items not recovered exactly
+    if (cells or {}).get("reachable_share") is not None:
+        hidden, what = 1 - cells["reachable_share"], "the added items"
+    elif (ex or {}).get("member_recall") is not None:
+        hidden, what = 1 - ex["member_recall"], "the member items"
+    else:
+        hidden = what = None
+    changed = 1 - ex["exact_share"] if (ex or {}).get("exact_share") is not None else 0.0
+    if hidden is None:
         lines.append("Give --original (or keep the release's sidecar beside it) to learn how exactly the groups "
                      "were recovered.")
-    elif share >= 0.95:
+    elif hidden < 0.05 and changed < 0.05:
         lines.append("Not marking the generalised items hides almost nothing: they are recovered from the release "
                      "itself and the attack proceeds as on a marked release.")
+    elif hidden < 0.05:
+        lines.append(f"Not marking hides almost none of {what} ({_pct(hidden)}): they lie in recovered groups, within "
+                     f"the attack's reach, though {_pct(changed)} of the generalised items came back merged or "
+                     "changed (collisions, absorbed plain items); the attack's figures are the attack on those.")
     else:
-        lines.append(f"Not marking hides {_pct(1 - share)} of the generalisation from this recovery (collisions and "
-                     "groups in few transactions); a stronger attacker (knowing the utility constraints) may "
-                     "still separate them, so do not count on it.")
+        lines.append(f"Not marking hides {_pct(hidden)} of {what} from this recovery (left as plain items: groups "
+                     "in fewer than k transactions); a stronger attacker (knowing the utility constraints) may "
+                     "still find them, so do not count on it.")
     return lines
