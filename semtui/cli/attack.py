@@ -29,6 +29,7 @@ def setgen(
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-group attack (same result as 1)."),
+    unmarked: bool = typer.Option(False, "--unmarked", help="DATA writes its generalised items as plain items: recover them first."),
 ) -> None:
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
@@ -40,14 +41,15 @@ def setgen(
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
-                             cache=not no_cache, jobs=jobs)
+                             cache=not no_cache, jobs=jobs, unmarked=unmarked)
     except InputError as exc:
         raise options_error(exc) from None
     check_outputs([output, report_path], [data, original, *opts.measure_files])
     watch_cache()
     release = formats.read_transactions(data, format)
-    if release.n_generalised == 0:
-        raise InputError("no generalised items to attack (a plain transactions file?)", data)
+    if release.n_generalised == 0 and not unmarked:
+        raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
+                         "--unmarked)", data)
     orig = formats.read_transactions(original) if original is not None else None
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
@@ -99,6 +101,11 @@ def _print_summary(report: dict) -> None:
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
+    if report.get("unmarked") is not None:
+        from semtui.attacks.setgen.unknown import describe
+
+        for line in describe(report["unmarked"]):
+            console.print(line, markup=False)
     if "metrics" in report:
         m = report["metrics"]
         base = m.get("baseline") or {}

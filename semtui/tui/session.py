@@ -108,6 +108,10 @@ class Session:
     current: int = -1  # index into results of the one shown
     #: the k the release was made for, from its sidecar (None: no sidecar)
     release_k: int | None = None
+    #: an unmarked release (``open --unmarked``): the release as read; ``data`` holds it with its
+    #: generalised items recovered (attacks.setgen.unknown), and ``recovery_k`` the k they were recovered with
+    unmarked: TransactionData | None = None
+    recovery_k: int | None = None
 
     @property
     def unexported(self) -> list[Result]:
@@ -172,17 +176,35 @@ def load_session(
     original: Path | None = None,
     report: Path | None = None,
     key: Path | None = None,
+    unmarked: bool = False,
 ) -> Session:
-    """Read and cross-check every file; raises :class:`InputError` for anything wrong."""
+    """Read and cross-check every file; raises :class:`InputError` for anything wrong.
+    ``unmarked``: the release does not mark its generalised items; they are recovered (so is a
+    plain release opened with a report of an ``attack setgen --unmarked``)."""
     data = formats.read(file)
     session = Session(path=Path(file), data=data)
+    report_doc = None
+    if report is not None:
+        report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
+    if isinstance(data, TransactionData) and not data.n_generalised and \
+            (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)):
+        from semtui.attacks.setgen import release_k
+        from semtui.attacks.setgen.unknown import recover
+
+        # a report's own recovery k, else the one the engine recovers with when the form leaves k blank
+        from_report = (report_doc or {}).get("unmarked") or {}
+        session.recovery_k = from_report.get("k") if from_report else release_k(file)
+        session.unmarked, data = data, recover(data, session.recovery_k).data
+        session.data = data
+    elif unmarked:
+        raise InputError("--unmarked is for a set-generalised release written without its generalised items "
+                         f"marked; {file} is {data.kind} data" + (" that marks them" if data.kind != "disassociated"
+                                                                  else ""), file)
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
 
         session.release_k = release_k(file)
-    report_doc = None
     if report is not None:
-        report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])
             if not candidate.is_absolute() and not candidate.is_file():

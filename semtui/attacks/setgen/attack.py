@@ -59,6 +59,9 @@ class SetgenAttackReport(Report):
     data: str | None = None
     original: str | None = None
     extra: dict = field(default_factory=dict)
+    #: an unmarked release: how its generalised items were recovered, and the release as recovered
+    recovery: dict | None = None
+    recovered: TransactionData | None = field(default=None, repr=False)
 
     def payload(self) -> dict:
         o = self.options
@@ -81,6 +84,8 @@ class SetgenAttackReport(Report):
             out["metrics"] = self.metrics
         out["data"] = self.data
         out["original"] = self.original
+        if self.recovery is not None:
+            out["unmarked"] = self.recovery
         return out
 
 
@@ -125,18 +130,37 @@ def run_setgen_attack(
 
     options = options or AttackOptions()
     progress = progress or no_progress
-    if data.n_generalised == 0:
-        raise InputError("the dataset has no generalised items to attack", data_path)
     started = time.perf_counter()
+    if options.k is not None:
+        known_k, known_source = int(options.k), "option"
+    elif (side_k := release_k(data_path)) is not None:
+        known_k, known_source = side_k, "sidecar"
+    else:
+        known_k, known_source = None, None
+    recovery = None
+    if options.unmarked:
+        if data.n_generalised:
+            raise InputError("the release marks its generalised items; --unmarked is for a release that "
+                             "writes them as plain items", data_path, option="unmarked")
+        from semtui.attacks.setgen.unknown import read_sidecar, recover
+
+        sidecar, side_path = read_sidecar(data_path)
+        progress(0, 1, "recovering generalised items")
+        recovery = recover(data, known_k, known_source or "unknown: the thesis' rule only", sidecar=sidecar,
+                           sidecar_path=side_path, original=original, original_path=original_path)
+        data = recovery.data
+    elif data.n_generalised == 0:
+        raise InputError("the dataset has no generalised items to attack (an unmarked release? try --unmarked)",
+                         data_path)
     if measure is None:
         measure = open_measure(options.measure, vectors=options.vectors, cache=options.cache)
     sizes = data.group_sizes()
-    if options.k is not None:
-        k, k_source = int(options.k), "option"
-    elif (side_k := release_k(data_path)) is not None:
-        k, k_source = side_k, "sidecar"
-    else:
+    if known_k is not None:
+        k, k_source = known_k, known_source
+    elif len(sizes):
         k, k_source = int(sizes.min()), "smallest group size"
+    else:
+        k, k_source = 2, "no group recovered"
 
     # 1. plan: contexts of every group, and the ground truth
     units = _plan(data, original, options, progress, original_path)
@@ -190,18 +214,29 @@ def run_setgen_attack(
         "reidentified_rows": sum(o.reidentified for o in outcomes),
     }
     metrics = merge_metrics(outcomes, options) if original is not None else None
+    recovery_doc = None
+    if recovery is not None:
+        recovery_doc = recovery.to_json()
+        cells = recovery_doc.get("cells")
+        if cells is not None and metrics is not None:
+            # the attack reaches only the recovered groups: its recall over every added item of the release
+            cells["attack_correct"] = metrics["correct"]
+            cells["attack_recall_all_added"] = json_float(metrics["correct"] / cells["added_items"]) \
+                if cells["added_items"] else None
     summary["seconds"] = round(time.perf_counter() - started, 4)
     return SetgenAttackReport(
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
         measure_kind=getattr(measure, "kind", "distance"), k=k, k_source=k_source, unknown_terms=unknown,
         summary=summary, privacy=privacy, groups=[o.entry for o in outcomes], metrics=metrics,
         data=None if data_path is None else str(data_path),
-        original=None if original_path is None else str(original_path))
+        original=None if original_path is None else str(original_path),
+        recovery=recovery_doc, recovered=None if recovery is None else recovery.data)
 
 
 def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,
           progress: ProgressCallback, original_path) -> list[GroupUnit]:
-    truth_csr = em.align_original(data, original, original_path)[0] if original is not None else None
+    truth_csr = em.align_original(data, original, original_path, check=not options.unmarked)[0] \
+        if original is not None else None
     ctx = options.context_spec
     n_groups = data.n_generalised
     lines = data.lines if data.lines is not None else np.arange(1, data.n_transactions + 1)
@@ -289,7 +324,15 @@ def _rounded(d: dict) -> dict:
 
 # --------------------------------------------------------------------------- outputs
 def attacked_dataset(data: TransactionData, report: SetgenAttackReport | dict) -> TransactionData:
-    """The release with each generalised item reduced, per transaction, to what survived."""
+    """The release with each generalised item reduced, per transaction, to what survived (an
+    unmarked release: its generalised items as recovered)."""
+    if isinstance(report, SetgenAttackReport):
+        if report.recovered is not None:
+            data = report.recovered
+    elif report.get("unmarked") is not None and data.n_generalised == 0:
+        from semtui.attacks.setgen.unknown import recover
+
+        data = recover(data, report["unmarked"].get("k")).data  # recovery is deterministic
     groups = report.groups if isinstance(report, SetgenAttackReport) else report["groups"]
     removed: dict[tuple[int, int], set[str]] = {}
     for grp in groups:

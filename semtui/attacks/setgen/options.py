@@ -48,6 +48,8 @@ class AttackOptions:
     jobs: int = 1
     resamples: int = DEFAULT_RESAMPLES
     baseline_draws: int = DEFAULT_BASELINE_DRAWS
+    #: the release does not mark its generalised items: recover them first (attacks.setgen.unknown)
+    unmarked: bool = False
 
     def __post_init__(self) -> None:
         method = str(self.method).strip().lower()
@@ -85,6 +87,8 @@ class AttackOptions:
             raise InputError(f"k must be a whole number of at least 1, got {self.k}", option="k")
         if int(self.jobs) != self.jobs or self.jobs < 1:
             raise InputError(f"jobs must be a whole number of at least 1, got {self.jobs}", option="jobs")
+        if not isinstance(self.unmarked, bool):
+            raise InputError(f"unmarked is true or false, got {self.unmarked!r}", option="unmarked")
         if self.resamples < 0 or self.baseline_draws < 0:
             raise InputError("resamples and baseline draws cannot be negative", option="resamples")
 

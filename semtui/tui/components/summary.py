@@ -134,6 +134,10 @@ class SummaryPanel(VerticalScroll):
         rep = result.report
         parts.append(Text(f"Attack {result.label} (context {rep.get('context')}, "
                           f"{rep.get('aggregate')})", style="bold underline"))
+        if rep.get("unmarked") is not None:
+            from semtui.attacks.setgen.unknown import describe
+
+            parts += [Text(line) for line in describe(rep["unmarked"])]
         scores = Table.grid(padding=(0, 2))
         scores.add_column(style="bold", no_wrap=True)
         scores.add_column()
