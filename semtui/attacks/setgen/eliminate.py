@@ -68,13 +68,17 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.reports import Report, json_float
 
-METHODS = ("mda", "tba", "wba", "gba", "rba", "ra")
+METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
 #: "a random decision regarding whether or not to eliminate an item": a fair coin.
 DEFAULT_PROBABILITY = 0.5
 
-_THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+_THRESHOLD_METHODS = ("tba", "wba", "gba", "rba", "pba")
+
+#: PBA's threshold: a member whose posterior chance of being the row's original item is below
+#: this is eliminated (measured on MEPS and MED, docs/experiments.md)
+DEFAULT_POSTERIOR = 0.05
 
 
 def group_label(axis: str, index: int) -> str:
@@ -220,6 +224,8 @@ def eliminate(
         result = _ra(state, seed, probability, limit)
     elif method == "wba":
         result = _wba(state, threshold, limit)
+    elif method == "pba":
+        result = _pba(state, threshold, limit)
     else:
         result = _grouping(state, method, threshold, limit)
     result.options = options
@@ -387,6 +393,36 @@ def _tba(state: _Table, threshold: float | None, limit: int) -> EliminationResul
     order = np.argsort(-state.D[rows, cols], kind="stable")  # descending, ties keep order
     _sequential(state, rows[order], cols[order], limit)
     return state.result("tba", delta, initial, _raw(state))
+
+
+def posterior(D: np.ndarray) -> np.ndarray:
+    """Per row, the chance that each member is original given that the row holds at least one
+    of them, when the distances are surprisals ``-log P(member | what the attacker knows)``:
+    ``p_x / (1 - Π_y (1 - p_y))`` over the row's finite cells, with ``p = min(exp(-D), 1)``.
+    On sparse data (small p) this is each member's share of the row; on dense data each
+    member's own chance.  NaN where ``D`` is NaN."""
+    finite = np.isfinite(D)
+    p = np.where(finite, np.exp(-np.maximum(np.where(finite, D, 0.0), 0.0)), 0.0)
+    with np.errstate(divide="ignore"):
+        none = np.exp(np.log1p(-np.minimum(p, 1.0 - 1e-12)).sum(axis=1, keepdims=True))
+    at_least_one = np.maximum(1.0 - none, 1e-300)
+    return np.where(finite, np.minimum(p / at_least_one, 1.0), np.nan)
+
+
+def _pba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+    """PBA (beyond the papers, ALGORITHMS.md §7): the table's distances are surprisals; every
+    member whose posterior chance of being original (:func:`posterior`) is below τ is
+    eliminated, least likely first, keeping at least one cell per row and column."""
+    initial = _raw(state)
+    tau = DEFAULT_POSTERIOR if threshold is None else float(threshold)
+    if not 0.0 < tau < 1.0:
+        raise InputError(f"PBA's threshold is a probability between 0 and 1, got {tau}", option="threshold")
+    p = posterior(np.where(state.live, state.D, np.nan))
+    cand = state.scorable & (np.nan_to_num(p, nan=1.0) < tau)
+    rows, cols = np.nonzero(cand)
+    order = np.argsort(p[rows, cols], kind="stable")  # least likely first, ties keep order
+    _sequential(state, rows[order], cols[order], limit)
+    return state.result("pba", tau, initial, _raw(state))
 
 
 def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> EliminationResult:
