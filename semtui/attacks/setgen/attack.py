@@ -333,8 +333,9 @@ def _rounded(d: dict) -> dict:
             for k, v in d.items()}
 
 
-def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str:
-    """Which knowledge the attacker had, and what it could reach, in one sentence."""
+def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str | None:
+    """Which knowledge the attacker had, and what it could reach, in one sentence (None: the
+    measure alone reached every row, the papers' attack as it always was)."""
     rows, attacked = summary["rows"], summary["attacked_rows"]
     no_plain = not (data.tokens >= 0).any()
     if background is not None:
@@ -347,7 +348,7 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
     if attacked < rows:
         return (f"the measure only: {rows - attacked} of {rows} rows have no plain context it knows and were not "
                 "attacked (--background attacks them with priors and the generalised context)")
-    return "the measure only"
+    return None
 
 
 #: an AUC within table this close to the prior's says the prior carries the attack
