@@ -192,3 +192,35 @@ def test_combined_is_never_worse_than_either_part_by_more_than_noise(tmp_path_fa
     for part in ("prior", "semantics"):
         if auc[part] is not None:
             assert auc["combined"] >= auc[part] - noise, (seed, auc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), shape=st.tuples(st.integers(1, 7), st.integers(1, 7)),
+       share=st.floats(0.1, 1.0))
+def test_fast_sequential_eliminates_as_the_one_by_one_loop(seed, shape, share):
+    """The last-cell rule decided at once for candidates whose row and column keep a live
+    non-candidate (eliminate._sequential) gives exactly the one-by-one loop's eliminations."""
+    from semtui.attacks.setgen import eliminate as el
+
+    rng = np.random.default_rng(seed)
+    D = rng.random(shape)
+    D[rng.random(shape) < 0.15] = np.nan
+    cand = (rng.random(shape) < share) & ~np.isnan(D)
+    rows, cols = np.nonzero(cand)
+    order = rng.permutation(len(rows))
+    a, b = el._Table(D.copy(), np.zeros(shape, bool)), el._Table(D.copy(), np.zeros(shape, bool))
+    el._sequential(a, rows[order], cols[order], np.iinfo(np.int64).max)
+    el._sequential_loop(b, rows[order], cols[order], np.iinfo(np.int64).max)
+    assert [(e.step, e.row, e.col) for e in a.eliminations] == [(e.step, e.row, e.col) for e in b.eliminations]
+    assert (a.live == b.live).all() and (a.rc == b.rc).all() and (a.cc == b.cc).all()
+
+
+@pytest.mark.parametrize("method", ["tba", "pba", "ra"])
+def test_lean_elimination_gives_the_same_cells(method):
+    rng = np.random.default_rng(3)
+    D = rng.random((9, 5)) * 4
+    kw = {"seed": 1} if method == "ra" else {}
+    full, lean = eliminate(D, method, **kw), eliminate(D, method, lean=True, **kw)
+    assert lean.cells is not None and not lean.eliminations
+    assert [a.tolist() for a in full.eliminated_cells()] == [a.tolist() for a in lean.cells]
+    assert (full.live == lean.live).all()

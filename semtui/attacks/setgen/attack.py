@@ -250,7 +250,8 @@ def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
         overall["knowledge"] = {options.knowledge: {k: v for k, v in overall.items() if k != "by_table_size"}}
         for v in VARIANTS:
             if v != options.knowledge:
-                overall["knowledge"][v] = _figures([o.variants[v] for o in outcomes], options, intervals=True)
+                overall["knowledge"][v] = _figures([o.variants[v] for o in outcomes], options, intervals=True,
+                                                   pooled_interval=False)
         overall["knowledge"] = {v: overall["knowledge"][v] for v in VARIANTS}
         for v, f in overall["knowledge"].items():  # a measure's distances are no surprisals: PBA -> TBA there
             f["method"] = "tba" if v == "semantics" and options.method == "pba" else options.method
@@ -261,7 +262,8 @@ def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
     return overall
 
 
-def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False) -> dict:
+def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False,
+             pooled_interval: bool = True) -> dict:
     def total(name: str) -> np.ndarray:
         return np.array([getattr(o, name) for o in outcomes], dtype=np.float64)
 
@@ -320,7 +322,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "recall": em.ratio_interval(correct, added, w),
             "recall_attackable": em.ratio_interval(correct, attackable, w),
             "auc_within_table": em.ratio_interval(within_u, pairs, w),
-            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w),
+            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w) if pooled_interval else None,
         }
         if options.baseline_draws:
             found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
@@ -380,6 +382,13 @@ def carried_by(metrics: dict) -> list[str]:
                    f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
     elif best == "prior":
         verdict += "; meaning and co-occurrence add nothing on this data"
+    # the risk to report: the most that any attacker tried takes back while beating chance
+    beat = [v for v in VARIANTS if kn[v].get("recall") is not None
+            and ((kn[v].get("baseline") or {}).get("error_ratio") or 1.0) < 1.0]
+    if beat:
+        top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
+        verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "
+                    f"precision {_num(kn[top].get('precision'))}, knowing {words[top]}")
     return [*lines, verdict]
 
 

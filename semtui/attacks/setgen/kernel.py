@@ -154,10 +154,9 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool) -> GroupO
     method, threshold = shared.method, shared.threshold
     if variant == "semantics" and method == "pba":  # a measure's distances are no surprisals
         method, threshold = "tba", None
-    result = eliminate(table, method, threshold=threshold, seed=group_seed(shared.seed, unit.group))
+    result = eliminate(table, method, threshold=threshold, seed=group_seed(shared.seed, unit.group), lean=not full)
     elims = result.eliminations
-    e_rows = np.fromiter((e.row for e in elims), dtype=np.int64, count=len(elims))
-    e_cols = np.fromiter((e.col for e in elims), dtype=np.int64, count=len(elims))
+    e_rows, e_cols = result.eliminated_cells()
     possible = n_all - np.bincount(e_cols, minlength=len(members))
     exposed_cols = np.flatnonzero(possible < shared.k)
     # a row is reduced to one member when exactly one member is still possible in it:
@@ -165,7 +164,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool) -> GroupO
     possible_cells = result.live | np.isnan(table)
     reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
     if not full:
-        out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(elims), len(exposed_cols),
+        out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
                            reidentified)
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live, entry=False)
         return out
