@@ -106,9 +106,11 @@ class GroupOutcome:
 def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
     """Build the group's distance table, run the eliminator, measure what it did (and, with
     background knowledge and the original, the same for every other knowledge variant)."""
-    out = _attack(shared, unit, shared.variant, full=True)
+    memo: dict = {}  # the semantic and background tables, built once for every variant
+    out = _attack(shared, unit, shared.variant, full=True, memo=memo)
     if unit.truth is not None:
-        out.variants = {v: _attack(shared, unit, v, full=False) for v in shared.also if v != shared.variant}
+        out.variants = {v: _attack(shared, unit, v, full=False, memo=memo) for v in shared.also
+                        if v != shared.variant}
     return out
 
 
@@ -133,18 +135,23 @@ def _semantic_table(shared: Shared, unit: GroupUnit):
     return has_ctx, kept_ptr, known, table, all_capped
 
 
-def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool) -> GroupOutcome:
+def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dict | None = None) -> GroupOutcome:
     names = shared.names
     members = unit.members
     n_all = len(unit.rows)
-    has_ctx, kept_ptr, known, table, all_capped = _semantic_table(shared, unit)
+    memo = {} if memo is None else memo
+    if "semantics" not in memo:
+        memo["semantics"] = _semantic_table(shared, unit)
+    has_ctx, kept_ptr, known, table, all_capped = memo["semantics"]
     if variant != "semantics" and shared.knowledge is not None:
         # every row is attacked with what the attacker has: the prior at least
-        gptr = unit.gctx_indptr if unit.gctx_indptr is not None else np.zeros(n_all + 1, dtype=np.int64)
-        gitems = unit.gctx_items if unit.gctx_items is not None else np.zeros(0, dtype=np.int64)
-        ktable = knowledge_table(shared.knowledge, shared.member_pos[members], shared.ctx_pos[unit.ctx_items],
-                                 unit.ctx_indptr, gitems, gptr, n_all,
-                                 "prior" if variant == "prior" else "background")
+        kind = "prior" if variant == "prior" else "background"
+        if kind not in memo:
+            gptr = unit.gctx_indptr if unit.gctx_indptr is not None else np.zeros(n_all + 1, dtype=np.int64)
+            gitems = unit.gctx_items if unit.gctx_items is not None else np.zeros(0, dtype=np.int64)
+            memo[kind] = knowledge_table(shared.knowledge, shared.member_pos[members],
+                                         shared.ctx_pos[unit.ctx_items], unit.ctx_indptr, gitems, gptr, n_all, kind)
+        ktable = memo[kind].copy()
         if variant == "combined" and has_ctx.any():
             ktable[has_ctx] = combine(ktable[has_ctx], table, shared.knowledge.semantic_weight)
         table, has_ctx, all_capped = ktable, np.ones(n_all, dtype=bool), None
