@@ -15,12 +15,15 @@ app = typer.Typer(help="Attack an anonymised release and measure what it gives b
 def setgen(
     data: Path = typer.Argument(..., help="The set-generalised release."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
-    method: str = typer.Option("rba", "--method", "-m", help="mda, tba, wba, gba, rba or ra."),
+    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra or pba (default: rba; pba with --background)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    background: str | None = typer.Option(None, "--background", help="The attacker's knowledge: FILE (transactions of a similar population), counts:FILE or wordfreq:LANG."),
+    knowledge: str | None = typer.Option(None, "--knowledge", help="With --background, the table attacked: prior, semantics, background or combined (default)."),
+    evidence: str = typer.Option("mean", "--evidence", help="With --background, how the context's evidence adds up: mean or sum (naive Bayes)."),
     context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
-    threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
+    threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance); PBA's posterior (default 0.05)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
     k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: the release's k from its sidecar, else the smallest group size)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
@@ -41,7 +44,8 @@ def setgen(
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
-                             cache=not no_cache, jobs=jobs, unmarked=unmarked)
+                             cache=not no_cache, jobs=jobs, unmarked=unmarked, background=background,
+                             knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
     check_outputs([output, report_path], [data, original, *opts.measure_files])
@@ -96,8 +100,9 @@ def _print_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    table = f" on the {report['knowledge']} table" if report.get("knowledge") else ""
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] with {report['measure']}{table} on {report.get('data')}: "
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
@@ -106,6 +111,8 @@ def _print_summary(report: dict) -> None:
 
         for line in describe(report["unmarked"]):
             console.print(line, markup=False)
+    if s.get("knowledge"):
+        console.print(f"Knowledge: {s['knowledge']}.", markup=False)
     if "metrics" in report:
         m = report["metrics"]
         base = m.get("baseline") or {}
@@ -128,7 +135,14 @@ def _print_summary(report: dict) -> None:
         t.add_row("AUC pooled", _with_interval(m, "auc_pooled"), "0.500")
         t.add_row("density per generalised item", _fmt(m.get("density_per_item")), "")
         t.add_row("density pooled", _fmt(m.get("density")), "")
+        pop = m.get("popularity")
+        if pop:
+            t.add_row("popularity attacker, same budget: precision", _fmt(pop.get("precision")), "")
+            t.add_row("popularity attacker: recall / error ratio",
+                      f"{_fmt(pop.get('recall'))} / {_fmt(pop.get('error_ratio'))}", "")
         console.print(t)
+        if m.get("knowledge"):
+            _print_knowledge(console, report)
         sizes = m.get("by_table_size") or {}
         if sizes:
             t = Table(title="By table size", title_justify="left")
@@ -160,6 +174,27 @@ def _print_summary(report: dict) -> None:
         legend = ("precision", "recall", "recall_attackable", "error_ratio", "auc_within_table", "auc_pooled",
                   "density_per_item", "density", "exposed")
         console.print("\n".join(f"[dim]{k.replace('_', ' ')}: {METRIC_HELP[k]}[/]" for k in legend))
+
+
+def _print_knowledge(console, report: dict) -> None:
+    """The same attack with each kind of knowledge, and which one carries it (issue 20)."""
+    from rich.table import Table
+
+    m = report["metrics"]
+    t = Table(title="Which knowledge carries the attack (the same attack on each table; * the one above)",
+              title_justify="left")
+    for col in ("attacker knows", "method", "precision", "recall", "error ratio", "AUC within", "popularity P / R"):
+        t.add_column(col, justify="left" if col == "attacker knows" else "right", no_wrap=True)
+    for name, f in m["knowledge"].items():
+        pop = f.get("popularity") or {}
+        t.add_row(name + (" *" if name == report.get("knowledge") else ""), str(f.get("method", "")).upper(),
+                  _with_interval(f, "precision"),
+                  _with_interval(f, "recall"), _fmt((f.get("baseline") or {}).get("error_ratio")),
+                  _with_interval(f, "auc_within_table"),
+                  f"{_fmt(pop.get('precision'))} / {_fmt(pop.get('recall'))}")
+    console.print(t)
+    for line in m.get("carried_by") or []:
+        console.print(f"  {line}", markup=False)
 
 
 @app.command("disassoc")

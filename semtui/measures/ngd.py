@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -190,6 +191,65 @@ class NGDIndexMeasure(_Capping, Measure):
 
 
 
+@dataclass
+class Counts:
+    """A counts file (docs/measures.md ``counts:``): N, f(x) per term, f(x, y) per pair (both
+    orders), and the line of every term's and pair's row (for errors that name it)."""
+
+    n: float
+    f: dict[str, float]
+    pairs: dict[tuple[str, str], float]
+    lines: dict[str | tuple[str, str], int]
+
+
+def read_counts(path: str | Path) -> Counts:
+    """Read a counts CSV: no header; the first row ``N,<documents>``; then ``term,count`` and
+    ``term_a,term_b,count`` rows.  Bad input raises :class:`InputError` naming the line."""
+    path = Path(path)
+    text = read_text(path)
+    f: dict[str, float] = {}
+    pairs: dict[tuple[str, str], float] = {}
+    lines: dict = {}
+    n: float | None = None
+    for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if not row or all(not c.strip() for c in row):
+            continue
+        cells = [c.strip() for c in row]
+        value = _count(cells[-1], path, lineno)
+        if n is None:
+            if len(cells) != 2 or cells[0] != "N":
+                raise InputError("the first row must be 'N,<number of documents>'", path, lineno)
+            if value <= 0:
+                raise InputError("N must be positive", path, lineno)
+            n = value
+        elif len(cells) == 2:
+            if not cells[0]:
+                raise InputError("empty term", path, lineno)
+            f[cells[0]] = value
+            lines[cells[0]] = lineno
+        elif len(cells) == 3:
+            if not cells[0] or not cells[1]:
+                raise InputError("empty term", path, lineno)
+            pairs[(cells[0], cells[1])] = value
+            pairs[(cells[1], cells[0])] = value
+            lines[(cells[0], cells[1])] = lineno
+        else:
+            raise InputError(f"expected 2 or 3 columns, got {len(cells)}", path, lineno)
+    if n is None:
+        raise InputError("file is empty", path)
+    return Counts(n, f, pairs, lines)
+
+
+def _count(cell: str, path: Path, lineno: int) -> float:
+    try:
+        value = float(cell)
+    except ValueError:
+        raise InputError(f"not a count: {cell!r}", path, lineno) from None
+    if not np.isfinite(value) or value < 0:
+        raise InputError(f"not a count: {cell!r}", path, lineno)
+    return value
+
+
 class CountsMeasure(_Capping, Measure):
     """``counts:FILE``: NGD from hit counts gathered elsewhere.
 
@@ -206,44 +266,9 @@ class CountsMeasure(_Capping, Measure):
         self.path = Path(path)
         self.rule = rule
         self.name = f"counts:{path}"
-        text = read_text(self.path)
-        self.f: dict[str, float] = {}
-        self.pairs: dict[tuple[str, str], float] = {}
-        self.n: float | None = None
-        for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
-            if not row or all(not c.strip() for c in row):
-                continue
-            cells = [c.strip() for c in row]
-            value = self._count(cells[-1], lineno)
-            if self.n is None:
-                if len(cells) != 2 or cells[0] != "N":
-                    raise InputError("the first row must be 'N,<number of documents>'", self.path, lineno)
-                if value <= 0:
-                    raise InputError("N must be positive", self.path, lineno)
-                self.n = value
-            elif len(cells) == 2:
-                if not cells[0]:
-                    raise InputError("empty term", self.path, lineno)
-                self.f[cells[0]] = value
-            elif len(cells) == 3:
-                if not cells[0] or not cells[1]:
-                    raise InputError("empty term", self.path, lineno)
-                self.pairs[(cells[0], cells[1])] = value
-                self.pairs[(cells[1], cells[0])] = value
-            else:
-                raise InputError(f"expected 2 or 3 columns, got {len(cells)}", self.path, lineno)
-        if self.n is None:
-            raise InputError("file is empty", self.path)
+        counts = read_counts(self.path)
+        self.n, self.f, self.pairs = counts.n, counts.f, counts.pairs
         self._identity = f"counts:{identity(self.path)}:{rule}"
-
-    def _count(self, cell: str, lineno: int) -> float:
-        try:
-            value = float(cell)
-        except ValueError:
-            raise InputError(f"not a count: {cell!r}", self.path, lineno) from None
-        if not np.isfinite(value) or value < 0:
-            raise InputError(f"not a count: {cell!r}", self.path, lineno)
-        return value
 
     @property
     def identity(self) -> str:

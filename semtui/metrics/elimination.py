@@ -74,7 +74,7 @@ def _check_alignment(data: TransactionData, orig, found: np.ndarray, original: T
     foreign original would otherwise give metrics that look plausible and mean nothing."""
     rows = data.row_of_token()
     plain = data.tokens >= 0
-    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel()
+    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel() if plain.any() else np.zeros(0)
     bad_rows = np.concatenate([rows[plain][held == 0], rows[~plain][found == 0]])
     if bad_rows.size:
         i = int(bad_rows.min())
@@ -159,17 +159,25 @@ def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int
 
 # --------------------------------------------------------------------------- budget-matched baseline
 def budget_matched_eliminations(live_before: np.ndarray, scorable: np.ndarray, budget: np.ndarray,
-                                rng: np.random.Generator) -> np.ndarray:
+                                rng: np.random.Generator, priority: np.ndarray | None = None) -> np.ndarray:
     """One draw of the budget-matched random attacker (ALGORITHMS.md §6) on one table: in row i
     eliminate ``budget[i]`` cells chosen uniformly among its scorable live cells, never the last
     live cell of a row or of a column.  Returns the bool mask of eliminated cells.
 
     Rows are drawn at once (random priorities, top ``budget[i]`` per row); a column emptied that
     way gets one cell back, and its row takes another eligible cell if one is left (rare: it only
-    happens on tables with few rows)."""
+    happens on tables with few rows).
+
+    ``priority`` (rows x columns, larger first) replaces the random choice: the **popularity
+    attacker** (ALGORITHMS.md §6) passes each member's surprisal in the background, so that it
+    eliminates the rarest members with the same budget."""
     n_rows, n_cols = live_before.shape
     elig = live_before & scorable
-    prio = np.where(elig, rng.random((n_rows, n_cols)), -1.0)
+    if priority is None:
+        prio = np.where(elig, rng.random((n_rows, n_cols)), -1.0)
+    else:  # ranks keep -1 below every eligible cell whatever the priorities' scale
+        ranks = np.argsort(np.argsort(np.asarray(priority, dtype=np.float64), axis=1, kind="stable"), axis=1)
+        prio = np.where(elig, ranks.astype(np.float64), -1.0)
     order = np.argsort(-prio, axis=1, kind="stable")
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(n_cols)[None, :].repeat(n_rows, 0), axis=1)

@@ -222,7 +222,10 @@ class SetgenScreen(BaseScreen):
         result = self.session.result
         if result is not None:  # start from what produced the results on screen
             rep = result.report
-            prev = {k: rep.get(k) for k in ("method", "measure", "context", "aggregate", "threshold", "seed")}
+            prev = {k: rep.get(k) for k in ("method", "measure", "context", "aggregate", "threshold", "seed",
+                                            "knowledge")}
+            if isinstance(rep.get("background"), dict):
+                prev["background"] = rep["background"].get("source")
             if rep.get("k_source") == "option":
                 prev["k"] = rep.get("k")
             values = {**{k: v for k, v in prev.items() if v is not None}, **values}
@@ -245,7 +248,8 @@ class SetgenScreen(BaseScreen):
             self.notify(f"this unmarked release is shown recovered with k = {s.recovery_k or 'unknown'}; "
                         "leave k blank", severity="warning")
             return
-        self._attack_title = f"{params['method']}/{params['measure']}"
+        self._attack_title = f"{params['method'] or 'default'}/{params['measure']}" + (
+            f"+{params['background']}" if params.get("background") else "")
         self.job_title = self._attack_title
         self.progress.start(self._attack_title)
         self.refresh_bindings()
