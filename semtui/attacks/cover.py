@@ -217,6 +217,13 @@ def run_cover(
         raise InputError("background knowledge is needed for this attacker")
     if attacker == "moderate" and original is None:
         raise InputError("the moderate attacker's knowledge is drawn from the original records: give the original")
+    src = sources or {}
+    if not data.clusters:
+        raise InputError("nothing to check: the release has no cluster", src.get("data"))
+    if original is not None:
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(data, original=original, release_path=src.get("data"), original_path=src.get("original"))
     started = time.perf_counter()
     n_items = len(data.vocab)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xC0E]))
@@ -228,6 +235,9 @@ def run_cover(
         knowledge, outside = weak_knowledge(n_items, rng)
     width = n_items + WEAK_OUTSIDE_WORDS
     known = knowledge_pairs(knowledge, width) if knowledge is not None else None
+    if attacker == "knowledge" and len(known) == 0:
+        raise InputError(f"nothing to check: no itemset of the background knowledge holds two items of "
+                         f"{src.get('data') or 'the release'} (knowledge of another dataset?)", src.get("knowledge"))
     real_pairs = None
     if rows is not None:
         from semtui.metrics.reassociation import row_pairs

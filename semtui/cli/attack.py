@@ -190,8 +190,11 @@ def disassoc(
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
-    the_key = read_key(key, release) if key is not None else None
+    the_key = read_key(key) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
     with StderrProgress(f"attack {method}") as bar:
         result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
                                    jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,

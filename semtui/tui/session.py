@@ -196,21 +196,22 @@ def load_session(
                 candidate = Path(report).parent / candidate
             if candidate.is_file():
                 original = candidate
+    orig = the_key = None
     if original is not None:
         orig = formats.read_transactions(original)
-        if isinstance(data, TransactionData) and orig.n_transactions != data.n_transactions:
-            raise InputError(
-                f"the original has {orig.n_transactions} transactions but {file} has "
-                f"{data.n_transactions}",
-                original,
-            )
-        session.original, session.original_path = orig, Path(original)
     if key is not None:
         if not isinstance(data, DisassociatedData):
             raise InputError("--key is for disassociated data only", key)
         from semtui.formats.disassociated import read_key
 
-        session.key, session.key_path = read_key(key, data), Path(key)
+        the_key = read_key(key)
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
+    if orig is not None:
+        session.original, session.original_path = orig, Path(original)
+    if the_key is not None:
+        session.key, session.key_path = the_key, Path(key)
     if report is not None and isinstance(data, DisassociatedData):
         check_disassoc_report(data, report_doc, report)
         session.add_result(Result(report_doc, f"file:{report}"))

@@ -106,36 +106,13 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
 def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
                       original_path) -> Any:
     """The original as CSR over the release vocabulary (rows = original transactions), checked
-    against the key: every item of every sub-record and term must be in the transaction the key
-    names, or the metrics would mean nothing."""
+    to belong with the release and the key (:func:`semtui.model.belongs.check_belongs`: every
+    item of every sub-record and term in the transaction the key names), or the metrics would
+    mean nothing."""
+    from semtui.model.belongs import check_belongs
 
-    if original.n_generalised:
-        raise InputError("the original must be plain transactions, not set-generalised", original_path)
-    n = original.n_transactions
-    x = original.incidence(data.vocab)
-    ts, its = [], []
-    by_id = {ck.id: ck for ck in key.clusters}
-    for c in data.clusters:
-        ck = by_id[c.id]
-        for j, ch in enumerate(c.record_chunks):
-            lengths = np.diff(ch.indptr)
-            ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), lengths))
-            its.append(ch.items.astype(np.int64))
-        for t, holders in zip(c.term_chunk.tolist(), ck.term_chunk):
-            ts.append(np.asarray(holders, dtype=np.int64))
-            its.append(np.full(len(holders), t, dtype=np.int64))
-    t_all = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
-    i_all = np.concatenate(its) if its else np.zeros(0, dtype=np.int64)
-    if len(t_all) and t_all.max() >= n:
-        raise InputError(f"the key names transaction {int(t_all.max())} but the original has {n}", original_path)
-    held = np.asarray(x[t_all, i_all]).ravel() if len(t_all) else np.zeros(0)
-    if (held == 0).any():
-        bad = int(np.flatnonzero(held == 0)[0])
-        raise InputError(
-            f"{int((held == 0).sum())} items of the release are not in the original transaction the key "
-            f"names (first: {data.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}); "
-            "the key and the original do not belong to this release", original_path)
-    return x
+    check_belongs(data, original=original, key=key, original_path=original_path)
+    return original.incidence(data.vocab)
 
 
 @dataclass
