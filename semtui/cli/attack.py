@@ -190,6 +190,8 @@ def disassoc(
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
+    if not release.clusters:
+        raise InputError("nothing to attack: the release has no cluster", data)
     the_key = read_key(key) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
     from semtui.model.belongs import check_belongs
