@@ -19,7 +19,10 @@ The rules (docs/cli.md states them for the user):
 * **a key** describes exactly the release's clusters (the same ids, as many sub-records per
   record chunk, as many term-chunk terms) and names no transaction beyond the release;
 * **a key with an original**: every item of every sub-record and term is in the original
-  transaction the key names.
+  transaction the key names;
+* **a set-generalisation sidecar** (``RELEASE.json``, what ``anonymize setgen`` writes beside
+  its release) describes as many transactions as the release, and every generalised item of
+  the release is one of its generalisation's.
 
 Everything is counted over integer codes (row * vocabulary + item) with numpy; no Python loop
 runs over transactions or items.
@@ -42,6 +45,8 @@ def check_belongs(
     release_path=None,
     original_path=None,
     key_path=None,
+    sidecar: dict | None = None,
+    sidecar_path=None,
 ) -> None:
     """Raise :class:`InputError` naming the file (the original or the key) that does not
     belong to ``release``; return quietly when everything given fits."""
@@ -50,6 +55,8 @@ def check_belongs(
         if not isinstance(release, DisassociatedData):
             raise InputError(f"a key is for a disassociated release; {rel} is {release.kind}", key_path)
         _key_fits(release, key, rel, key_path)
+    if sidecar is not None:
+        _sidecar_fits(release, sidecar, rel, sidecar_path)
     if original is None:
         return
     if original.n_generalised:
@@ -192,3 +199,23 @@ def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, o
             f"a shuffled original, or another release's key and original?); they do not belong to {rel}",
             original_path,
             original.line_of(int(t_all[bad])))
+
+
+def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
+    if not isinstance(release, TransactionData):
+        raise InputError(f"a set-generalisation sidecar is for a set-generalised release; {rel} is {release.kind}",
+                         sidecar_path)
+    n = (sidecar.get("stats") or {}).get("n_transactions")
+    if isinstance(n, int) and n != release.n_transactions:
+        raise InputError(f"the sidecar describes {n} transactions but {rel} has {release.n_transactions}: "
+                         f"it does not belong to {rel} (a stale sidecar?)", sidecar_path)
+    gen = sidecar.get("generalisation")
+    if isinstance(gen, dict):
+        known = {frozenset(m) for m in gen.values() if isinstance(m, list)}
+        names = release.vocab.items
+        ip, mem = release.gen_indptr.tolist(), release.gen_members.tolist()
+        for g in range(release.n_generalised):
+            members = frozenset(names[i] for i in mem[ip[g]:ip[g + 1]])
+            if members not in known:
+                raise InputError(f"the generalised item {release.label(g)!r} of {rel} is not in the sidecar's "
+                                 f"generalisation: it does not belong to {rel} (a stale sidecar?)", sidecar_path)

@@ -179,7 +179,7 @@ def load_session(
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
 
-        session.release_k = release_k(file)
+        session.release_k = release_k(file, data)
     report_doc = None
     if report is not None:
         report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)

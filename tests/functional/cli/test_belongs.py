@@ -210,3 +210,20 @@ def test_check_belongs_is_the_one_engine_check(tmp_path):
     with pytest.raises(InputError) as err:
         check_belongs(plain, original=formats.read_transactions(moved), original_path=moved)
     assert err.value.path == str(moved) and err.value.line == 1
+
+
+def test_a_sidecar_of_another_release_is_refused(semtui, tmp_path):
+    """``attack setgen`` and ``open`` read the k a release was made for from its sidecar
+    (RELEASE.json); a stale one, of another release, is refused naming it."""
+    import shutil
+
+    rel = tmp_path / "medical.txt"
+    shutil.copy(SETGEN, rel)
+    side = tmp_path / "medical.txt.json"
+    shutil.copy(SAMPLES / "meps400-setgen.txt.json", side)
+    refused(semtui("attack", "setgen", rel, "--original", SETGEN_ORIGINAL), side, "sidecar", "belong")
+    refused(semtui("open", rel), side, "sidecar", "belong")
+    # the release's own sidecar is read
+    r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original", MEPS, "--json", "--method", "ra",
+               "--seed", 1)
+    assert r.rc == 0 and json.loads(r.out)["privacy"]["k_source"] == "sidecar"
