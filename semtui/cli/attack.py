@@ -87,6 +87,22 @@ def _with_interval(m: dict, key: str) -> str:
     return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
 
 
+def took_back_line(m: dict) -> str:
+    """The summary's first line, in words: how many of the added items came back, how often the
+    attack was right, and what a random attacker with the same budget gets."""
+    added, correct, eliminated = m.get("added", 0), m.get("correct", 0), m.get("eliminated", 0)
+    base = m.get("baseline") or {}
+    if not added:
+        return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
+    line = (f"The attack took back {correct} of the {added} items generalisation added "
+            f"(precision {_fmt(m.get('precision'))}: {correct} of its {eliminated} eliminations were added items")
+    if base.get("correct") is not None:
+        b = float(base["correct"])
+        line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \
+            f"; a random attacker with the same budget takes back {b:.1f} on average"
+    return line + ")."
+
+
 def _print_summary(report: dict) -> None:
     from rich.table import Table
 
@@ -94,6 +110,8 @@ def _print_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    if "metrics" in report:
+        console.print(took_back_line(report["metrics"]))
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
@@ -227,6 +245,8 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    if "metrics" in report:
+        console.print(took_back_line(report["metrics"]))
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
