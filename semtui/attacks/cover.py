@@ -192,6 +192,17 @@ def _holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
 
 
 # --------------------------------------------------------------------------- the report
+def covering_words(problem: dict) -> str:
+    """What covers the covered item(s) of a report's cover problem, in words.  With one covered
+    item y*, the rest of I covers it; when several items of I tie at the least support, each of
+    them is covered by all the others of I (they always occur together), which ``covering``
+    (the items of I above the least support) alone would leave empty."""
+    covering = list(problem.get("covering", []))
+    if len(problem.get("covered", [])) < 2:
+        return ", ".join(covering)
+    return "each other" + (f" and by {', '.join(covering)}" if covering else "")
+
+
 def run_cover(
     data: DisassociatedData,
     *,
@@ -284,6 +295,7 @@ def run_cover(
                 "cluster": c.id, "chunk": p.chunk + 1, "earlier_chunk": p.earlier + 1,
                 "x": data.vocab[p.x], "support_x": p.support_x,
                 "covered": names(p.covered), "covering": names(p.covering),
+                "itemset": names(p.covered + p.covering),
                 "supports": dict(zip(names(p.covered + p.covering), p.supports)),
                 "itemset_support": p.itemset_support, "breach": p.breach,
             }

@@ -62,3 +62,45 @@ def test_a_progress_bar_never_shows_a_total_of_none(args):
     assert rc in (0, 1)
     assert b"\x1b[" in frames, "no progress bar was drawn"
     assert b"None" not in frames, frames[-400:]
+
+
+def test_a_cover_problem_always_says_what_covers_its_covered_item(cli, tmp_path):
+    """a and b always occur together in C1, both with support 2: each is covered by the other
+    (the report's ``covering``, the items above the least support, is empty then)."""
+    rel = tmp_path / "tie.json"
+    rel.write_text(json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a", "b"], ["c"]], [["x"], ["x"]]],
+         "term_chunk": []}]}))
+    r = cli("cover", rel)
+    assert r.returncode == 1, r.stderr
+    assert "P1 C2 x (support 2) -> C1 covered a, b by each other (itemset support 2)" in r.stdout
+    p = json.loads(cli("cover", rel, "--json").stdout)["cover_problems"][0]
+    assert p["covered"] == ["a", "b"] and p["covering"] == [] and sorted(p["itemset"]) == ["a", "b"]
+
+
+@pytest.fixture(scope="module")
+def bms2_release(tmp_path_factory):
+    """BMS-WebView-2 disassociated with k = 2, m = 2 (about 5 s)."""
+    from conftest import SHARED_DATA, run_cli
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    out = tmp_path_factory.mktemp("bms2")
+    rel, key = out / "bms2.json", out / "bms2.key.json"
+    r = run_cli("anonymize", "disassoc", SHARED_DATA / "bms-webview-2.dat", "-k", 2, "-m", 2,
+                "--max-cluster-size", 30, "-o", rel, "--key", key, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return rel, key, SHARED_DATA / "bms-webview-2.dat"
+
+
+def test_no_cover_problem_of_bms_webview_2_has_an_empty_covering_set(cli, bms2_release):
+    rel, _, _ = bms2_release
+    r = cli("cover", rel)
+    assert r.returncode == 1 and "by (itemset" not in r.stdout
+    problems = json.loads(cli("cover", rel, "--json").stdout)["cover_problems"]
+    ties = [p for p in problems if not p["covering"]]
+    assert ties, "BMS-WebView-2 has tied cover problems (the issue's case)"
+    from semtui.attacks.cover import covering_words
+
+    assert all(covering_words(p).startswith("each other") and len(p["itemset"]) >= 2 for p in ties)
+    assert all(covering_words(p) for p in problems)
