@@ -222,11 +222,11 @@ def disassoc(
                                    sources={"data": str(data), "key": None if key is None else str(key),
                                             "original": None if original is None else str(original)})
     report = result.report
-    if report["unknown_terms"]:
+    if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
-        warn(f"{len(report['unknown_terms'])} terms have no score under {measure}: {shown}"
-             f"{f' (+{more} more)' if more > 0 else ''}")
+        warn(f"{len(report['unknown_terms'])} terms have no score under {measure} and are placed without "
+             f"meaning: {shown}{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
     if output is not None:
@@ -245,10 +245,9 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
-    if "metrics" in report:
-        console.print(took_back_line(report["metrics"]))
+    how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
         f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
@@ -269,9 +268,18 @@ def _print_disassoc_summary(report: dict) -> None:
     t.add_row("transaction breakage", _fmt(m["transaction_breakage"]), ival("transaction_breakage"),
               _fmt(b["transaction_breakage"]))
     t.add_row("k^m breakage", _fmt(m["km_breakage"]), ival("km_breakage"), _fmt(b["km_breakage"]))
-    t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
+    if m["wmd"] is None:  # not measurable is not 0
+        t.add_row("WMD", "not measurable", "-", "not measurable")
+    else:
+        t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
     t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
     console.print(t)
     console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
                   f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
                   f"protected itemsets exposed.")
+    if m.get("wmd_note"):
+        console.print(f"WMD {m['wmd_note']}.")
+    elif m.get("wmd_unscored_terms"):
+        console.print(f"WMD over the {m['wmd_transactions']} of {m['transactions']} transactions whose terms all have a "
+                      f"score under {m['wmd_measure']} ({m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms have "
+                      "none).")

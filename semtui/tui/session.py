@@ -56,7 +56,7 @@ class Result:
             return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
         if self.kind == "reassociation":
             extra = f" k{r['k']}" if r.get("k") is not None else ""
-            measure = str(r.get("measure", "?"))
+            measure = "no measure" if r.get("measure", "?") is None else str(r.get("measure", "?"))  # RA uses none
             kind, sep, arg = measure.partition(":")
             if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
                 measure = f"{kind}:{Path(arg).name}"

@@ -104,3 +104,54 @@ def test_no_cover_problem_of_bms_webview_2_has_an_empty_covering_set(cli, bms2_r
 
     assert all(covering_words(p).startswith("each other") and len(p["itemset"]) >= 2 for p in ties)
     assert all(covering_words(p) for p in problems)
+
+
+@pytest.fixture(scope="module")
+def bms2_slice(tmp_path_factory):
+    """The first 3,000 transactions of BMS-WebView-2 (integer ids: the embedding scores 2 of its
+    1,834 terms), disassociated with k = 2, m = 2 (under a second)."""
+    from conftest import SHARED_DATA, run_cli
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    out = tmp_path_factory.mktemp("bms2slice")
+    orig = out / "bms2-3000.dat"
+    with open(SHARED_DATA / "bms-webview-2.dat") as src:
+        orig.write_text("".join(line for _, line in zip(range(3000), src)))
+    rel, key = out / "rel.json", out / "rel.key.json"
+    r = run_cli("anonymize", "disassoc", orig, "-k", 2, "-m", 2, "--max-cluster-size", 30, "-o", rel, "--key", key)
+    assert r.returncode == 0, r.stderr
+    return rel, key, orig
+
+
+def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
+    rel, key, orig = bms2_slice
+    r = cli("attack", "disassoc", rel, "--key", key, "--original", orig, "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)["metrics"]
+    assert m["wmd"] is None and m["baseline"]["wmd"] is None and m["intervals"]["wmd"] is None
+    assert m["wmd_transactions"] == 0 and m["wmd_terms"] > 1000 and m["wmd_unscored_terms"] >= m["wmd_terms"] - 5
+    assert m["wmd_note"].startswith(f"not measurable: {m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms unscored")
+    text = cli("attack", "disassoc", rel, "--key", key, "--original", orig).stdout
+    wmd_row = next(line for line in text.splitlines() if "WMD" in line and "│" in line)
+    assert "not measurable" in wmd_row and "0.000" not in wmd_row
+    assert f"WMD {m['wmd_note']}." in text
+
+
+def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
+    args = (samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+            "--original", samples / "disassociated-original.txt", "--method", "ra")
+    r = cli("attack", "disassoc", *args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("RA with no measure (random placement) on ")
+    assert "no score under" not in r.stderr  # the placement measure: RA has none
+    doc = json.loads(cli("attack", "disassoc", *args, "--json").stdout)
+    assert doc["measure"] is None and doc["unknown_terms"] == []
+    # the WMD still uses the embedding, over the transactions whose terms it all scores
+    m = doc["metrics"]
+    assert m["wmd_measure"] == "embedding" and m["wmd_unscored_terms"] == 1  # catheterisation
+    assert m["wmd"] is not None and 0 < m["wmd_transactions"] < m["transactions"]
+    assert "WMD over the" in r.stdout
+    # ABA does use the measure: its warning stays
+    aba = cli("attack", "disassoc", *args[:-2])
+    assert aba.stdout.startswith("ABA with embedding") and "catheterisation" in aba.stderr
