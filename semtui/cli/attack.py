@@ -94,8 +94,10 @@ def took_back_line(m: dict) -> str:
     base = m.get("baseline") or {}
     if not added:
         return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
-    line = (f"The attack took back {correct} of the {added} items generalisation added "
-            f"(precision {_fmt(m.get('precision'))}: {correct} of its {eliminated} eliminations were added items")
+    if not eliminated:
+        return f"The attack took back none of the {added:,} items generalisation added: it eliminated nothing."
+    line = (f"The attack took back {correct:,} of the {added:,} items generalisation added "
+            f"(precision {_fmt(m.get('precision'))}: {correct:,} of its {eliminated:,} eliminations were added items")
     if base.get("correct") is not None:
         b = float(base["correct"])
         line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \

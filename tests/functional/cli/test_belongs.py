@@ -227,3 +227,17 @@ def test_a_sidecar_of_another_release_is_refused(semtui, tmp_path):
     r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original", MEPS, "--json", "--method", "ra",
                "--seed", 1)
     assert r.rc == 0 and json.loads(r.out)["privacy"]["k_source"] == "sidecar"
+
+
+def test_a_release_of_generalised_items_only_is_aligned_too():
+    """A k^m release with m >= 2 often has no plain item left: its generalised items alone say
+    whether the original aligns."""
+    from semtui.errors import InputError
+    from semtui.model import TransactionData
+    from semtui.model.belongs import check_belongs
+
+    rel = TransactionData.from_lists([[["a", "b"]], [["a", "b"], ["c", "d"]]])
+    check_belongs(rel, original=TransactionData.from_lists([["a"], ["b", "d", "e"]]))
+    with pytest.raises(InputError) as err:
+        check_belongs(rel, original=TransactionData.from_lists([["a"], ["b", "e"]]), original_path="o.txt")
+    assert err.value.path == "o.txt" and err.value.line == 2
