@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from semtui.errors import InputError
 from semtui.metrics.intervals import Interval, bootstrap_weights, ratio_interval  # noqa: F401  (re-exported)
 from semtui.model import TransactionData
 
