@@ -70,9 +70,10 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines(keepends=True)
 
 
-@pytest.fixture
-def bad(tmp_path) -> dict[str, Path]:
+@pytest.fixture(scope="module")
+def bad(tmp_path_factory) -> dict[str, Path]:
     """Originals and keys that do not belong, and releases with nothing to check."""
+    tmp_path = tmp_path_factory.mktemp("bad")
     out = {}
 
     def write(name: str, text: str) -> Path:
@@ -96,6 +97,14 @@ def bad(tmp_path) -> dict[str, Path]:
     key = json.loads(KEY.read_text())
     key["clusters"][0]["record_chunks"] = key["clusters"][0]["record_chunks"][:1]
     write("key-other-shape.json", json.dumps(key))
+    # the real key of another release (the first 40 MEPS patients, disassociated)
+    from conftest import run_cli
+
+    write("meps40.txt", "".join(lines(MEPS)[:40]))
+    r = run_cli("anonymize", "disassoc", out["meps40.txt"], "-k", 2, "-m", 2, "--max-cluster-size", 10,
+                "-o", tmp_path / "meps40.json", "--key", tmp_path / "key-of-meps40.json")
+    assert r.returncode == 0, r.stderr
+    out["key-of-meps40.json"] = tmp_path / "key-of-meps40.json"
     write("empty.json", json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": []}))
     write("itemless.json", json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
         {"id": "P1", "size": 2, "record_chunks": [[[], []]], "term_chunk": []}]}))
@@ -149,7 +158,8 @@ def test_cover_reads_the_original_as_a_set_of_records(semtui, bad):
     assert a["cover_problems"] == b["cover_problems"] and a["summary"]["real_pairs"] == b["summary"]["real_pairs"]
 
 
-@pytest.mark.parametrize("key", ["key-out-of-range.json", "key-other.json", "key-other-shape.json"])
+@pytest.mark.parametrize("key", ["key-of-meps40.json", "key-out-of-range.json", "key-other.json",
+                                 "key-other-shape.json"])
 def test_disassociated_release_with_a_key_that_does_not_belong(semtui, bad, key):
     k = bad[key]
     for args in _disassoc_commands(DIS_ORIGINAL, k):
