@@ -167,6 +167,11 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
             raise InputError(f"cluster {c.id!r}: the key's term chunk has {len(ck.term_chunk)} terms, the "
                              f"release's {len(c.term_chunk)}: the key does not belong to {rel}", key_path)
     n = release.n_transactions
+    from itertools import chain
+
+    every = chain.from_iterable(chain.from_iterable((*ck.record_chunks, *ck.term_chunk) for ck in key.clusters))
+    if max(every, default=-1) < n:  # one pass in C; the cluster at fault is looked for only if needed
+        return
     for ck in key.clusters:
         top = max((max(ch) for ch in (*ck.record_chunks, *ck.term_chunk) if ch), default=-1)
         if top >= n:
@@ -176,20 +181,31 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
 
 def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, original: TransactionData,
                            codes: np.ndarray, rel: str, original_path, key_path) -> None:
+    from itertools import chain
+
     v = len(release.vocab)
     by_id = {c.id: c for c in key.clusters}
-    ts, its = [], []
+    # every sub-record's transaction (repeated per item) and every term's transactions, gathered
+    # as flat lists first and turned into arrays once (14,000 clusters: no per-chunk numpy calls)
+    sub_t, sub_len, sub_items, term_lists, term_items = [], [], [], [], []
     for c in release.clusters:
         ck = by_id[c.id]
         for j, ch in enumerate(c.record_chunks):
-            ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), np.diff(ch.indptr)))
-            its.append(np.asarray(ch.items, dtype=np.int64))
-        lens = np.fromiter(map(len, ck.term_chunk), dtype=np.int64, count=len(ck.term_chunk))
-        ts.append(np.fromiter((t for holders in ck.term_chunk for t in holders), dtype=np.int64,
-                              count=int(lens.sum())))
-        its.append(np.repeat(np.asarray(c.term_chunk, dtype=np.int64), lens))
-    t_all = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
-    i_all = np.concatenate(its) if its else np.zeros(0, dtype=np.int64)
+            sub_t.append(ck.record_chunks[j])
+            sub_len.append(np.diff(ch.indptr))
+            sub_items.append(ch.items)
+        term_lists.append(ck.term_chunk)
+        term_items.append(c.term_chunk)
+
+    def flat(parts) -> np.ndarray:
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+    holders = list(chain.from_iterable(term_lists))
+    t_lens = np.fromiter(map(len, holders), dtype=np.int64, count=len(holders))
+    t_all = np.concatenate([
+        np.repeat(np.fromiter(chain.from_iterable(sub_t), dtype=np.int64), flat(sub_len)),
+        np.fromiter(chain.from_iterable(holders), dtype=np.int64, count=int(t_lens.sum()))])
+    i_all = np.concatenate([flat(sub_items), np.repeat(flat(term_items), t_lens)])
     held = _member(codes, t_all * v + i_all)
     if not held.all():
         bad = int(np.flatnonzero(~held)[0])
