@@ -93,6 +93,24 @@ def _with_interval(m: dict, key: str) -> str:
     return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
 
 
+def took_back_line(m: dict) -> str:
+    """The summary's first line, in words: how many of the added items came back, how often the
+    attack was right, and what a random attacker with the same budget gets."""
+    added, correct, eliminated = m.get("added", 0), m.get("correct", 0), m.get("eliminated", 0)
+    base = m.get("baseline") or {}
+    if not added:
+        return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
+    if not eliminated:
+        return f"The attack took back none of the {added:,} items generalisation added: it eliminated nothing."
+    line = (f"The attack took back {correct:,} of the {added:,} items generalisation added "
+            f"(precision {_fmt(m.get('precision'))}: {correct:,} of its {eliminated:,} eliminations were added items")
+    if base.get("correct") is not None:
+        b = float(base["correct"])
+        line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \
+            f"; a random attacker with the same budget takes back {b:.1f} on average"
+    return line + ")."
+
+
 def _print_summary(report: dict) -> None:
     from rich.table import Table
 
@@ -100,6 +118,8 @@ def _print_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    if "metrics" in report:
+        console.print(took_back_line(report["metrics"]))
     table = f" on the {report['knowledge']} table" if report.get("knowledge") else ""
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']}{table} on {report.get('data')}: "
@@ -232,8 +252,13 @@ def disassoc(
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
-    the_key = read_key(key, release) if key is not None else None
+    if not release.clusters:
+        raise InputError("nothing to attack: the release has no cluster", data)
+    the_key = read_key(key) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
     with StderrProgress(f"attack {method}") as bar:
         result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
                                    jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
@@ -241,11 +266,11 @@ def disassoc(
                                    sources={"data": str(data), "key": None if key is None else str(key),
                                             "original": None if original is None else str(original)})
     report = result.report
-    if report["unknown_terms"]:
+    if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
-        warn(f"{len(report['unknown_terms'])} terms have no score under {measure}: {shown}"
-             f"{f' (+{more} more)' if more > 0 else ''}")
+        warn(f"{len(report['unknown_terms'])} terms have no score under {measure} and are placed without "
+             f"meaning: {shown}{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
     if output is not None:
@@ -264,8 +289,9 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
+    how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {report['measure']} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
         f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
@@ -286,9 +312,18 @@ def _print_disassoc_summary(report: dict) -> None:
     t.add_row("transaction breakage", _fmt(m["transaction_breakage"]), ival("transaction_breakage"),
               _fmt(b["transaction_breakage"]))
     t.add_row("k^m breakage", _fmt(m["km_breakage"]), ival("km_breakage"), _fmt(b["km_breakage"]))
-    t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
+    if m["wmd"] is None:  # not measurable is not 0
+        t.add_row("WMD", "not measurable", "-", "not measurable")
+    else:
+        t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
     t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
     console.print(t)
     console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
                   f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
                   f"protected itemsets exposed.")
+    if m.get("wmd_note"):
+        console.print(f"WMD {m['wmd_note']}.")
+    elif m.get("wmd_unscored_terms"):
+        console.print(f"WMD over the {m['wmd_transactions']} of {m['transactions']} transactions whose terms all have a "
+                      f"score under {m['wmd_measure']} ({m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms have "
+                      "none).")

@@ -136,11 +136,8 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
               autorun: bool = False, unmarked: bool = False) -> None:
     from semtui.tui.session import load_session
 
-    session = load_session(Path(file), original=original, report=report, key=key, unmarked=unmarked)  # bad input first
-    if session.original is not None and type(session.data).__name__ == "DisassociatedData":
-        from semtui.formats.disassociated import check_original
-
-        check_original(session.data, session.original, file, original)
+    # bad input first: every file read and checked to belong together (model.belongs)
+    session = load_session(Path(file), original=original, report=report, key=key, unmarked=unmarked)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("the TUI needs a terminal (standard input and output are not one); "
                          "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")

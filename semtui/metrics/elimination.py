@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from semtui.errors import InputError
 from semtui.metrics.intervals import Interval, bootstrap_weights, ratio_interval  # noqa: F401  (re-exported)
 from semtui.model import TransactionData
+from semtui.errors import InputError
 
 #: What each figure of an attack report means, in one line (the CLI summary and the TUI show
 #: these; docs/attacks.md says the same at length).
@@ -39,16 +39,15 @@ def align_original(data: TransactionData, original: TransactionData, original_pa
     items recovered from an unmarked release, where a plain item may be an added one (the
     recovery checks alignment its own way)."""
 
-    if original.n_transactions != data.n_transactions:
-        raise InputError(
-            f"the original has {original.n_transactions} transactions but the release has "
-            f"{data.n_transactions}; they must align line for line", original_path)
-    if original.n_generalised:
-        raise InputError("the original must be plain transactions, not set-generalised", original_path)
+    from semtui.model.belongs import check_belongs
+
+    if check:
+        check_belongs(data, original=original, original_path=original_path)  # line for line, or refused
+    elif original.n_transactions != data.n_transactions:
+        raise InputError(f"the original has {original.n_transactions} transactions but the release has "
+                         f"{data.n_transactions}; they must align line for line", original_path)
     orig = original.incidence(data.vocab)
     found = _members_held(data, orig)
-    if check:
-        _check_alignment(data, orig, found, original, original_path)
     return orig, found
 
 
@@ -65,23 +64,6 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
     hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
     rows = data.row_of_token()[gen]
     return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
-
-
-def _check_alignment(data: TransactionData, orig, found: np.ndarray, original: TransactionData,
-                     original_path) -> None:
-    """Transaction i of the release must come from transaction i of the original: its plain
-    items are original items and each generalised item has a member there.  A shuffled or
-    foreign original would otherwise give metrics that look plausible and mean nothing."""
-    rows = data.row_of_token()
-    plain = data.tokens >= 0
-    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel() if plain.any() else np.zeros(0)
-    bad_rows = np.concatenate([rows[plain][held == 0], rows[~plain][found == 0]])
-    if bad_rows.size:
-        i = int(bad_rows.min())
-        raise InputError(
-            f"transaction {i} of the release does not come from this line of the original "
-            f"({bad_rows.size} items disagree in all); the original must align line for line",
-            original_path, original.line_of(i))
 
 
 def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:

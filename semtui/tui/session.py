@@ -56,7 +56,7 @@ class Result:
             return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
         if self.kind == "reassociation":
             extra = f" k{r['k']}" if r.get("k") is not None else ""
-            measure = str(r.get("measure", "?"))
+            measure = "no measure" if r.get("measure", "?") is None else str(r.get("measure", "?"))  # RA uses none
             kind, sep, arg = measure.partition(":")
             if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
                 measure = f"{kind}:{Path(arg).name}"
@@ -203,7 +203,8 @@ def load_session(
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
 
-        session.release_k = release_k(file)
+        session.release_k = release_k(file, data)
+    report_doc = None
     if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])
@@ -218,21 +219,22 @@ def load_session(
                 candidate = Path(report).parent / candidate
             if candidate.is_file():
                 original = candidate
+    orig = the_key = None
     if original is not None:
         orig = formats.read_transactions(original)
-        if isinstance(data, TransactionData) and orig.n_transactions != data.n_transactions:
-            raise InputError(
-                f"the original has {orig.n_transactions} transactions but {file} has "
-                f"{data.n_transactions}",
-                original,
-            )
-        session.original, session.original_path = orig, Path(original)
     if key is not None:
         if not isinstance(data, DisassociatedData):
             raise InputError("--key is for disassociated data only", key)
         from semtui.formats.disassociated import read_key
 
-        session.key, session.key_path = read_key(key, data), Path(key)
+        the_key = read_key(key)
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
+    if orig is not None:
+        session.original, session.original_path = orig, Path(original)
+    if the_key is not None:
+        session.key, session.key_path = the_key, Path(key)
     if report is not None and isinstance(data, DisassociatedData):
         check_disassoc_report(data, report_doc, report)
         session.add_result(Result(report_doc, f"file:{report}"))

@@ -380,7 +380,7 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
     other.write_text("a, b\nc, d\ne, f\ng, h\n")
     r = cli("attack", "disassoc", table3["data"], "--key", table3["key"], "--original", other,
             "--measure", f"scores:{table3['scores']}")
-    assert r.returncode == 2 and "do not belong" in r.stderr
+    assert r.returncode == 2 and "does not belong" in r.stderr and str(other) in r.stderr
 
 
 def test_key_round_trip_matches(table3):

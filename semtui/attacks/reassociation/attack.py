@@ -106,36 +106,13 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
 def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
                       original_path) -> Any:
     """The original as CSR over the release vocabulary (rows = original transactions), checked
-    against the key: every item of every sub-record and term must be in the transaction the key
-    names, or the metrics would mean nothing."""
+    to belong with the release and the key (:func:`semtui.model.belongs.check_belongs`: every
+    item of every sub-record and term in the transaction the key names), or the metrics would
+    mean nothing."""
+    from semtui.model.belongs import check_belongs
 
-    if original.n_generalised:
-        raise InputError("the original must be plain transactions, not set-generalised", original_path)
-    n = original.n_transactions
-    x = original.incidence(data.vocab)
-    ts, its = [], []
-    by_id = {ck.id: ck for ck in key.clusters}
-    for c in data.clusters:
-        ck = by_id[c.id]
-        for j, ch in enumerate(c.record_chunks):
-            lengths = np.diff(ch.indptr)
-            ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), lengths))
-            its.append(ch.items.astype(np.int64))
-        for t, holders in zip(c.term_chunk.tolist(), ck.term_chunk):
-            ts.append(np.asarray(holders, dtype=np.int64))
-            its.append(np.full(len(holders), t, dtype=np.int64))
-    t_all = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
-    i_all = np.concatenate(its) if its else np.zeros(0, dtype=np.int64)
-    if len(t_all) and t_all.max() >= n:
-        raise InputError(f"the key names transaction {int(t_all.max())} but the original has {n}", original_path)
-    held = np.asarray(x[t_all, i_all]).ravel() if len(t_all) else np.zeros(0)
-    if (held == 0).any():
-        bad = int(np.flatnonzero(held == 0)[0])
-        raise InputError(
-            f"{int((held == 0).sum())} items of the release are not in the original transaction the key "
-            f"names (first: {data.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}); "
-            "the key and the original do not belong to this release", original_path)
-    return x
+    check_belongs(data, original=original, key=key, original_path=original_path)
+    return original.incidence(data.vocab)
 
 
 @dataclass
@@ -216,11 +193,14 @@ def plan_release(
 
     # 2. score: one batched call
     progress(0, len(data.clusters), "scoring")
-    m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
-    measure_name = measure if isinstance(measure, str) else m.name
-    kind = getattr(m, "kind", "distance")
-    unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
-    if len(a_ids) and len(u_ids):
+    if method == "ra":  # random placement uses no measure: none is opened, named or warned about
+        m, measure_name, kind, unknown = None, None, "distance", []
+    else:
+        m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
+        measure_name = measure if isinstance(measure, str) else m.name
+        kind = getattr(m, "kind", "distance")
+        unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
+    if m is not None and len(a_ids) and len(u_ids):
         native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
     else:
         native = np.zeros((len(a_ids), len(u_ids)))
@@ -235,19 +215,22 @@ def plan_release(
     x = None
     wmd_d = wmd_known_all = None
     wmd_name = None
+    wmd_terms = wmd_unscored = 0
     if evaluate:
         x = _aligned_original(data, key, original, original_path)
         if wmd_measure is not None:
             wm = wmd_measure
             if isinstance(wm, str):
                 wmd_name = wm
-                wm = m if (isinstance(measure, str) and wm == measure) else open_measure(wm, vectors=vectors, cache=cache)
+                wm = (m if (m is not None and isinstance(measure, str) and wm == measure)
+                      else open_measure(wm, vectors=vectors, cache=cache))
             else:
                 wmd_name = wm.name
             used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
             used = np.union1d(used, np.union1d(a_ids, u_ids))
             d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
             known = ~np.all(np.isnan(d), axis=1) if d.size else np.zeros(0, dtype=bool)
+            wmd_terms, wmd_unscored = len(used), int((~known).sum())
             if known.any():
                 wmd_known_all = np.zeros(len(vocab), dtype=bool)
                 wmd_known_all[used[known]] = True
@@ -261,7 +244,9 @@ def plan_release(
     ctx = _Context(data, key_of, k_used, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all))
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), ties=ties, unknown=unknown,
-                started=started, wmd_measure=wmd_name)
+                started=started, wmd_measure=wmd_name,
+                wmd_requested=None if wmd_measure is None else str(getattr(wmd_measure, "name", wmd_measure)),
+                wmd_terms=wmd_terms, wmd_unscored=wmd_unscored)
     return Plan(ctx, meta)
 
 
@@ -617,6 +602,9 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
             "wmd_transactions": int(s["wmd_n"]),
             "wmd_measure": opts["wmd_measure"],
+            "wmd_terms": opts.get("wmd_terms", 0),
+            "wmd_unscored_terms": opts.get("wmd_unscored", 0),
+            "wmd_note": _wmd_note(s["wmd_n"], opts),
             "baseline": {
                 "accuracy": _r(baseline_acc),
                 "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
@@ -630,6 +618,17 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     report["clusters"] = clusters_out
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
+
+
+def _wmd_note(measured: float, opts: dict) -> str | None:
+    """Why WMD is null (not measurable is not 0), or None when it was measured."""
+    if measured:
+        return None
+    if opts.get("wmd_requested") is None:
+        return "not measured (no WMD measure)"
+    terms, unscored = opts.get("wmd_terms", 0), opts.get("wmd_unscored", 0)
+    return (f"not measurable: {unscored:,} of {terms:,} terms unscored under {opts['wmd_requested']}, "
+            "and no transaction has every term of its original and its reconstruction scored")
 
 
 def reconstructed_transactions(cluster: dict) -> list[list[str]]:

@@ -97,9 +97,10 @@ class SetgenAttackReport(Report):
 
 
 # --------------------------------------------------------------------------- exposure's k
-def release_k(data_path: str | Path | None) -> int | None:
+def release_k(data_path: str | Path | None, data: TransactionData | None = None) -> int | None:
     """The k a set-generalised release was made for, from its sidecar ``DATA.json`` when there
-    is one (what ``semtui anonymize setgen`` writes)."""
+    is one (what ``semtui anonymize setgen`` writes).  With ``data``, a sidecar that does not
+    belong to it (:func:`semtui.model.belongs.check_belongs`) is refused."""
     if data_path is None or str(data_path) == "-":
         return None
     side = Path(str(data_path) + ".json")
@@ -111,6 +112,10 @@ def release_k(data_path: str | Path | None) -> int | None:
         doc = reports.read(side, "semtui-setgen-sidecar/", "a set-generalisation sidecar")
     except InputError:
         return None  # a JSON file beside the release that is not its sidecar says nothing
+    if data is not None:
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(data, sidecar=doc, release_path=data_path, sidecar_path=side)
     k = doc.get("k")
     return k if isinstance(k, int) and k >= 1 else None
 
@@ -143,7 +148,7 @@ def run_setgen_attack(
     started = time.perf_counter()
     if options.k is not None:
         known_k, known_source = int(options.k), "option"
-    elif (side_k := release_k(data_path)) is not None:
+    elif (side_k := release_k(data_path, data)) is not None:
         known_k, known_source = side_k, "sidecar"
     else:
         known_k, known_source = None, None

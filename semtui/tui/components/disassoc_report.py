@@ -110,6 +110,8 @@ def render_disassoc(session: Session) -> list:
             parts.append(Text("95% bootstrap intervals over clusters; random = the budget-matched random "
                               "re-association", style="dim"))
             parts.append(results_table([reassoc], "reassociation"))
+            if m.get("wmd_note"):  # not measurable is not 0
+                parts.append(Text(f"WMD {m['wmd_note']}.", style="dim"))
         else:
             s = rep.get("summary", {})
             parts.append(Text(f"{fmt(s.get('placements'))} placements of {fmt(s.get('units'))} sub-records and "
