@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from semtui.errors import InputError
 from semtui.metrics.intervals import Interval, bootstrap_weights, ratio_interval  # noqa: F401  (re-exported)
 from semtui.model import TransactionData
-from semtui.errors import InputError
 
 #: What each figure of an attack report means, in one line (the CLI summary and the TUI show
 #: these; docs/attacks.md says the same at length).
