@@ -19,9 +19,10 @@ Sources (:func:`load_background`), written as the ``--background`` option takes 
   inside it: offline); a prior only.  A term missing from the list is looked up as a phrase
   (wordfreq combines its words' frequencies) and is unknown when that gives 0.
 
-Every probability is smoothed with add-``alpha`` (:data:`ALPHA`) so that an item the
-background never saw, or a pair it never saw together, gets a finite score: an item unseen in
-a similar population is *rare*, which is evidence, not a missing value.
+Priors are smoothed with add-``alpha`` (:data:`ALPHA`) so that an item the background never saw
+gets a finite score: an item unseen in a similar population is *rare*, which is evidence, not a
+missing value.  Conditionals are smoothed towards the prior (:data:`BETA`), so that a pair never
+seen together is evidence against it only as far as its items were seen at all.
 """
 
 from __future__ import annotations
@@ -35,8 +36,13 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.model import Vocabulary
 
-#: add-alpha smoothing of every count (documents and pairs)
+#: add-alpha smoothing of the priors (documents)
 ALPHA = 0.5
+
+#: Dirichlet smoothing of P(c | x) towards P(c): ``(f(x, c) + BETA P(c)) / (f(x) + BETA)``, so
+#: that an item seen in few documents carries little evidence either way (add-alpha here would
+#: make every pair of a rare item look related: measured on MEPS, docs/experiments.md)
+BETA = 2.0
 
 #: the notional corpus size of a frequency list (its frequencies are per word, not per document)
 FREQUENCY_LIST_N = 1e9
@@ -168,12 +174,15 @@ class Background:
             out[np.ix_(xk, ck)] = block
         return out
 
-    def log_conditional(self, x_ids: np.ndarray, c_ids: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
-        """log P(c | x) for every pair (rows x, columns c), add-``alpha`` smoothed."""
+    def log_conditional(self, x_ids: np.ndarray, c_ids: np.ndarray, alpha: float = ALPHA,
+                        beta: float = BETA) -> np.ndarray:
+        """log P(c | x) for every pair (rows x, columns c), smoothed towards P(c) with weight
+        ``beta`` (:data:`BETA`): a term seen in no document gives P(c | x) = P(c)."""
         both = self.counts(x_ids, c_ids)
-        return np.log((both + alpha) / (self._df(x_ids)[:, None] + 2 * alpha))
+        pc = self.prior(c_ids, alpha)[None, :]
+        return np.log((both + beta * pc) / (self._df(x_ids)[:, None] + beta))
 
-    def log_lift(self, x_ids: np.ndarray, c_ids: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
+    def log_lift(self, x_ids: np.ndarray, c_ids: np.ndarray, alpha: float = ALPHA, beta: float = BETA) -> np.ndarray:
         """log P(c | x) / P(c) for every pair: > 0 when c goes with x more than by chance.
         Zero everywhere without co-occurrence (a prior-only source carries no evidence here),
         and zero for a pair with an unknown term."""
@@ -181,7 +190,7 @@ class Background:
         c_ids = np.asarray(c_ids, dtype=np.int64)
         if self.cooc is None:
             return np.zeros((len(x_ids), len(c_ids)))
-        out = self.log_conditional(x_ids, c_ids, alpha) - self.log_prior(c_ids, alpha)[None, :]
+        out = self.log_conditional(x_ids, c_ids, alpha, beta) - self.log_prior(c_ids, alpha)[None, :]
         out[x_ids < 0, :] = 0.0
         out[:, c_ids < 0] = 0.0
         return out

@@ -243,6 +243,17 @@ def _holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
 
 
 # --------------------------------------------------------------------------- the report
+def covering_words(problem: dict) -> str:
+    """What covers the covered item(s) of a report's cover problem, in words.  With one covered
+    item y*, the rest of I covers it; when several items of I tie at the least support, each of
+    them is covered by all the others of I (they always occur together), which ``covering``
+    (the items of I above the least support) alone would leave empty."""
+    covering = list(problem.get("covering", []))
+    if len(problem.get("covered", [])) < 2:
+        return ", ".join(covering)
+    return "each other" + (f" and by {', '.join(covering)}" if covering else "")
+
+
 def run_cover(
     data: DisassociatedData,
     options: CoverOptions | None = None,
@@ -261,6 +272,13 @@ def run_cover(
     options = options or CoverOptions()
     progress = progress or (lambda done, total, message="": None)
     attacker, seed = options.who, options.seed
+    src = sources or {}
+    if not data.clusters:
+        raise InputError("nothing to check: the release has no cluster", src.get("data"))
+    if original is not None:
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(data, original=original, release_path=src.get("data"), original_path=src.get("original"))
     if knowledge is None and options.knowledge is not None:
         knowledge, knowledge_lines = read_knowledge(options.knowledge, data)
     if knowledge is not None:
@@ -279,6 +297,9 @@ def run_cover(
         knowledge, outside = weak_knowledge(n_items, rng)
     width = n_items + WEAK_OUTSIDE_WORDS
     known = knowledge_pairs(knowledge, width) if knowledge is not None else None
+    if attacker == "knowledge" and len(known) == 0:
+        raise InputError(f"nothing to check: no itemset of the background knowledge holds two items of "
+                         f"{src.get('data') or 'the release'} (knowledge of another dataset?)", src.get("knowledge"))
     real_pairs = None
     if rows is not None:
         from semtui.metrics.reassociation import row_pairs
@@ -325,6 +346,7 @@ def run_cover(
                 "cluster": c.id, "chunk": p.chunk + 1, "earlier_chunk": p.earlier + 1,
                 "x": data.vocab[p.x], "support_x": p.support_x,
                 "covered": names(p.covered), "covering": names(p.covering),
+                "itemset": names(p.covered + p.covering),
                 "supports": dict(zip(names(p.covered + p.covering), p.supports)),
                 "itemset_support": p.itemset_support, "breach": p.breach,
             }

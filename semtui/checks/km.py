@@ -167,12 +167,14 @@ class _Levels:
 
 
 def km_violations(indptr: np.ndarray, items: np.ndarray, k: int, m: int, n_items: int | None = None,
-                  *, limit: int = LIMIT, progress: Progress = None) -> KmViolations:
+                  *, limit: int = LIMIT, progress: Progress = None, order: np.ndarray | None = None) -> KmViolations:
     """Is the CSR dataset (``items[indptr[r]:indptr[r+1]]`` = ids of row r) k^m-anonymous?
 
     Item ids are non-negative integers below ``n_items`` (default: max + 1).  Counts every
     minimal violating itemset and keeps the first ``limit`` (by size, then lexicographic
-    ids) with their supports.
+    ids) with their supports.  ``order`` (one key per id) sorts the kept ones by size, then
+    lexicographically by those keys, then by ids: a disassociated release's ids are (chunk,
+    item) pairs, and its violations are listed by item, then place.
     """
     if k < 1 or m < 1:
         raise InputError(f"k and m must be at least 1 (got k={k}, m={m})")
@@ -188,7 +190,7 @@ def km_violations(indptr: np.ndarray, items: np.ndarray, k: int, m: int, n_items
     sup = np.bincount(x_all.indices, minlength=n_items)
     viol1 = np.flatnonzero((sup > 0) & (sup < k))
     result.by_size[0] = len(viol1)
-    _keep(result, viol1[:, None], sup[viol1], limit)
+    _keep(result, viol1[:, None], sup[viol1], limit, order)
     freq_items = np.flatnonzero(sup >= k)  # column c of X is item freq_items[c]
     result.frequent.append(len(freq_items))
     n_level1 = len(result.itemsets)
@@ -207,7 +209,8 @@ def km_violations(indptr: np.ndarray, items: np.ndarray, k: int, m: int, n_items
             if levels.size(level) == 0 or len(p_rows) == 0:
                 break
             good_s, good_c, n_good = _extend(result, levels, level, p_rows, p_sets, x, row_len, k,
-                                     last_level=size == m, limit=limit, progress=progress, m=m)
+                                     last_level=size == m, limit=limit, progress=progress, m=m,
+                                     order=None if order is None else np.asarray(order)[freq_items])
             result.frequent.append(n_good)
             if size == m:
                 break
@@ -219,10 +222,33 @@ def km_violations(indptr: np.ndarray, items: np.ndarray, k: int, m: int, n_items
     return result
 
 
-def _keep(result: KmViolations, tuples: np.ndarray, sups: np.ndarray, limit: int) -> None:
-    room = max(limit - len(result.itemsets), 0)
-    for t, s in zip(tuples[:room], sups[:room]):
-        result.itemsets.append(np.asarray(t, dtype=np.int64))
+def _keep(result: KmViolations, tuples: np.ndarray, sups: np.ndarray, limit: int,
+          order: np.ndarray | None = None) -> None:
+    """Keep examples up to ``limit``: the first ones met (met by size, then lexicographic ids),
+    or with ``order`` the smallest by (size, keys of the ids, ids) -- the kept ones of the same
+    size are merged with the new ones (sizes come in increasing order)."""
+    if order is None or len(tuples) == 0:
+        room = max(limit - len(result.itemsets), 0)
+        for t, s in zip(tuples[:room], sups[:room]):
+            result.itemsets.append(np.asarray(t, dtype=np.int64))
+            result.supports.append(int(s))
+        return
+    tuples = np.asarray(tuples, dtype=np.int64)
+    sups = np.asarray(sups, dtype=np.int64)
+    size = tuples.shape[1]
+    first = next((i for i, t in enumerate(result.itemsets) if len(t) == size), len(result.itemsets))
+    room = limit - first
+    if room <= 0:
+        return
+    if first < len(result.itemsets):  # merge with the kept ones of this size
+        tuples = np.vstack([np.stack(result.itemsets[first:]), tuples])
+        sups = np.concatenate([np.asarray(result.supports[first:], dtype=np.int64), sups])
+        del result.itemsets[first:], result.supports[first:]
+    keys = np.asarray(order, dtype=np.int64)[tuples]
+    pick = np.lexsort([tuples[:, j] for j in range(size - 1, -1, -1)]
+                      + [keys[:, j] for j in range(size - 1, -1, -1)])[:room]
+    for t, s in zip(tuples[pick], sups[pick]):
+        result.itemsets.append(t)
         result.supports.append(int(s))
 
 
@@ -237,7 +263,8 @@ def _blocks(weights: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x, row_len, k: int, *,
-            last_level: bool, limit: int, progress: Progress, m: int) -> tuple[np.ndarray, np.ndarray, int]:
+            last_level: bool, limit: int, progress: Progress, m: int,
+            order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Count every occurring extension (itemset s of ``level``, item c > last(s)) by
     ``P.T @ X``, block by block.  Extensions with support >= k are frequent (their subsets
     are, by anti-monotony) and are returned in key order; those with support in [1, k) are
@@ -276,8 +303,8 @@ def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x
             sub = np.delete(tuples, drop, axis=1)
             ok[ok] = levels.index_of(sub[ok]) >= 0
         result.by_size[size - 1] += int(ok.sum())
-        if len(result.itemsets) < limit:
-            _keep(result, tuples[ok], v[ok], limit)
+        if order is not None or len(result.itemsets) < limit:
+            _keep(result, tuples[ok], v[ok], limit, order)
         if progress is not None:
             progress(b + 1, len(blocks), f"itemsets of size {size} of {m}")
     if not good_s:
@@ -436,7 +463,8 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
     uniq, compact = np.unique(pair, return_inverse=True)
     indptr = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
-    core = km_violations(indptr, compact.ravel(), k, m, len(uniq), progress=progress)
+    # violations listed by size, then item ids (the release's), then place
+    core = km_violations(indptr, compact.ravel(), k, m, len(uniq), progress=progress, order=uniq % v)
     names, where = [], []
     for t in core.itemsets:
         p = uniq[t]

@@ -33,12 +33,15 @@ def setgen(
     format: Annotated[str | None, typer.Option(
         "--format", "-f", help="Format of ORIG: plain, setgen, fimi or jsonl (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
+    unmarked: Annotated[bool, typer.Option(
+        "--unmarked", help="Write each generalised item as its members, as plain items (the groups unmarked).")] = False,
 ) -> None:
     """Set-based generalisation in the manner of COAT; writes OUT and a JSON sidecar."""
     from semtui import formats
     from semtui.anonymize.setgen import (
         SetgenSidecar,
         anonymize,
+        flatten,
         parse_sizes,
         random_privacy,
         read_privacy,
@@ -73,10 +76,11 @@ def setgen(
     with StderrProgress("anonymising") as progress:
         result = anonymize(data, constraints, k, utility_sets, progress=progress)
 
-    doc = SetgenSidecar(result, str(orig), str(out), source, utility).to_json()
+    doc = SetgenSidecar(result, str(orig), str(out), source, utility, unmarked).to_json()
+    released = flatten(result.data) if unmarked else result.data
     # the release and its sidecar are committed together; the sidecar names the original's
-    # privacy constraints and suppressed items, so a new one is private (0600)
-    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out), False), (side, doc, True)])
+    # privacy constraints and suppressed items (and, unmarked, the groups), so a new one is private (0600)
+    write_outputs([(out, lambda fh: dump_setgen(released, fh, out), False), (side, doc, True)])
 
     if result.unknown_items:
         warn(f"{len(result.unknown_items)} privacy-constraint item(s) not in {orig} (support 0): "
@@ -92,6 +96,8 @@ def setgen(
         f"{s['added_items']} added items, {s['suppressed_items']} items suppressed "
         f"({s['suppressed_occurrences']} occurrences)\n"
         f"  utility loss {s['utility_loss']:.6g}, {s['seconds']:.2f} s; sidecar {side}"
+        + ("\n  unmarked: each generalised item written as its members, as plain items; the sidecar records "
+           "the groups (keep it private)" if unmarked else "")
     )
 
 

@@ -15,12 +15,15 @@ app = typer.Typer(help="Attack an anonymised release and measure what it gives b
 def setgen(
     data: Path = typer.Argument(..., help="The set-generalised release."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
-    method: str = typer.Option("rba", "--method", "-m", help="mda, tba, wba, gba, rba or ra."),
+    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra or pba (default: rba; pba with --background)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
+    background: str | None = typer.Option(None, "--background", help="The attacker's knowledge: FILE (transactions of a similar population), counts:FILE or wordfreq:LANG."),
+    knowledge: str | None = typer.Option(None, "--knowledge", help="With --background, the table attacked: prior, semantics, background or combined (default)."),
+    evidence: str = typer.Option("mean", "--evidence", help="With --background, how the context's evidence adds up: mean or sum (naive Bayes)."),
     context: str = typer.Option("all", "--context", help="all, or nearest:N (the N items nearest the generalised item)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (the papers'), min, or top:K."),
-    threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance)."),
+    threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance); PBA's posterior (default 0.05)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
     k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: the release's k from its sidecar, else the smallest group size)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
@@ -29,6 +32,7 @@ def setgen(
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-group attack (same result as 1)."),
+    unmarked: bool = typer.Option(False, "--unmarked", help="DATA writes its generalised items as plain items: recover them first."),
 ) -> None:
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
@@ -40,14 +44,16 @@ def setgen(
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
-                             cache=not no_cache, jobs=jobs)
+                             cache=not no_cache, jobs=jobs, unmarked=unmarked, background=background,
+                             knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
     check_outputs([output, report_path], [data, original, *opts.measure_files])
     watch_cache()
     release = formats.read_transactions(data, format)
-    if release.n_generalised == 0:
-        raise InputError("no generalised items to attack (a plain transactions file?)", data)
+    if release.n_generalised == 0 and not unmarked:
+        raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
+                         "--unmarked)", data)
     orig = formats.read_transactions(original) if original is not None else None
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
@@ -87,6 +93,24 @@ def _with_interval(m: dict, key: str) -> str:
     return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
 
 
+def took_back_line(m: dict) -> str:
+    """The summary's first line, in words: how many of the added items came back, how often the
+    attack was right, and what a random attacker with the same budget gets."""
+    added, correct, eliminated = m.get("added", 0), m.get("correct", 0), m.get("eliminated", 0)
+    base = m.get("baseline") or {}
+    if not added:
+        return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
+    if not eliminated:
+        return f"The attack took back none of the {added:,} items generalisation added: it eliminated nothing."
+    line = (f"The attack took back {correct:,} of the {added:,} items generalisation added "
+            f"(precision {_fmt(m.get('precision'))}: {correct:,} of its {eliminated:,} eliminations were added items")
+    if base.get("correct") is not None:
+        b = float(base["correct"])
+        line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \
+            f"; a random attacker with the same budget takes back {b:.1f} on average"
+    return line + ")."
+
+
 def _print_summary(report: dict) -> None:
     from rich.table import Table
 
@@ -94,12 +118,21 @@ def _print_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
-    scored_by = report.get("measure") or f"the background {(report.get('background') or {}).get('source')}"
+    if "metrics" in report:
+        console.print(took_back_line(report["metrics"]))
+    table = f" on the {report['knowledge']} table" if report.get("knowledge") else ""
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {scored_by} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] with {report['measure']}{table} on {report.get('data')}: "
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
+    if report.get("unmarked") is not None:
+        from semtui.attacks.setgen.unknown import describe
+
+        for line in describe(report["unmarked"]):
+            console.print(line, markup=False)
+    if s.get("knowledge"):
+        console.print(f"Knowledge: {s['knowledge']}.", markup=False)
     if "metrics" in report:
         m = report["metrics"]
         base = m.get("baseline") or {}
@@ -122,7 +155,14 @@ def _print_summary(report: dict) -> None:
         t.add_row("AUC pooled", _with_interval(m, "auc_pooled"), "0.500")
         t.add_row("density per generalised item", _fmt(m.get("density_per_item")), "")
         t.add_row("density pooled", _fmt(m.get("density")), "")
+        pop = m.get("popularity")
+        if pop:
+            t.add_row("popularity attacker, same budget: precision", _fmt(pop.get("precision")), "")
+            t.add_row("popularity attacker: recall / error ratio",
+                      f"{_fmt(pop.get('recall'))} / {_fmt(pop.get('error_ratio'))}", "")
         console.print(t)
+        if m.get("knowledge"):
+            _print_knowledge(console, report)
         sizes = m.get("by_table_size") or {}
         if sizes:
             t = Table(title="By table size", title_justify="left")
@@ -154,6 +194,27 @@ def _print_summary(report: dict) -> None:
         legend = ("precision", "recall", "recall_attackable", "error_ratio", "auc_within_table", "auc_pooled",
                   "density_per_item", "density", "exposed")
         console.print("\n".join(f"[dim]{k.replace('_', ' ')}: {METRIC_HELP[k]}[/]" for k in legend))
+
+
+def _print_knowledge(console, report: dict) -> None:
+    """The same attack with each kind of knowledge, and which one carries it (issue 20)."""
+    from rich.table import Table
+
+    m = report["metrics"]
+    t = Table(title="Which knowledge carries the attack (the same attack on each table; * the one above)",
+              title_justify="left")
+    for col in ("attacker knows", "method", "precision", "recall", "error ratio", "AUC within", "popularity P / R"):
+        t.add_column(col, justify="left" if col == "attacker knows" else "right", no_wrap=True)
+    for name, f in m["knowledge"].items():
+        pop = f.get("popularity") or {}
+        t.add_row(name + (" *" if name == report.get("knowledge") else ""), str(f.get("method", "")).upper(),
+                  _with_interval(f, "precision"),
+                  _with_interval(f, "recall"), _fmt((f.get("baseline") or {}).get("error_ratio")),
+                  _with_interval(f, "auc_within_table"),
+                  f"{_fmt(pop.get('precision'))} / {_fmt(pop.get('recall'))}")
+    console.print(t)
+    for line in m.get("carried_by") or []:
+        console.print(f"  {line}", markup=False)
 
 
 @app.command("disassoc")
@@ -191,7 +252,8 @@ def disassoc(
 
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
-                                    background=background, k=k, term_placements=term_placements, seed=seed, ties=ties, jobs=jobs, cache=not no_cache)
+                                    background=background, k=k, term_placements=term_placements, seed=seed,
+                                    ties=ties, jobs=jobs, cache=not no_cache)
     except InputError as exc:
         raise options_error(exc) from None
     if (key is None) != (original is None):
@@ -200,8 +262,13 @@ def disassoc(
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
-    the_key = read_key(key, release) if key is not None else None
+    if not release.clusters:
+        raise InputError("nothing to attack: the release has no cluster", data)
+    the_key = read_key(key) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
             result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
@@ -210,12 +277,12 @@ def disassoc(
         except InputError as exc:
             raise options_error(exc) from None
     report = result.report
-    if report["unknown_terms"]:
+    if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
         source = f"the background {opts.background}" if report.get("background") else opts.measure
-        warn(f"{len(report['unknown_terms'])} terms have no score under {source}: {shown}"
-             f"{f' (+{more} more)' if more > 0 else ''}")
+        warn(f"{len(report['unknown_terms'])} terms have no score under {source} and are placed without "
+             f"meaning: {shown}{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
     if output is not None:
@@ -234,9 +301,12 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
-    scored_by = report.get("measure") or f"the background {(report.get('background') or {}).get('source')}"
+    if report.get("background"):
+        how = f"with the background {report['background'].get('source')}"
+    else:
+        how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] with {scored_by} on {report.get('data')}: "
+        f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
         f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
@@ -257,12 +327,21 @@ def _print_disassoc_summary(report: dict) -> None:
     t.add_row("transaction breakage", _fmt(m["transaction_breakage"]), ival("transaction_breakage"),
               _fmt(b["transaction_breakage"]))
     t.add_row("k^m breakage", _fmt(m["km_breakage"]), ival("km_breakage"), _fmt(b["km_breakage"]))
-    t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
+    if m["wmd"] is None:  # not measurable is not 0
+        t.add_row("WMD", "not measurable", "-", "not measurable")
+    else:
+        t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
     t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
     console.print(t)
     console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
                   f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
                   f"protected itemsets exposed.")
+    if m.get("wmd_note"):
+        console.print(f"WMD {m['wmd_note']}.")
+    elif m.get("wmd_unscored_terms"):
+        console.print(f"WMD over the {m['wmd_transactions']} of {m['transactions']} transactions whose terms all have a "
+                      f"score under {m['wmd_measure']} ({m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms have "
+                      "none).")
     from semtui.attacks.reassociation import informed_sentence
 
     sentence = informed_sentence(m)

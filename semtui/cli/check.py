@@ -92,14 +92,18 @@ def km(
     if (key is None) != (original is None):
         raise InputError("--key and --original go together")
     data = formats.read(file)
+    _something_to_check(data, file)
     with StderrProgress("checking") as progress:
         if isinstance(data, DisassociatedData):
             key_data = orig_data = None
             if key is not None:
                 from semtui.formats.disassociated import read_key
+                from semtui.model.belongs import check_belongs
 
-                key_data = read_key(key, data)
+                key_data = read_key(key)
                 orig_data = formats.read_transactions(original)
+                check_belongs(data, original=orig_data, key=key_data, release_path=file, original_path=original,
+                              key_path=key)
             report = check_disassociated(data, k, m, key_data, orig_data, progress=progress)
         else:
             if key is not None:
@@ -114,6 +118,21 @@ def km(
         from semtui.cli import exitcodes
 
         raise typer.Exit(exitcodes.FOUND)
+
+
+def _something_to_check(data, file: Path) -> None:
+    """A check that would exercise nothing (no cluster, no item anywhere) is refused, not passed."""
+    from semtui.errors import InputError
+    from semtui.model import DisassociatedData
+
+    if isinstance(data, DisassociatedData):
+        if not data.clusters:
+            raise InputError("nothing to check: the release has no cluster", file)
+        held = sum(len(ch.items) for c in data.clusters for ch in c.record_chunks) + data.n_term_chunk_terms
+    else:
+        held = len(data.tokens)
+    if held == 0:
+        raise InputError("nothing to check: no transaction holds an item", file)
 
 
 def _km_lines(file: Path, doc: dict) -> list[str]:

@@ -127,6 +127,19 @@ def stdout_console():
     return Console(no_color=not use_color(), highlight=False, **kw)
 
 
+def count_column():
+    """``done/total`` while the total is known, ``done`` alone until then (never ``/None``)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class CountColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            done = int(task.completed)
+            return Text(f"{done}/{int(task.total)}" if task.total is not None else f"{done}")
+
+    return CountColumn()
+
+
 class StderrProgress:
     """A progress callback drawing a bar on stderr, only when stderr is a terminal."""
 
@@ -145,7 +158,7 @@ class StderrProgress:
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
-                TextColumn("{task.completed}/{task.total}"),
+                count_column(),
                 TimeRemainingColumn(),
                 console=Console(stderr=True, no_color=not use_color()),
                 transient=True,

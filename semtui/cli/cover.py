@@ -52,6 +52,8 @@ def cover(
 
 
 def _print(report: dict) -> None:
+    from semtui.attacks.cover import covering_words
+
     s = report["summary"]
     who = report["attacker"] if report["attacker"] != "knowledge" else f"knowledge from {report['knowledge']}"
     lines = [f"{report['data']}: {s['cover_problems']} cover problems in {s['clusters']} clusters; "
@@ -63,7 +65,7 @@ def _print(report: dict) -> None:
     shown = [p for p in report["cover_problems"] if p["breach"]][:20]
     for p in shown:
         lines.append(f"  {p['cluster']} C{p['chunk']} {p['x']} (support {p['support_x']}) -> C{p['earlier_chunk']} "
-                     f"covered {', '.join(p['covered'])} by {', '.join(p['covering'])} "
+                     f"covered {', '.join(p['covered'])} by {covering_words(p)} "
                      f"(itemset support {p['itemset_support']})")
     more = s["breaches"] - len(shown)
     if more > 0:

@@ -92,6 +92,7 @@ def open_(
     report: Path | None = typer.Option(None, "--report", help="A JSON report of a headless attack."),
     key: Path | None = typer.Option(None, "--key", help="The private key of a disassociated release."),
     format: str | None = FormatOpt,
+    unmarked: bool = typer.Option(False, "--unmarked", help="FILE writes its generalised items as plain items: recover them."),
 ) -> None:
     """Open the TUI on a dataset."""
     autorun = False
@@ -105,7 +106,7 @@ def open_(
         from semtui import formats
 
         formats.assume_format(file, format)
-    _open_tui(file, original, report, key, autorun=autorun)
+    _open_tui(file, original, report, key, autorun=autorun, unmarked=unmarked)
 
 
 @app.command("measures")
@@ -132,14 +133,11 @@ def measures_(json_out: bool = typer.Option(False, "--json", help="JSON on stdou
 
 
 def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path | None, *,
-              autorun: bool = False) -> None:
+              autorun: bool = False, unmarked: bool = False) -> None:
     from semtui.tui.session import load_session
 
-    session = load_session(Path(file), original=original, report=report, key=key)  # bad input first
-    if session.original is not None and type(session.data).__name__ == "DisassociatedData":
-        from semtui.formats.disassociated import check_original
-
-        check_original(session.data, session.original, file, original)
+    # bad input first: every file read and checked to belong together (model.belongs)
+    session = load_session(Path(file), original=original, report=report, key=key, unmarked=unmarked)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("the TUI needs a terminal (standard input and output are not one); "
                          "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")

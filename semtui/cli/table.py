@@ -27,7 +27,7 @@ def eliminate_cmd(
         help="Distance table as CSV: corner label + member items, then one row per "
              "context (empty cell = missing).")],
     method: Annotated[str, typer.Option(
-        "--method", "-m", help="mda, tba, wba, gba, rba or ra (random baseline).")] = "rba",
+        "--method", "-m", help="mda, tba, wba, gba, rba, ra (random baseline) or pba (the table as surprisals).")] = "rba",
     threshold: Annotated[float | None, typer.Option(
         "--threshold", "-t", help="δ for tba/wba/gba/rba (default: the papers' mean).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", min=0, help="Random seed for ra.")] = None,

@@ -204,30 +204,10 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
 
 
 def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
-    """The key must describe exactly the release's shape."""
-    by_id = {c.id: c for c in key.clusters}  # key.cluster() scans: quadratic over 14k clusters
-    for c in data.clusters:
-        ck = by_id.get(c.id)
-        if ck is None:
-            raise InputError(f"key has no cluster {c.id!r}", path)
-        _need(
-            [len(ch) for ch in ck.record_chunks] == [len(ch) for ch in c.record_chunks],
-            f"cluster {c.id!r}: key's record chunks do not match the release",
-            path,
-        )
-        _need(len(ck.term_chunk) == len(c.term_chunk), f"cluster {c.id!r}: key's term chunk does not match", path)
-    n = data.n_transactions
-    for ck in key.clusters:
-        top = max((max(ch) for ch in (*ck.record_chunks, *ck.term_chunk) if ch), default=-1)
-        _need(top < n, f"cluster {ck.id!r}: the key names transaction {top} but the original has "
-                       f"{n} transactions (0 to {n - 1})", path)
+    """The key must describe exactly the release's shape (:func:`semtui.model.belongs.check_belongs`)."""
+    from semtui.model.belongs import check_belongs
 
-
-def check_original(data, original, data_path, original_path) -> None:
-    """An original must have exactly as many transactions as the release describes."""
-    if original.n_transactions != data.n_transactions:
-        raise InputError(f"the original has {original.n_transactions} transactions but {data_path} "
-                         f"describes {data.n_transactions}", original_path)
+    check_belongs(data, key=key, key_path=path)
 
 
 def key_to_json(key: DisassociationKey) -> dict:

@@ -32,20 +32,22 @@ METRIC_HELP = {
 
 
 # --------------------------------------------------------------------------- ground truth
-def align_original(data: TransactionData, original: TransactionData, original_path=None):
+def align_original(data: TransactionData, original: TransactionData, original_path=None, *, check: bool = True):
     """The original as a CSR (transactions x release vocabulary), checked to align with the
     release line for line, and for every generalised token of the release (in token order)
-    how many of its members that transaction really holds."""
+    how many of its members that transaction really holds.  ``check=False`` for generalised
+    items recovered from an unmarked release, where a plain item may be an added one (the
+    recovery checks alignment its own way)."""
 
-    if original.n_transactions != data.n_transactions:
-        raise InputError(
-            f"the original has {original.n_transactions} transactions but the release has "
-            f"{data.n_transactions}; they must align line for line", original_path)
-    if original.n_generalised:
-        raise InputError("the original must be plain transactions, not set-generalised", original_path)
+    from semtui.model.belongs import check_belongs
+
+    if check:
+        check_belongs(data, original=original, original_path=original_path)  # line for line, or refused
+    elif original.n_transactions != data.n_transactions:
+        raise InputError(f"the original has {original.n_transactions} transactions but the release has "
+                         f"{data.n_transactions}; they must align line for line", original_path)
     orig = original.incidence(data.vocab)
     found = _members_held(data, orig)
-    _check_alignment(data, orig, found, original, original_path)
     return orig, found
 
 
@@ -62,23 +64,6 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
     hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
     rows = data.row_of_token()[gen]
     return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
-
-
-def _check_alignment(data: TransactionData, orig, found: np.ndarray, original: TransactionData,
-                     original_path) -> None:
-    """Transaction i of the release must come from transaction i of the original: its plain
-    items are original items and each generalised item has a member there.  A shuffled or
-    foreign original would otherwise give metrics that look plausible and mean nothing."""
-    rows = data.row_of_token()
-    plain = data.tokens >= 0
-    held = np.asarray(orig[rows[plain], data.tokens[plain]]).ravel()
-    bad_rows = np.concatenate([rows[plain][held == 0], rows[~plain][found == 0]])
-    if bad_rows.size:
-        i = int(bad_rows.min())
-        raise InputError(
-            f"transaction {i} of the release does not come from this line of the original "
-            f"({bad_rows.size} items disagree in all); the original must align line for line",
-            original_path, original.line_of(i))
 
 
 def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
@@ -156,17 +141,25 @@ def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int
 
 # --------------------------------------------------------------------------- budget-matched baseline
 def budget_matched_eliminations(live_before: np.ndarray, scorable: np.ndarray, budget: np.ndarray,
-                                rng: np.random.Generator) -> np.ndarray:
+                                rng: np.random.Generator, priority: np.ndarray | None = None) -> np.ndarray:
     """One draw of the budget-matched random attacker (ALGORITHMS.md §6) on one table: in row i
     eliminate ``budget[i]`` cells chosen uniformly among its scorable live cells, never the last
     live cell of a row or of a column.  Returns the bool mask of eliminated cells.
 
     Rows are drawn at once (random priorities, top ``budget[i]`` per row); a column emptied that
     way gets one cell back, and its row takes another eligible cell if one is left (rare: it only
-    happens on tables with few rows)."""
+    happens on tables with few rows).
+
+    ``priority`` (rows x columns, larger first) replaces the random choice: the **popularity
+    attacker** (ALGORITHMS.md §6) passes each member's surprisal in the background, so that it
+    eliminates the rarest members with the same budget."""
     n_rows, n_cols = live_before.shape
     elig = live_before & scorable
-    prio = np.where(elig, rng.random((n_rows, n_cols)), -1.0)
+    if priority is None:
+        prio = np.where(elig, rng.random((n_rows, n_cols)), -1.0)
+    else:  # ranks keep -1 below every eligible cell whatever the priorities' scale
+        ranks = np.argsort(np.argsort(np.asarray(priority, dtype=np.float64), axis=1, kind="stable"), axis=1)
+        prio = np.where(elig, ranks.astype(np.float64), -1.0)
     order = np.argsort(-prio, axis=1, kind="stable")
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(n_cols)[None, :].repeat(n_rows, 0), axis=1)

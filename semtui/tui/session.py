@@ -56,7 +56,7 @@ class Result:
             return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
         if self.kind == "reassociation":
             extra = f" k{r['k']}" if r.get("k") is not None else ""
-            measure = str(r.get("measure", "?"))
+            measure = "no measure" if r.get("measure", "?") is None else str(r.get("measure", "?"))  # RA uses none
             kind, sep, arg = measure.partition(":")
             if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
                 measure = f"{kind}:{Path(arg).name}"
@@ -108,6 +108,10 @@ class Session:
     current: int = -1  # index into results of the one shown
     #: the k the release was made for, from its sidecar (None: no sidecar)
     release_k: int | None = None
+    #: an unmarked release (``open --unmarked``): the release as read; ``data`` holds it with its
+    #: generalised items recovered (attacks.setgen.unknown), and ``recovery_k`` the k they were recovered with
+    unmarked: TransactionData | None = None
+    recovery_k: int | None = None
 
     @property
     def unexported(self) -> list[Result]:
@@ -172,17 +176,36 @@ def load_session(
     original: Path | None = None,
     report: Path | None = None,
     key: Path | None = None,
+    unmarked: bool = False,
 ) -> Session:
-    """Read and cross-check every file; raises :class:`InputError` for anything wrong."""
+    """Read and cross-check every file; raises :class:`InputError` for anything wrong.
+    ``unmarked``: the release does not mark its generalised items; they are recovered (so is a
+    plain release opened with a report of an ``attack setgen --unmarked``)."""
     data = formats.read(file)
     session = Session(path=Path(file), data=data)
-    if isinstance(data, TransactionData) and data.n_generalised:
-        from semtui.attacks.setgen import release_k
-
-        session.release_k = release_k(file)
     report_doc = None
     if report is not None:
         report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
+    if isinstance(data, TransactionData) and not data.n_generalised and \
+            (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)):
+        from semtui.attacks.setgen import release_k
+        from semtui.attacks.setgen.unknown import recover
+
+        # a report's own recovery k, else the one the engine recovers with when the form leaves k blank
+        from_report = (report_doc or {}).get("unmarked") or {}
+        session.recovery_k = from_report.get("k") if from_report else release_k(file)
+        session.unmarked, data = data, recover(data, session.recovery_k).data
+        session.data = data
+    elif unmarked:
+        raise InputError("--unmarked is for a set-generalised release written without its generalised items "
+                         f"marked; {file} is {data.kind} data" + (" that marks them" if data.kind != "disassociated"
+                                                                  else ""), file)
+    if isinstance(data, TransactionData) and data.n_generalised:
+        from semtui.attacks.setgen import release_k
+
+        session.release_k = release_k(file, data)
+    report_doc = None
+    if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])
             if not candidate.is_absolute() and not candidate.is_file():
@@ -196,21 +219,22 @@ def load_session(
                 candidate = Path(report).parent / candidate
             if candidate.is_file():
                 original = candidate
+    orig = the_key = None
     if original is not None:
         orig = formats.read_transactions(original)
-        if isinstance(data, TransactionData) and orig.n_transactions != data.n_transactions:
-            raise InputError(
-                f"the original has {orig.n_transactions} transactions but {file} has "
-                f"{data.n_transactions}",
-                original,
-            )
-        session.original, session.original_path = orig, Path(original)
     if key is not None:
         if not isinstance(data, DisassociatedData):
             raise InputError("--key is for disassociated data only", key)
         from semtui.formats.disassociated import read_key
 
-        session.key, session.key_path = read_key(key, data), Path(key)
+        the_key = read_key(key)
+    from semtui.model.belongs import check_belongs
+
+    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
+    if orig is not None:
+        session.original, session.original_path = orig, Path(original)
+    if the_key is not None:
+        session.key, session.key_path = the_key, Path(key)
     if report is not None and isinstance(data, DisassociatedData):
         check_disassoc_report(data, report_doc, report)
         session.add_result(Result(report_doc, f"file:{report}"))

@@ -7,11 +7,18 @@ import math
 import numpy as np
 import pytest
 
-from semtui.attacks.background import ALPHA, Background, background_files, check_background, load_background
+from semtui.attacks.background import ALPHA, BETA, Background, background_files, check_background, load_background
 from semtui.errors import InputError
 from semtui.model import TransactionData
 
 A = ALPHA
+B = BETA
+
+
+def _lift(both: float, fx: float, fc: float, n: float) -> float:
+    """log P(c|x)/P(c) by hand: P(c) = (f(c) + A) / (n + 2A), P(c|x) = (f(x,c) + B P(c)) / (f(x) + B)."""
+    pc = (fc + A) / (n + 2 * A)
+    return math.log((both + B * pc) / (fx + B)) - math.log(pc)
 
 
 def _data() -> TransactionData:
@@ -36,13 +43,22 @@ def test_log_prior_and_lift_by_hand():
     assert lp == pytest.approx([math.log((3 + A) / (4 + 2 * A)), math.log((1 + A) / (4 + 2 * A)),
                                 math.log(A / (4 + 2 * A))])
     lift = bg.log_lift(np.array([a, b, z]), np.array([b, d, z]))
-    # log P(b | a) / P(b) = log ((2 + A) / (3 + 2A)) - log ((2 + A) / (4 + 2A))
-    assert lift[0, 0] == pytest.approx(math.log((2 + A) / (3 + 2 * A)) - math.log((2 + A) / (4 + 2 * A)))
+    assert lift[0, 0] == pytest.approx(_lift(2, 3, 2, 4))  # a and b share 2 of a's 3 documents
     # a and d never co-occur: negative evidence
-    assert lift[0, 1] == pytest.approx(math.log(A / (3 + 2 * A)) - math.log((1 + A) / (4 + 2 * A)))
-    assert lift[0, 1] < 0 < lift[1, 0] + 1  # b goes with b
+    assert lift[0, 1] == pytest.approx(_lift(0, 3, 1, 4)) and lift[0, 1] < 0
+    assert lift[1, 0] > 0  # b goes with b
     # unknown terms carry no evidence
     assert (lift[2] == 0).all() and (lift[:, 2] == 0).all()
+
+
+def test_a_term_never_seen_carries_no_context_evidence():
+    """Smoothing towards P(c): an item the background never saw is rare (its prior says so),
+    but its co-occurrence says nothing either way."""
+    bg = Background.from_transactions(TransactionData.from_lists([["a", "b"], ["a"], ["c"], ["zz"]]))
+    a, zz = bg.ids(["a", "zz"]).tolist()
+    bg.df[zz] = 0  # as if the background had never seen zz
+    lift = bg.log_lift(np.array([zz, bg.ids(["nope"])[0]]), np.array([a]))
+    assert lift.tolist() == [[0.0], [0.0]]
 
 
 def test_counts_file_reader_is_reused(tmp_path):
@@ -52,8 +68,7 @@ def test_counts_file_reader_is_reused(tmp_path):
     flu, cough, rash = bg.ids(["flu", "cough", "rash"]).tolist()
     assert bg.n == 100
     assert bg.counts(np.array([flu]), np.array([flu, cough, rash])).tolist() == [[20, 8, 0]]
-    assert bg.log_lift(np.array([cough]), np.array([flu]))[0, 0] == pytest.approx(
-        math.log((8 + A) / (10 + 2 * A)) - math.log((20 + A) / (100 + 2 * A)))
+    assert bg.log_lift(np.array([cough]), np.array([flu]))[0, 0] == pytest.approx(_lift(8, 10, 20, 100))
 
 
 @pytest.mark.parametrize(("text", "line"), [("N,100\nflu,abc\n", 2), ("M,5\n", 1), ("N,5\nflu,1\na,b,c,d\n", 3)])

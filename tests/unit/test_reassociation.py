@@ -460,7 +460,7 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
     other.write_text("a, b\nc, d\ne, f\ng, h\n")
     r = cli("attack", "disassoc", table3["data"], "--key", table3["key"], "--original", other,
             "--measure", f"scores:{table3['scores']}")
-    assert r.returncode == 2 and "do not belong" in r.stderr
+    assert r.returncode == 2 and "does not belong" in r.stderr and str(other) in r.stderr
 
 
 def test_key_round_trip_matches(table3):
@@ -474,14 +474,15 @@ NB_RELEASE = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
 
 
 def test_nba_by_hand_on_a_tiny_cluster(tmp_path):
-    """Background of 10 transactions: 4 x {a, t}, 1 x {a}, 5 x {b}; add-1/2 smoothing.
-    log P(t | a) / P(t) = log((4 + .5) / (5 + 1)) - log((4 + .5) / (10 + 1)) = log(11 / 6);
-    log P(t | b) / P(t) = log((0 + .5) / 6) - log(4.5 / 11) = log(5.5 / 27).
-    Anchor {a, b} scores their sum, {a} log(11/6) > 0, the empty third anchor 0 (no evidence)."""
+    """Background of 10 transactions: 4 x {a, t}, 1 x {a}, 5 x {b}.  The prior is smoothed add-1/2,
+    P(t) = (4 + .5) / (10 + 1) = 4.5 / 11; P(t | x) towards P(t) with weight 2:
+    P(t | a) = (4 + 2 P(t)) / (5 + 2), so log P(t | a) / P(t) = log(53 / 31.5);
+    P(t | b) = (0 + 2 P(t)) / (5 + 2), so log P(t | b) / P(t) = log(2 / 7).
+    Anchor {a, b} scores their sum, {a} log(53 / 31.5) > 0, the empty third anchor 0 (no evidence)."""
     bg = tmp_path / "bg.txt"
     bg.write_text("a, t\n" * 4 + "a\n" + "b\n" * 5)
     data = parse_disassociated(NB_RELEASE, "nb")
-    lift_a, lift_b = math.log(11 / 6), math.log(5.5 / 27)
+    lift_a, lift_b = math.log(53 / 31.5), math.log(2 / 7)
     for placements, anchors in ((1, [1]), (2, [1, 2]), (3, [0, 1, 2])):
         r = run_reassociation(data, options=Opts(background=str(bg), term_placements=placements)).report
         assert r["method"] == "nba" and r["measure"] is None and r["background"]["documents"] == 10

@@ -12,12 +12,14 @@ from semtui.anonymize.setgen.constraints import (
     utility_files,
     wordnet_utility,
 )
+from semtui.anonymize.setgen.unmarked import flatten
 
 __all__ = [
     "SIDECAR_FORMAT",
     "SetgenResult",
     "SetgenSidecar",
     "anonymize",
+    "flatten",
     "parse_sizes",
     "random_privacy",
     "read_privacy",

@@ -124,6 +124,8 @@ class SetgenSidecar(Report):
     output: str
     privacy_source: dict
     utility: str
+    #: the release writes every generalised item as its members, as plain items (unmarked.py)
+    unmarked: bool = False
 
     def payload(self) -> dict:
         r = self.result
@@ -143,6 +145,8 @@ class SetgenSidecar(Report):
             "utility_loss_function": UL_FUNCTION,
             "stats": r.summary(),
             "time_seconds": round(r.seconds, 4),
+            # only an unmarked release says so: a marked release's sidecar is as it always was
+            **({"unmarked": True} if self.unmarked else {}),
         }
 
 

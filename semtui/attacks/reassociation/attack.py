@@ -107,36 +107,13 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
 def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
                       original_path) -> Any:
     """The original as CSR over the release vocabulary (rows = original transactions), checked
-    against the key: every item of every sub-record and term must be in the transaction the key
-    names, or the metrics would mean nothing."""
+    to belong with the release and the key (:func:`semtui.model.belongs.check_belongs`: every
+    item of every sub-record and term in the transaction the key names), or the metrics would
+    mean nothing."""
+    from semtui.model.belongs import check_belongs
 
-    if original.n_generalised:
-        raise InputError("the original must be plain transactions, not set-generalised", original_path)
-    n = original.n_transactions
-    x = original.incidence(data.vocab)
-    ts, its = [], []
-    by_id = {ck.id: ck for ck in key.clusters}
-    for c in data.clusters:
-        ck = by_id[c.id]
-        for j, ch in enumerate(c.record_chunks):
-            lengths = np.diff(ch.indptr)
-            ts.append(np.repeat(np.asarray(ck.record_chunks[j], dtype=np.int64), lengths))
-            its.append(ch.items.astype(np.int64))
-        for t, holders in zip(c.term_chunk.tolist(), ck.term_chunk):
-            ts.append(np.asarray(holders, dtype=np.int64))
-            its.append(np.full(len(holders), t, dtype=np.int64))
-    t_all = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
-    i_all = np.concatenate(its) if its else np.zeros(0, dtype=np.int64)
-    if len(t_all) and t_all.max() >= n:
-        raise InputError(f"the key names transaction {int(t_all.max())} but the original has {n}", original_path)
-    held = np.asarray(x[t_all, i_all]).ravel() if len(t_all) else np.zeros(0)
-    if (held == 0).any():
-        bad = int(np.flatnonzero(held == 0)[0])
-        raise InputError(
-            f"{int((held == 0).sum())} items of the release are not in the original transaction the key "
-            f"names (first: {data.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}); "
-            "the key and the original do not belong to this release", original_path)
-    return x
+    check_belongs(data, original=original, key=key, original_path=original_path)
+    return original.incidence(data.vocab)
 
 
 @dataclass
@@ -231,6 +208,9 @@ def plan_release(
         unknown = sorted(t for t, ok in zip(names_all, background.known(names_all)) if not ok)
         close = _log_lifts(background, vocab, a_ids, u_ids)
         bg_info = background.describe()
+    elif method == "ra":  # random placement uses no measure: none is opened, named or warned about
+        measure_name, kind, unknown = None, "distance", []
+        close = np.zeros((len(a_ids), len(u_ids)))
     else:
         m = open_measure(options.measure, vectors=vectors, cache=cache) if measure is None else measure
         measure_name = options.measure if measure is None else m.name
@@ -251,6 +231,7 @@ def plan_release(
     x = None
     wmd_d = wmd_known_all = None
     wmd_name = None
+    wmd_terms = wmd_unscored = 0
     if evaluate:
         x = _aligned_original(data, key, original, original_path)
         if wmd is not None or options.wmd_measure is not None:
@@ -264,6 +245,7 @@ def plan_release(
             used = np.union1d(used, np.union1d(a_ids, u_ids))
             d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
             known = ~np.all(np.isnan(d), axis=1) if d.size else np.zeros(0, dtype=bool)
+            wmd_terms, wmd_unscored = len(used), int((~known).sum())
             if known.any():
                 wmd_known_all = np.zeros(len(vocab), dtype=bool)
                 wmd_known_all[used[known]] = True
@@ -285,7 +267,8 @@ def plan_release(
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
-                background=bg_info)
+                background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
+                wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
     return Plan(ctx, meta)
 
 
@@ -652,6 +635,9 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
             "wmd_transactions": int(s["wmd_n"]),
             "wmd_measure": opts["wmd_measure"],
+            "wmd_terms": opts.get("wmd_terms", 0),
+            "wmd_unscored_terms": opts.get("wmd_unscored", 0),
+            "wmd_note": _wmd_note(s["wmd_n"], opts),
             "baseline": {
                 "accuracy": _r(baseline_acc),
                 "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
@@ -725,6 +711,17 @@ def _informed_reference(outputs: list[dict], seed: int) -> dict:
         "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None)
                       for lab, v in zip(("accuracy", "lift_over_random", "transaction_breakage"), ci)},
     }
+
+
+def _wmd_note(measured: float, opts: dict) -> str | None:
+    """Why WMD is null (not measurable is not 0), or None when it was measured."""
+    if measured:
+        return None
+    if opts.get("wmd_requested") is None:
+        return "not measured (no WMD measure)"
+    terms, unscored = opts.get("wmd_terms", 0), opts.get("wmd_unscored", 0)
+    return (f"not measurable: {unscored:,} of {terms:,} terms unscored under {opts['wmd_requested']}, "
+            "and no transaction has every term of its original and its reconstruction scored")
 
 
 def reconstructed_transactions(cluster: dict) -> list[list[str]]:

@@ -283,7 +283,9 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
                 + [np.zeros(0, dtype=np.int64)]))
             known = task.wmd_known
             o = task.orig[t]
-            o, rec = o[known[o]], rec[known[rec]]
+            if not (known[o].all() and known[rec].all()):
+                continue  # a bag with an unscored term has no WMD: dropping the term would understate it
+
             # the same pair of bags recurs (attack and baseline, repeated transactions): one solve
             memo = (tuple(task.w_items[np.sort(o)].tolist()), tuple(task.w_items[rec].tolist()))
             d = _WMD_MEMO.get(memo)

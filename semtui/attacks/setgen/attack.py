@@ -18,9 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+from semtui.attacks.background import Background
 from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
 from semtui.attacks.setgen.options import AttackOptions
-from semtui.attacks.setgen.tables import contexts_for_group
+from semtui.attacks.setgen.knowledge import VARIANT_HELP, VARIANTS, build_knowledge
+from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
@@ -59,11 +61,19 @@ class SetgenAttackReport(Report):
     data: str | None = None
     original: str | None = None
     extra: dict = field(default_factory=dict)
+    #: an unmarked release: how its generalised items were recovered, and the release as recovered
+    recovery: dict | None = None
+    recovered: TransactionData | None = field(default=None, repr=False)
+    #: what the attacker knew besides the measure (``--background``), None for the papers' attack
+    background: dict | None = None
 
     def payload(self) -> dict:
         o = self.options
         out = {
             "method": o.method,
+            "background": self.background,
+            "knowledge": o.knowledge,
+            "evidence": o.evidence if o.background else None,
             "measure": self.measure_name,
             "measure_kind": self.measure_kind,
             "context": o.context,
@@ -81,13 +91,16 @@ class SetgenAttackReport(Report):
             out["metrics"] = self.metrics
         out["data"] = self.data
         out["original"] = self.original
+        if self.recovery is not None:
+            out["unmarked"] = self.recovery
         return out
 
 
 # --------------------------------------------------------------------------- exposure's k
-def release_k(data_path: str | Path | None) -> int | None:
+def release_k(data_path: str | Path | None, data: TransactionData | None = None) -> int | None:
     """The k a set-generalised release was made for, from its sidecar ``DATA.json`` when there
-    is one (what ``semtui anonymize setgen`` writes)."""
+    is one (what ``semtui anonymize setgen`` writes).  With ``data``, a sidecar that does not
+    belong to it (:func:`semtui.model.belongs.check_belongs`) is refused."""
     if data_path is None or str(data_path) == "-":
         return None
     side = Path(str(data_path) + ".json")
@@ -99,6 +112,10 @@ def release_k(data_path: str | Path | None) -> int | None:
         doc = reports.read(side, "semtui-setgen-sidecar/", "a set-generalisation sidecar")
     except InputError:
         return None  # a JSON file beside the release that is not its sidecar says nothing
+    if data is not None:
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(data, sidecar=doc, release_path=data_path, sidecar_path=side)
     k = doc.get("k")
     return k if isinstance(k, int) and k >= 1 else None
 
@@ -110,13 +127,16 @@ def run_setgen_attack(
     options: AttackOptions | None = None,
     *,
     measure: Measure | None = None,
+    background: Background | None = None,
     progress: ProgressCallback | None = None,
     data_path: str | Path | None = None,
     original_path: str | Path | None = None,
 ) -> SetgenAttackReport:
     """Attack every equivalence group of ``data``.
 
-    ``measure`` overrides the one ``options.measure`` names (an opened measure, e.g. in tests).
+    ``measure`` overrides the one ``options.measure`` names (an opened measure, e.g. in tests);
+    ``background`` the one ``options.background`` names (a loaded one, e.g. in a benchmark that
+    attacks several releases with the same knowledge).
     Exposure is judged against ``options.k``, else the k of the release's sidecar, else the
     smallest group size (the least cover the release offers).  ``progress(done, total,
     message)`` may raise ``Interrupted`` to cancel.
@@ -125,18 +145,42 @@ def run_setgen_attack(
 
     options = options or AttackOptions()
     progress = progress or no_progress
-    if data.n_generalised == 0:
-        raise InputError("the dataset has no generalised items to attack", data_path)
     started = time.perf_counter()
+    if options.k is not None:
+        known_k, known_source = int(options.k), "option"
+    elif (side_k := release_k(data_path, data)) is not None:
+        known_k, known_source = side_k, "sidecar"
+    else:
+        known_k, known_source = None, None
+    recovery = None
+    if options.unmarked:
+        if data.n_generalised:
+            raise InputError("the release marks its generalised items; --unmarked is for a release that "
+                             "writes them as plain items", data_path, option="unmarked")
+        from semtui.attacks.setgen.unknown import read_sidecar, recover
+
+        sidecar, side_path = read_sidecar(data_path)
+        progress(0, 1, "recovering generalised items")
+        recovery = recover(data, known_k, known_source or "unknown: the thesis' rule only", sidecar=sidecar,
+                           sidecar_path=side_path, original=original, original_path=original_path)
+        data = recovery.data
+    elif data.n_generalised == 0:
+        raise InputError("the dataset has no generalised items to attack (an unmarked release? try --unmarked)",
+                         data_path)
     if measure is None:
         measure = open_measure(options.measure, vectors=options.vectors, cache=options.cache)
+    if background is None and options.background is not None:
+        from semtui.attacks.background import load_background
+
+        progress(0, 1, "reading the background")
+        background = load_background(options.background)
     sizes = data.group_sizes()
-    if options.k is not None:
-        k, k_source = int(options.k), "option"
-    elif (side_k := release_k(data_path)) is not None:
-        k, k_source = side_k, "sidecar"
-    else:
+    if known_k is not None:
+        k, k_source = known_k, known_source
+    elif len(sizes):
         k, k_source = int(sizes.min()), "smallest group size"
+    else:
+        k, k_source = 2, "no group recovered"
 
     # 1. plan: contexts of every group, and the ground truth
     units = _plan(data, original, options, progress, original_path)
@@ -158,9 +202,15 @@ def run_setgen_attack(
     ctx_pos = np.full(len(vocab), -1, dtype=np.int64)
     ctx_pos[ctx_ids] = np.arange(len(ctx_ids))
     capped = measure.capped(dist) if dist.size else None
+    knowledge = None
+    if background is not None:
+        progress(0, 1, "priors and co-occurrence")
+        knowledge = build_knowledge(background, data, member_ids, ctx_ids, options.evidence)
     shared = Shared(vocab.items, dist, member_pos, ctx_pos, ctx_known, options.method, options.threshold,
                     options.seed, options.aggregate_spec, k, options.baseline_draws if original is not None else 0,
-                    None if capped is None or not capped.any() else np.asarray(capped, dtype=bool))
+                    None if capped is None or not capped.any() else np.asarray(capped, dtype=bool),
+                    knowledge, options.knowledge or "semantics",
+                    VARIANTS if knowledge is not None and original is not None else ())
 
     # 3. the per-group kernel, serially or in worker processes
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
@@ -190,18 +240,33 @@ def run_setgen_attack(
         "reidentified_rows": sum(o.reidentified for o in outcomes),
     }
     metrics = merge_metrics(outcomes, options) if original is not None else None
+    recovery_doc = None
+    if recovery is not None:
+        recovery_doc = recovery.to_json()
+        cells = recovery_doc.get("cells")
+        if cells is not None and metrics is not None:
+            # the attack reaches only the recovered groups: its recall over every added item of the release
+            cells["attack_correct"] = metrics["correct"]
+            cells["attack_recall_all_added"] = json_float(metrics["correct"] / cells["added_items"]) \
+                if cells["added_items"] else None
+    summary["knowledge"] = knowledge_words(summary, data, background, measure_has_context=bool(ctx_known.any()))
+    if metrics is not None and "knowledge" in metrics:
+        metrics["carried_by"] = carried_by(metrics)
     summary["seconds"] = round(time.perf_counter() - started, 4)
     return SetgenAttackReport(
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
         measure_kind=getattr(measure, "kind", "distance"), k=k, k_source=k_source, unknown_terms=unknown,
         summary=summary, privacy=privacy, groups=[o.entry for o in outcomes], metrics=metrics,
         data=None if data_path is None else str(data_path),
-        original=None if original_path is None else str(original_path))
+        original=None if original_path is None else str(original_path),
+        recovery=recovery_doc, recovered=None if recovery is None else recovery.data,
+        background=None if background is None else background.describe())
 
 
 def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,
           progress: ProgressCallback, original_path) -> list[GroupUnit]:
-    truth_csr = em.align_original(data, original, original_path)[0] if original is not None else None
+    truth_csr = em.align_original(data, original, original_path, check=not options.unmarked)[0] \
+        if original is not None else None
     ctx = options.context_spec
     n_groups = data.n_generalised
     lines = data.lines if data.lines is not None else np.arange(1, data.n_transactions + 1)
@@ -210,9 +275,10 @@ def _plan(data: TransactionData, original: TransactionData | None, options: Atta
         if g % 64 == 0:  # a cancel takes effect here too, not only once the tables are built
             progress(g, n_groups, "contexts")
         rows, cptr, citems = contexts_for_group(data, g, ctx)
+        gptr, gitems = generalised_contexts(data, g, rows)
         members = data.members(g)
         truth = truth_csr[rows][:, members].toarray() > 0 if truth_csr is not None else None
-        units.append(GroupUnit(g, members, rows, np.asarray(lines)[rows], cptr, citems, truth))
+        units.append(GroupUnit(g, members, rows, np.asarray(lines)[rows], cptr, citems, truth, gptr, gitems))
     return units
 
 
@@ -220,6 +286,15 @@ def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
     """The dataset-wide metrics (ALGORITHMS.md §6), overall and by table size, with intervals."""
     small = np.array([o.n_members <= PAPER_TABLE_MEMBERS for o in outcomes], dtype=bool)
     overall = _figures(outcomes, options, intervals=True)
+    if outcomes and outcomes[0].variants:
+        overall["knowledge"] = {options.knowledge: {k: v for k, v in overall.items() if k != "by_table_size"}}
+        for v in VARIANTS:
+            if v != options.knowledge:
+                overall["knowledge"][v] = _figures([o.variants[v] for o in outcomes], options, intervals=True,
+                                                   pooled_interval=False)
+        overall["knowledge"] = {v: overall["knowledge"][v] for v in VARIANTS}
+        for v, f in overall["knowledge"].items():  # a measure's distances are no surprisals: PBA -> TBA there
+            f["method"] = "tba" if v == "semantics" and options.method == "pba" else options.method
     overall["by_table_size"] = {
         f"members<={PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if s], options),
         f"members>{PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if not s], options),
@@ -227,7 +302,8 @@ def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
     return overall
 
 
-def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False) -> dict:
+def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False,
+             pooled_interval: bool = True) -> dict:
     def total(name: str) -> np.ndarray:
         return np.array([getattr(o, name) for o in outcomes], dtype=np.float64)
 
@@ -262,6 +338,18 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "f1": em.f1(bp, br),
             "error_ratio": em.error_ratio(out["precision"], bp),
         }
+    p_elim, p_correct = total("popularity_eliminated").sum(), total("popularity_correct").sum()
+    if p_elim:
+        pp, pr = em.precision(p_correct, p_elim), em.recall(p_correct, added.sum())
+        out["popularity"] = {
+            "kind": "popularity (same budget, the rarest members in the background first)",
+            "eliminated": p_elim,
+            "correct": p_correct,
+            "precision": pp,
+            "recall": pr,
+            "f1": em.f1(pp, pr),
+            "error_ratio": em.error_ratio(pp, (out.get("baseline") or {}).get("precision")),
+        }
     if intervals and options.resamples and len(outcomes) >= MIN_GROUPS_FOR_INTERVALS:
         w = em.bootstrap_weights(len(outcomes), options.resamples, 0)  # the same resamples for every method
         unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
@@ -274,7 +362,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "recall": em.ratio_interval(correct, added, w),
             "recall_attackable": em.ratio_interval(correct, attackable, w),
             "auc_within_table": em.ratio_interval(within_u, pairs, w),
-            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w),
+            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w) if pooled_interval else None,
         }
         if options.baseline_draws:
             found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
@@ -287,9 +375,78 @@ def _rounded(d: dict) -> dict:
             for k, v in d.items()}
 
 
+def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str | None:
+    """Which knowledge the attacker had, and what it could reach, in one sentence (None: the
+    measure alone reached every row, the papers' attack as it always was)."""
+    rows, attacked = summary["rows"], summary["attacked_rows"]
+    no_plain = not (data.tokens >= 0).any()
+    if background is not None:
+        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (a frequency list)"
+        return f"background {background.source}: {what}; every row attacked ({attacked} of {rows})"
+    if no_plain:
+        return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
+                "against, and no background was given (--background gives the attacker priors and the "
+                "generalised context); nothing was attacked — not a sign that nothing can be")
+    if attacked < rows:
+        return (f"the measure only: {rows - attacked} of {rows} rows have no plain context it knows and were not "
+                "attacked (--background attacks them with priors and the generalised context)")
+    return None
+
+
+#: an AUC within table this close to the prior's says the prior carries the attack
+CARRY_MARGIN = 0.01
+
+
+def carried_by(metrics: dict) -> list[str]:
+    """Sentences that say which knowledge carries the attack (CLI and TUI print them)."""
+    kn = metrics["knowledge"]
+    lines = []
+    for v in VARIANTS:
+        f = kn[v]
+        if f.get("recall") is None:
+            continue
+        er = (f.get("baseline") or {}).get("error_ratio")
+        lines.append(f"knowing {VARIANT_HELP[v]}: takes back {f['recall']:.0%} of the added items at precision "
+                     f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
+    # which knowledge ranks added members below original ones best (AUC within table: the same
+    # for every eliminator, so the verdict does not depend on the method's threshold)
+    auc = {v: kn[v].get("auc_within_table") for v in VARIANTS if kn[v].get("auc_within_table") is not None}
+    if not auc:
+        return [*lines, "no knowledge could score a member against an original one here"]
+    best = max(auc, key=lambda v: (round(auc[v], 3), -VARIANTS.index(v)))
+    words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
+             "background": "how common items are and which go together", "combined": "all of it together"}
+    verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
+    if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
+        verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
+                   f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
+    elif best == "prior":
+        verdict += "; meaning and co-occurrence add nothing on this data"
+    # the risk to report: the most that any attacker tried takes back while beating chance
+    beat = [v for v in VARIANTS if kn[v].get("recall") is not None
+            and ((kn[v].get("baseline") or {}).get("error_ratio") or 1.0) < 1.0]
+    if beat:
+        top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
+        verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "
+                    f"precision {_num(kn[top].get('precision'))}, knowing {words[top]}")
+    return [*lines, verdict]
+
+
+def _num(v, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
 # --------------------------------------------------------------------------- outputs
 def attacked_dataset(data: TransactionData, report: SetgenAttackReport | dict) -> TransactionData:
-    """The release with each generalised item reduced, per transaction, to what survived."""
+    """The release with each generalised item reduced, per transaction, to what survived (an
+    unmarked release: its generalised items as recovered)."""
+    if isinstance(report, SetgenAttackReport):
+        if report.recovered is not None:
+            data = report.recovered
+    elif report.get("unmarked") is not None and data.n_generalised == 0:
+        from semtui.attacks.setgen.unknown import recover
+
+        data = recover(data, report["unmarked"].get("k")).data  # recovery is deterministic
     groups = report.groups if isinstance(report, SetgenAttackReport) else report["groups"]
     removed: dict[tuple[int, int], set[str]] = {}
     for grp in groups:

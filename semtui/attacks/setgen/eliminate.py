@@ -68,13 +68,17 @@ import numpy as np
 from semtui.errors import InputError
 from semtui.reports import Report, json_float
 
-METHODS = ("mda", "tba", "wba", "gba", "rba", "ra")
+METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
 #: "a random decision regarding whether or not to eliminate an item": a fair coin.
 DEFAULT_PROBABILITY = 0.5
 
-_THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+_THRESHOLD_METHODS = ("tba", "wba", "gba", "rba", "pba")
+
+#: PBA's threshold: a member whose posterior chance of being the row's original item is below
+#: this is eliminated (measured on MEPS and MED, docs/experiments.md)
+DEFAULT_POSTERIOR = 0.05
 
 
 def group_label(axis: str, index: int) -> str:
@@ -121,6 +125,17 @@ class EliminationResult:
     initial_col_vulnerability: np.ndarray | None = None
     #: The arguments the result was computed with, so :func:`replay` can redo it.
     options: dict = field(default_factory=dict)
+    #: with ``lean=True`` (threshold and random methods): the eliminated cells as arrays, in
+    #: order, instead of :class:`Elimination` objects (a kernel that only measures needs no more)
+    cells: tuple[np.ndarray, np.ndarray] | None = None
+
+    def eliminated_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and columns of the eliminated cells, in the order they were eliminated."""
+        if self.cells is not None:
+            return self.cells
+        e = self.eliminations
+        return (np.fromiter((x.row for x in e), dtype=np.int64, count=len(e)),
+                np.fromiter((x.col for x in e), dtype=np.int64, count=len(e)))
 
     @property
     def eliminated(self) -> np.ndarray:
@@ -175,12 +190,14 @@ def eliminate(
     probability: float | None = None,
     protected: np.ndarray | None = None,
     max_steps: int | None = None,
+    lean: bool = False,
 ) -> EliminationResult:
     """Run one eliminator on a distance table.
 
     ``threshold`` overrides δ for tba/wba/gba/rba (it is an error for mda and ra).
     ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
-    ``max_steps`` stops after that many eliminations (what :func:`replay` uses).
+    ``max_steps`` stops after that many eliminations (what :func:`replay` uses).  ``lean``: TBA,
+    PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
     """
     method = method.lower()
     if method not in METHODS:
@@ -208,6 +225,7 @@ def eliminate(
                "protected": None if protected is None else prot.copy()}
     limit = np.iinfo(np.int64).max if max_steps is None else int(max_steps)
     state = _Table(D, prot)
+    state.lean = lean and method in ("tba", "pba", "ra")
     if D.size == 0:  # nothing to attack; keep the shape
         empty = np.full(D.shape, np.nan)
         result = state.result(method, None if method in ("mda", "ra") else threshold,
@@ -220,6 +238,8 @@ def eliminate(
         result = _ra(state, seed, probability, limit)
     elif method == "wba":
         result = _wba(state, threshold, limit)
+    elif method == "pba":
+        result = _pba(state, threshold, limit)
     else:
         result = _grouping(state, method, threshold, limit)
     result.options = options
@@ -300,6 +320,8 @@ class _Table:
         self.rc = self.live.sum(axis=1).astype(np.int64)
         self.cc = self.live.sum(axis=0).astype(np.int64)
         self.eliminations: list[Elimination] = []
+        self.lean = False
+        self.cells: list[tuple[np.ndarray, np.ndarray]] = []
 
     # weights from counts (GBA, WBA) -------------------------------------------------
     def row_factor(self, rows=slice(None)) -> np.ndarray:
@@ -329,10 +351,15 @@ class _Table:
         ))
 
     def result(self, method, threshold, initial, final, **extra) -> EliminationResult:
+        cells = None
+        if self.lean and not self.eliminations:  # (a step-limited replay records objects)
+            rs = [r for r, _ in self.cells] or [np.zeros(0, dtype=np.int64)]
+            cs = [c for _, c in self.cells] or [np.zeros(0, dtype=np.int64)]
+            cells = (np.concatenate(rs).astype(np.int64), np.concatenate(cs).astype(np.int64))
         return EliminationResult(
             method=method, threshold=None if threshold is None else float(threshold),
             eliminations=self.eliminations, live=self.live.copy(),
-            initial_weighted=initial, final_weighted=final, **extra,
+            initial_weighted=initial, final_weighted=final, cells=cells, **extra,
         )
 
 
@@ -365,9 +392,46 @@ def _mda(state: _Table, limit: int) -> EliminationResult:
 def _sequential(state: _Table, rows: np.ndarray, cols: np.ndarray, limit: int) -> None:
     """Eliminate the given cells in order, skipping any that would empty a row or column.
 
-    A Python loop over the *candidate* cells only: the last-cell rule makes each decision
-    depend on the ones before it.
+    The last-cell rule only bites in a row (column) whose live cells are all candidates: a
+    candidate in a row and a column that each keep a live non-candidate cell is always
+    eliminated, whatever the order.  So those are decided at once, and a Python loop runs only
+    over the candidates of the other rows and columns, whose counts only they change.  The
+    eliminations are recorded in the given order, as one loop over every candidate would.
     """
+    n = len(rows)
+    if n == 0 or limit <= 0:
+        return
+    if limit < n:  # a replay up to a step: the plain loop
+        _sequential_loop(state, rows, cols, limit)
+        return
+    cand = np.zeros(state.live.shape, dtype=bool)
+    cand[rows, cols] = True
+    keeps = state.live & ~cand
+    free = keeps.any(axis=1)[rows] & keeps.any(axis=0)[cols]
+    take = free.copy()
+    rc, cc = state.rc.copy(), state.cc.copy()
+    for k in np.flatnonzero(~free).tolist():
+        i, j = int(rows[k]), int(cols[k])
+        if rc[i] >= 2 and cc[j] >= 2:
+            take[k] = True
+            rc[i] -= 1
+            cc[j] -= 1
+    r, c = rows[take], cols[take]
+    if state.lean:
+        state.cells.append((r, c))
+    else:
+        d = state.D[r, c]
+        start = len(state.eliminations)
+        state.eliminations.extend(
+            Elimination(step=start + s + 1, row=i, col=j, distance=v, weighted=v, vulnerability=None, group=None)
+            for s, (i, j, v) in enumerate(zip(r.tolist(), c.tolist(), d.tolist())))
+    state.live[r, c] = False
+    state.scorable[r, c] = False
+    state.rc -= np.bincount(r, minlength=state.nr)
+    state.cc -= np.bincount(c, minlength=state.nc)
+
+
+def _sequential_loop(state: _Table, rows: np.ndarray, cols: np.ndarray, limit: int) -> None:
     rc, cc = state.rc, state.cc
     done = 0
     for i, j in zip(rows.tolist(), cols.tolist()):
@@ -387,6 +451,36 @@ def _tba(state: _Table, threshold: float | None, limit: int) -> EliminationResul
     order = np.argsort(-state.D[rows, cols], kind="stable")  # descending, ties keep order
     _sequential(state, rows[order], cols[order], limit)
     return state.result("tba", delta, initial, _raw(state))
+
+
+def posterior(D: np.ndarray) -> np.ndarray:
+    """Per row, the chance that each member is original given that the row holds at least one
+    of them, when the distances are surprisals ``-log P(member | what the attacker knows)``:
+    ``p_x / (1 - Π_y (1 - p_y))`` over the row's finite cells, with ``p = min(exp(-D), 1)``.
+    On sparse data (small p) this is each member's share of the row; on dense data each
+    member's own chance.  NaN where ``D`` is NaN."""
+    finite = np.isfinite(D)
+    p = np.where(finite, np.exp(-np.maximum(np.where(finite, D, 0.0), 0.0)), 0.0)
+    with np.errstate(divide="ignore"):
+        none = np.exp(np.log1p(-np.minimum(p, 1.0 - 1e-12)).sum(axis=1, keepdims=True))
+    at_least_one = np.maximum(1.0 - none, 1e-300)
+    return np.where(finite, np.minimum(p / at_least_one, 1.0), np.nan)
+
+
+def _pba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+    """PBA (beyond the papers, ALGORITHMS.md §7): the table's distances are surprisals; every
+    member whose posterior chance of being original (:func:`posterior`) is below τ is
+    eliminated, least likely first, keeping at least one cell per row and column."""
+    initial = _raw(state)
+    tau = DEFAULT_POSTERIOR if threshold is None else float(threshold)
+    if not 0.0 < tau < 1.0:
+        raise InputError(f"PBA's threshold is a probability between 0 and 1, got {tau}", option="threshold")
+    p = posterior(np.where(state.live, state.D, np.nan))
+    cand = state.scorable & (np.nan_to_num(p, nan=1.0) < tau)
+    rows, cols = np.nonzero(cand)
+    order = np.argsort(p[rows, cols], kind="stable")  # least likely first, ties keep order
+    _sequential(state, rows[order], cols[order], limit)
+    return state.result("pba", tau, initial, _raw(state))
 
 
 def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> EliminationResult:

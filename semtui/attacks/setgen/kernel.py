@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from semtui.attacks.setgen.eliminate import eliminate
+from semtui.attacks.setgen.knowledge import Knowledge, combine, knowledge_table
 from semtui.attacks.setgen.options import group_seed
 from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
 from semtui.metrics.elimination import budget_matched_eliminations, within_table_pairs
@@ -38,6 +39,12 @@ class Shared:
     #: per cell of ``dist``: the measure had no score and put a stand-in (NGD's never
     #: co-occurring pairs); None when the measure never does
     capped: np.ndarray | None = None
+    #: the attacker's background knowledge (``--background``), None for the papers' attack
+    knowledge: Knowledge | None = None
+    #: the table the eliminator runs on: ``semantics`` (the papers') or a knowledge variant
+    variant: str = "semantics"
+    #: the other variants measured beside it (with the original), same method and budget rules
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,9 @@ class GroupUnit:
     ctx_indptr: np.ndarray
     ctx_items: np.ndarray  # vocabulary ids, CSR over rows
     truth: np.ndarray | None = None  # rows x members, bool
+    #: each row's other generalised items (CSR over rows), for the knowledge attack
+    gctx_indptr: np.ndarray | None = None
+    gctx_items: np.ndarray | None = None
 
     @property
     def cost(self) -> int:
@@ -86,21 +96,34 @@ class GroupOutcome:
     baseline_correct: float = 0.0
     added_distances: np.ndarray = field(default_factory=lambda: np.zeros(0))
     original_distances: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: the popularity attacker (same budget per row, the rarest members in the background)
+    popularity_eliminated: float = 0.0
+    popularity_correct: float = 0.0
+    #: the same attack with the other knowledge variants (metric ingredients only)
+    variants: dict = field(default_factory=dict)
 
 
 def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
-    """Build the group's distance table, run the eliminator, measure what it did."""
-    names = shared.names
+    """Build the group's distance table, run the eliminator, measure what it did (and, with
+    background knowledge and the original, the same for every other knowledge variant)."""
+    memo: dict = {}  # the semantic and background tables, built once for every variant
+    out = _attack(shared, unit, shared.variant, full=True, memo=memo)
+    if unit.truth is not None:
+        out.variants = {v: _attack(shared, unit, v, full=False, memo=memo) for v in shared.also
+                        if v != shared.variant}
+    return out
+
+
+def _semantic_table(shared: Shared, unit: GroupUnit):
+    """The papers' table: rows with a context the measure knows, and the aggregated distances."""
     members = unit.members
     n_all = len(unit.rows)
-    # keep only context items the measure knows; rows left without context are skipped
     cpos = shared.ctx_pos[unit.ctx_items]
     known = shared.ctx_known[cpos] if len(cpos) else np.zeros(0, dtype=bool)
     seg = np.repeat(np.arange(n_all), np.diff(unit.ctx_indptr))
     kept_counts = np.bincount(seg[known], minlength=n_all)
     has_ctx = kept_counts > 0
-    rows = unit.rows[has_ctx]
-    kept_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    kept_ptr = np.zeros(int(has_ctx.sum()) + 1, dtype=np.int64)
     np.cumsum(kept_counts[has_ctx], out=kept_ptr[1:])
     block = shared.dist[shared.member_pos[members]][:, cpos[known]]
     table = aggregate_table(block, kept_ptr, shared.aggregate)
@@ -109,8 +132,49 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
     if shared.capped is not None:
         cblock = shared.capped[shared.member_pos[members]][:, cpos[known]].astype(np.float64)
         all_capped = aggregate_table(cblock, kept_ptr, AggregateSpec("min")) > 0 if cblock.size else None
-    result = eliminate(table, shared.method, threshold=shared.threshold,
-                       seed=group_seed(shared.seed, unit.group))
+    return has_ctx, kept_ptr, known, table, all_capped
+
+
+def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dict | None = None) -> GroupOutcome:
+    names = shared.names
+    members = unit.members
+    n_all = len(unit.rows)
+    memo = {} if memo is None else memo
+    if "semantics" not in memo:
+        memo["semantics"] = _semantic_table(shared, unit)
+    has_ctx, kept_ptr, known, table, all_capped = memo["semantics"]
+    if variant != "semantics" and shared.knowledge is not None:
+        # every row is attacked with what the attacker has: the prior at least
+        kind = "prior" if variant == "prior" else "background"
+        if kind not in memo:
+            gptr = unit.gctx_indptr if unit.gctx_indptr is not None else np.zeros(n_all + 1, dtype=np.int64)
+            gitems = unit.gctx_items if unit.gctx_items is not None else np.zeros(0, dtype=np.int64)
+            memo[kind] = knowledge_table(shared.knowledge, shared.member_pos[members],
+                                         shared.ctx_pos[unit.ctx_items], unit.ctx_indptr, gitems, gptr, n_all, kind)
+        ktable = memo[kind].copy()
+        if variant == "combined" and has_ctx.any():
+            ktable[has_ctx] = combine(ktable[has_ctx], table, shared.knowledge.semantic_weight)
+        table, has_ctx, all_capped = ktable, np.ones(n_all, dtype=bool), None
+        kept_ptr = unit.ctx_indptr
+        known = np.ones(len(unit.ctx_items), dtype=bool)
+    rows = unit.rows[has_ctx]
+    method, threshold = shared.method, shared.threshold
+    if variant == "semantics" and method == "pba":  # a measure's distances are no surprisals
+        method, threshold = "tba", None
+    result = eliminate(table, method, threshold=threshold, seed=group_seed(shared.seed, unit.group), lean=not full)
+    elims = result.eliminations
+    e_rows, e_cols = result.eliminated_cells()
+    possible = n_all - np.bincount(e_cols, minlength=len(members))
+    exposed_cols = np.flatnonzero(possible < shared.k)
+    # a row is reduced to one member when exactly one member is still possible in it:
+    # live cells, plus cells the measure could not score (never eliminated)
+    possible_cells = result.live | np.isnan(table)
+    reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
+    if not full:
+        out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
+                           reidentified)
+        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live, entry=False)
+        return out
 
     member_names = [names[i] for i in members.tolist()]
     kept_items = unit.ctx_items[known]
@@ -120,9 +184,6 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
         {"transaction": t, "line": line, "context": context_names[bounds[r]:bounds[r + 1]]}
         for r, (t, line) in enumerate(zip(rows.tolist(), unit.lines[has_ctx].tolist()))
     ]
-    elims = result.eliminations
-    e_rows = np.fromiter((e.row for e in elims), dtype=np.int64, count=len(elims))
-    e_cols = np.fromiter((e.col for e in elims), dtype=np.int64, count=len(elims))
     elim_entries = [
         {"step": e.step, "transaction": int(rows[e.row]), "row": int(e.row), "item": member_names[e.col],
          "column": int(e.col), "distance": json_float(e.distance), "weighted": json_float(e.weighted),
@@ -132,12 +193,7 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
     if all_capped is not None:
         for entry, r, c in zip(elim_entries, e_rows.tolist(), e_cols.tolist()):
             entry["capped"] = bool(all_capped[r, c])
-    possible = n_all - np.bincount(e_cols, minlength=len(members))
-    exposed = [member_names[j] for j in np.flatnonzero(possible < shared.k)]
-    # a row is reduced to one member when exactly one member is still possible in it:
-    # live cells, plus cells the measure could not score (never eliminated)
-    possible_cells = result.live | np.isnan(table)
-    reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
+    exposed = [member_names[j] for j in exposed_cols]
     entry = {
         "id": unit.group,
         "generalised_item": generalised_label(member_names),
@@ -161,7 +217,7 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
 
 
 def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarray, has_ctx: np.ndarray,
-             e_rows: np.ndarray, e_cols: np.ndarray, live: np.ndarray) -> None:
+             e_rows: np.ndarray, e_cols: np.ndarray, live: np.ndarray, entry: bool = True) -> None:
     """The metric ingredients of one group (metrics.elimination defines each)."""
     from semtui.metrics.elimination import prf
 
@@ -190,6 +246,17 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
             correct_b += int((mask & ~truth).sum())
         out.baseline_eliminated = elim_b / shared.baseline_draws
         out.baseline_correct = correct_b / shared.baseline_draws
+    if shared.knowledge is not None and len(e_rows):
+        # the popularity attacker: the same budget per row, the rarest members first
+        budget = np.bincount(e_rows, minlength=table.shape[0])
+        present = ~np.isnan(table)
+        rare = np.broadcast_to(shared.knowledge.surprisal[shared.member_pos[unit.members]][None, :], table.shape)
+        rng = np.random.default_rng(np.random.SeedSequence([unit.group, 0x9090]))
+        mask = budget_matched_eliminations(present, present, budget, rng, priority=rare)
+        out.popularity_eliminated = float(mask.sum())
+        out.popularity_correct = float((mask & ~truth).sum())
+    if not entry:
+        return
     metrics = prf(out.eliminated, out.added, out.correct)
     metrics["recall_attackable"] = out.correct / out.added_attackable if out.added_attackable else None
     metrics["added_attackable"] = out.added_attackable

@@ -15,7 +15,7 @@ from semtui.attacks.setgen.tables import AggregateSpec, ContextSpec
 from semtui.errors import InputError
 
 #: The methods with a threshold δ (the others take none).
-THRESHOLD_METHODS = ("tba", "wba", "gba", "rba")
+THRESHOLD_METHODS = ("tba", "wba", "gba", "rba", "pba")
 
 #: One line per method, for help texts and the TUI form.
 METHOD_HELP = {
@@ -25,7 +25,16 @@ METHOD_HELP = {
     "gba": "gba: group vulnerability, weights from counts",
     "rba": "rba: group vulnerability, weights redistributed",
     "ra": "ra: the random baseline (each cell with p = 0.5)",
+    "pba": "pba: posterior of being original below τ (with --background)",
 }
+
+#: The eliminator of the papers' attack, and of the knowledge attack (``--background``): the one
+#: that measured best on MEPS and MED with each (docs/experiments.md).
+DEFAULT_METHOD = "rba"
+DEFAULT_KNOWLEDGE_METHOD = "pba"
+
+#: The table a knowledge attack eliminates on by default (docs/experiments.md says why).
+DEFAULT_KNOWLEDGE = "combined"
 
 #: Bootstrap resamples for the intervals (ALGORITHMS.md §6), and budget-matched baseline draws.
 DEFAULT_RESAMPLES = 200
@@ -36,7 +45,8 @@ DEFAULT_BASELINE_DRAWS = 10
 class AttackOptions:
     """Everything that decides an attack's result, with the papers' defaults."""
 
-    method: str = "rba"
+    #: None: :data:`DEFAULT_METHOD`, or :data:`DEFAULT_KNOWLEDGE_METHOD` with a background
+    method: str | None = None
     measure: str = "embedding"
     context: str = "all"
     aggregate: str = "mean"
@@ -48,9 +58,32 @@ class AttackOptions:
     jobs: int = 1
     resamples: int = DEFAULT_RESAMPLES
     baseline_draws: int = DEFAULT_BASELINE_DRAWS
+    #: the release does not mark its generalised items: recover them first (attacks.setgen.unknown)
+    unmarked: bool = False
+    #: the attacker's background knowledge: FILE, counts:FILE or wordfreq:LANG (None: the papers' attack)
+    background: str | None = None
+    #: with a background, the table the eliminator runs on (one of knowledge.VARIANTS; None: the default)
+    knowledge: str | None = None
+    #: how the context's evidence adds up: sum (naive Bayes) or mean
+    evidence: str = "mean"
 
     def __post_init__(self) -> None:
-        method = str(self.method).strip().lower()
+        from semtui.attacks.setgen.knowledge import EVIDENCE, VARIANTS
+
+        if self.background is not None:
+            from semtui.attacks.background import check_background
+
+            bg = str(self.background).strip()
+            if not bg:
+                object.__setattr__(self, "background", None)
+            else:
+                try:
+                    check_background(bg)
+                except InputError as exc:
+                    raise InputError(exc.message, option="background") from None
+                object.__setattr__(self, "background", bg)
+        method = str(self.method or "").strip().lower() or (
+            DEFAULT_KNOWLEDGE_METHOD if self.background else DEFAULT_METHOD)
         object.__setattr__(self, "method", method)
         if method not in METHODS:
             raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
@@ -76,6 +109,9 @@ class AttackOptions:
                 raise InputError(f"a threshold does not apply to {method}", option="threshold")
             if not math.isfinite(self.threshold):
                 raise InputError(f"the threshold must be a finite number, got {self.threshold}", option="threshold")
+            if method == "pba" and not 0 < self.threshold < 1:
+                raise InputError(f"PBA's threshold is a probability between 0 and 1, got {self.threshold}",
+                                 option="threshold")
         if self.seed is not None:
             if method != "ra":
                 raise InputError(f"a seed only applies to the random baseline ra, not {method}", option="seed")
@@ -85,8 +121,26 @@ class AttackOptions:
             raise InputError(f"k must be a whole number of at least 1, got {self.k}", option="k")
         if int(self.jobs) != self.jobs or self.jobs < 1:
             raise InputError(f"jobs must be a whole number of at least 1, got {self.jobs}", option="jobs")
+        if not isinstance(self.unmarked, bool):
+            raise InputError(f"unmarked is true or false, got {self.unmarked!r}", option="unmarked")
         if self.resamples < 0 or self.baseline_draws < 0:
             raise InputError("resamples and baseline draws cannot be negative", option="resamples")
+        if method == "pba" and self.background is None:
+            raise InputError("pba reads the table as surprisals: it needs a background (--background)",
+                             option="method")
+        knowledge = str(self.knowledge or "").strip().lower() or None
+        if knowledge is not None:
+            if self.background is None:
+                raise InputError("the knowledge table needs a background (--background)", option="knowledge")
+            if knowledge not in VARIANTS:
+                raise InputError(f"unknown knowledge {knowledge!r} (choose from {', '.join(VARIANTS)})",
+                                 option="knowledge")
+        elif self.background is not None:
+            knowledge = DEFAULT_KNOWLEDGE
+        object.__setattr__(self, "knowledge", knowledge)
+        if self.evidence not in EVIDENCE:
+            raise InputError(f"unknown evidence rule {self.evidence!r} (choose from {', '.join(EVIDENCE)})",
+                             option="evidence")
 
     @property
     def context_spec(self) -> ContextSpec:
@@ -107,7 +161,10 @@ class AttackOptions:
         """The files the options read (a measure's file, a vectors file): never outputs."""
         from semtui.measures import measure_files
 
-        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else [])]
+        from semtui.attacks.background import background_files
+
+        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else []),
+                *(background_files(self.background) if self.background else [])]
 
     def replace(self, **changes) -> AttackOptions:
         return replace(self, **changes)

@@ -102,6 +102,18 @@ def contexts_for_group(data: TransactionData, g: int, context: ContextSpec) -> t
     return rows, indptr, items.astype(np.int32)
 
 
+def generalised_contexts(data: TransactionData, g: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The other generalised items of each row of group ``g`` as CSR: ``(indptr, ids)``."""
+    pos, ptr = _segments(data.indptr, rows)
+    toks = data.tokens[pos]
+    row_local = np.repeat(np.arange(len(rows)), np.diff(ptr))
+    other = (toks < 0) & (toks != -g - 1)
+    counts = np.bincount(row_local[other], minlength=len(rows))
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, (-toks[other].astype(np.int64) - 1)
+
+
 def aggregate_table(block: np.ndarray, indptr: np.ndarray, aggregate: AggregateSpec) -> np.ndarray:
     """Reduce ``block`` (members x flat context entries) over each row's context segment.
 

@@ -15,8 +15,11 @@ from semtui.tui.keys import bindings
 
 #: The form's values when no attack has run yet: the papers' best method, the bundled
 #: GloVe measure (works offline), every context item, the mean aggregate.
-DEFAULTS = {"method": "rba", "measure": "embedding", "context": "all", "aggregate": "mean", "threshold": "",
-            "seed": "", "k": "", "vectors": "", "jobs": "1"}
+DEFAULTS = {"method": "", "measure": "embedding", "context": "all", "aggregate": "mean", "threshold": "",
+            "seed": "", "k": "", "vectors": "", "jobs": "1", "background": "", "knowledge": ""}
+
+#: the method Select's first entry: the engine's default (rba; pba with a background)
+DEFAULT_METHOD_LABEL = "default: rba, or pba with a background"
 
 #: the form's fields after method, in order: (field, label)
 FIELDS = (
@@ -28,6 +31,8 @@ FIELDS = (
     ("k", "k for exposure (blank: {k_hint})"),
     ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
     ("jobs", "jobs (worker processes)"),
+    ("background", "background: FILE, counts:FILE or wordfreq:LANG (blank: none)"),
+    ("knowledge", "knowledge table with a background: prior, semantics, background, combined (blank: combined)"),
 )
 
 
@@ -52,7 +57,7 @@ def validate(values: dict) -> dict:
         raise InputError(f"the threshold must be a number, got {threshold_text!r}", option="threshold") from None
     seed = _int(values.get("seed"), "seed")
     params = {
-        "method": values["method"],
+        "method": values.get("method") or None,
         "measure": values["measure"],
         "context": values.get("context") or "all",
         "aggregate": values.get("aggregate") or "mean",
@@ -61,6 +66,8 @@ def validate(values: dict) -> dict:
         "k": _int(values.get("k"), "k"),
         "vectors": str(values.get("vectors") or "").strip() or None,
         "jobs": 1 if _int(values.get("jobs"), "jobs") is None else _int(values.get("jobs"), "jobs"),
+        "background": str(values.get("background") or "").strip() or None,
+        "knowledge": str(values.get("knowledge") or "").strip() or None,
     }
     if seed is not None and seed < 0:
         raise InputError(f"the seed must be a non-negative integer, got {seed}", option="seed")
@@ -142,7 +149,8 @@ class AttackForm(OptionsForm):
             box.border_title = "Attack the equivalence groups"
             box.border_subtitle = "enter runs · escape cancels"
             yield Label("method")
-            yield Select([(METHOD_HELP.get(m, m), m) for m in METHODS], value=v["method"],
+            yield Select([(DEFAULT_METHOD_LABEL, ""), *((METHOD_HELP.get(m, m), m) for m in METHODS)],
+                         value=v["method"] if v["method"] in METHODS else "",
                          allow_blank=False, id="method", compact=True)
             k, source = self.k_default
             k_hint = f"{k}, from the {source}" if k is not None else "the smallest group size"

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from rich.text import Text
 
+from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Result, Session
@@ -382,7 +383,7 @@ class ProblemsView(VirtualTable):
             out += [
                 Text(f"{p['x']} (C{p['chunk']}, {p['support_x']})"),
                 Text(", ".join(p["covered"]), style="bold"),
-                ", ".join(p["covering"]),
+                covering_words(p),
                 f"C{p['earlier_chunk']}",
                 " ".join(str(v) for v in p["supports"].values()),
                 str(p["itemset_support"]),

@@ -134,6 +134,10 @@ class SummaryPanel(VerticalScroll):
         rep = result.report
         parts.append(Text(f"Attack {result.label} (context {rep.get('context')}, "
                           f"{rep.get('aggregate')})", style="bold underline"))
+        if rep.get("unmarked") is not None:
+            from semtui.attacks.setgen.unknown import describe
+
+            parts += [Text(line) for line in describe(rep["unmarked"])]
         scores = Table.grid(padding=(0, 2))
         scores.add_column(style="bold", no_wrap=True)
         scores.add_column()
@@ -163,6 +167,26 @@ class SummaryPanel(VerticalScroll):
             scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
             scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
         parts += [scores, Text("")]
+        if summary.get("knowledge"):
+            parts += [Text(f"Knowledge: {summary['knowledge']}", style="italic"), Text("")]
+        pop = (metrics or {}).get("popularity")
+        if isinstance(pop, dict):
+            scores.add_row("popularity P / R", f"{_fmt(pop.get('precision'))} / {_fmt(pop.get('recall'))}  "
+                                               "(same budget, rarest members first)")
+        knowledge = (metrics or {}).get("knowledge")
+        if isinstance(knowledge, dict) and knowledge:
+            t = Table(title="Which knowledge carries the attack (* the one above)", title_justify="left", box=None,
+                      padding=(0, 1))
+            for col in ("attacker knows", "method", "precision", "recall", "error ratio", "AUC within"):
+                t.add_column(col, justify="left" if col == "attacker knows" else "right")
+            for name, fig in knowledge.items():
+                if isinstance(fig, dict):
+                    t.add_row(name + (" *" if name == rep.get("knowledge") else ""), str(fig.get("method", "")).upper(),
+                              _fmt(fig.get("precision")), _fmt(fig.get("recall")),
+                              _fmt((fig.get("baseline") or {}).get("error_ratio")), _fmt(fig.get("auc_within_table")))
+            parts += [t]
+            parts += [Text(f"  {line}") for line in metrics.get("carried_by") or []]
+            parts.append(Text(""))
         by_size = (metrics or {}).get("by_table_size")
         if isinstance(by_size, dict) and by_size:
             t = Table(title="By table size", title_justify="left", box=None, padding=(0, 1))

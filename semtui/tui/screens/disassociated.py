@@ -180,10 +180,12 @@ class DisassociatedScreen(BaseScreen):
         if focused is pv and pv.row_count:
             from rich.text import Text
 
+            from semtui.attacks.cover import covering_words
+
             p = pv.problem(pv.cursor_row)
             lines = [f"cluster {p['cluster']}: x = {p['x']} in C{p['chunk']} (support {p['support_x']})",
-                     f"I in C{p['earlier_chunk']}: covered y* = {', '.join(p['covered'])}; covering "
-                     f"{', '.join(p['covering'])}",
+                     f"I in C{p['earlier_chunk']}: covered y* = {', '.join(p['covered'])}; covered by "
+                     f"{covering_words(p)}",
                      "supports: " + ", ".join(f"{k} {v}" for k, v in p["supports"].items()),
                      f"support of the whole itemset I: {p['itemset_support']}",
                      f"a breach for this attacker: {'yes' if p['breach'] else 'no'}"]

@@ -222,7 +222,10 @@ class SetgenScreen(BaseScreen):
         result = self.session.result
         if result is not None:  # start from what produced the results on screen
             rep = result.report
-            prev = {k: rep.get(k) for k in ("method", "measure", "context", "aggregate", "threshold", "seed")}
+            prev = {k: rep.get(k) for k in ("method", "measure", "context", "aggregate", "threshold", "seed",
+                                            "knowledge")}
+            if isinstance(rep.get("background"), dict):
+                prev["background"] = rep["background"].get("source")
             if rep.get("k_source") == "option":
                 prev["k"] = rep.get("k")
             values = {**{k: v for k, v in prev.items() if v is not None}, **values}
@@ -239,14 +242,22 @@ class SetgenScreen(BaseScreen):
     def start_attack(self, params: dict) -> None:
         from semtui.attacks.setgen import AttackOptions, run_setgen_attack
 
-        self._attack_title = f"{params['method']}/{params['measure']}"
+        s = self.session
+        if s.unmarked is not None and params.get("k") not in (None, "", s.recovery_k):
+            # the engine recovers with the form's k: the groups would not be the ones shown here
+            self.notify(f"this unmarked release is shown recovered with k = {s.recovery_k or 'unknown'}; "
+                        "leave k blank", severity="warning")
+            return
+        self._attack_title = f"{params['method'] or 'default'}/{params['measure']}" + (
+            f"+{params['background']}" if params.get("background") else "")
         self.job_title = self._attack_title
         self.progress.start(self._attack_title)
         self.refresh_bindings()
-        s = self.session
 
         def attack(progress) -> dict:
-            return run_setgen_attack(s.data, s.original, AttackOptions(**params), progress=progress,
+            # an unmarked release: the engine recovers its generalised items (as the session did) and reports how
+            return run_setgen_attack(s.data if s.unmarked is None else s.unmarked, s.original,
+                                     AttackOptions(**params, unmarked=s.unmarked is not None), progress=progress,
                                      data_path=s.path, original_path=s.original_path).to_json()
 
         start_job(self, "attack", attack, params=params)

@@ -131,8 +131,9 @@ async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
         await pilot.press("a")
         form = app.screen
         assert isinstance(form, AttackForm)
-        assert form.current() == {"method": "rba", "measure": f"scores:{fig4_scores}", "context": "all", "seed": "",
-                                  "aggregate": "mean", "threshold": "", "k": "", "vectors": "", "jobs": "1"}
+        assert form.current() == {"method": "", "measure": f"scores:{fig4_scores}", "context": "all", "seed": "",
+                                  "aggregate": "mean", "threshold": "", "k": "", "vectors": "", "jobs": "1",
+                                  "background": "", "knowledge": ""}
         await pilot.press("escape")
         assert app.screen is screen and not app.session.results
         await run_attack_from_form(pilot)

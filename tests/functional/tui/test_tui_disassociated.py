@@ -305,8 +305,10 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
         mine = [p for p in report["cover_problems"] if p["cluster"] == entry["id"]]
         assert pv.row_count == len(mine) == entry["cover_problems"]
         p = mine[0]
+        from semtui.attacks.cover import covering_words
+
         assert plain(pv._getter(0))[:3] == [f"{p['x']} (C{p['chunk']}, {p['support_x']})", ", ".join(p["covered"]),
-                                            ", ".join(p["covering"])]
+                                            covering_words(p)]
         assert f"{entry['vulnerable_records']} vulnerable records" in screen.switcher.border_subtitle
         await pilot.press("tab", "enter")
         assert screen.switcher.current == "detail" and screen.detail.cluster_view == "chunks"

@@ -1,0 +1,84 @@
+"""`semtui attack setgen --background` end to end, as real processes (issue 20)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+def _scores(tmp_path) -> str:
+    f = tmp_path / "none.csv"
+    f.write_text("a,b,distance\n")
+    return f"scores:{f}"
+
+
+def test_background_on_the_sample(samples, tmp_path):
+    """The bundled MEPS sample attacked with a background made of its other half."""
+    lines = (samples / "meps400-original.txt").read_text().splitlines(keepends=True)
+    bg = tmp_path / "background.txt"
+    bg.write_text("".join(lines[200:]))  # half of the sample as the attacker's similar population
+    index = tmp_path / "bg.sqlite"
+    assert run_cli("corpus", "build", "--transactions", bg, "-o", index).returncode == 0
+    report = tmp_path / "r.json"
+    r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--original", samples / "meps400-original.txt",
+                "--background", bg, "--measure", f"ngd:{index}", "--no-cache", "--report", report)
+    assert r.returncode == 0, r.stderr
+    assert "Which knowledge carries the attack" in r.stdout
+    assert "carried by" in r.stdout and "popularity" in r.stdout
+    doc = json.loads(report.read_text())
+    assert doc["method"] == "pba" and doc["knowledge"] == "combined"
+    assert doc["background"]["cooccurrence"] is True
+    assert doc["summary"]["skipped_rows"] == 0  # every row attacked with what the attacker has
+    kn = doc["metrics"]["knowledge"]
+    assert set(kn) == {"prior", "semantics", "background", "combined"}
+    for v in ("prior", "background", "combined"):
+        assert kn[v]["precision"] > kn[v]["baseline"]["precision"]  # knowledge beats chance here
+        assert "intervals" in kn[v]
+    assert doc["metrics"]["popularity"]["eliminated"] == doc["metrics"]["eliminated"]
+
+
+def test_all_generalised_release_with_and_without_knowledge(tmp_path):
+    """A release that keeps no plain item (as k^m with m >= 2 does): with no knowledge it is
+    reported as such, exit 0; with a counts: background it is attacked."""
+    release = tmp_path / "r.txt"
+    release.write_text("(flu, rash)\n(flu, rash)\n(flu, rash), (cough, gout)\n(cough, gout)\n")
+    original = tmp_path / "o.txt"
+    original.write_text("flu\nflu\nflu, cough\ncough\n")
+    r = run_cli("attack", "setgen", release, "--original", original, "--measure", _scores(tmp_path),
+                "--method", "tba", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["attacked_rows"] == 0 and "no knowledge at all" in doc["summary"]["knowledge"]
+    counts = tmp_path / "c.csv"
+    counts.write_text("N,1000\nflu,300\nrash,2\ncough,250\ngout,3\nflu,cough,80\nflu,gout,0\nrash,cough,0\n"
+                      "rash,gout,0\nflu,rash,0\ncough,gout,0\n")
+    r = run_cli("attack", "setgen", release, "--original", original, "--measure", _scores(tmp_path),
+                "--background", f"counts:{counts}", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    eliminated = {e["item"] for g in doc["groups"] for e in g["eliminations"]}
+    assert eliminated == {"rash", "gout"} and doc["metrics"]["precision"] == 1.0
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--background", "counts:"], "--background"),
+    (["--background", "wordfreq:xx"], "no frequency list"),
+    (["--method", "pba"], "--method"),
+    (["--knowledge", "prior"], "--knowledge"),
+])
+def test_bad_background_options(samples, tmp_path, args, needle):
+    r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path), *args)
+    assert r.returncode == 2
+    assert needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_background_file_names_its_line(samples, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("N,10\nflu,notanumber\n")
+    r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path),
+                "--background", f"counts:{bad}")
+    assert r.returncode == 2
+    assert f"{bad}:2" in r.stderr and "Traceback" not in r.stderr

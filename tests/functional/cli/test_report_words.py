@@ -1,0 +1,157 @@
+"""Issue 19, class 6: reports that mislead.  Each figure says what it is: an unmeasurable WMD is
+not 0, RA uses no measure, a cover problem names what covers its covered item, the quick
+start's summary says in words what came back, and a progress bar never shows ``/None``."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, SAMPLES
+
+
+def test_the_quick_start_summary_says_in_words_what_came_back(cli):
+    r = cli("attack", "setgen", SAMPLES / "medical-setgen.txt", "--original", SAMPLES / "medical-original.txt")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    doc = json.loads(cli("attack", "setgen", SAMPLES / "medical-setgen.txt", "--original",
+                         SAMPLES / "medical-original.txt", "--json").stdout)["metrics"]
+    assert (doc["correct"], doc["added"]) == (8, 10)
+    assert first.startswith("The attack took back 8 of the 10 items generalisation added (precision 0.727")
+    # without the original there is nothing to say about what came back
+    r = cli("attack", "setgen", SAMPLES / "medical-setgen.txt")
+    assert "took back" not in r.stdout
+
+
+def _stderr_on_a_terminal(*args: str) -> tuple[int, bytes]:
+    """Run semtui with stderr on a pseudo-terminal (so the progress bar is drawn); every byte."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "120"}
+    env.pop("SEMTUI_DEBUG", None)
+    p = subprocess.Popen([sys.executable, "-m", "semtui", *args], stdout=subprocess.DEVNULL, stderr=slave, env=env,
+                         cwd=REPO)
+    os.close(slave)
+    buf = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        buf += chunk
+    os.close(master)
+    return p.wait(timeout=60), buf
+
+
+@pytest.mark.parametrize("args", [
+    ("check", "km", str(SAMPLES / "meps400-original.txt"), "-k", "2", "-m", "3"),
+    ("cover", str(SAMPLES / "disassociated.json")),
+])
+def test_a_progress_bar_never_shows_a_total_of_none(args):
+    rc, frames = _stderr_on_a_terminal(*args)
+    assert rc in (0, 1)
+    assert b"\x1b[" in frames, "no progress bar was drawn"
+    assert b"None" not in frames, frames[-400:]
+
+
+def test_a_cover_problem_always_says_what_covers_its_covered_item(cli, tmp_path):
+    """a and b always occur together in C1, both with support 2: each is covered by the other
+    (the report's ``covering``, the items above the least support, is empty then)."""
+    rel = tmp_path / "tie.json"
+    rel.write_text(json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a", "b"], ["c"]], [["x"], ["x"]]],
+         "term_chunk": []}]}))
+    r = cli("cover", rel)
+    assert r.returncode == 1, r.stderr
+    assert "P1 C2 x (support 2) -> C1 covered a, b by each other (itemset support 2)" in r.stdout
+    p = json.loads(cli("cover", rel, "--json").stdout)["cover_problems"][0]
+    assert p["covered"] == ["a", "b"] and p["covering"] == [] and sorted(p["itemset"]) == ["a", "b"]
+
+
+@pytest.fixture(scope="module")
+def bms2_release(tmp_path_factory):
+    """BMS-WebView-2 disassociated with k = 2, m = 2 (about 5 s)."""
+    from conftest import SHARED_DATA, run_cli
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    out = tmp_path_factory.mktemp("bms2")
+    rel, key = out / "bms2.json", out / "bms2.key.json"
+    r = run_cli("anonymize", "disassoc", SHARED_DATA / "bms-webview-2.dat", "-k", 2, "-m", 2,
+                "--max-cluster-size", 30, "-o", rel, "--key", key, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return rel, key, SHARED_DATA / "bms-webview-2.dat"
+
+
+def test_no_cover_problem_of_bms_webview_2_has_an_empty_covering_set(cli, bms2_release):
+    rel, _, _ = bms2_release
+    r = cli("cover", rel)
+    assert r.returncode == 1 and "by (itemset" not in r.stdout
+    problems = json.loads(cli("cover", rel, "--json").stdout)["cover_problems"]
+    ties = [p for p in problems if not p["covering"]]
+    assert ties, "BMS-WebView-2 has tied cover problems (the issue's case)"
+    from semtui.attacks.cover import covering_words
+
+    assert all(covering_words(p).startswith("each other") and len(p["itemset"]) >= 2 for p in ties)
+    assert all(covering_words(p) for p in problems)
+
+
+@pytest.fixture(scope="module")
+def bms2_slice(tmp_path_factory):
+    """The first 3,000 transactions of BMS-WebView-2 (integer ids: the embedding scores 2 of its
+    1,834 terms), disassociated with k = 2, m = 2 (under a second)."""
+    from conftest import SHARED_DATA, run_cli
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    out = tmp_path_factory.mktemp("bms2slice")
+    orig = out / "bms2-3000.dat"
+    with open(SHARED_DATA / "bms-webview-2.dat") as src:
+        orig.write_text("".join(line for _, line in zip(range(3000), src)))
+    rel, key = out / "rel.json", out / "rel.key.json"
+    r = run_cli("anonymize", "disassoc", orig, "-k", 2, "-m", 2, "--max-cluster-size", 30, "-o", rel, "--key", key)
+    assert r.returncode == 0, r.stderr
+    return rel, key, orig
+
+
+def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
+    rel, key, orig = bms2_slice
+    r = cli("attack", "disassoc", rel, "--key", key, "--original", orig, "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)["metrics"]
+    assert m["wmd"] is None and m["baseline"]["wmd"] is None and m["intervals"]["wmd"] is None
+    assert m["wmd_transactions"] == 0 and m["wmd_terms"] > 1000 and m["wmd_unscored_terms"] >= m["wmd_terms"] - 5
+    assert m["wmd_note"].startswith(f"not measurable: {m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms unscored")
+    text = cli("attack", "disassoc", rel, "--key", key, "--original", orig).stdout
+    wmd_row = next(line for line in text.splitlines() if "WMD" in line and "│" in line)
+    assert "not measurable" in wmd_row and "0.000" not in wmd_row
+    assert f"WMD {m['wmd_note']}." in text
+
+
+def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
+    args = (samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+            "--original", samples / "disassociated-original.txt", "--method", "ra")
+    r = cli("attack", "disassoc", *args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("RA with no measure (random placement) on ")
+    assert "no score under" not in r.stderr  # the placement measure: RA has none
+    doc = json.loads(cli("attack", "disassoc", *args, "--json").stdout)
+    assert doc["measure"] is None and doc["unknown_terms"] == []
+    # the WMD still uses the embedding, over the transactions whose terms it all scores
+    m = doc["metrics"]
+    assert m["wmd_measure"] == "embedding" and m["wmd_unscored_terms"] == 1  # catheterisation
+    assert m["wmd"] is not None and 0 < m["wmd_transactions"] < m["transactions"]
+    assert "WMD over the" in r.stdout
+    # ABA does use the measure: its warning stays
+    aba = cli("attack", "disassoc", *args[:-2])
+    assert aba.stdout.startswith("ABA with embedding") and "catheterisation" in aba.stderr
