@@ -203,8 +203,8 @@ def load_session(
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
 
-        session.release_k = release_k(file, data)
-    report_doc = None
+        # an unmarked release's recovered items need not be the sidecar's: its sidecar is not checked against them
+        session.release_k = release_k(file, data if session.unmarked is None else None)
     if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])
@@ -230,7 +230,12 @@ def load_session(
         the_key = read_key(key)
     from semtui.model.belongs import check_belongs
 
-    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
+    if session.unmarked is None:
+        check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
+    elif orig is not None and orig.n_transactions != data.n_transactions:
+        # an unmarked release holds added items as plain ones: only its length can be checked (as the engine does)
+        raise InputError(f"the original has {orig.n_transactions} transactions but {file} has "
+                         f"{data.n_transactions}; they must align line for line", original)
     if orig is not None:
         session.original, session.original_path = orig, Path(original)
     if the_key is not None:
