@@ -49,6 +49,10 @@ LIMIT = 20
 _BLOCK_FLOPS = 4_000_000
 
 Progress = Callable[[int, int, str], None] | None
+#: Most (transaction, frequent itemset) pairs one level may hand to the next (two int64 each,
+#: and the frequent itemsets themselves): what an m >= 3 check holds at once.  A level needing
+#: more is refused with one line, the figure computed from the data, before it is built.
+MAX_INCIDENCE = 50_000_000
 
 
 # ---------------------------------------------------------------------------- the core
@@ -252,7 +256,7 @@ def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x
     pt = sparse.csr_matrix((np.ones(len(p_rows), dtype=np.int32), (p_sets, p_rows)), shape=(n_sets, n))
     flops = np.bincount(p_sets, weights=row_len[p_rows], minlength=n_sets)
     good_s, good_c = [], []
-    n_good = 0
+    n_good = pairs = 0
     blocks = _blocks(flops)
     for b, (lo, hi) in enumerate(blocks):
         prod = pt[lo:hi] @ x
@@ -266,6 +270,12 @@ def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x
         good = v >= k
         n_good += int(good.sum())
         if not last_level:
+            pairs += int(v[good].sum())  # each frequent itemset is held by v transactions
+            if pairs > MAX_INCIDENCE:
+                raise InputError(
+                    f"too many itemsets to check for m={m}: the frequent {size}-itemsets are held more than "
+                    f"{MAX_INCIDENCE:,} times in all (counted so far: {n_good:,} itemsets, {pairs:,} holdings), "
+                    f"more than fit in memory; use a smaller -m")
             good_s.append(s[good])
             good_c.append(c[good])
         bad = ~good

@@ -31,6 +31,9 @@ from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
 REPORT_FORMAT = "semtui-disassoc-report/1"
+#: Most (C1 term, other term) pairs scored at once: 8 bytes each, held twice (BMS-WebView-2's
+#: releases need about 1e7)
+MAX_SCORE_CELLS = 50_000_000
 
 
 @dataclass
@@ -214,7 +217,14 @@ def plan_release(
     u_ids = np.unique(np.concatenate([ch.items for c in data.clusters for ch in c.record_chunks[1:]]
                                      + [c.term_chunk for c in data.clusters] + empty)).astype(np.int64)
 
-    # 2. score: one batched call
+    # 2. score: one batched call, every C1 term against every other term, held twice (the
+    # scores and their orientation): refused in one line when that cannot fit
+    cells = len(a_ids) * len(u_ids)
+    if cells > MAX_SCORE_CELLS:
+        raise InputError(
+            f"the release has {len(a_ids):,} distinct terms in first record chunks and {len(u_ids):,} in the other "
+            f"chunks and term chunks: {cells:,} term pairs to score, more than the {MAX_SCORE_CELLS:,} that fit "
+            "in memory")
     progress(0, len(data.clusters), "scoring")
     m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
     measure_name = measure if isinstance(measure, str) else m.name
