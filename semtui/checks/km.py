@@ -1,4 +1,5 @@
-"""The independent witness of k^m-anonymity, for transactions and disassociated releases.
+"""The independent witness of k^m-anonymity, for transactions (plain or set-generalised: a
+generalised item is one item) and disassociated releases.
 
 Shares no code with the anonymiser (:mod:`semtui.anonymize.disassociation`): only the data
 model, the readers and the errors.
@@ -384,13 +385,15 @@ class KmReport:
 
 
 def check_transactions(data: TransactionData, k: int, m: int, progress: Progress = None) -> KmReport:
-    """k^m-anonymity of plain transactions."""
-    if data.n_generalised:
-        raise InputError("check km needs plain transactions or a disassociated release, "
-                         "not set-generalised data")
-    core = km_violations(data.indptr, data.tokens, k, m, len(data.vocab), progress=progress)
-    names = [data.vocab.names(t) for t in core.itemsets]
-    return KmReport("transactions", k, m, core, names)
+    """k^m-anonymity of plain or set-generalised transactions.  A generalised item counts as
+    one item (what an attacker sees in a k^m release made by hierarchy generalisation, or in
+    a COAT-style release): its id is the vocabulary size plus its index, its name its label."""
+    v = len(data.vocab)
+    tokens = data.tokens.astype(np.int64)
+    ids = np.where(tokens >= 0, tokens, v - tokens - 1)
+    core = km_violations(data.indptr, ids, k, m, v + data.n_generalised, progress=progress)
+    names = [[data.vocab[int(i)] if i < v else data.label(int(i) - v) for i in t] for t in core.itemsets]
+    return KmReport("set-generalised" if data.n_generalised else "transactions", k, m, core, names)
 
 
 def _note(report_list: list[str], count: list[int], message: str) -> None:
