@@ -107,7 +107,7 @@ def generalise_km(
     m: int,
     algorithm: str = "aa",
     *,
-    parts: int = 3,
+    parts: int | None = None,
     jobs: int = 1,
     members: str = "observed",
     minimal: bool = True,
@@ -172,7 +172,7 @@ def generalise_km(
         elif algorithm == "oa":
             cut, stats = oa(p, progress=progress)
         else:
-            cut, stats = vpa(p, parts, jobs, progress=progress)
+            cut, stats = vpa(p, 3 if parts is None else parts, jobs, progress=progress)
         if minimal and algorithm != "oa":
             lowering["greedy_ncp"] = ncp_occurrences(cut[p.leaves], h.n_leaves_under, h.n_leaves)
             t1 = time.perf_counter()
