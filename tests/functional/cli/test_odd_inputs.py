@@ -1,0 +1,139 @@
+"""Odd but valid inputs never give an internal error (issue 19, class 3): every command that
+reads a release with no plain item, a disassociated release claiming a cluster of 10^11
+records, 50 transactions of 10,000 items, or -m 1000, ends with exit 0, 1 or 2 — never 3 —
+with at most one stderr line (exactly one for exit 2) and no library warning, in bounded
+memory: each runs as a process of its own under a 2 GiB address-space limit, so a blow-up
+fails the test instead of the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+
+from semtui import formats
+
+ORIGINAL = SAMPLES / "medical-original.txt"
+DISASSOCIATED = SAMPLES / "disassociated.json"
+KEY = SAMPLES / "disassociated.key.json"
+TABLE2 = SAMPLES / "disassociated-original.txt"
+#: the address space every command gets: far above what these inputs really need (< 300 MB)
+LIMIT = 2 << 30
+NO_PLAIN_CONTEXT = "no plain context; no background knowledge given"
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def bounded(*args, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SEMTUI_CACHE_DIR=str(cwd / "cache"), OPENBLAS_NUM_THREADS="1")
+    env.pop("SEMTUI_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300, preexec_fn=_limit)
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory) -> Path:
+    """The odd inputs, made in a temporary folder (the k^m release by `anonymize km` itself)."""
+    d = tmp_path_factory.mktemp("odd")
+    for args in (["hierarchy", "build", ORIGINAL, "--fanout", "2", "-o", d / "h.txt"],
+                 ["anonymize", "km", ORIGINAL, "--hierarchy", d / "h.txt", "-k", "2", "-m", "2", "-o",
+                  d / "noplain.txt"]):
+        assert bounded(*args, cwd=d).returncode == 0
+    release = formats.read_transactions(d / "noplain.txt")
+    assert release.n_generalised and (release.tokens < 0).all()  # no plain item at all
+    (d / "constraints.txt").write_text("heart disease, icd\nknee\n")
+    doc = json.loads(DISASSOCIATED.read_text())
+    doc["clusters"][0]["size"] = 10 ** 11
+    (d / "huge-claim.json").write_text(json.dumps(doc))
+    items = " ".join(str(i) for i in range(10_000))
+    (d / "wide.dat").write_text(f"{items}\n" * 50)
+    (d / "wide-h.txt").write_text("".join(f"{i};{i // 100};*\n" for i in range(10_000)))
+    # a disassociated release whose C1 and other terms make 6e7 term pairs to score
+    wide = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+            "clusters": [{"id": "P1", "size": 10, "record_chunks": [[[f"a{i}" for i in range(1000)]] * 10],
+                          "term_chunk": [f"t{i}" for i in range(60_000)]}]}
+    (d / "wide-release.json").write_text(json.dumps(wide))
+    return d
+
+
+# (arguments, the exit codes that are right, text stdout or stderr must hold)
+CASES = {
+    # a release with no plain item (every k^m release with m >= 2)
+    "info no-plain": (["info", "noplain.txt"], {0}, ""),
+    "attack setgen no-plain": (["attack", "setgen", "noplain.txt", "--original", ORIGINAL], {0}, NO_PLAIN_CONTEXT),
+    "attack setgen no-plain json": (["attack", "setgen", "noplain.txt", "--original", ORIGINAL, "--json"], {0},
+                                    NO_PLAIN_CONTEXT),
+    "attack setgen no-plain, no original": (["attack", "setgen", "noplain.txt"], {0}, NO_PLAIN_CONTEXT),
+    "check km no-plain": (["check", "km", "noplain.txt", "-k", "2", "-m", "2"], {0}, "holds"),
+    "check privacy no-plain": (["check", "privacy", "noplain.txt", "--privacy", "constraints.txt", "-k", "2"],
+                               {0}, "holds"),
+    "anonymize setgen no-plain": (["anonymize", "setgen", "noplain.txt", "-k", "2", "-o", "o.txt",
+                                   "--random-privacy", "2"], {2}, ""),
+    "anonymize disassoc no-plain": (["anonymize", "disassoc", "noplain.txt", "-k", "2", "-m", "2",
+                                     "--max-cluster-size", "4", "-o", "o.json"], {2}, ""),
+    "anonymize km no-plain": (["anonymize", "km", "noplain.txt", "--hierarchy", "h.txt", "-k", "2", "-m", "2",
+                               "-o", "o.txt"], {2}, ""),
+    "hierarchy build no-plain": (["hierarchy", "build", "noplain.txt", "--fanout", "2", "-o", "o.txt"], {2}, ""),
+    "cover no-plain": (["cover", "noplain.txt"], {2}, ""),
+    "attack disassoc no-plain": (["attack", "disassoc", "noplain.txt"], {2}, ""),
+    # a cluster claiming 10^11 records
+    "info huge claim": (["info", "huge-claim.json"], {2}, "size"),
+    "check km huge claim": (["check", "km", "huge-claim.json", "-k", "2", "-m", "2"], {2}, "size"),
+    "cover huge claim": (["cover", "huge-claim.json"], {2}, "size"),
+    "attack disassoc huge claim": (["attack", "disassoc", "huge-claim.json"], {2}, "size"),
+    "attack disassoc huge claim, key": (["attack", "disassoc", "huge-claim.json", "--key", KEY, "--original",
+                                         TABLE2], {2}, "size"),
+    # 50 transactions of 10,000 items
+    "info wide": (["info", "wide.dat"], {0}, ""),
+    "check km -m 3 wide": (["check", "km", "wide.dat", "-k", "2", "-m", "3"], {0, 2}, ""),
+    "hierarchy build wide": (["hierarchy", "build", "wide.dat", "--fanout", "10", "-o", "o.txt"], {0}, ""),
+    "anonymize km wide": (["anonymize", "km", "wide.dat", "--hierarchy", "wide-h.txt", "-k", "2", "-m", "2",
+                           "-o", "o.txt"], {0, 2}, ""),
+    "attack setgen wide": (["attack", "setgen", "wide.dat"], {2}, ""),
+    "info wide release": (["info", "wide-release.json"], {0}, ""),
+    "check km wide release": (["check", "km", "wide-release.json", "-k", "2", "-m", "2"], {0, 1}, ""),
+    "cover wide release": (["cover", "wide-release.json"], {0, 1}, ""),
+    "attack disassoc wide release": (["attack", "disassoc", "wide-release.json"], {0, 2}, ""),
+    # -m 1000
+    "anonymize km -m 1000": (["anonymize", "km", ORIGINAL, "--hierarchy", "h.txt", "-k", "2", "-m", "1000",
+                              "-o", "o.txt"], {0}, ""),
+    "anonymize disassoc -m 1000": (["anonymize", "disassoc", ORIGINAL, "-k", "2", "-m", "1000",
+                                    "--max-cluster-size", "4", "-o", "o.json"], {0}, ""),
+    "check km -m 1000": (["check", "km", ORIGINAL, "-k", "2", "-m", "1000"], {0, 1}, ""),
+    "check km -m 1000 release": (["check", "km", DISASSOCIATED, "-k", "2", "-m", "1000"], {0, 1}, ""),
+    "anonymize km lra default parts": (["anonymize", "km", ORIGINAL, "--hierarchy", "h.txt", "-k", "2", "-m", "2",
+                                        "--algorithm", "lra", "-o", "o.txt"], {0}, ""),
+}
+
+
+class TestOddInputs:
+    @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+    def test_no_internal_error_and_bounded_memory(self, odd, case):
+        args, codes, needle = CASES[case]
+        r = bounded(*args, cwd=odd)
+        assert r.returncode in codes, (r.returncode, r.stderr)
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+        assert "Warning" not in r.stderr, r.stderr  # no library warning, no source path
+        assert r.stderr.count("\n") <= 1, r.stderr
+        if r.returncode == 2:
+            assert r.stderr.startswith("semtui: error: ") and r.stderr.count("\n") == 1, r.stderr
+        if needle:
+            assert needle in r.stdout + r.stderr, (r.stdout[-500:], r.stderr)
+
+    def test_the_unscored_rows_are_reported_not_cleared(self, odd):
+        """Every row of a release with no plain item is unscored for a stated reason; the
+        report claims no privacy figure for rows it never attacked."""
+        r = bounded("attack", "setgen", "noplain.txt", "--original", ORIGINAL, "--json", cwd=odd)
+        s = json.loads(r.stdout)["summary"]
+        assert s["attacked_rows"] == 0 and s["unscored"] == {"rows": s["rows"], "reasons": {NO_PLAIN_CONTEXT: s["rows"]}}
+        text = bounded("attack", "setgen", "noplain.txt", "--original", ORIGINAL, cwd=odd).stdout
+        assert "Privacy: not measured" in text and "member items can now appear" not in text
