@@ -137,3 +137,50 @@ class TestOddInputs:
         assert s["attacked_rows"] == 0 and s["unscored"] == {"rows": s["rows"], "reasons": {NO_PLAIN_CONTEXT: s["rows"]}}
         text = bounded("attack", "setgen", "noplain.txt", "--original", ORIGINAL, cwd=odd).stdout
         assert "Privacy: not measured" in text and "member items can now appear" not in text
+
+
+class TestKmOnMepsNames:
+    """Issue 19, class 5, end to end on real names holding ';': hierarchy build -> anonymize km
+    -> check km -> attack setgen, with a built hierarchy and with the ICD-9 one renamed to
+    MEPS' condition names (every row of that m = 2 release loses its plain items).  The first
+    2,000 patients: at m = 2 the ICD-9 cut is the root, and the whole file's release is 600 MB."""
+
+    @pytest.fixture
+    def meps(self, shared_data, tmp_path) -> Path:
+        lines = (shared_data / "meps2005-conditions.txt").read_text().splitlines()[:2000]
+        (tmp_path / "meps2000.txt").write_text("\n".join(lines) + "\n")
+        return tmp_path / "meps2000.txt"
+
+    def _chain(self, d: Path, meps: Path, hierarchy: Path) -> dict:
+        r = bounded("anonymize", "km", meps, "--hierarchy", hierarchy, "-k", "5", "-m", "2", "-o", d / "km.txt", cwd=d)
+        assert r.returncode == 0, r.stderr
+        r = bounded("check", "km", d / "km.txt", "-k", "5", "-m", "2", "--json", cwd=d)
+        assert r.returncode == 0, r.stderr
+        check = json.loads(r.stdout)
+        assert check["holds"] and check["kind"] == "set-generalised"
+        r = bounded("attack", "setgen", d / "km.txt", "--original", meps, "--json", cwd=d)
+        assert r.returncode == 0 and "Warning" not in r.stderr, r.stderr
+        return json.loads(r.stdout)["summary"]
+
+    def test_built_hierarchy(self, meps, tmp_path):
+        r = bounded("hierarchy", "build", meps, "--fanout", "5", "-o", tmp_path / "h.txt", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert '"' in (tmp_path / "h.txt").read_text()  # names holding ';' are quoted
+        r = bounded("hierarchy", "info", tmp_path / "h.txt", "--json", cwd=tmp_path)
+        info = json.loads(r.stdout)
+        assert info["leaves"] > 300 and info["cuts"] is None and info["cuts_at_least"] > 100_000
+        summary = self._chain(tmp_path, meps, tmp_path / "h.txt")
+        assert summary["unscored"]["rows"] == summary["skipped_rows"]
+
+    def test_icd9_hierarchy_renamed(self, shared_data, meps, tmp_path):
+        from semtui.formats.hierarchy import read_hierarchy, write_hierarchy
+        from semtui.model.hierarchy import Hierarchy
+
+        h = read_hierarchy(shared_data / "icd9.hierarchy.txt")
+        names = dict(line.split("\t") for line in (shared_data / "icd9-3digit-names.tsv").read_text().splitlines())
+        names = {c: n.replace(",", ";").replace("(", " - ").replace(")", " - ") for c, n in names.items()}
+        write_hierarchy(Hierarchy([names.get(lab, lab) if h.is_leaf[v] else lab for v, lab in enumerate(h.labels)],
+                                  h.parent), tmp_path / "icd9-names.txt")
+        summary = self._chain(tmp_path, meps, tmp_path / "icd9-names.txt")
+        assert summary["attacked_rows"] == 0
+        assert summary["unscored"] == {"rows": summary["rows"], "reasons": {NO_PLAIN_CONTEXT: summary["rows"]}}
