@@ -201,11 +201,16 @@ def disassoc(
     the_key = read_key(key, release) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
     with StderrProgress(f"attack {method}") as bar:
-        result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
-                                   jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
-                                   original_path=original,
-                                   sources={"data": str(data), "key": None if key is None else str(key),
-                                            "original": None if original is None else str(original)})
+        try:
+            result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed,
+                                       ties=ties, jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
+                                       original_path=original,
+                                       sources={"data": str(data), "key": None if key is None else str(key),
+                                                "original": None if original is None else str(original)})
+        except InputError as exc:  # what the release cannot back or fit is about the release file
+            if exc.path is not None or exc.option is not None:
+                raise
+            raise InputError(exc.message, data) from None
     report = result.report
     if report["unknown_terms"]:
         shown = ", ".join(report["unknown_terms"][:8])

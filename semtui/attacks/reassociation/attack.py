@@ -55,6 +55,29 @@ class _Plan:
     unit_rows: list[list[int]]           # which sub-records (or the term index) each unit stands for
 
 
+#: Most transactions a release may describe for a re-association: each becomes an anchor row
+#: and a reconstructed transaction (a list of item names)
+MAX_ANCHORS = 20_000_000
+
+
+def _check_fits(data: DisassociatedData) -> None:
+    """A cluster's kernel holds an (anchors x units) score table, and every transaction becomes
+    an anchor: refuse in one line, before anything is built, what cannot fit.  The reader
+    bounds a cluster's size by its sub-records and (k - 1) per term; with a large declared k
+    that is still only a claim, and this is where it would be allocated."""
+    total = 0
+    for c in data.clusters:
+        first = len(c.record_chunks[0]) if c.record_chunks else 0
+        n_anchors = max(int(c.size), first)
+        units = sum(len(ch) for ch in c.record_chunks[1:]) + len(c.term_chunk)
+        total += n_anchors
+        if n_anchors * max(units, 1) > MAX_SCORE_CELLS or total > MAX_ANCHORS:
+            raise InputError(
+                f"cluster {c.id!r} describes {c.size:,} transactions and {units:,} sub-records and terms to place: "
+                f"{n_anchors * max(units, 1):,} scores ({total:,} transactions so far), more than fit in memory "
+                f"(at most {MAX_SCORE_CELLS:,} scores per cluster and {MAX_ANCHORS:,} transactions)")
+
+
 def _r(x, digits: int = 6):
     if x is None:
         return None
@@ -209,6 +232,7 @@ def plan_release(
     started = time.perf_counter()
     k_used = int(k) if k is not None else int(data.k)
     vocab = data.vocab
+    _check_fits(data)
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
     empty = [np.zeros(0, np.int32)]
