@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from semtui import formats
 from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
 from semtui.checks.km import check_transactions
 from semtui.errors import InputError

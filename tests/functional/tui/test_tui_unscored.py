@@ -5,7 +5,6 @@ summary says so and why instead of counting exposed items."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from conftest import SAMPLES, run_attack
 
