@@ -1,4 +1,5 @@
-"""The independent witness of k^m-anonymity, for transactions and disassociated releases.
+"""The independent witness of k^m-anonymity, for transactions (plain or set-generalised: a
+generalised item is one item) and disassociated releases.
 
 Shares no code with the anonymiser (:mod:`semtui.anonymize.disassociation`): only the data
 model, the readers and the errors.
@@ -49,6 +50,10 @@ LIMIT = 20
 _BLOCK_FLOPS = 4_000_000
 
 Progress = Callable[[int, int, str], None] | None
+#: Most (transaction, frequent itemset) pairs one level may hand to the next (two int64 each,
+#: and the frequent itemsets themselves): what an m >= 3 check holds at once.  A level needing
+#: more is refused with one line, the figure computed from the data, before it is built.
+MAX_INCIDENCE = 50_000_000
 
 
 # ---------------------------------------------------------------------------- the core
@@ -279,7 +284,7 @@ def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x
     pt = sparse.csr_matrix((np.ones(len(p_rows), dtype=np.int32), (p_sets, p_rows)), shape=(n_sets, n))
     flops = np.bincount(p_sets, weights=row_len[p_rows], minlength=n_sets)
     good_s, good_c = [], []
-    n_good = 0
+    n_good = pairs = 0
     blocks = _blocks(flops)
     for b, (lo, hi) in enumerate(blocks):
         prod = pt[lo:hi] @ x
@@ -293,6 +298,12 @@ def _extend(result: KmViolations, levels: _Levels, level: int, p_rows, p_sets, x
         good = v >= k
         n_good += int(good.sum())
         if not last_level:
+            pairs += int(v[good].sum())  # each frequent itemset is held by v transactions
+            if pairs > MAX_INCIDENCE:
+                raise InputError(
+                    f"too many itemsets to check for m={m}: the frequent {size}-itemsets are held more than "
+                    f"{MAX_INCIDENCE:,} times in all (counted so far: {n_good:,} itemsets, {pairs:,} holdings), "
+                    f"more than fit in memory; use a smaller -m")
             good_s.append(s[good])
             good_c.append(c[good])
         bad = ~good
@@ -401,13 +412,15 @@ class KmReport:
 
 
 def check_transactions(data: TransactionData, k: int, m: int, progress: Progress = None) -> KmReport:
-    """k^m-anonymity of plain transactions."""
-    if data.n_generalised:
-        raise InputError("check km needs plain transactions or a disassociated release, "
-                         "not set-generalised data")
-    core = km_violations(data.indptr, data.tokens, k, m, len(data.vocab), progress=progress)
-    names = [data.vocab.names(t) for t in core.itemsets]
-    return KmReport("transactions", k, m, core, names)
+    """k^m-anonymity of plain or set-generalised transactions.  A generalised item counts as
+    one item (what an attacker sees in a k^m release made by hierarchy generalisation, or in
+    a COAT-style release): its id is the vocabulary size plus its index, its name its label."""
+    v = len(data.vocab)
+    tokens = data.tokens.astype(np.int64)
+    ids = np.where(tokens >= 0, tokens, v - tokens - 1)
+    core = km_violations(data.indptr, ids, k, m, v + data.n_generalised, progress=progress)
+    names = [[data.vocab[int(i)] if i < v else data.label(int(i) - v) for i in t] for t in core.itemsets]
+    return KmReport("set-generalised" if data.n_generalised else "transactions", k, m, core, names)
 
 
 def _note(report_list: list[str], count: list[int], message: str) -> None:

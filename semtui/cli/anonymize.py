@@ -109,7 +109,9 @@ def km(
     m: Annotated[int, typer.Option("-m", help="The attacker knows at most m items of a transaction.")],
     out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text).")],
     algorithm: Annotated[str, typer.Option("--algorithm", help="aa, da, oa, lra or vpa.")] = "aa",
-    parts: Annotated[int, typer.Option("--parts", help="LRA: transaction parts; VPA: domain parts.")] = 3,
+    parts: Annotated[str, typer.Option(
+        "--parts", help="LRA: transaction parts; VPA: domain parts. auto: LRA as many as keep >= k non-empty "
+        "transactions each, at most 3; VPA 3.")] = "auto",
     jobs: Annotated[int, typer.Option("--jobs", help="Processes for the parts of LRA and VPA.")] = 1,
     members: Annotated[str, typer.Option(
         "--members", help="A node is written as its leaves seen in ORIG (observed) or all its leaves.")] = "observed",
@@ -134,16 +136,22 @@ def km(
         raise InputError(f"unknown --algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
     if k < 1 or m < 1:
         raise InputError(f"-k and -m must be at least 1 (got k={k}, m={m})")
-    if parts < 1 or jobs < 1:
+    n_parts: int | None = None
+    if parts != "auto":
+        try:
+            n_parts = int(parts)
+        except ValueError:
+            raise InputError(f"--parts must be 'auto' or a positive integer (got {parts!r})") from None
+    if (n_parts is not None and n_parts < 1) or jobs < 1:
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
-    if (parts != 3 or jobs != 1) and algorithm not in ("lra", "vpa"):
+    if (n_parts is not None or jobs != 1) and algorithm not in ("lra", "vpa"):
         raise InputError("--parts and --jobs only apply to --algorithm lra or vpa")
     side = report if report is not None else Path(str(out) + ".json")
     check_outputs([out, side], [orig, hierarchy])
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     with StderrProgress(f"k^m {algorithm}") as progress:
-        result = generalise_km(data, h, k, m, algorithm, parts=parts, jobs=jobs, members=members,
+        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, members=members,
                                minimal=minimal, path=orig, progress=progress)
     doc = result.to_json()
     from semtui.reports import document

@@ -174,11 +174,19 @@ def _print_summary(report: dict) -> None:
                           _fmt((f.get("baseline") or {}).get("error_ratio")), _fmt(f.get("auc_within_table")))
             console.print(t)
     p = report["privacy"]
-    console.print(
-        f"Privacy: {p['exposed_items']} of {p['member_items']} member items can now appear in fewer than "
-        f"k = {p['k']} ({p.get('k_source', 'k')}) transactions of their group; "
-        f"{p['reidentified_rows']} rows reduced to a single item."
-    )
+    unscored = s.get("unscored") or {}
+    if unscored.get("rows"):
+        why = " and ".join(f"{n}: {reason}" for reason, n in unscored["reasons"].items())
+        console.print(f"Not scored: {unscored['rows']} of {s['rows']} rows ({why}). Their added items count "
+                      "as missed; this attack says nothing about whether they are within an attacker's reach.")
+    if s["attacked_rows"] == 0:
+        console.print("Privacy: not measured: the attack scored no row.")
+    else:
+        console.print(
+            f"Privacy: {p['exposed_items']} of {p['member_items']} member items can now appear in fewer than "
+            f"k = {p['k']} ({p.get('k_source', 'k')}) transactions of their group; "
+            f"{p['reidentified_rows']} rows reduced to a single item."
+        )
     groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:10]
     t = Table(title="Groups (most eliminations first)", title_justify="left")
     room = max(console.width - 45, 30)  # what the three numeric columns and the borders leave
@@ -274,8 +282,12 @@ def disassoc(
             result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
                                        sources={"data": str(data), "key": None if key is None else str(key),
                                                 "original": None if original is None else str(original)})
-        except InputError as exc:
-            raise options_error(exc) from None
+        except InputError as exc:  # an option's error in the CLI's words; what the release cannot back is about it
+            if exc.option is not None:
+                raise options_error(exc) from None
+            if exc.path is not None:
+                raise
+            raise InputError(exc.message, data) from None
     report = result.report
     if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])

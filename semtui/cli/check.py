@@ -70,7 +70,8 @@ def privacy(
 
 @app.command("km")
 def km(
-    file: Annotated[Path, typer.Argument(help="Plain transactions or a disassociated release.")],
+    file: Annotated[Path, typer.Argument(
+        help="Transactions (plain, or set-generalised: a generalised item counts as one item) or a disassociated release.")],
     k: Annotated[int, typer.Option("-k", help="Every itemset of at most m items that occurs, occurs >= k times.")],
     m: Annotated[int, typer.Option("-m", help="The size of the largest itemset an attacker knows.")],
     key: Annotated[Path | None, typer.Option("--key", help="The private key of a disassociated release.")] = None,
@@ -78,7 +79,8 @@ def km(
         "--original", help="The original transactions (with --key): check every item's place.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
 ) -> None:
-    """k^m-anonymity: of transactions, or of every record chunk of a disassociated release (exit 1 if not)."""
+    """k^m-anonymity: of transactions (a k^m release: each generalised item one item), or of every record
+    chunk of a disassociated release (exit 1 if not)."""
     from semtui import formats
     from semtui.checks.km import check_disassociated, check_transactions
     from semtui.cli.common import StderrProgress

@@ -73,9 +73,14 @@ def build(
     data = formats.read_transactions(items, format)
     if data.n_generalised:
         raise InputError("ITEMS holds generalised items; give plain transactions", items)
+    from semtui.formats.hierarchy import unwritable
+
     names = list(data.vocab.items)
-    if "*" in names:
-        raise InputError("an item is named '*', the label of the root", items)
+    for name in names:
+        if name == "*" or unwritable(name):
+            why = "is named '*', the label of the root" if name == "*" else "holds a line break"
+            raise InputError(f"item {name!r} {why}: it cannot be a leaf of a hierarchy file", items,
+                             _line_of_item(data, name))
     h = balanced(_ordered(data, order, seed), fanout)
     write_hierarchy(h, out)
     facts = _facts(h, out)
@@ -84,6 +89,14 @@ def build(
     else:
         typer.echo(f"{out}: {h.n_leaves} leaves, {h.n_nodes} nodes, height {h.height}, "
                    f"nodes per level {' / '.join(map(str, facts['nodes_per_depth']))}")
+
+
+def _line_of_item(data, name: str) -> int | None:
+    """The source line of the first transaction holding an item."""
+    import numpy as np
+
+    where = np.flatnonzero(data.tokens == data.vocab.get(name))
+    return data.line_of(int(data.row_of_token()[where[0]])) if len(where) else None
 
 
 @app.command("info")
@@ -100,8 +113,10 @@ def info(
         emit_json(facts)
         return
     for key, value in facts.items():
-        if key in ("format", "semtui_version"):
+        if key in ("format", "semtui_version", "cuts_at_least"):
             continue
+        if key == "cuts" and value is None:
+            value = f"more than {facts['cuts_at_least'] - 1} (counting stops there)"
         if isinstance(value, list):
             value = " / ".join(map(str, value))
         typer.echo(f"{key.replace('_', ' ')}: {value}")
@@ -121,6 +136,9 @@ def _facts(h, path) -> dict:
         "height": h.height,
         "nodes_per_depth": h.level_counts(),
         "mean_fanout": round(h.fanout(), 3),
-        "cuts": cuts if cuts <= MAX_CUTS else f"more than {MAX_CUTS}",
+        # an exact count up to the limit OA accepts; beyond it counting stops: `cuts` is null
+        # and `cuts_at_least` the bound reached (always an integer, the exact count when known)
+        "cuts": cuts if cuts <= MAX_CUTS else None,
+        "cuts_at_least": cuts,
         "oa_possible": cuts <= MAX_CUTS,
     })

@@ -207,9 +207,11 @@ def run(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     try:
-        # numpy's "invalid value" and "divide by zero" warnings are handled by the code that
-        # meets them; they never belong on the user's stderr before (or instead of) an error
-        warnings.simplefilter("ignore", RuntimeWarning)
+        # A library's warning (numpy's "invalid value", scipy's SparseEfficiencyWarning, ...) is
+        # for the developer, not the user: it names a source line and is not one line of ours.
+        # The code that meets one handles it; SEMTUI_DEBUG=1 shows them.
+        if not os.environ.get("SEMTUI_DEBUG"):
+            warnings.simplefilter("ignore")
         _closed_stdout_is_141()
         rc = app(args=argv, prog_name="semtui", standalone_mode=False)
         if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130

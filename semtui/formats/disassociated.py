@@ -111,6 +111,14 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         )
         size = c.get("size", longest)
         _need(_is_int(size) and size >= longest, f"{where}.size must be an integer >= its largest chunk", path)
+        # A transaction of the cluster has a sub-record in a chunk or holds a term, and a term
+        # is held by at most k - 1 of them: a larger size is a claim the file cannot back, and
+        # every reader of the release would size its work by it.
+        subs = sum(len(ch) for ch in chunks)
+        most = subs + max(k - 1, 1) * len(term)
+        _need(size <= most, f"{where}.size is {size}, but its chunks hold {subs} sub-records and its "
+                            f"{len(term)} term-chunk terms at most {max(k - 1, 1)} transaction(s) each (k={k}): "
+                            f"at most {most} transactions", path)
         clusters.append(
             Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
                                                    for t in term], dtype=np.int32))

@@ -1,7 +1,11 @@
 """Generalisation hierarchies as text: one leaf per line, ``leaf;level1;level2;...;root``.
 
 Each line is the path from a leaf (an item of the domain) up to the root, separated by
-``;``; labels are trimmed, blank lines and lines starting with ``#`` are skipped.  Checks:
+``;``; labels are trimmed, blank lines and lines starting with ``#`` are skipped.  A label
+that holds ``;`` or ``"``, starts with ``#`` or has blanks at either end is written in double
+quotes, a ``"`` inside doubled (``"depressive disorder; not elsewhere classified"``), as in
+CSV; a backslash is an ordinary character.  Reading and writing share :func:`split_path`
+and :func:`quote_label`, so every label the writer writes reads back unchanged.  Checks:
 every line ends at the same root, every leaf appears once, a label has the same parent on
 every line, a leaf is never an internal node, no cycle (a label twice on one path).  A
 label repeated at consecutive levels of a path (``x;A;A;B;*``) is one node: the shipped
@@ -18,6 +22,56 @@ from semtui.fileio import atomic_writer, read_text
 from semtui.model.hierarchy import Hierarchy
 
 SEPARATOR = ";"
+QUOTE = '"'
+
+
+def quote_label(label: str) -> str:
+    """A label as the format writes it: quoted when it must be (see the module docstring)."""
+    if SEPARATOR in label or QUOTE in label or label.startswith("#") or label != label.strip():
+        return QUOTE + label.replace(QUOTE, QUOTE * 2) + QUOTE
+    return label
+
+
+def split_path(line: str) -> list[str]:
+    """The labels of one line (already stripped): unquoted ones trimmed, quoted ones exactly
+    as quoted.  A malformed quote raises ``ValueError`` with what is wrong."""
+    if QUOTE not in line:
+        return [p.strip() for p in line.split(SEPARATOR)]
+    labels: list[str] = []
+    i, n = 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i < n and line[i] == QUOTE:
+            j = i + 1
+            parts = []
+            while True:
+                end = line.find(QUOTE, j)
+                if end < 0:
+                    raise ValueError(f"a quoted label opened at column {i + 1} is not closed")
+                parts.append(line[j:end])
+                if end + 1 < n and line[end + 1] == QUOTE:  # "" stands for one "
+                    parts.append(QUOTE)
+                    j = end + 2
+                    continue
+                break
+            labels.append("".join(parts))
+            i = end + 1
+            while i < n and line[i] in " \t":
+                i += 1
+            if i < n and line[i] != SEPARATOR:
+                raise ValueError(f"text after the closing quote at column {i + 1} (a label is quoted whole)")
+        else:
+            end = line.find(SEPARATOR, i)
+            end = n if end < 0 else end
+            labels.append(line[i:end].strip())
+            i = end
+        if i >= n:
+            return labels
+        i += 1  # the separator
+        if i >= n:
+            labels.append("")
+            return labels
 
 
 def parse_hierarchy(text: str, path: str | Path) -> Hierarchy:
@@ -34,7 +88,10 @@ def parse_hierarchy(text: str, path: str | Path) -> Hierarchy:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        path_labels = [p.strip() for p in line.split(SEPARATOR)]
+        try:
+            path_labels = split_path(line)
+        except ValueError as exc:
+            raise InputError(str(exc), path, lineno) from None
         if any(not p for p in path_labels):
             raise InputError("empty label (two ';' in a row, or a ';' at an end)", path, lineno)
         # a label repeated at consecutive levels is one class with one child, written once
@@ -88,13 +145,18 @@ def read_hierarchy(path: str | Path) -> Hierarchy:
     return parse_hierarchy(read_text(path), path)
 
 
+def unwritable(label: str) -> bool:
+    """A label no line can hold: empty, or with a line break in it."""
+    return not label or any(c in label for c in "\n\r")
+
+
 def dump_hierarchy(h: Hierarchy, fh: IO[str], path=None) -> None:
+    bad = next((lab for lab in h.labels if unwritable(lab)), None)
+    if bad is not None:  # callers check their own input first and name it (hierarchy build does)
+        raise InputError(f"label {bad!r} cannot be written in the hierarchy format (a line break)", path)
+    quoted = [quote_label(lab) for lab in h.labels]
     for leaf in h.leaf_order.tolist():
-        chain = h.chain(leaf)
-        for v in chain:
-            if SEPARATOR in h.labels[v] or "\n" in h.labels[v]:
-                raise InputError(f"label {h.labels[v]!r} cannot be written in the hierarchy format", path)
-        fh.write(SEPARATOR.join(h.labels[v] for v in chain))
+        fh.write(SEPARATOR.join(quoted[v] for v in h.chain(leaf)))
         fh.write("\n")
 
 

@@ -202,7 +202,10 @@ def releases(draw):
         clusters.append({"id": f"P{c}", "size": size, "record_chunks": rc, "term_chunk": [names[i] for i in term]})
         keys.append(ClusterKey(f"P{c}", krc, [[base + ti for ti, t in enumerate(trans) if i in t] for i in term]))
         original.extend([[names[i] for i in t] for t in trans])
-    data = parse_disassociated({"format": "semtui-disassociated/1", "k": draw(st.integers(2, 3)), "m": draw(st.integers(2, 3)),
+    # the reader refuses a size its sub-records and k - 1 holders per term cannot back
+    k = max([draw(st.integers(2, 3))] + [-(-(c["size"] - sum(map(len, c["record_chunks"]))) // len(c["term_chunk"])) + 1
+                                         for c in clusters if c["term_chunk"]])
+    data = parse_disassociated({"format": "semtui-disassociated/1", "k": k, "m": draw(st.integers(2, 3)),
                                 "clusters": clusters}, "random")
     return data, DisassociationKey(keys), TransactionData.from_lists(original)
 

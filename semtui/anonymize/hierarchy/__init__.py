@@ -94,7 +94,10 @@ def problem_from_data(data: TransactionData, h: Hierarchy, k: int, m: int, path=
         shown = ", ".join(repr(x) for x in bad[:5]) + (" ..." if len(bad) > 5 else "")
         what = "not in the hierarchy" if missing else "internal nodes of the hierarchy, not leaves"
         raise InputError(f"{len(bad)} item(s) of the data are {what}: {shown}", path)
-    return Problem(h, data.indptr.astype(np.int64), leaf_of_item[data.tokens], k, m)
+    # No itemset has more items than the longest transaction, so k^m for a larger m is
+    # k^(longest): the algorithms work at that size (an -m of 1000 costs nothing more).
+    longest = int(np.diff(data.indptr).max()) if data.n_transactions else 1
+    return Problem(h, data.indptr.astype(np.int64), leaf_of_item[data.tokens], k, min(m, max(longest, 1)))
 
 
 def generalise_km(
@@ -104,7 +107,7 @@ def generalise_km(
     m: int,
     algorithm: str = "aa",
     *,
-    parts: int = 3,
+    parts: int | None = None,
     jobs: int = 1,
     members: str = "observed",
     minimal: bool = True,
@@ -133,6 +136,9 @@ def generalise_km(
         raise InputError(f"--jobs must be at least 1 (got {jobs})")
     t0 = time.perf_counter()
     p = problem_from_data(data, hierarchy, k, m, path)
+    from semtui.anonymize.hierarchy.counttree import check_size
+
+    check_size(hierarchy, p.indptr, p.leaves, p.m, m)
     h = hierarchy
     local = None
     cut_rules = None
@@ -166,7 +172,7 @@ def generalise_km(
         elif algorithm == "oa":
             cut, stats = oa(p, progress=progress)
         else:
-            cut, stats = vpa(p, parts, jobs, progress=progress)
+            cut, stats = vpa(p, 3 if parts is None else parts, jobs, progress=progress)
         if minimal and algorithm != "oa":
             lowering["greedy_ncp"] = ncp_occurrences(cut[p.leaves], h.n_leaves_under, h.n_leaves)
             t1 = time.perf_counter()

@@ -66,10 +66,43 @@ def make_encoding(h: Hierarchy, supports: np.ndarray, width: int) -> Encoding:
     order = nodes[np.lexsort((nodes, -supports[nodes]))]
     rank = np.full(h.n_nodes, -1, dtype=np.int64)
     rank[order] = np.arange(len(order))
-    if float(len(order) + 1) ** width >= 2.0 ** 62:
+    if (len(order) + 1) ** width >= 2 ** 62:  # Python ints: no float overflow
         raise InputError(f"m = {width} is too large for a hierarchy of {h.n_nodes} nodes "
                          "(the count-tree keys would overflow 62 bits)")
     return Encoding(h, rank, order, width)
+
+
+#: most combinations of one expanded transaction enumerated at once (an index array of them
+#: is built per transaction length)
+MAX_COMBINATIONS_PER_ROW = 4 * CHUNK_ROWS
+#: most itemset occurrences of one size in all expanded transactions: the distinct ones are
+#: held at once (16 bytes each, a few copies while sorting); BMS-WebView-2 at m = 3 with a
+#: fanout-5 hierarchy has 1.8e8
+MAX_OCCURRENCES = 500_000_000
+
+
+def check_size(h: Hierarchy, indptr: np.ndarray, leaves: np.ndarray, m: int, asked: int | None = None) -> None:
+    """Refuse, with one line, an ``m`` whose count-trees cannot fit: the bound is computed from
+    the data (the expanded transactions at the bottom cut are the longest any cut gives).
+    ``asked`` is the -m the user gave when ``m`` was lowered to the longest transaction."""
+    said = f"-m {m}" if asked in (None, m) else f"-m {asked} (here {m}, the longest transaction)"
+    if (h.n_nodes + 1) ** m >= 2 ** 62:
+        raise InputError(f"{said} is too large for a hierarchy of {h.n_nodes} nodes (itemset keys "
+                         "would overflow 62 bits); use a smaller -m")
+    from math import comb
+
+    rank = np.arange(h.n_nodes, dtype=np.int64)
+    e_indptr, _ = expand(indptr, leaves, np.arange(h.n_nodes), ancestor_table(h), rank)
+    lengths, counts = np.unique(np.diff(e_indptr), return_counts=True)
+    longest = int(lengths.max(initial=0))
+    for size in range(2, m + 1):
+        per_row = comb(longest, size)
+        total = sum(comb(int(L), size) * int(c) for L, c in zip(lengths, counts))
+        if per_row > MAX_COMBINATIONS_PER_ROW or total > MAX_OCCURRENCES:
+            raise InputError(
+                f"{said} is too large for this data: with their ancestors its transactions hold up to "
+                f"{longest} items, {total:,} occurrences of {size}-itemsets in all (at most "
+                f"{MAX_OCCURRENCES:,} can be counted in memory); use a smaller -m")
 
 
 def ancestor_table(h: Hierarchy) -> np.ndarray:

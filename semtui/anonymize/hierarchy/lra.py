@@ -78,23 +78,38 @@ def gray_partition(p: Problem, parts: int, flexibility: int = FLEXIBILITY) -> li
     chunks = [np.sort(order[a:b]) for a, b in pairwise(borders)]
     for i, c in enumerate(chunks):
         nonempty = int(np.count_nonzero(np.diff(p.indptr)[c]))
-        if nonempty < p.k:
+        if 0 < nonempty < p.k:  # a part of empty transactions only has nothing to protect
             raise InputError(f"LRA: part {i + 1} of {parts} holds {nonempty} non-empty transactions, "
-                             f"fewer than k={p.k}; use fewer --parts")
+                             f"fewer than k={p.k}; use fewer --parts (or --parts auto)")
     return chunks
+
+
+#: the most parts ``--parts auto`` makes (the paper's experiments use 3)
+AUTO_PARTS = 3
+
+
+def auto_partition(p: Problem, flexibility: int = FLEXIBILITY) -> list[np.ndarray]:
+    """As many parts as keep >= k non-empty transactions each, at most AUTO_PARTS: one part
+    (all the data) always does on solvable data."""
+    for parts in range(min(AUTO_PARTS, max(p.n_nonempty // p.k, 1)), 1, -1):
+        try:
+            return gray_partition(p, parts, flexibility)
+        except InputError:
+            continue
+    return [np.arange(p.n_transactions)]
 
 
 def _aa_part(sub: Problem):
     return aa(sub)
 
 
-def lra(p: Problem, parts: int = 3, jobs: int = 1, flexibility: int = FLEXIBILITY,
+def lra(p: Problem, parts: int | None = None, jobs: int = 1, flexibility: int = FLEXIBILITY,
         progress: Progress = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
-    """Returns the local cuts: (transaction indices, cut) per part."""
+    """Returns the local cuts: (transaction indices, cut) per part; ``parts=None`` is auto."""
     p.check_solvable()
-    if parts < 1:
+    if parts is not None and parts < 1:
         raise InputError(f"--parts must be at least 1 (got {parts})")
-    chunks = gray_partition(p, parts, flexibility)
+    chunks = auto_partition(p, flexibility) if parts is None else gray_partition(p, parts, flexibility)
     subs = [p.rows(c) for c in chunks]
     results = _map(_aa_part, subs, jobs, progress, "LRA parts")
     local = [(c, cut) for c, (cut, _) in zip(chunks, results)]

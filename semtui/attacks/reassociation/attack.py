@@ -32,6 +32,9 @@ from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
 REPORT_FORMAT = "semtui-disassoc-report/1"
+#: Most (C1 term, other term) pairs scored at once: 8 bytes each, held twice (BMS-WebView-2's
+#: releases need about 1e7)
+MAX_SCORE_CELLS = 50_000_000
 
 
 @dataclass
@@ -51,6 +54,29 @@ class _Plan:
     unit_chunk: list[int]
     unit_count: list[int]
     unit_rows: list[list[int]]           # which sub-records (or the term index) each unit stands for
+
+
+#: Most transactions a release may describe for a re-association: each becomes an anchor row
+#: and a reconstructed transaction (a list of item names)
+MAX_ANCHORS = 20_000_000
+
+
+def _check_fits(data: DisassociatedData) -> None:
+    """A cluster's kernel holds an (anchors x units) score table, and every transaction becomes
+    an anchor: refuse in one line, before anything is built, what cannot fit.  The reader
+    bounds a cluster's size by its sub-records and (k - 1) per term; with a large declared k
+    that is still only a claim, and this is where it would be allocated."""
+    total = 0
+    for c in data.clusters:
+        first = len(c.record_chunks[0]) if c.record_chunks else 0
+        n_anchors = max(int(c.size), first)
+        units = sum(len(ch) for ch in c.record_chunks[1:]) + len(c.term_chunk)
+        total += n_anchors
+        if n_anchors * max(units, 1) > MAX_SCORE_CELLS or total > MAX_ANCHORS:
+            raise InputError(
+                f"cluster {c.id!r} describes {c.size:,} transactions and {units:,} sub-records and terms to place: "
+                f"{n_anchors * max(units, 1):,} scores ({total:,} transactions so far), more than fit in memory "
+                f"(at most {MAX_SCORE_CELLS:,} scores per cluster and {MAX_ANCHORS:,} transactions)")
 
 
 def _r(x, digits: int = 6):
@@ -182,6 +208,7 @@ def plan_release(
     term_placements = (int(options.term_placements) if options.term_placements is not None
                        else max(int(data.k) - 1, 1))
     vocab = data.vocab
+    _check_fits(data)
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
     empty = [np.zeros(0, np.int32)]
@@ -190,7 +217,14 @@ def plan_release(
     u_ids = np.unique(np.concatenate([ch.items for c in data.clusters for ch in c.record_chunks[1:]]
                                      + [c.term_chunk for c in data.clusters] + empty)).astype(np.int64)
 
-    # 2. score: one batched call
+    # 2. score: one batched call, every C1 term against every other term, held twice (the
+    # scores and their orientation): refused in one line when that cannot fit
+    cells = len(a_ids) * len(u_ids)
+    if cells > MAX_SCORE_CELLS:
+        raise InputError(
+            f"the release has {len(a_ids):,} distinct terms in first record chunks and {len(u_ids):,} in the other "
+            f"chunks and term chunks: {cells:,} term pairs to score, more than the {MAX_SCORE_CELLS:,} that fit "
+            "in memory")
     progress(0, len(data.clusters), "scoring")
     m = None
     bg_info = None

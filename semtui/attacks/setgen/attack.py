@@ -226,6 +226,7 @@ def run_setgen_attack(
         "skipped_rows": sum(o.skipped_rows for o in outcomes),
         "eliminations": sum(o.eliminated for o in outcomes),
     }
+    summary["unscored"] = unscored_rows(units, summary["skipped_rows"])
     if shared.capped is not None:
         summary["capped_eliminations"] = sum(sum(1 for e in o.entry["eliminations"] if e.get("capped"))
                                              for o in outcomes)
@@ -261,6 +262,25 @@ def run_setgen_attack(
         original=None if original_path is None else str(original_path),
         recovery=recovery_doc, recovered=None if recovery is None else recovery.data,
         background=None if background is None else background.describe())
+
+
+#: Why a row of a distance table could not be scored: the attack of the papers scores members
+#: against a transaction's plain items and knows nothing else (issue 20 adds priors).
+NO_CONTEXT = "no plain context; no background knowledge given"
+UNKNOWN_CONTEXT = "the measure knows none of its context items"
+
+
+def unscored_rows(units, skipped: int) -> dict:
+    """How many rows the attack could not score, and why.  A row it could not score is not a
+    row out of an attacker's reach: its added items count as missed, and an attacker with
+    background knowledge may still take them back."""
+    no_context = int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units))
+    reasons = {}
+    if no_context:
+        reasons[NO_CONTEXT] = no_context
+    if skipped - no_context:
+        reasons[UNKNOWN_CONTEXT] = skipped - no_context
+    return {"rows": skipped, "reasons": reasons}
 
 
 def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,

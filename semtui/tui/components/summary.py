@@ -161,10 +161,17 @@ class SummaryPanel(VerticalScroll):
         summary = rep.get("summary") or {}
         if "eliminations" in summary and not (metrics and "eliminated" in metrics):
             scores.add_row("eliminated", _fmt(summary["eliminations"]))
+        unscored = summary.get("unscored") or {}
+        if unscored.get("rows"):  # never read as safe: say which rows the attack could not score, and why
+            why = "; ".join(f"{n:,}: {reason}" for reason, n in unscored.get("reasons", {}).items())
+            scores.add_row("not scored", f"{unscored['rows']:,} of {_fmt(summary.get('rows'))} rows ({why})")
         priv = rep.get("privacy") or {}
         if priv:
             scores.add_row(self.k_label(priv), _fmt(priv.get("k")))
-            scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
+            if summary.get("attacked_rows") == 0:
+                scores.add_row("exposed items", "not measured: the attack scored no row")
+            else:
+                scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
             scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
         parts += [scores, Text("")]
         if summary.get("knowledge"):
