@@ -33,7 +33,7 @@ from pathlib import Path
 from _util import SHARED_DATA, machine
 
 from semtui import formats
-from semtui.attacks.reassociation import run_reassociation
+from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 from semtui.formats.disassociated import read_key
 from semtui.measures import open_measure
 
@@ -76,8 +76,8 @@ def attack_table(title: str, releases: dict[int, tuple[Path, Path]], original: P
         for mname, measure in measures.items():
             ra = []
             for seed in RA_SEEDS:
-                ra.append(run_reassociation(data, key, orig, method="ra", measure=measure, seed=seed,
-                                            wmd_measure=wmd).report["metrics"])
+                ra.append(run_reassociation(data, key, orig, ReassociationOptions(method="ra", seed=seed),
+                                            measure=measure, wmd=wmd).report["metrics"])
 
             def mean(key_name, runs=ra):
                 vals = [r[key_name] for r in runs if r[key_name] is not None]
@@ -90,8 +90,8 @@ def attack_table(title: str, releases: dict[int, tuple[Path, Path]], original: P
                     m = ra[0]
                     seconds = None
                 else:
-                    m = run_reassociation(data, key, orig, method=method, measure=measure, seed=1, ties=ties,
-                                          wmd_measure=wmd).report["metrics"]
+                    m = run_reassociation(data, key, orig, ReassociationOptions(method=method, seed=1, ties=ties),
+                                          measure=measure, wmd=wmd).report["metrics"]
                     seconds = time.perf_counter() - t0
                 ci = m["intervals"]["accuracy"]
                 lift_ra = m["accuracy"] / ra_acc if ra_acc else None

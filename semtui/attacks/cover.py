@@ -24,7 +24,8 @@ every prefix -- and I is always such a prefix -- so every x of Cj is decided at 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +40,56 @@ WEAK_DATASET_ITEMS = 10
 WEAK_OUTSIDE_WORDS = 10
 #: the moderate attacker knows one random pair of this share of the records
 MODERATE_SHARE = 0.5
+
+
+#: One line per attacker, for help texts and the TUI form.
+ATTACKER_HELP = {
+    "strong": "strong: knows every pair",
+    "moderate": "moderate: one random pair of half the original records (needs the original)",
+    "weak": "weak: every pair of 10 random items and 10 outside words",
+}
+
+
+@dataclass(frozen=True)
+class CoverOptions:
+    """Everything that decides a cover search's result: the defaults and their validation, in one
+    place (the CLI, the TUI form and the engine all build it; a bad value raises
+    :class:`InputError` with ``option`` set).  ``knowledge``: a file of itemsets, one per line,
+    that replaces the attacker; ``seed``: the moderate and weak attackers' knowledge."""
+
+    attacker: str = "strong"
+    knowledge: str | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        attacker = str(self.attacker).strip().lower()
+        if attacker not in ATTACKERS[:3]:
+            raise InputError(f"the attacker must be {', '.join(ATTACKERS[:2])} or {ATTACKERS[2]}, got {self.attacker!r}",
+                             option="attacker")
+        object.__setattr__(self, "attacker", attacker)
+        if self.knowledge is not None:
+            knowledge = str(self.knowledge).strip()
+            object.__setattr__(self, "knowledge", knowledge or None)
+        seed = 0 if self.seed is None else self.seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, float)) or int(seed) != seed or seed < 0:
+            raise InputError(f"the seed must be a whole number of at least 0, got {self.seed!r}", option="seed")
+        object.__setattr__(self, "seed", int(seed))
+
+    @property
+    def who(self) -> str:
+        """The attacker the report names: ``knowledge`` when a knowledge file replaces it."""
+        return "knowledge" if self.knowledge is not None else self.attacker
+
+    @property
+    def input_files(self) -> list[Path]:
+        """The files the options read (the knowledge file): never outputs."""
+        return [Path(self.knowledge)] if self.knowledge and self.knowledge != "-" else []
+
+    def replace(self, **changes) -> CoverOptions:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict:
+        return asdict(self)
 
 
 @dataclass
@@ -205,29 +256,22 @@ def covering_words(problem: dict) -> str:
 
 def run_cover(
     data: DisassociatedData,
+    options: CoverOptions | None = None,
     *,
-    attacker: str = "strong",
     original: TransactionData | None = None,
     knowledge: list[np.ndarray] | None = None,
     knowledge_lines: int | None = None,
-    seed: int = 0,
     progress=None,
     sources: dict | None = None,
 ) -> dict:
-    """Find every cover problem of ``data`` and the breaches the chosen attacker can make;
-    return the JSON-ready report (``semtui-cover-report/1``).  ``sources`` names the files the
-    run read (``data``, ``original``, ``knowledge``); the report carries them."""
+    """Find every cover problem of ``data`` and the breaches the attacker of ``options`` can
+    make; return the JSON-ready report (``semtui-cover-report/1``).  The knowledge file of the
+    options is read here; ``knowledge`` (itemsets over the release vocabulary, with
+    ``knowledge_lines`` lines read) gives it already read.  ``sources`` names the files the run
+    read (``data``, ``original``, ``knowledge``); the report carries them."""
+    options = options or CoverOptions()
     progress = progress or (lambda done, total, message="": None)
-    if attacker not in ATTACKERS:
-        raise InputError(f"unknown attacker {attacker!r} (choose from strong, moderate, weak)")
-    if seed is None:
-        seed = 0
-    if seed < 0:
-        raise InputError(f"the seed must be a non-negative integer, got {seed}")
-    if attacker == "knowledge" and knowledge is None:
-        raise InputError("background knowledge is needed for this attacker")
-    if attacker == "moderate" and original is None:
-        raise InputError("the moderate attacker's knowledge is drawn from the original records: give the original")
+    attacker, seed = options.who, options.seed
     src = sources or {}
     if not data.clusters:
         raise InputError("nothing to check: the release has no cluster", src.get("data"))
@@ -235,6 +279,13 @@ def run_cover(
         from semtui.model.belongs import check_belongs
 
         check_belongs(data, original=original, release_path=src.get("data"), original_path=src.get("original"))
+    if knowledge is None and options.knowledge is not None:
+        knowledge, knowledge_lines = read_knowledge(options.knowledge, data)
+    if knowledge is not None:
+        attacker = "knowledge"
+    elif attacker == "moderate" and original is None:
+        raise InputError("needed: the moderate attacker draws its knowledge from the original records",
+                         option="original")
     started = time.perf_counter()
     n_items = len(data.vocab)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xC0E]))

@@ -230,13 +230,19 @@ def disassoc(
     data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
     key: Path | None = typer.Option(None, "--key", help="The release's private key (with --original: the metrics)."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions (with --key: the metrics)."),
-    method: str = typer.Option("aba", "--method", "-m", help="aba, rga, mra, assign or ra."),
+    method: str | None = typer.Option(None, "--method", "-m", help="aba, rga, mra, assign, ra, or nba (naive Bayes "
+                                      "over the background's co-occurrence; the default with --background, else aba)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
-    k: int | None = typer.Option(None, "--k", min=1, help="A term-chunk term goes to k-1 transactions (default: the release's k)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of RA, random ties, the random baseline and intervals."),
+    background: str | None = typer.Option(None, "--background", help="The attacker's knowledge of a similar population: "
+                                          "FILE (transactions), counts:FILE or wordfreq:LANG."),
+    k: int | None = typer.Option(None, "--k", help="Protection level: the k of k^m-anonymity that decides which "
+                                 "itemsets count as protected in k^m breakage (default: the release's k)."),
+    term_placements: int | None = typer.Option(None, "--term-placements", help="Placement budget: the transactions "
+                                               "a term-chunk term goes to (default: the release's k - 1, the paper's)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of RA, random ties, the random baseline and intervals."),
     ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for the per-cluster kernels."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
@@ -245,18 +251,22 @@ def disassoc(
     """Re-associate the chunks of a disassociated release by meaning (ABA, RGA, MRA, an optimal
     assignment, or RA) and, with the key and the original, measure what comes back."""
     from semtui import formats
-    from semtui.attacks.reassociation import reconstruction_dataset, run_reassociation
-    from semtui.cli.common import StderrProgress, warn, write_outputs
+    from semtui.attacks.reassociation import ReassociationOptions, reconstruction_dataset, run_reassociation
+    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import read_key
     from semtui.model import DisassociatedData
 
+    try:
+        opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
+                                    background=background, k=k, term_placements=term_placements, seed=seed,
+                                    ties=ties, jobs=jobs, cache=not no_cache)
+    except InputError as exc:
+        raise options_error(exc) from None
     if (key is None) != (original is None):
         raise InputError("--key and --original go together (the metrics need both)")
-    from semtui.measures import measure_files
-
-    check_outputs([output, report_path], [data, key, original, vectors, *measure_files(measure)])
+    check_outputs([output, report_path], [data, key, original, *opts.measure_files])
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
@@ -267,22 +277,23 @@ def disassoc(
     from semtui.model.belongs import check_belongs
 
     check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
-    with StderrProgress(f"attack {method}") as bar:
+    with StderrProgress(f"attack {opts.method}") as bar:
         try:
-            result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed,
-                                       ties=ties, jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
-                                       original_path=original,
+            result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
                                        sources={"data": str(data), "key": None if key is None else str(key),
                                                 "original": None if original is None else str(original)})
-        except InputError as exc:  # what the release cannot back or fit is about the release file
-            if exc.path is not None or exc.option is not None:
+        except InputError as exc:  # an option's error in the CLI's words; what the release cannot back is about it
+            if exc.option is not None:
+                raise options_error(exc) from None
+            if exc.path is not None:
                 raise
             raise InputError(exc.message, data) from None
     report = result.report
     if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])
         more = len(report["unknown_terms"]) - 8
-        warn(f"{len(report['unknown_terms'])} terms have no score under {measure} and are placed without "
+        source = f"the background {opts.background}" if report.get("background") else opts.measure
+        warn(f"{len(report['unknown_terms'])} terms have no score under {source} and are placed without "
              f"meaning: {shown}{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
@@ -302,7 +313,10 @@ def _print_disassoc_summary(report: dict) -> None:
 
     console = stdout_console()
     s = report["summary"]
-    how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
+    if report.get("background"):
+        how = f"with the background {report['background'].get('source')}"
+    else:
+        how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
     console.print(
         f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
@@ -340,3 +354,8 @@ def _print_disassoc_summary(report: dict) -> None:
         console.print(f"WMD over the {m['wmd_transactions']} of {m['transactions']} transactions whose terms all have a "
                       f"score under {m['wmd_measure']} ({m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms have "
                       "none).")
+    from semtui.attacks.reassociation import informed_sentence
+
+    sentence = informed_sentence(m)
+    if sentence:
+        console.print(sentence)

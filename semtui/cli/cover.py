@@ -18,33 +18,31 @@ def cover(
                                          "attacker's records, and which covered pairs really co-occur."),
     knowledge: Path | None = typer.Option(None, "--knowledge", help="Background knowledge: one itemset per line "
                                           "(replaces --attacker)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the moderate and weak attackers' knowledge."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the moderate and weak attackers' knowledge."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
 ) -> None:
     """List every cover problem of a disassociated release and the records an attacker can breach."""
     from semtui import formats
-    from semtui.attacks.cover import ATTACKERS, read_knowledge, run_cover
-    from semtui.cli.common import StderrProgress
+    from semtui.attacks.cover import CoverOptions, run_cover
+    from semtui.cli.common import StderrProgress, options_error
     from semtui.errors import InputError
     from semtui.model import DisassociatedData
 
-    if attacker not in ATTACKERS[:3]:
-        raise InputError(f"--attacker must be strong, moderate or weak, got {attacker!r}")
+    try:
+        opts = CoverOptions(attacker=attacker, knowledge=None if knowledge is None else str(knowledge), seed=seed)
+    except InputError as exc:
+        raise options_error(exc) from None
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
     orig = formats.read_transactions(original) if original is not None else None
-    know = lines = None
-    if knowledge is not None:
-        know, lines = read_knowledge(knowledge, release)
-        attacker = "knowledge"
-    elif attacker == "moderate" and orig is None:
-        raise InputError("--attacker moderate draws its knowledge from the original records: give --original")
     with StderrProgress("cover") as bar:
-        report = run_cover(release, attacker=attacker, original=orig, knowledge=know, knowledge_lines=lines,
-                           seed=seed, progress=bar,
-                           sources={"data": str(data), "original": None if original is None else str(original),
-                                    "knowledge": None if knowledge is None else str(knowledge)})
+        try:
+            report = run_cover(release, opts, original=orig, progress=bar,
+                               sources={"data": str(data), "original": None if original is None else str(original),
+                                        "knowledge": None if knowledge is None else str(knowledge)})
+        except InputError as exc:
+            raise options_error(exc) from None
     if json_out:
         emit_json(report)
     else:

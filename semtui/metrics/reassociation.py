@@ -144,6 +144,44 @@ def _wmd_lp(cost: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- baseline
+def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarray,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The budget-matched random re-association (ALGORITHMS.md §6): every unit gets as many
+    anchors as the method under test gave it, at random, under the release's own rules — a unit
+    never twice in one transaction, and a transaction takes at most one sub-record of each
+    record chunk (``unit_chunk[u] >= 0``; the chunk's placements are a random injection into the
+    anchors).  Term-chunk terms (``unit_chunk[u] < 0``) are drawn independently of each other.
+    Returns (unit, anchor) of every placement, sorted by unit then anchor."""
+    n_units = len(unit_chunk)
+    budget = np.bincount(np.asarray(place_unit, dtype=np.int64), minlength=n_units)[:n_units]
+    budget = np.minimum(budget, n_anchors)
+    if n_anchors == 0 or not budget.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    chunks = np.asarray(unit_chunk, dtype=np.int64)
+    units_out, anchors_out = [], []
+    for chunk in np.unique(chunks[budget > 0]).tolist():
+        units = np.flatnonzero((chunks == chunk) & (budget > 0))
+        if chunk >= 0:
+            # one random injection of the chunk's placements (units repeated by budget) into the
+            # anchors; a method never places more sub-records of a chunk than the cluster has
+            # transactions, but if it did, the surplus goes to a fresh injection
+            reps = np.repeat(units, budget[units])
+            for start in range(0, len(reps), n_anchors):
+                block = reps[start:start + n_anchors]
+                units_out.append(block)
+                anchors_out.append(rng.permutation(n_anchors)[:len(block)])
+            continue
+        # terms: a uniform random set of budget[u] distinct anchors each (argsort of uniform keys)
+        order = np.argsort(rng.random((len(units), n_anchors)), axis=1)
+        keep = np.arange(n_anchors)[None, :] < budget[units][:, None]
+        units_out.append(np.broadcast_to(units[:, None], order.shape)[keep])
+        anchors_out.append(order[keep])
+    u = np.concatenate(units_out).astype(np.int64)
+    a = np.concatenate(anchors_out).astype(np.int64)
+    order = np.lexsort((a, u))
+    return u[order], a[order]
+
+
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
                      level: float = 0.95) -> list[tuple[float, float] | None]:
     """Seeded bootstrap over clusters (:mod:`semtui.metrics.intervals`): for each metric (a

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semtui.attacks.cover import cluster_cover_problems, run_cover
+from semtui.attacks.cover import CoverOptions, cluster_cover_problems, run_cover
 from semtui.formats.disassociated import parse_disassociated
 from semtui.model import RecordChunk, TransactionData
 
@@ -26,7 +26,7 @@ FIG3_ORIGINAL = [["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b"], ["a", "
 
 def test_fig3_cover_problem_strong_attacker():
     data = parse_disassociated(FIG3, "fig3")
-    report = run_cover(data, attacker="strong")
+    report = run_cover(data, CoverOptions(attacker="strong"))
     assert report["summary"]["cover_problems"] == 1
     (p,) = report["cover_problems"]
     assert (p["x"], p["covered"], sorted(p["covering"])) == ("e", ["c"], ["a", "b"])
@@ -37,11 +37,11 @@ def test_fig3_cover_problem_strong_attacker():
 
 def test_fig3_with_the_original_counts_real_pairs():
     data = parse_disassociated(FIG3, "fig3")
-    report = run_cover(data, attacker="strong", original=TransactionData.from_lists(FIG3_ORIGINAL))
+    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(FIG3_ORIGINAL))
     assert report["summary"]["real_pairs"] == 1 and report["cover_problems"][0]["real"] is True
     # e went with a and b in records that do not hold c: the pair (e, c) is not real
     other = [["a", "b", "c"], ["a", "b", "c"], ["a", "b", "e"], ["a", "b", "e"]]
-    report = run_cover(data, attacker="strong", original=TransactionData.from_lists(other))
+    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(other))
     assert report["summary"]["real_pairs"] == 0
 
 
@@ -50,8 +50,8 @@ def test_knowledge_decides_the_breach():
     with_pair = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("c")]))]
     without = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("a")])),
                np.asarray(sorted([data.vocab.id("b"), data.vocab.id("c")]))]
-    assert run_cover(data, attacker="knowledge", knowledge=with_pair)["summary"]["breaches"] == 1
-    rep = run_cover(data, attacker="knowledge", knowledge=without)
+    assert run_cover(data, knowledge=with_pair)["summary"]["breaches"] == 1
+    rep = run_cover(data, knowledge=without)
     assert rep["summary"]["cover_problems"] == 1 and rep["summary"]["breaches"] == 0
 
 
@@ -89,13 +89,13 @@ def test_vulnerable_records_is_the_largest_chunk_count_summed_over_clusters():
 
 def test_weak_and_moderate_attackers_are_seeded():
     data = parse_disassociated(FIG3, "fig3")
-    weak = run_cover(data, attacker="weak", seed=1)
+    weak = run_cover(data, CoverOptions(attacker="weak", seed=1))
     # only 4 items in this release: every 2-combination of them and the 10 outside words
     assert weak["knowledge_itemsets"] == len(list(combinations(range(4 + 10), 2)))
     assert len(weak["outside_words"]) == 10
     orig = TransactionData.from_lists(FIG3_ORIGINAL)
-    a = run_cover(data, attacker="moderate", original=orig, seed=3)
-    b = run_cover(data, attacker="moderate", original=orig, seed=3)
+    a = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig)
+    b = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig)
     assert a["summary"] == {**b["summary"], "seconds": a["summary"]["seconds"]}
     assert a["knowledge_itemsets"] <= 3  # a strict subset of the 4 records, one pair each
 
@@ -103,7 +103,7 @@ def test_weak_and_moderate_attackers_are_seeded():
 def test_weak_attacker_knows_190_itemsets_on_a_large_vocabulary():
     doc = json.loads(json.dumps(FIG3))
     doc["clusters"][0]["term_chunk"] = [f"t{i}" for i in range(20)]
-    report = run_cover(parse_disassociated(doc, "x"), attacker="weak")
+    report = run_cover(parse_disassociated(doc, "x"), CoverOptions(attacker="weak"))
     assert report["knowledge_itemsets"] == 190
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from semtui.anonymize.disassociation import disassociate
-from semtui.attacks.reassociation import reconstructed_transactions, run_reassociation
+from semtui.attacks.reassociation import ReassociationOptions, reconstructed_transactions, run_reassociation
 from semtui.formats import read, read_transactions
 from semtui.formats.disassociated import read_key
 from semtui.measures.base import Measure
@@ -50,7 +50,7 @@ def test_table3_placements_are_judged_one_by_one(table4):
     data = read(SAMPLES / "disassociated.json")
     key = read_key(SAMPLES / "disassociated.key.json", data)
     orig = read_transactions(SAMPLES / "disassociated-original.txt")
-    r = run_reassociation(data, key, orig, method="aba", measure=f"scores:{table4}", wmd_measure=None)
+    r = run_reassociation(data, key, orig, ReassociationOptions(method="aba", measure=f"scores:{table4}", wmd_measure=None))
     cl = r.report["clusters"][0]
     # every anchor aligned with one of the cluster's four transactions
     assert sorted(cl["anchor_transactions"]) == [0, 1, 2, 3]
@@ -72,7 +72,7 @@ def test_table3_placements_are_judged_one_by_one(table4):
 
 def test_without_the_key_no_judgement_is_made(table4):
     data = read(SAMPLES / "disassociated.json")
-    cl = run_reassociation(data, measure=f"scores:{table4}").report["clusters"][0]
+    cl = run_reassociation(data, options=ReassociationOptions(measure=f"scores:{table4}")).report["clusters"][0]
     assert "anchor_transactions" not in cl and all("correct" not in u for u in cl["units"])
 
 
@@ -80,7 +80,8 @@ def test_without_the_key_no_judgement_is_made(table4):
 def test_meps_flags_add_up_and_reconstruction_matches(method):
     orig = read_transactions(SAMPLES / "meps400-original.txt")
     release = disassociate(orig, 3, 2, 30)
-    r = run_reassociation(release.data, release.key, orig, method=method, measure=HashMeasure(), wmd_measure=None)
+    r = run_reassociation(release.data, release.key, orig, ReassociationOptions(method=method, wmd_measure=None),
+                          measure=HashMeasure())
     start = 0
     for entry in r.report["clusters"]:
         flags = [f for u in entry["units"] for f in u["correct"]]

@@ -4,6 +4,7 @@ worked example (Tables 3-10), properties on random disassociations, and the CLI.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -11,12 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from semtui.attacks.reassociation import ReassociationOptions as Opts
 from semtui.attacks.reassociation import run_reassociation
 from semtui.attacks.reassociation.attack import plan_release
 from semtui.attacks.reassociation.kernel import TERM_CHUNK, evaluate_placements, run_cluster
 from semtui.formats.disassociated import key_to_json, parse_disassociated, read_key
 from semtui.measures.base import Measure
 from semtui.metrics.reassociation import accuracy, row_pairs, wmd_uniform
+from semtui.errors import InputError
 from semtui.model import ClusterKey, DisassociationKey, TransactionData
 
 # ---------------------------------------------------------------- the paper's example
@@ -78,7 +81,7 @@ def table3(tmp_path) -> dict[str, Path]:
 @pytest.mark.parametrize("method, table", [("aba", TABLE6), ("rga", TABLE7), ("mra", TABLE10)])
 def test_paper_example_reconstruction_and_scores(table3, method, table):
     data = parse_disassociated(TABLE3, "table3")
-    result = run_reassociation(data, method=method, measure=f"scores:{table3['scores']}")
+    result = run_reassociation(data, options=Opts(method=method, measure=f"scores:{table3['scores']}"))
     assert [set(t) for t in result.transactions] == RECONSTRUCTED  # Tables 5, 8, 9
     units = result.report["clusters"][0]["units"]
     assert [u["items"] for u in units] == [["tumor", "biopsy"], ["vessel"], ["catheterisation"], ["radiotherapy"]]
@@ -93,7 +96,7 @@ def test_paper_example_metrics(table3):
     data = parse_disassociated(TABLE3, "table3")
     key = read_key(table3["key"], data)
     orig = TransactionData.from_lists(TABLE2)
-    r = run_reassociation(data, key, orig, method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None)
+    r = run_reassociation(data, key, orig, Opts(method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None))
     m = r.report["metrics"]
     # (tumor, biopsy) twice, vessel, catheterisation, radiotherapy: only the copy in transaction 2 is wrong
     assert (m["placements"], m["correct"]) == (5, 4)
@@ -115,14 +118,14 @@ def test_random_ties_spread_units_over_unscorable_anchors():
     data = parse_disassociated(doc, "x")
     first = run_reassociation(data, measure=TableMeasure()).report["clusters"][0]["units"]
     assert {a for u in first for a in u["anchors"]} == {0}
-    spread = [run_reassociation(data, measure=TableMeasure(), ties="random", seed=s).report for s in (1, 1, 2)]
+    spread = [run_reassociation(data, options=Opts(ties="random", seed=s), measure=TableMeasure()).report for s in (1, 1, 2)]
     assert spread[0] == {**spread[1], "summary": spread[0]["summary"]}
     assert len({a for u in spread[0]["clusters"][0]["units"] for a in u["anchors"]}) > 1
 
 
 def test_assign_on_paper_example_gives_one_copy_per_transaction(table3):
     data = parse_disassociated(TABLE3, "table3")
-    r = run_reassociation(data, method="assign", measure=f"scores:{table3['scores']}")
+    r = run_reassociation(data, options=Opts(method="assign", measure=f"scores:{table3['scores']}"))
     tb = r.report["clusters"][0]["units"][0]
     assert len(set(tb["anchors"])) == 2
 
@@ -135,7 +138,7 @@ def test_distance_measure_ranks_by_smallest(tmp_path):
     (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
     data = parse_disassociated(TABLE3, "table3")
     for method in ("aba", "rga", "mra"):
-        r = run_reassociation(data, method=method, measure=f"scores:{tmp_path / 'd.csv'}")
+        r = run_reassociation(data, options=Opts(method=method, measure=f"scores:{tmp_path / 'd.csv'}"))
         assert [set(t) for t in r.transactions] == RECONSTRUCTED
 
 
@@ -211,7 +214,7 @@ def releases(draw):
 @given(releases(), st.sampled_from(["aba", "rga", "mra", "assign", "ra"]), st.sampled_from(["first", "random"]))
 def test_selection_respects_budgets_and_chunks(release, method, ties):
     data, key, orig = release
-    plan = plan_release(data, key, orig, method=method, measure=TableMeasure(), wmd_measure=None, ties=ties)
+    plan = plan_release(data, key, orig, Opts(method=method, wmd_measure=None, ties=ties), measure=TableMeasure())
     for task in plan.tasks:
         res = run_cluster(task)
         counts = np.bincount(res.place_unit, minlength=len(task.unit_count))
@@ -230,13 +233,17 @@ def test_selection_respects_budgets_and_chunks(release, method, ties):
         assert (np.bincount(bl["place_unit"], minlength=len(counts)) == counts).all()
         assert len(set(zip(bl["place_unit"].tolist(), bl["place_anchor"].tolist()))) == len(bl["place_unit"])
         assert ((bl["place_anchor"] >= 0) & (bl["place_anchor"] < task.n_anchors)).all()
+        # ... and, like RA, never two sub-records of one record chunk in one transaction
+        for j in set(task.unit_chunk.tolist()) - {TERM_CHUNK}:
+            anchors = bl["place_anchor"][task.unit_chunk[bl["place_unit"]] == j]
+            assert len(set(anchors.tolist())) == len(anchors)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(releases())
 def test_reconstruction_equal_to_the_key_scores_one(release):
     data, key, orig = release
-    plan = plan_release(data, key, orig, measure=TableMeasure(), wmd_measure=None)
+    plan = plan_release(data, key, orig, Opts(wmd_measure=None), measure=TableMeasure())
     for task in plan.tasks:
         units, anchors = [], []
         for u, truth in enumerate(task.unit_truth):
@@ -255,7 +262,7 @@ def test_reconstruction_equal_to_the_key_scores_one(release):
 @given(releases())
 def test_km_breakage_counts_only_protected_itemsets(release):
     data, key, orig = release
-    r = run_reassociation(data, key, orig, method="aba", measure=TableMeasure(), wmd_measure=None)
+    r = run_reassociation(data, key, orig, Opts(method="aba", wmd_measure=None), measure=TableMeasure())
     m = r.report["metrics"]
     assert 0 <= m["exposed_itemsets"] <= m["protected_itemsets"]
     # protected itemsets by brute force: size 2..m, support in (0, k) in the original, once per cluster
@@ -273,6 +280,79 @@ def test_km_breakage_counts_only_protected_itemsets(release):
     assert m["baseline"]["exposed_itemsets"] <= m["protected_itemsets"]
     assert 0 <= m["correct"] <= m["placements"]
     assert m["broken_transactions"] <= m["transactions"]
+
+
+def _one_class_release(n_clusters: int = 6, size: int = 8):
+    """Clusters whose C1 sub-records are all the same (one item every transaction holds) and
+    whose C2 holds one distinct sub-record per transaction: every anchor is indistinguishable."""
+    clusters, keys, original = [], [], []
+    for c in range(n_clusters):
+        base = len(original)
+        subs = [[f"i{c * size + t + 1}"] for t in range(size)]
+        clusters.append({"id": f"P{c}", "size": size, "record_chunks": [[["i0"]] * size, subs], "term_chunk": []})
+        keys.append(ClusterKey(f"P{c}", [list(range(base, base + size))] * 2, []))
+        original.extend([["i0", s[0]] for s in subs])
+    doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": clusters}
+    return parse_disassociated(doc, "one-class"), DisassociationKey(keys), TransactionData.from_lists(original)
+
+
+def test_baseline_keeps_one_sub_record_of_a_chunk_per_transaction():
+    """With every anchor alike, any re-association that gives each transaction one C2 sub-record
+    is right after matching the anchors (accuracy 1: RA's).  A random baseline that let two
+    sub-records of C2 fall into one transaction would lose about a third of them (1 - 1/e), and RA
+    would seem to beat chance by 1.5x; the budget-matched baseline obeys the rule and scores 1."""
+    data, key, orig = _one_class_release()
+    m = run_reassociation(data, key, orig, Opts(method="ra", seed=3, wmd_measure=None), measure=TableMeasure()
+                          ).report["metrics"]
+    assert m["accuracy"] == 1.0 and m["baseline"]["accuracy"] == 1.0 and m["lift_over_random"] == 1.0
+
+
+def test_placement_budget_and_protection_level_are_apart(table3):
+    """--k sets only which itemsets count as protected; --term-placements only how many
+    transactions a term-chunk term goes to (ALGORITHMS.md §6)."""
+    data = parse_disassociated(TABLE3, "table3")  # the release's k = 2
+    key = read_key(table3["key"], data)
+    orig = TransactionData.from_lists(TABLE2)
+    measure = f"scores:{table3['scores']}"
+
+    def run(**kw):
+        return run_reassociation(data, key, orig, Opts(measure=measure, wmd_measure=None, **kw)).report
+
+    base, k3, t2 = run(), run(k=3), run(term_placements=2)
+    terms = lambda r: [len(u["anchors"]) for u in r["clusters"][0]["units"] if u["chunk"] == "term"]  # noqa: E731
+    assert terms(base) == terms(k3) == [1, 1, 1]     # the release's k - 1 = 1, whatever --k says
+    assert terms(t2) == [2, 2, 2]
+    assert (base["k"], base["term_placements"], k3["k"], t2["term_placements"]) == (2, 1, 3, 2)
+    # k = 3 protects the pairs of support 1 and 2 in Table 2; the placements are the same as k = 2's
+    assert k3["metrics"]["protected_itemsets"] > base["metrics"]["protected_itemsets"]
+    assert k3["metrics"]["placements"] == base["metrics"]["placements"]
+    assert t2["metrics"]["protected_itemsets"] == base["metrics"]["protected_itemsets"]
+    assert t2["metrics"]["placements"] == base["metrics"]["placements"] + 3
+
+
+def _random_transactions(seed: int, n: int = 900, n_items: int = 60) -> TransactionData:
+    """Seeded transactions over a skewed vocabulary (frequent items shared, a long tail)."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, n_items + 1) ** 1.1
+    p /= p.sum()
+    return TransactionData.from_lists([[f"i{j}" for j in np.unique(rng.choice(n_items, size=int(rng.integers(2, 8)), p=p))]
+                                       for _ in range(n)])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_attack_has_lift_one_over_the_budget_matched_baseline(seed):
+    """ALGORITHMS.md §6: RA measured against the budget-matched random re-association shows lift 1
+    within its interval (a baseline that RA beats is biased), on releases the anonymiser made."""
+    from semtui.anonymize.disassociation import disassociate
+
+    orig = _random_transactions(seed)
+    rel = disassociate(orig, 3, 2, 30)
+    assert any(len(c.record_chunks) > 1 for c in rel.data.clusters)  # record chunks to place, not only terms
+    m = run_reassociation(rel.data, rel.key, orig, Opts(method="ra", seed=seed, wmd_measure=None),
+                          measure=TableMeasure()).report["metrics"]
+    low, high = m["intervals"]["lift_over_random"]
+    assert low <= 1.0 <= high, (m["lift_over_random"], low, high)
+    assert abs(m["lift_over_random"] - 1) < 0.1
 
 
 def _multi_cluster_release(tmp_path: Path, n_clusters: int = 12) -> dict[str, Path]:
@@ -321,8 +401,8 @@ def test_jobs_give_the_same_report(tmp_path):
     orig = formats.read_transactions(paths["original"])
     reports = []
     for jobs in (1, 2):
-        r = run_reassociation(data, key, orig, method="ra", measure=f"scores:{paths['scores']}", seed=5,
-                              jobs=jobs, wmd_measure=None).report
+        r = run_reassociation(data, key, orig, Opts(method="ra", measure=f"scores:{paths['scores']}", seed=5,
+                                                    jobs=jobs, wmd_measure=None)).report
         r["summary"].pop("seconds")
         reports.append(json.dumps(r, sort_keys=True))
     assert reports[0] == reports[1]
@@ -389,3 +469,113 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
 def test_key_round_trip_matches(table3):
     data = parse_disassociated(TABLE3, "t")
     assert key_to_json(read_key(table3["key"], data)) == TABLE3_KEY
+
+
+# ---------------------------------------------------------------- knowledge: NBA and the informed reference
+NB_RELEASE = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+              "clusters": [{"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a"]]], "term_chunk": ["t"]}]}
+
+
+def test_nba_by_hand_on_a_tiny_cluster(tmp_path):
+    """Background of 10 transactions: 4 x {a, t}, 1 x {a}, 5 x {b}.  The prior is smoothed add-1/2,
+    P(t) = (4 + .5) / (10 + 1) = 4.5 / 11; P(t | x) towards P(t) with weight 2:
+    P(t | a) = (4 + 2 P(t)) / (5 + 2), so log P(t | a) / P(t) = log(53 / 31.5);
+    P(t | b) = (0 + 2 P(t)) / (5 + 2), so log P(t | b) / P(t) = log(2 / 7).
+    Anchor {a, b} scores their sum, {a} log(53 / 31.5) > 0, the empty third anchor 0 (no evidence)."""
+    bg = tmp_path / "bg.txt"
+    bg.write_text("a, t\n" * 4 + "a\n" + "b\n" * 5)
+    data = parse_disassociated(NB_RELEASE, "nb")
+    lift_a, lift_b = math.log(53 / 31.5), math.log(2 / 7)
+    for placements, anchors in ((1, [1]), (2, [1, 2]), (3, [0, 1, 2])):
+        r = run_reassociation(data, options=Opts(background=str(bg), term_placements=placements)).report
+        assert r["method"] == "nba" and r["measure"] is None and r["background"]["documents"] == 10
+        unit = r["clusters"][0]["units"][0]
+        assert unit["scores"] == pytest.approx([lift_a + lift_b, lift_a, 0.0], abs=1e-4)
+        assert sorted(unit["anchors"]) == anchors
+    # a background that only knows how common terms are cannot tell anchors apart: said, not guessed
+    counts_only = pytest.importorskip("wordfreq") and "wordfreq:en"
+    with pytest.raises(InputError) as info:
+        run_reassociation(data, options=Opts(background=counts_only))
+    assert info.value.option == "background"
+
+
+def _planted_transactions(rng: np.random.Generator, topics: list[int], perm: np.ndarray) -> list[list[str]]:
+    """One transaction per entry of ``topics``: the topic's marker item and 2 of its 5 others."""
+    return [[f"i{perm[t * 6]}"] + [f"i{perm[t * 6 + 1 + j]}" for j in rng.choice(5, size=2, replace=False)]
+            for t in topics]
+
+
+def _planted(seed: int, n_clusters: int = 24):
+    """Clusters of 10 transactions from two of 12 topics (5 each); C1 holds each transaction's
+    topic marker, the term chunk every other item: which marker a term goes with is the whole
+    signal, and only co-occurrence knowledge sees it."""
+    rng = np.random.default_rng(seed)
+    ident = np.arange(72)
+    clusters, keys, original = [], [], []
+    for c in range(n_clusters):
+        two = rng.choice(12, size=2, replace=False).tolist()
+        trans = _planted_transactions(rng, [two[0]] * 5 + [two[1]] * 5, ident)
+        base = len(original)
+        terms = sorted({i for t in trans for i in t[1:]})
+        clusters.append({"id": f"P{c}", "size": 10, "record_chunks": [[t[:1] for t in trans]], "term_chunk": terms})
+        keys.append(ClusterKey(f"P{c}", [list(range(base, base + 10))],
+                               [[base + r for r, t in enumerate(trans) if i in t[1:]] for i in terms]))
+        original.extend(trans)
+    doc = {"format": "semtui-disassociated/1", "k": 3, "m": 2, "clusters": clusters}
+    return parse_disassociated(doc, "planted"), DisassociationKey(keys), TransactionData.from_lists(original)
+
+
+def test_informed_reference_bounds_the_attack_on_a_planted_example(tmp_path):
+    from semtui.formats import write
+
+    data, key, orig = _planted(1)
+    rng = np.random.default_rng(2)
+    population = [int(t) for t in rng.integers(12, size=600)]
+    right, wrong = tmp_path / "right.txt", tmp_path / "wrong.txt"
+    write(TransactionData.from_lists(_planted_transactions(rng, population, np.arange(72))), right)
+    write(TransactionData.from_lists(_planted_transactions(rng, population, rng.permutation(72))), wrong)
+    out = {}
+    for name, opts in (("right", Opts(background=str(right), ties="random", seed=1, wmd_measure=None)),
+                       ("wrong", Opts(background=str(wrong), ties="random", seed=1, wmd_measure=None)),
+                       ("ra", Opts(method="ra", seed=1, wmd_measure=None))):
+        out[name] = run_reassociation(data, key, orig, opts,
+                                      measure=TableMeasure() if name == "ra" else None).report["metrics"]
+    ref = out["ra"]["informed_reference"]
+    # the reference depends on the original (and the seed) only, never on the attack run
+    assert ref == out["right"]["informed_reference"] == out["wrong"]["informed_reference"]
+    assert "not an attack" in ref["about"]
+    assert ref["intervals"]["lift_over_random"][0] > 1.5
+    for name in ("right", "wrong", "ra"):
+        assert ref["accuracy"] >= out[name]["accuracy"]
+    # knowledge of a similar population carries the attack; that of the wrong one does not
+    assert out["right"]["intervals"]["lift_over_random"][0] > 1.5
+    assert out["right"]["accuracy"] > out["wrong"]["accuracy"]
+    assert out["wrong"]["intervals"]["lift_over_random"][0] < 1.2
+
+
+def test_cli_background_runs_nba_and_words_the_informed_reference(cli, table3, tmp_path):
+    bg = tmp_path / "bg.txt"
+    bg.write_text("\n".join(", ".join(t) for t in TABLE2 * 3) + "\n")
+    args = ["attack", "disassoc", table3["data"], "--key", table3["key"], "--original", table3["original"],
+            "--background", bg]
+    r = cli(*args, "--measure", f"scores:{table3['scores']}")
+    assert r.returncode == 0, r.stderr
+    assert "NBA with the background" in r.stdout and "Informed reference (not an attack)" in r.stdout
+    doc = json.loads(cli(*args, "--json").stdout)
+    assert doc["method"] == "nba" and doc["background"]["source"] == str(bg)
+    assert "not an attack" in doc["metrics"]["informed_reference"]["about"]
+    r = cli("attack", "disassoc", table3["data"], "--method", "nba")
+    assert r.returncode == 2 and r.stderr.startswith("semtui: error: --background: nba scores with background")
+
+
+def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance():
+    from semtui.attacks.reassociation import informed_sentence
+
+    ref = {"accuracy": 0.36, "lift_over_random": 0.96, "intervals": {"accuracy": [0.35, 0.37],
+                                                                      "lift_over_random": [0.95, 0.97]}}
+    text = informed_sentence({"lift_over_random": 0.94, "informed_reference": ref})
+    assert text.startswith("Informed reference (not an attack)") and "do not lift" in text
+    assert "not on every attacker" in text
+    ref = {**ref, "lift_over_random": 1.9, "intervals": {"lift_over_random": [1.75, 2.04]}}
+    assert "the most that statistics" in informed_sentence({"informed_reference": ref})
+    assert informed_sentence({"accuracy": 0.3}) is None

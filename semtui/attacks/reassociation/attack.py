@@ -4,7 +4,7 @@
 * **plan**: per cluster, the *anchors* (the sub-records of the anchoring chunk C1, plus empty
   anchors when the cluster holds more transactions than C1 has sub-records) and the *units* to
   place (each distinct non-empty sub-record of C2..Cn with its multiplicity, each term-chunk term
-  with ``k - 1`` places, as the paper's Algorithm 3).
+  with ``term_placements`` places: the paper's ``k - 1``, Algorithm 3).
 * **score**: one batched call to the measure, every C1 term against every unit term of the
   release; a similarity is used as is, a distance negated, so higher is closer throughout.
 * **kernel**: :func:`semtui.attacks.reassociation.kernel.run_cluster`, serially or in worker
@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import METHODS, TERM_CHUNK, ClusterTask, run_cluster
+from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, run_cluster
+from semtui.attacks.reassociation.options import BACKGROUND_METHODS, ReassociationOptions
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
@@ -85,7 +86,7 @@ def _r(x, digits: int = 6):
     return round(x, digits) if math.isfinite(x) else None
 
 
-def _plan_cluster(ci: int, cluster, k: int) -> _Plan:
+def _plan_cluster(ci: int, cluster, term_placements: int) -> _Plan:
     chunks = cluster.record_chunks
     anchors = [chunks[0].sub_record(r) for r in range(len(chunks[0]))] if chunks else []
     n_anchors = max(int(cluster.size), len(anchors))
@@ -112,7 +113,7 @@ def _plan_cluster(ci: int, cluster, k: int) -> _Plan:
             else:
                 unit_count[u] += 1
                 unit_rows[u].append(r)
-    per_term = min(max(k - 1, 1), n_anchors)
+    per_term = min(term_placements, n_anchors)
     for t, term in enumerate(cluster.term_chunk.tolist()):
         units.append(np.asarray([term], dtype=np.int32))
         unit_chunk.append(TERM_CHUNK)
@@ -147,7 +148,7 @@ class _Context:
 
     data: DisassociatedData
     key_of: dict | None
-    k: int
+    term_placements: int     # the anchors a term-chunk term goes to
     method: str
     seed: int
     ties: str
@@ -157,6 +158,8 @@ class _Context:
     u_pos: np.ndarray
     x: Any                   # the original as CSR over the release vocabulary (None without the key)
     wmd: tuple | None        # (distances, positions, known) for WMD
+    informed: np.ndarray | None = None  # NBA's log-lifts from the original itself (the informed reference)
+    light: bool = False      # only the counts of the evaluation (the informed reference's pass)
 
 
 @dataclass
@@ -176,38 +179,34 @@ def plan_release(
     data: DisassociatedData,
     key: DisassociationKey | None = None,
     original: TransactionData | None = None,
+    options: ReassociationOptions | None = None,
     *,
-    method: str = "aba",
-    measure: str | Any = "embedding",
-    k: int | None = None,
-    seed: int = 0,
-    ties: str = "first",
-    vectors: str | Path | None = None,
-    cache: bool = True,
-    wmd_measure: str | Any | None = "embedding",
+    measure: Any | None = None,
+    wmd: Any | None = None,
+    background: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
 ) -> Plan:
-    """Plan and score: the per-cluster tasks, with one batched call to the measure."""
+    """Plan and score: the per-cluster tasks, with one batched call to the measure (or, for NBA,
+    one block of the background's log-lifts).
+
+    ``measure`` / ``wmd`` / ``background`` override what ``options.measure`` /
+    ``options.wmd_measure`` / ``options.background`` name (an opened
+    :class:`semtui.measures.base.Measure`, a :class:`semtui.attacks.background.Background`)."""
     from semtui.measures import open_measure
 
+    options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
-    if ties not in ("first", "random"):
-        raise InputError(f"ties must be 'first' or 'random', got {ties!r}")
-    if seed is None:
-        seed = 0
-    if seed < 0:
-        raise InputError(f"the seed must be a non-negative integer, got {seed}")
-    if k is not None and k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
     if (key is None) != (original is None):
         raise InputError("the metrics need both the key and the original")
     if not data.clusters:
         raise InputError("the release has no clusters")
+    method, seed, ties, k = options.method, options.seed, options.ties, options.k
+    vectors, cache = options.vectors, options.cache
     started = time.perf_counter()
     k_used = int(k) if k is not None else int(data.k)
+    term_placements = (int(options.term_placements) if options.term_placements is not None
+                       else max(int(data.k) - 1, 1))
     vocab = data.vocab
     _check_fits(data)
 
@@ -227,18 +226,35 @@ def plan_release(
             f"chunks and term chunks: {cells:,} term pairs to score, more than the {MAX_SCORE_CELLS:,} that fit "
             "in memory")
     progress(0, len(data.clusters), "scoring")
-    if method == "ra":  # random placement uses no measure: none is opened, named or warned about
-        m, measure_name, kind, unknown = None, None, "distance", []
+    m = None
+    bg_info = None
+    if method in BACKGROUND_METHODS:
+        if background is None:
+            from semtui.attacks.background import load_background
+
+            background = load_background(options.background)
+        if not background.has_cooccurrence:
+            raise InputError(f"{method} needs co-occurrence counts, and {background.source or 'the background'} "
+                             "holds only how common each term is (a frequency list): it cannot tell anchors apart",
+                             option="background")
+        measure_name, kind = None, "similarity"
+        names_all = vocab.names(np.union1d(a_ids, u_ids))
+        unknown = sorted(t for t, ok in zip(names_all, background.known(names_all)) if not ok)
+        close = _log_lifts(background, vocab, a_ids, u_ids)
+        bg_info = background.describe()
+    elif method == "ra":  # random placement uses no measure: none is opened, named or warned about
+        measure_name, kind, unknown = None, "distance", []
+        close = np.zeros((len(a_ids), len(u_ids)))
     else:
-        m = open_measure(measure, vectors=vectors, cache=cache) if isinstance(measure, str) else measure
-        measure_name = measure if isinstance(measure, str) else m.name
+        m = open_measure(options.measure, vectors=vectors, cache=cache) if measure is None else measure
+        measure_name = options.measure if measure is None else m.name
         kind = getattr(m, "kind", "distance")
         unknown = sorted(set(m.unknown(vocab.names(np.union1d(a_ids, u_ids)))))
-    if m is not None and len(a_ids) and len(u_ids):
-        native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
-    else:
-        native = np.zeros((len(a_ids), len(u_ids)))
-    close = native if kind == "similarity" else -native
+        if len(a_ids) and len(u_ids):
+            native = np.asarray(m.matrix(vocab.names(a_ids), vocab.names(u_ids)), dtype=np.float64)
+        else:
+            native = np.zeros((len(a_ids), len(u_ids)))
+        close = native if kind == "similarity" else -native
     a_pos = np.full(len(vocab), -1, dtype=np.int64)
     a_pos[a_ids] = np.arange(len(a_ids))
     u_pos = np.full(len(vocab), -1, dtype=np.int64)
@@ -252,14 +268,13 @@ def plan_release(
     wmd_terms = wmd_unscored = 0
     if evaluate:
         x = _aligned_original(data, key, original, original_path)
-        if wmd_measure is not None:
-            wm = wmd_measure
-            if isinstance(wm, str):
-                wmd_name = wm
-                wm = (m if (m is not None and isinstance(measure, str) and wm == measure)
-                      else open_measure(wm, vectors=vectors, cache=cache))
+        if wmd is not None or options.wmd_measure is not None:
+            if wmd is not None:
+                wm, wmd_name = wmd, wmd.name
             else:
-                wmd_name = wm.name
+                wmd_name = options.wmd_measure
+                wm = (m if (m is not None and measure is None and wmd_name == options.measure)
+                      else open_measure(wmd_name, vectors=vectors if wmd_name == "embedding" else None, cache=cache))
             used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
             used = np.union1d(used, np.union1d(a_ids, u_ids))
             d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
@@ -275,13 +290,29 @@ def plan_release(
                 wmd_name = None
 
     key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
-    ctx = _Context(data, key_of, k_used, method, int(seed), ties, kind, close, a_pos, u_pos, x,
-                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all))
-    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, seed=int(seed), ties=ties, unknown=unknown,
-                started=started, wmd_measure=wmd_name,
-                wmd_requested=None if wmd_measure is None else str(getattr(wmd_measure, "name", wmd_measure)),
-                wmd_terms=wmd_terms, wmd_unscored=wmd_unscored)
+    informed = None
+    if evaluate:
+        # the informed reference: NBA with the statistics of the original itself, which the
+        # publisher holds -- the upper bound of what co-occurrence knowledge could give
+        from semtui.attacks.background import Background
+
+        informed = _log_lifts(Background.from_transactions(original, "the original"), vocab, a_ids, u_ids)
+    ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
+                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed)
+    meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
+                seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
+                background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
+                wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
     return Plan(ctx, meta)
+
+
+def _log_lifts(background, vocab, a_ids: np.ndarray, u_ids: np.ndarray) -> np.ndarray:
+    """NBA's closeness of every C1 term to every unit term: ``log P(s | a) / P(s)`` from the
+    background (0, no evidence, where a term is unknown to it)."""
+    if not len(a_ids) or not len(u_ids):
+        return np.zeros((len(a_ids), len(u_ids)))
+    return np.asarray(background.log_lift(background.ids(vocab.names(a_ids)), background.ids(vocab.names(u_ids))),
+                      dtype=np.float64)
 
 
 def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
@@ -289,7 +320,7 @@ def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
     data = ctx.data
     n_vocab = len(data.vocab)
     c = data.clusters[ci]
-    p = _plan_cluster(ci, c, ctx.k)
+    p = _plan_cluster(ci, c, ctx.term_placements)
     a_local_ids = np.unique(np.concatenate(p.anchors + [np.zeros(0, np.int32)]).astype(np.int64))
     u_local_ids = np.unique(np.concatenate(p.units + [np.zeros(0, np.int32)]).astype(np.int64))
     a_loc = np.full(n_vocab, -1, dtype=np.int64)
@@ -315,36 +346,32 @@ def run_reassociation(
     data: DisassociatedData,
     key: DisassociationKey | None = None,
     original: TransactionData | None = None,
+    options: ReassociationOptions | None = None,
     *,
-    method: str = "aba",
-    measure: str | Any = "embedding",
-    k: int | None = None,
-    seed: int = 0,
-    ties: str = "first",
-    jobs: int = 1,
-    vectors: str | Path | None = None,
-    cache: bool = True,
-    wmd_measure: str | Any | None = "embedding",
+    measure: Any | None = None,
+    wmd: Any | None = None,
+    background: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
     sources: dict | None = None,
 ) -> Reassociation:
-    """Re-associate every cluster of ``data``; with ``key`` and ``original``, evaluate it.
-
-    ``measure`` is a spec or a :class:`semtui.measures.base.Measure`; ``k`` the number of
-    transactions a term-chunk term is taken to come from plus one (default: the release's k);
-    ``ties`` how equal scores are broken: ``first`` keeps the anchoring chunk's order (the paper),
-    ``random`` draws a seeded order (so that unscorable or identical anchors share the units);
-    ``wmd_measure`` the measure whose distances WMD uses (None: no WMD); ``jobs`` the number of
-    worker processes for the kernels (the report is the same whatever it is).
-    """
-    if jobs < 1:
-        raise InputError(f"jobs must be at least 1, got {jobs}")
+    """Re-associate every cluster of ``data`` as ``options`` say; with ``key`` and ``original``,
+    evaluate it.  ``measure`` / ``wmd`` override the measures the options name (an opened
+    measure); ``sources`` names the files the run read (the report carries them)."""
+    options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    plan = plan_release(data, key, original, method=method, measure=measure, k=k, seed=seed, ties=ties, vectors=vectors,
-                        cache=cache, wmd_measure=wmd_measure, progress=progress, original_path=original_path)
-    outputs = _execute(plan.ctx, jobs, progress)
+    plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
+                        progress=progress, original_path=original_path)
+    outputs = _execute(plan.ctx, options.jobs, progress)
     result = _merge(plan.ctx, outputs, plan.meta)
+    if plan.ctx.informed is not None:
+        from dataclasses import replace as dc_replace
+
+        # seeded random ties whatever the run's rule: identical anchors tie exactly, and the stable
+        # order would pile units onto the first of them, which is no upper bound
+        ref_ctx = dc_replace(plan.ctx, method="nba", ties="random", close=plan.ctx.informed, wmd=None, light=True)
+        result.report["metrics"]["informed_reference"] = _informed_reference(
+            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"])
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
@@ -407,7 +434,7 @@ def _work(indices: list[int]) -> list[dict]:
     return [_cluster_output(_CTX, i) for i in indices]
 
 
-def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
+def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating") -> list[dict]:
     """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes; the
     context goes to each worker once, the chunks of cluster indices are all that is sent after."""
     total = len(ctx.data.clusters)
@@ -416,7 +443,7 @@ def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
         for i in range(total):
             out.append(_cluster_output(ctx, i))
             if i % 16 == 15 or i + 1 == total:
-                progress(i + 1, total, "re-associating")
+                progress(i + 1, total, message)
         return out
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -430,7 +457,7 @@ def _execute(ctx: _Context, jobs: int, progress) -> list[dict]:
                 done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for f in done:
                     results[pending.pop(f)] = f.result()
-                progress(sum(len(v) for v in results.values()), total, "re-associating")
+                progress(sum(len(v) for v in results.values()), total, message)
         except BaseException:
             for f in pending:
                 f.cancel()
@@ -496,6 +523,10 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
 
     p, task = _build(ctx, ci)
     res = run_cluster(task)
+    if ctx.light:
+        at, bl = res.evaluation["attack"], res.evaluation["baseline"]
+        return {"placements": len(res.place_unit), "correct": int(at["correct"].sum()), "broken": at["broken"],
+                "size": int(ctx.data.clusters[ci].size), "b_correct": bl["mean_correct"], "b_broken": bl["mean_broken"]}
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
@@ -582,7 +613,9 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
         "method": opts["method"],
         "measure": opts["measure"],
         "measure_kind": opts["kind"],
+        "background": opts["background"],
         "k": opts["k"],
+        "term_placements": opts["term_placements"],
         "seed": opts["seed"],
         "ties": opts["ties"],
         "unknown_terms": opts["unknown"],
@@ -652,6 +685,66 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     report["clusters"] = clusters_out
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
+
+
+#: what the informed reference is, in the report's own words
+INFORMED_REFERENCE = ("a reference, not an attack: NBA (seeded random ties) with the co-occurrence statistics of the "
+                      "original itself, which the publisher holds and no attacker should; the most that statistical "
+                      "knowledge of this population could give this attack, not a bound on every attacker")
+
+
+def informed_sentence(metrics: dict) -> str | None:
+    """The informed reference in words, beside the attack's own figures (the CLI and the TUI
+    print this one sentence)."""
+    ref = (metrics or {}).get("informed_reference")
+    if not ref or ref.get("accuracy") is None:
+        return None
+
+    def iv(name: str, digits: int = 3) -> str:
+        v = (ref.get("intervals") or {}).get(name)
+        return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else ""
+
+    lift = ref.get("lift_over_random")
+    if lift is None:
+        return (f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
+                f"{ref['accuracy']:.3f} of its placements correctly.")
+    attack = metrics.get("lift_over_random")
+    head = (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
+            f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
+            f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
+            + (f" (this attack: {attack:.2f})" if attack is not None else ""))
+    low = ((ref.get("intervals") or {}).get("lift_over_random") or [None])[0]
+    if low is not None and low > 1:
+        return head + ": the most that statistics of this population could give this attack."
+    return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
+            "release (its structure, not the attacker's knowledge, holds it back; a bound on this attack only, "
+            "not on every attacker).")
+
+
+def _informed_reference(outputs: list[dict], seed: int) -> dict:
+    """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
+    transaction breakage), with bootstrap intervals over clusters."""
+    from semtui.metrics.reassociation import accuracy, bootstrap_ratios, transaction_breakage
+
+    c = {key: np.asarray([o[key] for o in outputs], dtype=np.float64) for key in outputs[0]}
+    s = {key: float(v.sum()) for key, v in c.items()}
+    ci = bootstrap_ratios(np.column_stack([c["correct"], c["correct"], c["broken"]]),
+                          np.column_stack([c["placements"], c["b_correct"], c["size"]]), seed)
+    acc = accuracy(s["correct"], s["placements"])
+    base = accuracy(s["b_correct"], s["placements"])
+    return {
+        "about": INFORMED_REFERENCE,
+        "method": "nba",
+        "statistics": "the original",
+        "placements": int(s["placements"]),
+        "correct": int(s["correct"]),
+        "accuracy": _r(acc),
+        "baseline_accuracy": _r(base),
+        "lift_over_random": _r(acc / base) if acc is not None and base else None,
+        "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
+        "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None)
+                      for lab, v in zip(("accuracy", "lift_over_random", "transaction_breakage"), ci)},
+    }
 
 
 def _wmd_note(measured: float, opts: dict) -> str | None:

@@ -4,8 +4,9 @@ For one cluster, :func:`cluster_scores` turns the closeness of every anchoring t
 unit term (a *unit* is a distinct sub-record of a record chunk C2..Cn, with its multiplicity,
 or a term-chunk term) into one score per (anchor, unit), as ALGORITHMS.md §2 reads the paper:
 ``r_a = mean_s S[a, s]`` over the unit's terms, then ABA = mean of ``r_a``, RGA = mean of the
-``r_a >= median(r)``, MRA = max of ``r_a``.  Closeness is the similarity, or minus the distance,
-so that higher is always closer.  :func:`select` then gives each unit its anchors: the top
+``r_a >= median(r)``, MRA = max of ``r_a``; NBA (ALGORITHMS.md §7) the sum of the background's
+log-lifts over both.  Closeness is the similarity, or minus the distance, so that higher is
+always closer.  :func:`select` then gives each unit its anchors: the top
 ``count`` (stable: ties keep the anchoring chunk's order), an optimal assignment per record
 chunk (``assign``), or a seeded random draw (``ra``).
 
@@ -21,9 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from semtui.metrics.reassociation import align_anchors, truth_matrix, wmd_uniform
-
-METHODS = ("aba", "rga", "mra", "assign", "ra")
+from semtui.attacks.reassociation.options import METHODS  # noqa: F401  (the one list, re-exported)
+from semtui.metrics.reassociation import align_anchors, budget_matched, truth_matrix, wmd_uniform
 
 TERM_CHUNK = -1
 
@@ -82,7 +82,10 @@ class ClusterResult:
 def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.ndarray,
                    unit_ptr: np.ndarray, unit_terms: np.ndarray, method: str) -> np.ndarray:
     """Score of every (anchor, unit) under ABA, RGA or MRA (``assign`` and ``ra`` use ABA's);
-    NaN where nothing can be scored (an empty anchor, unknown terms)."""
+    NaN where nothing can be scored (an empty anchor, unknown terms).  Under NBA ``close`` holds
+    log-lifts ``log P(s | a) / P(s)`` and the score is their sum over the anchor's and the unit's
+    terms: the naive-Bayes log-likelihood ratio that the unit belongs with the anchor (0, no
+    evidence, for an empty anchor)."""
     n_anchors, n_units = len(anchor_ptr) - 1, len(unit_ptr) - 1
     if n_units == 0 or n_anchors == 0:
         return np.full((n_anchors, n_units), np.nan)
@@ -94,7 +97,7 @@ def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.n
         if block.shape[0]:
             sums = np.add.reduceat(np.where(finite, block, 0.0), starts, axis=1)
             counts = np.add.reduceat(finite.astype(np.int64), starts, axis=1)
-            r = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+            r = sums if method == "nba" else np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         else:
             r = np.zeros((0, n_units))
         # pad to anchors x longest anchor x units
@@ -106,7 +109,9 @@ def cluster_scores(close: np.ndarray, anchor_ptr: np.ndarray, anchor_terms: np.n
         valid = np.isfinite(padded)
         n_valid = valid.sum(axis=1)
         zeroed = np.where(valid, padded, 0.0)
-        if method == "mra":
+        if method == "nba":
+            out = zeroed.sum(axis=1)
+        elif method == "mra":
             out = np.where(n_valid > 0, np.where(valid, padded, -np.inf).max(axis=1), np.nan)
         elif method == "rga":
             med = _nanmedian_axis1(padded, valid, n_valid)
@@ -210,25 +215,9 @@ def random_anchors(n_anchors: int, counts: np.ndarray, chunks: np.ndarray,
     return u[order].astype(np.int64), a[order].astype(np.int64)
 
 
-def budget_matched(n_anchors: int, place_unit: np.ndarray, n_units: int,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The budget-matched random re-association: every unit gets as many anchors as the method
-    under test gave it, drawn uniformly without replacement."""
-    budget = np.bincount(place_unit, minlength=n_units)
-    units = np.flatnonzero(budget)
-    if len(units) == 0 or n_anchors == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # a uniform random order of the anchors per unit (argsort of uniform keys); keep its first b
-    order = np.argsort(rng.random((len(units), n_anchors)), axis=1)
-    keep = np.arange(n_anchors)[None, :] < budget[units][:, None]
-    anchors = np.sort(np.where(keep, order, n_anchors), axis=1)  # the kept ones first, ascending
-    rows = np.broadcast_to(units[:, None], anchors.shape)
-    return rows[keep].astype(np.int64), anchors[keep].astype(np.int64)
-
-
 def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rng = cluster_rng(task.seed, task.index, TIES_STREAM) if task.ties == "random" else None
-    if task.method in ("aba", "rga", "mra"):
+    if task.method in ("aba", "rga", "mra", "nba"):
         return top_anchors(scores, task.unit_count, rng)
     if task.method == "assign":
         return assign_anchors(scores, task.unit_count, task.unit_chunk, rng)
@@ -241,7 +230,7 @@ def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def run_cluster(task: ClusterTask) -> ClusterResult:
     """Score, select and (with the key) evaluate one cluster."""
     scores = cluster_scores(task.close, task.anchor_ptr, task.anchor_terms, task.unit_ptr, task.unit_terms,
-                            task.method if task.method in ("rga", "mra") else "aba")
+                            task.method if task.method in ("rga", "mra", "nba") else "aba")
     place_unit, place_anchor = select(task, scores)
     evaluation = None
     if task.anchor_truth is not None:
@@ -252,7 +241,7 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
         # WMD and the reconstruction (for k^m breakage) of the first draw
         draws = []
         for r in range(BASELINE_DRAWS):
-            bu, ba = budget_matched(task.n_anchors, place_unit, n_units, cluster_rng(task.seed, task.index, 1 + r))
+            bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r))
             ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
             ev["place_unit"], ev["place_anchor"] = bu, ba
             draws.append(ev)

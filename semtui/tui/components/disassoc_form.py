@@ -1,5 +1,6 @@
 """``a`` / ``p`` on a disassociated release: the re-association form (every option of
-``semtui attack disassoc``) and the cover form (every option of ``semtui cover``)."""
+``semtui attack disassoc``) and the cover form (every option of ``semtui cover``); each is
+checked by the engine's own options object."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from semtui.errors import InputError
 from semtui.tui.components.attack_form import OptionsForm
 
-REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "k": "", "seed": "0", "ties": "first",
-                    "vectors": "", "jobs": "1"}
+REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "background": "", "k": "", "term_placements": "",
+                    "seed": "0", "ties": "first", "vectors": "", "jobs": "1"}
 COVER_DEFAULTS = {"attacker": "strong", "knowledge": "", "seed": "0"}
 
 
@@ -20,17 +21,19 @@ def _choices(kind: str) -> dict[str, tuple[str, ...]]:
         from semtui.attacks.cover import ATTACKERS
 
         return {"attacker": ATTACKERS[:3]}
-    from semtui.attacks.reassociation import METHODS
+    from semtui.attacks.reassociation.options import METHODS, TIES
 
-    return {"method": METHODS, "ties": ("first", "random")}
+    return {"method": METHODS, "ties": TIES}
 
 
 #: (field, label) in order, per form
 FIELDS = {
     "reassociation": (
-        ("method", "method (aba, rga, mra: the paper's; assign: an optimal assignment; ra: random)"),
+        ("method", "method (aba, rga, mra: the paper's; assign: optimal; ra: random; nba: naive Bayes)"),
         ("measure", "measure (embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet)"),
-        ("k", "k: a term-chunk term goes to k-1 transactions (blank: the release's k = {k})"),
+        ("background", "background for nba (FILE, counts:FILE, wordfreq:LANG; blank: none)"),
+        ("k", "k: the protection level of k^m breakage (blank: the release's k = {k})"),
+        ("term_placements", "term placements: transactions per term-chunk term (blank: k - 1 = {k1})"),
         ("seed", "seed (RA, random ties, the random baseline, intervals)"),
         ("ties", "ties (first: the anchoring chunk's order, as the paper; random: seeded)"),
         ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
@@ -45,44 +48,45 @@ FIELDS = {
 }
 
 
-def _int(text, option: str, low: int) -> int | None:
+def _int(text, option: str) -> int | None:
     text = str(text or "").strip()
     if not text:
         return None
-    if not text.isdigit() or int(text) < low:
-        raise InputError(f"{option} must be a whole number ≥ {low}, got {text!r}", option=option)
+    if not text.lstrip("-").isdigit():
+        raise InputError(f"{option} must be a whole number, got {text!r}", option=option)
     return int(text)
 
 
 def validate(kind: str, values: dict) -> dict:
-    """The keyword arguments the engine takes (``run_reassociation`` / ``run_cover`` plus a
-    knowledge path); an error names the field at fault."""
-    choices = _choices(kind)
-    for name, allowed in choices.items():
-        if values.get(name) not in allowed:
-            raise InputError(f"{name} must be one of {', '.join(allowed)}", option=name)
+    """Check the form with the engine's own options object (:class:`ReassociationOptions` /
+    :class:`CoverOptions`); returns the keyword arguments that build it.  An error names the
+    field at fault."""
     if kind == "cover":
         from pathlib import Path
 
-        knowledge = str(values.get("knowledge") or "").strip() or None
-        if knowledge is not None and not Path(knowledge).is_file():
-            raise InputError(f"no such file: {knowledge}", option="knowledge")
-        seed = _int(values.get("seed"), "seed", 0)
-        return {"attacker": values["attacker"], "knowledge": knowledge, "seed": 0 if seed is None else seed}
-    measure = str(values.get("measure") or "").strip()
-    if not measure:
-        raise InputError("a measure is needed", option="measure")
-    seed = _int(values.get("seed"), "seed", 0)
-    jobs = _int(values.get("jobs"), "jobs", 1)
-    return {
-        "method": values["method"],
-        "measure": measure,
-        "k": _int(values.get("k"), "k", 1),
-        "seed": 0 if seed is None else seed,
-        "ties": values["ties"],
-        "vectors": str(values.get("vectors") or "").strip() or None,
-        "jobs": 1 if jobs is None else jobs,
-    }
+        from semtui.attacks.cover import CoverOptions
+
+        opts = CoverOptions(attacker=values.get("attacker") or "strong",
+                            knowledge=str(values.get("knowledge") or "").strip() or None,
+                            seed=_int(values.get("seed"), "seed"))
+        if opts.knowledge is not None and opts.knowledge != "-" and not Path(opts.knowledge).is_file():
+            raise InputError(f"no such file: {opts.knowledge}", option="knowledge")
+        return {name: getattr(opts, name) for name, _ in FIELDS["cover"]}
+    from semtui.attacks.reassociation import ReassociationOptions
+
+    jobs = _int(values.get("jobs"), "jobs")
+    opts = ReassociationOptions(
+        method=values.get("method") or "aba",
+        measure=str(values.get("measure") or ""),
+        background=str(values.get("background") or "").strip() or None,
+        k=_int(values.get("k"), "k"),
+        term_placements=_int(values.get("term_placements"), "term_placements"),
+        seed=_int(values.get("seed"), "seed"),
+        ties=values.get("ties") or "first",
+        vectors=str(values.get("vectors") or "").strip() or None,
+        jobs=1 if jobs is None else jobs,
+    )
+    return {name: getattr(opts, name) for name, _ in FIELDS["reassociation"]}
 
 
 class DisassocForm(OptionsForm):
@@ -110,7 +114,7 @@ class DisassocForm(OptionsForm):
                                 else "Re-associate the chunks (semtui attack disassoc)")
             box.border_subtitle = "enter runs · escape cancels"
             for name, label in FIELDS[self.kind]:
-                yield Label(label.format(k=self.release_k), id=f"{name}-label")
+                yield Label(label.format(k=self.release_k, k1=max((self.release_k or 2) - 1, 1)), id=f"{name}-label")
                 value = self.values.get(name, "")
                 if name in choices:
                     yield Select([(c, c) for c in choices[name]], value=value, allow_blank=False, id=name,

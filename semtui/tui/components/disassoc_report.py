@@ -112,13 +112,19 @@ def render_disassoc(session: Session) -> list:
             parts.append(results_table([reassoc], "reassociation"))
             if m.get("wmd_note"):  # not measurable is not 0
                 parts.append(Text(f"WMD {m['wmd_note']}.", style="dim"))
+            from semtui.attacks.reassociation import informed_sentence
+
+            sentence = informed_sentence(m)
+            if sentence:
+                parts.append(Text(sentence))
         else:
             s = rep.get("summary", {})
             parts.append(Text(f"{fmt(s.get('placements'))} placements of {fmt(s.get('units'))} sub-records and "
                               "terms; open with --key and --original to judge them."))
         unknown = rep.get("unknown_terms") or []
         if unknown:
-            parts.append(Text(f"{len(unknown):,} unknown terms (no score under {rep.get('measure')}): "
+            scorer = rep.get("measure") or "the background"
+            parts.append(Text(f"{len(unknown):,} unknown terms (no score under {scorer}): "
                               + ", ".join(unknown[:10]) + (" …" if len(unknown) > 10 else ""), style="dim"))
         parts.append(Text(""))
     if cover is not None:

@@ -252,7 +252,7 @@ class DisassociatedScreen(BaseScreen):
             title = f"cover/{params['attacker'] if not params.get('knowledge') else 'knowledge'}"
             fn = run_cover_job
         else:
-            title = f"{params['method']}/{params['measure']}"
+            title = f"{params['method']}/{params.get('background') if params['method'] == 'nba' else params['measure']}"
             fn = run_reassociation_job
         self.job_title = title
         self.progress.start(title)
@@ -263,13 +263,11 @@ class DisassociatedScreen(BaseScreen):
 # ---------------------------------------------------------------------- in the worker thread
 def run_reassociation_job(session, params: dict, progress=None) -> dict:
     """``semtui attack disassoc`` on the open release: the same report, the same extra keys."""
-    from semtui.attacks.reassociation import run_reassociation
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 
     judged = session.key is not None and session.original is not None
     result = run_reassociation(session.data, session.key if judged else None, session.original if judged else None,
-                               method=params["method"], measure=params["measure"], k=params.get("k"),
-                               seed=params.get("seed", 0), ties=params.get("ties", "first"),
-                               jobs=params.get("jobs", 1), vectors=params.get("vectors"), progress=progress,
+                               ReassociationOptions(**params), progress=progress,
                                original_path=session.original_path if judged else None,
                                sources={"data": str(session.path),
                                         "key": str(session.key_path) if judged and session.key_path else None,
@@ -279,16 +277,10 @@ def run_reassociation_job(session, params: dict, progress=None) -> dict:
 
 def run_cover_job(session, params: dict, progress=None) -> dict:
     """``semtui cover`` on the open release: the same report, the same extra keys."""
-    from semtui.attacks.cover import read_knowledge, run_cover
+    from semtui.attacks.cover import CoverOptions, run_cover
 
-    know = lines = None
-    attacker = params["attacker"]
-    if params.get("knowledge"):
-        know, lines = read_knowledge(params["knowledge"], session.data)
-        attacker = "knowledge"
-    report = run_cover(session.data, attacker=attacker, original=session.original, knowledge=know,
-                       knowledge_lines=lines, seed=params.get("seed", 0), progress=progress,
-                       sources={"data": str(session.path),
-                                "original": None if session.original_path is None else str(session.original_path),
-                                "knowledge": params.get("knowledge")})
-    return report
+    options = CoverOptions(**params)
+    return run_cover(session.data, options, original=session.original, progress=progress,
+                     sources={"data": str(session.path),
+                              "original": None if session.original_path is None else str(session.original_path),
+                              "knowledge": options.knowledge})
