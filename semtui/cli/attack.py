@@ -33,7 +33,7 @@ def setgen(
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
     from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
-    from semtui.cli.common import StderrProgress, names, options_error, warn, watch_cache, write_outputs
+    from semtui.cli.common import StderrProgress, names, note_jobs, options_error, warn, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
@@ -49,6 +49,7 @@ def setgen(
     if release.n_generalised == 0:
         raise InputError("no generalised items to attack (a plain transactions file?)", data)
     orig = formats.read_transactions(original) if original is not None else None
+    note_jobs(jobs)
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
             report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
@@ -176,7 +177,7 @@ def disassoc(
     assignment, or RA) and, with the key and the original, measure what comes back."""
     from semtui import formats
     from semtui.attacks.reassociation import reconstruction_dataset, run_reassociation
-    from semtui.cli.common import StderrProgress, warn, write_outputs
+    from semtui.cli.common import StderrProgress, note_jobs, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import read_key
@@ -192,6 +193,7 @@ def disassoc(
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
     the_key = read_key(key, release) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
+    note_jobs(jobs)
     with StderrProgress(f"attack {method}") as bar:
         result = run_reassociation(release, the_key, orig, method=method, measure=measure, k=k, seed=seed, ties=ties,
                                    jobs=jobs, vectors=vectors, cache=not no_cache, progress=bar,
