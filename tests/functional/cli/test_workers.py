@@ -100,33 +100,39 @@ def _start(args: list[str], tmp_path: Path):
     return proc, err, eof
 
 
-@pytest.mark.parametrize("stop", list(STOPS))
 @pytest.mark.parametrize("command", COMMANDS)
-def test_workers_die_with_semtui(command, stop, data, tmp_path):
-    sig, to_group, code, line = STOPS[stop]
-    proc, err, eof = _start(_args(command, data), tmp_path)
+def test_workers_die_with_semtui(command, data, tmp_path):
+    """The three stops of one command run side by side (the test's time is mostly start-up):
+    once all three have both workers at work, each gets its signal."""
+    runs = {}
     try:
+        for stop in STOPS:
+            (tmp_path / stop).mkdir()
+            runs[stop] = _start(_args(command, data), tmp_path / stop)
         deadline = time.monotonic() + 90
-        while len(workers(proc.pid)) < 2:  # mid-run: both workers at work
-            assert proc.poll() is None, f"{command} ended (exit {proc.returncode}) before its workers were seen"
+        while not all(len(workers(proc.pid)) >= 2 for proc, _, _ in runs.values()):  # mid-run
+            for stop, (proc, _, _) in runs.items():
+                assert proc.poll() is None, f"{command} ended (exit {proc.returncode}) before its workers were seen"
             assert time.monotonic() < deadline, f"{command}: no workers after 90 s"
             time.sleep(0.02)
-        started = descendants(proc.pid)  # the workers, the fork server, the resource tracker
-        if to_group:
-            os.killpg(proc.pid, sig)
-        else:
-            os.kill(proc.pid, sig)
-        assert proc.wait(timeout=30) == code
-        assert eof.wait(5), f"{command}: a reader of stdout got no end-of-file after {stop}"
-        left = wait_gone(started, 5)
-        assert left == [], f"{command}: {len(left)} of {len(started)} processes survived {stop}"
-        err.seek(0)
-        assert err.read().strip() == line
+        started = {stop: descendants(proc.pid) for stop, (proc, _, _) in runs.items()}  # workers, fork server, tracker
+        for stop, (proc, _, _) in runs.items():
+            sig, to_group, _, _ = STOPS[stop]
+            (os.killpg if to_group else os.kill)(proc.pid, sig)
+        for stop, (proc, err, eof) in runs.items():
+            _, _, code, line = STOPS[stop]
+            assert proc.wait(timeout=30) == code, f"{command}, {stop}"
+            assert eof.wait(5), f"{command}: a reader of stdout got no end-of-file after {stop}"
+            left = wait_gone(started[stop], 5)
+            assert left == [], f"{command}: {len(left)} of {len(started[stop])} processes survived {stop}"
+            err.seek(0)
+            assert err.read().strip() == line, f"{command}, {stop}"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        err.close()
+        for proc, err, _ in runs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            err.close()
 
 
 @pytest.mark.parametrize("command", ["attack setgen", "attack disassoc", "anonymize km --algorithm lra"])
