@@ -220,41 +220,53 @@ class ScoreCache:
         self._write(pending)
 
     def _write(self, pending: list[tuple[str, list[str], list[str], np.ndarray]]) -> None:
+        """Every pending block in one transaction: the ids of all their terms at once (per
+        measure), the rows to merge in one query, one ``executemany``."""
         con = self._connect()
         if con is None:
             return
         try:
-            for identity, terms_a, terms_b, values in pending:
-                self._insert(con, identity, terms_a, terms_b, values)
+            records = []
+            for identity in dict.fromkeys(block[0] for block in pending):
+                blocks = [block for block in pending if block[0] == identity]
+                terms = [t for _, a, b, _ in blocks for t in (*a, *b)]
+                ids = self._ids(con, identity, terms, create=True)
+                old = self._rows(con, identity, sorted({ids[t] for _, a, _, _ in blocks for t in a}))
+                for _, terms_a, terms_b, values in blocks:
+                    records += self._records(identity, ids, old, terms_a, terms_b, values)
+            con.executemany("INSERT OR REPLACE INTO rows(measure, id, used, partners, scores) VALUES (?, ?, ?, ?, ?)",
+                            records)
             con.commit()
             self._bound(con)
         except sqlite3.Error:
             con.rollback()
 
-    def _insert(self, con: sqlite3.Connection, identity: str, terms_a: list[str], terms_b: list[str],
-                values: np.ndarray) -> None:
-        ids = self._ids(con, identity, [*terms_a, *terms_b], create=True)
+    @staticmethod
+    def _records(identity: str, ids: dict[str, int], old: dict, terms_a: list[str], terms_b: list[str],
+                 values: np.ndarray) -> list[tuple]:
+        """The rows of one block: a term's partners (sorted ids) and scores as two blobs,
+        merged with what the cache already holds for it (the new scores win)."""
         ia = [ids[t] for t in terms_a]
         ib = np.array([ids[t] for t in terms_b], dtype=np.int32)
         order = np.argsort(ib, kind="stable")
         ib_sorted = ib[order]
-        old = self._rows(con, identity, ia)
-        now = time.time()
         v = np.ascontiguousarray(values[:, order])
         partners_blob = ib_sorted.tobytes()
+        now = time.time()
         records = []
         for x, rid in enumerate(ia):
-            if rid in old:  # merge: the new scores win
+            if rid in old:
                 p_old, s_old = old[rid]
                 keep = ~np.isin(p_old, ib_sorted)
                 partners = np.concatenate([p_old[keep], ib_sorted])
                 scores = np.concatenate([s_old[keep], v[x]])
                 o = np.argsort(partners, kind="stable")
-                records.append((identity, rid, now, partners[o].tobytes(), scores[o].tobytes()))
+                old[rid] = (partners[o], scores[o])  # a later block of the same row merges with this
+                records.append((identity, rid, now, old[rid][0].tobytes(), old[rid][1].tobytes()))
             else:
+                old[rid] = (ib_sorted, v[x])
                 records.append((identity, rid, now, partners_blob, v[x].tobytes()))
-        con.executemany("INSERT OR REPLACE INTO rows(measure, id, used, partners, scores) VALUES (?, ?, ?, ?, ?)",
-                        records)
+        return records
 
     def _bound(self, con: sqlite3.Connection) -> None:
         """Drop the least recently used rows while the cache is over its limit."""

@@ -31,7 +31,8 @@ says so), and every worker it starts dies with its parent, however the parent en
   user's terminal or the TUI's screen.
 
 Workers start from a clean process (``forkserver``), safe even when the caller runs threads
-(the TUI's workers); the shared arrays travel once per worker, through the initializer.
+(the TUI's workers, the score cache's writer); the shared arrays are pickled once and travel
+once per worker, through the initializer.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import contextlib
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -124,10 +126,10 @@ def _die_with_parent(lifeline) -> None:
     threading.Thread(target=watch, name="semtui-lifeline", daemon=True).start()
 
 
-def _init(kernel: Callable, shared: Any, lifeline) -> None:
+def _init(kernel: Callable, shared_blob: bytes, lifeline) -> None:
     global _KERNEL, _SHARED
     _die_with_parent(lifeline)
-    _KERNEL, _SHARED = kernel, shared
+    _KERNEL, _SHARED = kernel, pickle.loads(shared_blob)
 
 
 def _run_batch(batch: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
@@ -225,8 +227,10 @@ def run_units(
     pool: ProcessPoolExecutor | None = None
     done = 0
     try:
+        # the shared arrays are pickled once here, not once per worker
+        blob = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init,
-                                   initargs=(kernel, shared, lifeline_r))
+                                   initargs=(kernel, blob, lifeline_r))
         pending = {pool.submit(_run_batch, [(i, units[i]) for i in b]) for b in groups}
         progress(0, n, message)
         while pending:
