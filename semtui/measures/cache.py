@@ -13,7 +13,8 @@ Filling costs the run almost nothing: :meth:`ScoreCache.store` only keeps the co
 and :meth:`ScoreCache.commit` hands them to a background thread that writes them all in one
 transaction (WAL, ``synchronous=OFF``: the cache can be rebuilt, so it never waits for the disk)
 while the attack goes on.  Every read, and the interpreter's exit, first waits for writes under
-way, so a lookup always sees what was stored before it.
+way, so a lookup always sees what was stored before it; at exit the connections are closed,
+which folds the write-ahead log into the file.
 
 The cache is bounded: rows carry the time they were last used and, past the size limit
 (``SEMTUI_CACHE_MB``, default 256 MB), the least recently used are dropped.  It is an
@@ -29,6 +30,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,7 +62,18 @@ def flush() -> None:
                 _writes.remove(job)
 
 
-atexit.register(flush)
+#: the caches with an open connection, closed at exit (the last connection to close folds the
+#: write-ahead log into the file and removes it, so a big fill leaves no 50 MB log behind)
+_open: weakref.WeakSet = weakref.WeakSet()
+
+
+def _at_exit() -> None:
+    flush()
+    for cache in list(_open):
+        cache.close()
+
+
+atexit.register(_at_exit)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS terms (measure TEXT NOT NULL, term TEXT NOT NULL, id INTEGER NOT NULL, "
@@ -117,6 +130,7 @@ class ScoreCache:
                 con.execute("CREATE TEMP TABLE IF NOT EXISTS req (t TEXT PRIMARY KEY)")
                 con.commit()
                 self._con = con
+                _open.add(self)
             except (OSError, sqlite3.Error) as exc:
                 self.disabled = True
                 self.problem = f"{self.path}: {exc}"
@@ -127,10 +141,13 @@ class ScoreCache:
 
     # ------------------------------------------------------------------ ids and rows
     def _ids(self, con: sqlite3.Connection, identity: str, terms: list[str], create: bool) -> dict[str, int]:
-        con.execute("DELETE FROM req")
-        con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in terms))
-        found = dict(con.execute("SELECT term, id FROM terms WHERE measure = ? AND term IN (SELECT t FROM req)",
-                                 (identity,)).fetchall())
+        found: dict[str, int] = {}
+        # a measure the cache has never seen (a first fill) has no ids to look up
+        if con.execute("SELECT 1 FROM terms WHERE measure = ? LIMIT 1", (identity,)).fetchone():
+            con.execute("DELETE FROM req")
+            con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in terms))
+            found = dict(con.execute("SELECT term, id FROM terms WHERE measure = ? AND term IN (SELECT t FROM req)",
+                                     (identity,)).fetchall())
         if create:
             missing = [t for t in dict.fromkeys(terms) if t not in found]
             if missing:
@@ -162,6 +179,8 @@ class ScoreCache:
             return out, found
         try:
             ids = self._ids(con, identity, [*terms_a, *terms_b], create=False)
+            if not ids:
+                return out, found
             ia = np.array([ids.get(t, -1) for t in terms_a], dtype=np.int64)
             ib = np.array([ids.get(t, -1) for t in terms_b], dtype=np.int64)
             wanted = sorted({int(i) for i in np.concatenate([ia, ib]) if i >= 0})
