@@ -177,12 +177,27 @@ def _context(kernel: Callable):
     with _start_lock:
         ctx.set_forkserver_preload(modules)
         os.environ[MARKER] = "1"  # the server's first import detaches it (and its workers)
+        stderr = sys.stderr
         try:
+            # the resource tracker is handed sys.stderr's fd: under the TUI (Textual's capture
+            # of print) that is -1, which cannot start a process; hand it a real one
+            if _fileno(stderr) < 0:
+                sys.stderr = sys.__stderr__ if _fileno(sys.__stderr__) >= 0 else open(os.devnull, "w")  # noqa: SIM115
             with _stdio_detached():
                 multiprocessing.forkserver.ensure_running()
         finally:
+            if sys.stderr is not stderr and sys.stderr is not sys.__stderr__:
+                sys.stderr.close()
+            sys.stderr = stderr
             os.environ.pop(MARKER, None)
     return ctx
+
+
+def _fileno(stream) -> int:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return -1
 
 
 def _kill(pool: ProcessPoolExecutor | None) -> None:

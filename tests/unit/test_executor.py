@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -96,3 +98,22 @@ def test_a_failing_kernel_or_a_cancel_leaves_no_worker():
     with pytest.raises(Interrupted):
         run_units(_pid, 0.5, list(range(20)), jobs=2, progress=cancel)
     assert _workers_left() == []
+
+
+def test_workers_start_when_stderr_has_no_file_descriptor(tmp_path):
+    """Under the TUI, sys.stderr is Textual's capture of print, whose fileno() is -1; the
+    executor's first pool must still start (multiprocessing hands that fd to its helpers)."""
+    code = (
+        "import operator, sys\n"
+        "class Capture:\n"
+        "    def write(self, s): return len(s)\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "sys.stderr = Capture()\n"
+        "from semtui.runtime.executor import run_units\n"
+        "print(run_units(operator.add, 10, [1, 2, 3, 4], jobs=2))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[11, 12, 13, 14]"
