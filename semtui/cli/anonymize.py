@@ -127,7 +127,7 @@ def km(
 
     from semtui import formats
     from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
-    from semtui.cli.common import StderrProgress, write_outputs
+    from semtui.cli.common import StderrProgress, note_jobs, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
     from semtui.formats.text import dump_setgen
@@ -150,6 +150,7 @@ def km(
     check_outputs([out, side], [orig, hierarchy])
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
+    note_jobs(jobs)
     with StderrProgress(f"k^m {algorithm}") as progress:
         result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, members=members,
                                minimal=minimal, path=orig, progress=progress)

@@ -37,7 +37,7 @@ def setgen(
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
     from semtui import formats
     from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
-    from semtui.cli.common import StderrProgress, names, options_error, warn, watch_cache, write_outputs
+    from semtui.cli.common import StderrProgress, names, note_jobs, options_error, warn, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
 
@@ -55,6 +55,7 @@ def setgen(
         raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
                          "--unmarked)", data)
     orig = formats.read_transactions(original) if original is not None else None
+    note_jobs(jobs)
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
             report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
@@ -252,7 +253,7 @@ def disassoc(
     assignment, or RA) and, with the key and the original, measure what comes back."""
     from semtui import formats
     from semtui.attacks.reassociation import ReassociationOptions, reconstruction_dataset, run_reassociation
-    from semtui.cli.common import StderrProgress, options_error, warn, write_outputs
+    from semtui.cli.common import StderrProgress, note_jobs, options_error, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import read_key
@@ -277,6 +278,7 @@ def disassoc(
     from semtui.model.belongs import check_belongs
 
     check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
+    note_jobs(opts.jobs)
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
             result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,

@@ -90,6 +90,14 @@ def warn(message: str) -> None:
         pass
 
 
+def note_jobs(jobs: int) -> None:
+    """``--jobs`` beyond the cores runs on the cores (the executor caps it): say so in one line."""
+    from semtui.runtime.executor import available_cores, capped_jobs
+
+    if capped_jobs(jobs) < jobs:
+        warn(f"note: --jobs {jobs} capped to {available_cores()}, the cores available")
+
+
 def watch_cache() -> None:
     """Print, once, why the score cache cannot be used (a corrupt file, no permission)."""
     from semtui.measures import cache

@@ -9,6 +9,13 @@ is the computed one to the bit), so a lookup
 is two indexed queries and a vectorised search per row, never a Python loop over pairs, and
 a pair costs 12 bytes.  Every measure is symmetric, so a pair is found from either side.
 
+Filling costs the run almost nothing: :meth:`ScoreCache.store` only keeps the computed blocks,
+and :meth:`ScoreCache.commit` hands them to a background thread that writes them all in one
+transaction (WAL, ``synchronous=OFF``: the cache can be rebuilt, so it never waits for the disk)
+while the attack goes on.  Every read, and the interpreter's exit, first waits for writes under
+way, so a lookup always sees what was stored before it; at exit the connections are closed,
+which folds the write-ahead log into the file.
+
 The cache is bounded: rows carry the time they were last used and, past the size limit
 (``SEMTUI_CACHE_MB``, default 256 MB), the least recently used are dropped.  It is an
 optimisation: if its directory cannot be written or the file is not a cache (corrupt),
@@ -18,9 +25,12 @@ told once why.  ``semtui cache info|clear`` inspects and removes it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sqlite3
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +42,38 @@ DEFAULT_LIMIT_MB = 256
 
 #: called once with a one-line reason when the cache cannot be used (the CLI prints it)
 problem_hook: Callable[[str], None] | None = None
+
+#: background writes under way (threads), in every ScoreCache of this process
+_writes: list[threading.Thread] = []
+_writes_lock = threading.Lock()
+
+
+def flush() -> None:
+    """Wait for every background write of this process to end (reads call it first, and so
+    does the interpreter's exit: a score stored is never lost to a normal exit)."""
+    while True:
+        with _writes_lock:
+            if not _writes:
+                return
+            job = _writes[0]
+        job.join()
+        with _writes_lock:
+            if job in _writes:
+                _writes.remove(job)
+
+
+#: the caches with an open connection, closed at exit (the last connection to close folds the
+#: write-ahead log into the file and removes it, so a big fill leaves no 50 MB log behind)
+_open: weakref.WeakSet = weakref.WeakSet()
+
+
+def _at_exit() -> None:
+    flush()
+    for cache in list(_open):
+        cache.close()
+
+
+atexit.register(_at_exit)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS terms (measure TEXT NOT NULL, term TEXT NOT NULL, id INTEGER NOT NULL, "
@@ -65,6 +107,8 @@ class ScoreCache:
         self.path = Path(path) if path is not None else cache_dir() / "scores.sqlite"
         self.limit_bytes = cache_limit_bytes() if limit_bytes is None else int(limit_bytes)
         self._con: sqlite3.Connection | None = None
+        #: blocks stored and not yet committed: (identity, terms_a, terms_b, values)
+        self._pending: list[tuple[str, list[str], list[str], np.ndarray]] = []
         self.disabled = False
         #: why the cache is off, when it is (unwritable folder, corrupt file)
         self.problem: str | None = None
@@ -73,7 +117,10 @@ class ScoreCache:
         if self._con is None and not self.disabled:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                con = sqlite3.connect(self.path, timeout=30)
+                # used by one thread at a time: the caller's, or the background write it waits for
+                con = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                # a cache can be rebuilt: no fsync (an OS crash may cost it, never a run's result)
+                con.execute("PRAGMA synchronous=OFF")
                 con.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 con.execute("PRAGMA journal_mode=WAL")
                 if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'scores'").fetchone():
@@ -83,6 +130,7 @@ class ScoreCache:
                 con.execute("CREATE TEMP TABLE IF NOT EXISTS req (t TEXT PRIMARY KEY)")
                 con.commit()
                 self._con = con
+                _open.add(self)
             except (OSError, sqlite3.Error) as exc:
                 self.disabled = True
                 self.problem = f"{self.path}: {exc}"
@@ -93,10 +141,13 @@ class ScoreCache:
 
     # ------------------------------------------------------------------ ids and rows
     def _ids(self, con: sqlite3.Connection, identity: str, terms: list[str], create: bool) -> dict[str, int]:
-        con.execute("DELETE FROM req")
-        con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in terms))
-        found = dict(con.execute("SELECT term, id FROM terms WHERE measure = ? AND term IN (SELECT t FROM req)",
-                                 (identity,)).fetchall())
+        found: dict[str, int] = {}
+        # a measure the cache has never seen (a first fill) has no ids to look up
+        if con.execute("SELECT 1 FROM terms WHERE measure = ? LIMIT 1", (identity,)).fetchone():
+            con.execute("DELETE FROM req")
+            con.executemany("INSERT OR IGNORE INTO req(t) VALUES (?)", ((t,) for t in terms))
+            found = dict(con.execute("SELECT term, id FROM terms WHERE measure = ? AND term IN (SELECT t FROM req)",
+                                     (identity,)).fetchall())
         if create:
             missing = [t for t in dict.fromkeys(terms) if t not in found]
             if missing:
@@ -122,11 +173,14 @@ class ScoreCache:
         """Cached scores (NaN where absent) and a mask of which pairs were found."""
         out = np.full((len(terms_a), len(terms_b)), np.nan)
         found = np.zeros(out.shape, dtype=bool)
+        flush()
         con = self._connect()
         if con is None or not len(terms_a) or not len(terms_b):
             return out, found
         try:
             ids = self._ids(con, identity, [*terms_a, *terms_b], create=False)
+            if not ids:
+                return out, found
             ia = np.array([ids.get(t, -1) for t in terms_a], dtype=np.int64)
             ib = np.array([ids.get(t, -1) for t in terms_b], dtype=np.int64)
             wanted = sorted({int(i) for i in np.concatenate([ia, ib]) if i >= 0})
@@ -156,45 +210,82 @@ class ScoreCache:
         return out, found
 
     def store(self, identity: str, terms_a: list[str], terms_b: list[str], values: np.ndarray) -> None:
-        """Remember ``values`` (``len(terms_a) x len(terms_b)``), each row under its term of ``terms_a``."""
-        con = self._connect()
-        if con is None or not len(terms_a) or not len(terms_b):
+        """Remember ``values`` (``len(terms_a) x len(terms_b)``), each row under its term of
+        ``terms_a``; written at the next :meth:`commit`."""
+        if self.disabled or not len(terms_a) or not len(terms_b):
             return
-        try:
-            ids = self._ids(con, identity, [*terms_a, *terms_b], create=True)
-            ia = [ids[t] for t in terms_a]
-            ib = np.array([ids[t] for t in terms_b], dtype=np.int32)
-            order = np.argsort(ib, kind="stable")
-            ib_sorted = ib[order]
-            old = self._rows(con, identity, ia)
-            now = time.time()
-            records = []
-            v64 = np.asarray(values, dtype=np.float64)
-            for x, rid in enumerate(ia):
-                partners, scores = ib_sorted, v64[x, order]
-                if rid in old:  # merge: the new scores win
-                    p_old, s_old = old[rid]
-                    keep = ~np.isin(p_old, partners)
-                    partners = np.concatenate([p_old[keep], partners])
-                    scores = np.concatenate([s_old[keep], scores])
-                    o = np.argsort(partners, kind="stable")
-                    partners, scores = partners[o], scores[o]
-                records.append((identity, rid, now, partners.tobytes(), scores.tobytes()))
-            con.executemany("INSERT OR REPLACE INTO rows(measure, id, used, partners, scores) VALUES (?, ?, ?, ?, ?)",
-                            records)
-        except sqlite3.Error:
-            con.rollback()
+        self._pending.append((identity, list(terms_a), list(terms_b), np.asarray(values, dtype=np.float64)))
 
-    def commit(self) -> None:
-        """End a batch of stores: commit them and keep the cache within its bound."""
-        con = self._con
+    def commit(self, wait: bool = True) -> None:
+        """Write the blocks stored since the last commit in one transaction and keep the cache
+        within its bound; with ``wait=False`` in a background thread (the caller goes on; every
+        read waits for it)."""
+        pending, self._pending = self._pending, []
+        if not pending or self.disabled:
+            return
+        if wait:
+            flush()
+            self._write(pending)
+            return
+        job = threading.Thread(target=self._write_after, args=(pending, list(_writes)),
+                               name="semtui-score-cache", daemon=True)
+        with _writes_lock:
+            _writes.append(job)
+        job.start()
+
+    def _write_after(self, pending, earlier: list[threading.Thread]) -> None:
+        for other in earlier:  # writes happen in the order they were committed
+            other.join()
+        self._write(pending)
+
+    def _write(self, pending: list[tuple[str, list[str], list[str], np.ndarray]]) -> None:
+        """Every pending block in one transaction: the ids of all their terms at once (per
+        measure), the rows to merge in one query, one ``executemany``."""
+        con = self._connect()
         if con is None:
             return
         try:
+            records = []
+            for identity in dict.fromkeys(block[0] for block in pending):
+                blocks = [block for block in pending if block[0] == identity]
+                terms = [t for _, a, b, _ in blocks for t in (*a, *b)]
+                ids = self._ids(con, identity, terms, create=True)
+                old = self._rows(con, identity, sorted({ids[t] for _, a, _, _ in blocks for t in a}))
+                for _, terms_a, terms_b, values in blocks:
+                    records += self._records(identity, ids, old, terms_a, terms_b, values)
+            con.executemany("INSERT OR REPLACE INTO rows(measure, id, used, partners, scores) VALUES (?, ?, ?, ?, ?)",
+                            records)
             con.commit()
             self._bound(con)
         except sqlite3.Error:
             con.rollback()
+
+    @staticmethod
+    def _records(identity: str, ids: dict[str, int], old: dict, terms_a: list[str], terms_b: list[str],
+                 values: np.ndarray) -> list[tuple]:
+        """The rows of one block: a term's partners (sorted ids) and scores as two blobs,
+        merged with what the cache already holds for it (the new scores win)."""
+        ia = [ids[t] for t in terms_a]
+        ib = np.array([ids[t] for t in terms_b], dtype=np.int32)
+        order = np.argsort(ib, kind="stable")
+        ib_sorted = ib[order]
+        v = np.ascontiguousarray(values[:, order])
+        partners_blob = ib_sorted.tobytes()
+        now = time.time()
+        records = []
+        for x, rid in enumerate(ia):
+            if rid in old:
+                p_old, s_old = old[rid]
+                keep = ~np.isin(p_old, ib_sorted)
+                partners = np.concatenate([p_old[keep], ib_sorted])
+                scores = np.concatenate([s_old[keep], v[x]])
+                o = np.argsort(partners, kind="stable")
+                old[rid] = (partners[o], scores[o])  # a later block of the same row merges with this
+                records.append((identity, rid, now, old[rid][0].tobytes(), old[rid][1].tobytes()))
+            else:
+                old[rid] = (ib_sorted, v[x])
+                records.append((identity, rid, now, partners_blob, v[x].tobytes()))
+        return records
 
     def _bound(self, con: sqlite3.Connection) -> None:
         """Drop the least recently used rows while the cache is over its limit."""
@@ -223,6 +314,7 @@ class ScoreCache:
     # ------------------------------------------------------------------ for `semtui cache`
     def info(self) -> dict:
         """Where the cache is, its size and bound, and the pairs it holds per measure."""
+        flush()
         facts: dict = {"path": str(self.path), "exists": self.path.exists(), "bytes": 0, "limit_bytes": self.limit_bytes,
                        "pairs": 0, "measures": {}}
         if not facts["exists"]:
@@ -255,6 +347,8 @@ class ScoreCache:
 
     def clear(self, identity: str | None = None) -> int:
         """Forget every score (or one measure's); returns the rows dropped."""
+        flush()
+        self._pending = []
         con = self._connect()
         if con is None:
             return 0
@@ -268,6 +362,7 @@ class ScoreCache:
         return cur.rowcount
 
     def close(self) -> None:
+        flush()
         if self._con is not None:
             self._con.close()
             self._con = None
@@ -332,4 +427,4 @@ class CachedMeasure(Measure):
             out[np.ix_(block, cols)] = values
             found[np.ix_(block, cols)] = True
             self.cache.store(identity, sub_a, sub_b, values)
-        self.cache.commit()
+        self.cache.commit(wait=False)  # written in the background while the caller goes on

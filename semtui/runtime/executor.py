@@ -1,4 +1,5 @@
-"""Run the units of an operation (equivalence groups, clusters) serially or in worker processes.
+"""The one executor: run the units of an operation (equivalence groups, clusters, the parts of
+LRA and VPA) serially or in worker processes.
 
 ``run_units(kernel, shared, units, jobs=N)`` calls ``kernel(shared, unit)`` for every unit and
 returns the results in unit order, whatever order they finished in, so a run is the same
@@ -6,39 +7,77 @@ serial or parallel.  ``kernel`` must be a module-level function and ``shared``/`
 picklable; never a measure or a cache (workers get arrays).  Progress goes through one
 callback, called in the calling process; it may raise ``Interrupted``, which stops the
 workers and leaves no process behind.
+
+This module is the only one in semtui that starts processes (``tests/unit/test_executor.py``
+says so), and every worker it starts dies with its parent, however the parent ends:
+
+* **at most one worker per core**: ``jobs`` is capped to :func:`available_cores` (and to the
+  number of units); :func:`capped_jobs` tells a face what a request becomes;
+* **an exception or a cancel** (``Interrupted`` from the progress callback, Ctrl-C or SIGTERM
+  turned into ``KeyboardInterrupt`` by the CLI, a kernel that raised) kills every worker with
+  SIGKILL before the exception goes on;
+* **the parent killed outright** (SIGKILL, a crash): each worker holds the read end of a
+  *lifeline* pipe whose only write end is in the parent, and a thread in the worker exits the
+  process when it reads end-of-file; on Linux the worker also asks the kernel
+  (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) to be killed when its own parent, multiprocessing's
+  fork server, goes, and the fork server leaves as soon as the parent does;
+* a worker **ignores SIGINT** (a Ctrl-C reaches the whole process group; the parent answers it
+  and stops the workers) and **dies on SIGTERM** (the default action, restored);
+* workers **never hold the parent's standard streams**: the fork server they are forked
+  from, and each worker again in its initializer, point fds 0, 1 and 2 at ``/dev/null``
+  (``SEMTUI_DEBUG`` keeps 2; see ``_forkserver.py``), and multiprocessing's resource tracker
+  is started with its non-terminal standard streams replaced by ``/dev/null``, so a reader of
+  ``semtui … |`` gets end-of-file as soon as semtui is gone, and no worker writes on the
+  user's terminal or the TUI's screen.
+
+Workers start from a clean process (``forkserver``), safe even when the caller runs threads
+(the TUI's workers, the score cache's writer); the shared arrays are pickled once and travel
+once per worker, through the initializer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
-from collections.abc import Callable, Sequence
+import pickle
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
+from semtui.runtime._forkserver import MARKER, detach_stdio
 from semtui.runtime.progress import ProgressCallback, no_progress
 
 U = TypeVar("U")
 R = TypeVar("R")
 
+#: seconds between two progress calls while workers run (each is also a chance to cancel)
+POLL = 0.2
+
 _KERNEL: Callable | None = None
 _SHARED: Any = None
 
-
-def _init(kernel: Callable, shared: Any) -> None:
-    global _KERNEL, _SHARED
-    _KERNEL, _SHARED = kernel, shared
-
-
-def _run_batch(batch: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    return [(i, _KERNEL(_SHARED, unit)) for i, unit in batch]
+#: Linux prctl option: the signal a process gets when its parent dies
+_PR_SET_PDEATHSIG = 1
 
 
 def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which containers and ``taskset``
+    narrow), at least 1."""
     try:
-        return len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def capped_jobs(jobs: int) -> int:
+    """What a request for ``jobs`` worker processes becomes: at least 1, at most the cores."""
+    return max(1, min(int(jobs), available_cores()))
 
 
 def batches(costs: Sequence[float], jobs: int, per_job: int = 4) -> list[list[int]]:
@@ -60,6 +99,117 @@ def batches(costs: Sequence[float], jobs: int, per_job: int = 4) -> list[list[in
     return out
 
 
+# ---------------------------------------------------------------------------- in the worker
+
+
+def _die_with_parent(lifeline) -> None:
+    """Everything that ties a worker's life to its parent's (see the module's docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the lifeline still holds
+            pass
+    detach_stdio(keep_stderr=bool(os.environ.get("SEMTUI_DEBUG")))
+
+    def watch() -> None:
+        try:
+            lifeline.recv_bytes()  # nothing is ever sent: this returns only at end-of-file
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="semtui-lifeline", daemon=True).start()
+
+
+def _init(kernel: Callable, shared_blob: bytes, lifeline) -> None:
+    global _KERNEL, _SHARED
+    _die_with_parent(lifeline)
+    _KERNEL, _SHARED = kernel, pickle.loads(shared_blob)
+
+
+def _run_batch(batch: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    return [(i, _KERNEL(_SHARED, unit)) for i, unit in batch]
+
+
+# ---------------------------------------------------------------------------- in the parent
+
+_start_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _stdio_detached() -> Iterator[None]:
+    """While multiprocessing's helper processes start (they inherit fds 0-2), a standard
+    stream that is not a terminal is ``/dev/null``: a helper then never holds a pipe of ours
+    open, nor writes in a log of ours (the resource tracker's "leaked semaphore" warning after
+    a SIGKILL).  A terminal is left alone: the TUI reads and draws on it from other threads."""
+    saved: list[tuple[int, int]] = []
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in (0, 1, 2):
+            try:
+                if os.isatty(fd):
+                    continue
+                saved.append((fd, os.dup(fd)))
+            except OSError:  # closed: nothing to hold open
+                continue
+            os.dup2(devnull, fd)
+        yield
+    finally:
+        for fd, copy in saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(devnull)
+
+
+def _context(kernel: Callable):
+    """The forkserver context, its server (and the resource tracker) running detached from our
+    standard input and output.  A server started here first imports the kernel's module (and so
+    numpy, scipy and the engine), so that a worker forked from it starts in milliseconds."""
+    ctx = multiprocessing.get_context("forkserver")
+    modules = ["semtui.runtime._forkserver", __name__]
+    if kernel.__module__ != "__main__":
+        modules.append(kernel.__module__)
+    with _start_lock:
+        ctx.set_forkserver_preload(modules)
+        os.environ[MARKER] = "1"  # the server's first import detaches it (and its workers)
+        stderr = sys.stderr
+        try:
+            # the resource tracker is handed sys.stderr's fd: under the TUI (Textual's capture
+            # of print) that is -1, which cannot start a process; hand it a real one
+            if _fileno(stderr) < 0:
+                sys.stderr = sys.__stderr__ if _fileno(sys.__stderr__) >= 0 else open(os.devnull, "w")  # noqa: SIM115
+            with _stdio_detached():
+                multiprocessing.forkserver.ensure_running()
+        finally:
+            if sys.stderr is not stderr and sys.stderr is not sys.__stderr__:
+                sys.stderr.close()
+            sys.stderr = stderr
+            os.environ.pop(MARKER, None)
+    return ctx
+
+
+def _fileno(stream) -> int:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return -1
+
+
+def _kill(pool: ProcessPoolExecutor | None) -> None:
+    """Stop a pool at once: SIGKILL every worker (whatever it is doing), then reap them."""
+    if pool is None:
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_units(
     kernel: Callable[[Any, U], R],
     shared: Any,
@@ -70,37 +220,47 @@ def run_units(
     progress: ProgressCallback | None = None,
     message: str = "",
 ) -> list[R]:
-    """``[kernel(shared, u) for u in units]``, with ``jobs`` worker processes when > 1."""
+    """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
+    the cores and to the units) when more than one."""
     progress = progress or no_progress
     n = len(units)
-    jobs = max(1, min(int(jobs), n))
+    jobs = min(capped_jobs(jobs), max(n, 1))
     if jobs == 1:
         out = []
+        last = 0.0
         for i, unit in enumerate(units):
             out.append(kernel(shared, unit))
-            progress(i + 1, n, message)
+            now = time.monotonic()
+            if now - last >= POLL / 4 or i + 1 == n:
+                last = now
+                progress(i + 1, n, message)
         return out
     groups = batches(list(costs) if costs is not None else [1.0] * n, jobs)
     results: list[Any] = [None] * n
-    # forkserver: workers start from a clean process, safe even when the caller runs threads
-    # (the TUI's workers); the shared arrays travel once per worker, through the initializer.
-    ctx = multiprocessing.get_context("forkserver")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init, initargs=(kernel, shared))
+    ctx = _context(kernel)
+    lifeline_r, lifeline_w = ctx.Pipe(duplex=False)
+    pool: ProcessPoolExecutor | None = None
     done = 0
     try:
+        # the shared arrays are pickled once here, not once per worker
+        blob = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init,
+                                   initargs=(kernel, blob, lifeline_r))
         pending = {pool.submit(_run_batch, [(i, units[i]) for i in b]) for b in groups}
         progress(0, n, message)
         while pending:
-            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=POLL, return_when=FIRST_COMPLETED)
             for fut in finished:
                 for i, r in fut.result():
                     results[i] = r
                     done += 1
             progress(done, n, message)  # also a chance to cancel while the workers run
     except BaseException:
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        _kill(pool)
         raise
-    pool.shutdown(wait=True)
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        lifeline_w.close()
+        lifeline_r.close()
     return results

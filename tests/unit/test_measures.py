@@ -219,6 +219,27 @@ def test_cache_reuse(tmp_path: Path, small_index: Path):
     assert np.allclose(d3, NGDIndexMeasure(small_index).matrix(["a", "b", "c"], ["a", "b", "c"]))
 
 
+def test_cache_fill_is_written_in_the_background_and_never_lost(tmp_path: Path, small_index: Path, cli):
+    """A fill hands its rows to a background write; a read waits for it, and so does the
+    exit of a process that filled and ended at once (issue 19, class 8)."""
+    import threading
+
+    from semtui.measures import cache as cache_module
+
+    terms = ["a", "b", "c", "zz"]
+    filling = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache(tmp_path / "c.sqlite"))
+    filling.matrix(terms, terms)
+    assert filling.cache._pending == []  # handed over, not kept
+    reader = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache(tmp_path / "c.sqlite"))
+    reader.matrix(terms, terms)  # another cache object on the same file: it waits, then finds all
+    assert reader.computed == 0
+    assert not any(t.name == "semtui-score-cache" for t in threading.enumerate())
+    assert cache_module._writes == []
+    r = cli("score", f"ngd:{small_index}", "a", "b", "c", "--json", env={"SEMTUI_CACHE_DIR": str(tmp_path / "p")})
+    assert r.returncode == 0, r.stderr
+    assert ScoreCache(tmp_path / "p" / "scores.sqlite").info()["pairs"] >= 6
+
+
 def test_cache_invalidated_when_the_index_changes(tmp_path: Path, small_index: Path):
     cache = ScoreCache(tmp_path / "cache.sqlite")
     CachedMeasure(NGDIndexMeasure(small_index), cache).matrix(["a"], ["b"])

@@ -11,6 +11,7 @@ import numpy as np
 from semtui.anonymize.hierarchy.aa import aa
 from semtui.anonymize.hierarchy.problem import Problem, Progress
 from semtui.errors import InputError
+from semtui.runtime import run_units
 
 #: the paper's default flexibility f (transactions a border may move either way)
 FLEXIBILITY = 10
@@ -99,7 +100,8 @@ def auto_partition(p: Problem, flexibility: int = FLEXIBILITY) -> list[np.ndarra
     return [np.arange(p.n_transactions)]
 
 
-def _aa_part(sub: Problem):
+def _aa_part(_shared, sub: Problem):
+    """The kernel the executor runs for one part (nothing shared: each part is its own problem)."""
     return aa(sub)
 
 
@@ -111,28 +113,9 @@ def lra(p: Problem, parts: int | None = None, jobs: int = 1, flexibility: int = 
         raise InputError(f"--parts must be at least 1 (got {parts})")
     chunks = auto_partition(p, flexibility) if parts is None else gray_partition(p, parts, flexibility)
     subs = [p.rows(c) for c in chunks]
-    results = _map(_aa_part, subs, jobs, progress, "LRA parts")
+    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="LRA parts")
     local = [(c, cut) for c, (cut, _) in zip(chunks, results)]
     stats = [st for _, st in results]
     return local, {"count_tree_nodes": max(s["count_tree_nodes"] for s in stats),
                    "parts": [{"transactions": len(c), "count_tree_nodes": s["count_tree_nodes"]}
                              for c, s in zip(chunks, stats)], "flexibility": flexibility}
-
-
-def _map(fn, items, jobs: int, progress: Progress, label: str):
-    """Run ``fn`` over independent sub-problems, in ``jobs`` processes when jobs > 1."""
-    out = []
-    if jobs <= 1 or len(items) <= 1:
-        for i, it in enumerate(items):
-            out.append(fn(it))
-            if progress is not None:
-                progress(i + 1, len(items), label)
-        return out
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=jobs) as ex:
-        for i, r in enumerate(ex.map(fn, items)):
-            out.append(r)
-            if progress is not None:
-                progress(i + 1, len(items), label)
-    return out

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from semtui.anonymize.hierarchy.aa import aa
-from semtui.anonymize.hierarchy.lra import _map
 from semtui.anonymize.hierarchy.problem import Problem, Progress
 from semtui.errors import InputError
+from semtui.runtime import run_units
 
 
 def domain_parts(p: Problem, parts: int, level: int = 1) -> list[np.ndarray]:
@@ -31,7 +31,8 @@ def domain_parts(p: Problem, parts: int, level: int = 1) -> list[np.ndarray]:
     return [x for x in out if len(x)]
 
 
-def _aa_part(sub: Problem):
+def _aa_part(_shared, sub: Problem):
+    """The kernel the executor runs for one part of the domain."""
     return aa(sub)
 
 
@@ -51,7 +52,7 @@ def vpa(p: Problem, parts: int = 3, jobs: int = 1, level: int = 1,
         sub = p.project(keep)
         if sub.n_nonempty >= p.k:  # a part seen by fewer than k transactions is left to the final pass
             subs.append(sub)
-    results = _map(_aa_part, subs, jobs, progress, "VPA parts")
+    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="VPA parts")
     rules = set()
     for cut, _ in results:
         rules.update(v for v in set(cut[h.leaf_order].tolist()) if not h.is_leaf[v])

@@ -415,55 +415,15 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
         task.orig = {t: w_loc[v] for t, v in orig_items.items()}
 
 
-#: the context of a worker process (set once by its initializer)
-_CTX: _Context | None = None
-
-
-def _init_worker(ctx: _Context) -> None:
-    """Keep the run's context; leave Ctrl-C to the parent, which cancels the pool (a worker
-    interrupted on its own would print a traceback)."""
-    import signal
-
-    global _CTX
-    _CTX = ctx
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _work(indices: list[int]) -> list[dict]:
-    """What a worker process runs: a chunk of clusters, planned, attacked and shaped."""
-    return [_cluster_output(_CTX, i) for i in indices]
-
-
 def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating") -> list[dict]:
-    """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes; the
-    context goes to each worker once, the chunks of cluster indices are all that is sent after."""
-    total = len(ctx.data.clusters)
-    if jobs <= 1 or total < 2:
-        out = []
-        for i in range(total):
-            out.append(_cluster_output(ctx, i))
-            if i % 16 == 15 or i + 1 == total:
-                progress(i + 1, total, message)
-        return out
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes of
+    the one executor; the context goes to each worker once, cluster indices are all that is
+    sent after."""
+    from semtui.runtime import run_units
 
-    size = max(1, math.ceil(total / (jobs * 8)))
-    chunks = [list(range(i, min(i + size, total))) for i in range(0, total, size)]
-    results: dict[int, list[dict]] = {}
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
-        pending = {pool.submit(_work, ch): n for n, ch in enumerate(chunks)}
-        try:
-            while pending:
-                done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for f in done:
-                    results[pending.pop(f)] = f.result()
-                progress(sum(len(v) for v in results.values()), total, message)
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return [o for n in range(len(chunks)) for o in results[n]]
+    clusters = ctx.data.clusters
+    return run_units(_cluster_output, ctx, list(range(len(clusters))), jobs=jobs,
+                     costs=[float(c.size) for c in clusters], progress=progress, message=message)
 
 
 def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,

@@ -1,0 +1,119 @@
+"""The one executor (issue 19, class 2): no other module starts processes; a request beyond
+the cores runs on the cores; an exception or a cancel leaves no worker behind."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from procs import descendants, wait_gone
+
+from semtui.errors import Interrupted
+from semtui.runtime.executor import available_cores, capped_jobs, run_units
+
+EXECUTOR = "semtui/runtime/executor.py"
+#: modules that start processes or pools; only the executor may import them
+PROCESS_MODULES = ("multiprocessing", "concurrent", "subprocess")
+#: functions that start processes without those modules
+PROCESS_CALLS = {"fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen", "execv", "execvp",
+                 "spawnv", "spawnl", "spawnlp", "spawnvp"}
+
+
+def _starters(path: Path) -> list[str]:
+    text = path.read_text()
+    if not any(word in text for word in (*PROCESS_MODULES, *PROCESS_CALLS)):
+        return []
+    tree = ast.parse(text, str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in PROCESS_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PROCESS_MODULES:
+            found.append(node.module)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
+              and node.attr in PROCESS_CALLS):
+            found.append(f"os.{node.attr}")
+    return found
+
+
+def test_the_executor_is_the_only_place_that_starts_processes():
+    starters = {}
+    for path in sorted((REPO / "semtui").rglob("*.py")):
+        found = _starters(path)
+        if found:
+            starters[str(path.relative_to(REPO))] = found
+    assert set(starters) == {EXECUTOR}, starters
+    assert "multiprocessing" in starters[EXECUTOR]
+
+
+def _pid(shared, unit):
+    time.sleep(shared)
+    return os.getpid()
+
+
+def _fail(shared, unit):
+    if unit == 3:
+        raise ValueError("unit 3 is bad")
+    time.sleep(shared)
+    return unit
+
+
+def _workers_left() -> list[int]:
+    """Workers of ours still running (children of the fork server, a child of this process)."""
+    mine = descendants(os.getpid())
+    return wait_gone({p: v for p, v in mine.items() if v[0] != os.getpid()}, 5.0)
+
+
+def test_a_request_beyond_the_cores_runs_on_the_cores():
+    assert capped_jobs(1000) == available_cores()
+    assert capped_jobs(0) == 1
+    pids = run_units(_pid, 0.02, list(range(40)), jobs=1000)
+    assert len(pids) == 40
+    assert os.getpid() not in pids or available_cores() == 1
+    assert len(set(pids)) <= available_cores()
+    assert _workers_left() == []
+
+
+def test_results_come_back_in_unit_order_whatever_the_costs():
+    out = run_units(_fail, 0.0, [0, 1, 2, 4, 5, 6], jobs=2, costs=[1, 9, 2, 8, 3, 7])
+    assert out == [0, 1, 2, 4, 5, 6]
+
+
+def test_a_failing_kernel_or_a_cancel_leaves_no_worker():
+    with pytest.raises(ValueError, match="unit 3 is bad"):
+        run_units(_fail, 0.05, list(range(20)), jobs=2)
+    assert _workers_left() == []
+
+    def cancel(done, total, message):
+        if any(parent != os.getpid() for parent, _ in descendants(os.getpid()).values()):
+            # the workers run (children of the fork server): the user cancels
+            raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        run_units(_pid, 0.5, list(range(20)), jobs=2, progress=cancel)
+    assert _workers_left() == []
+
+
+def test_workers_start_when_stderr_has_no_file_descriptor(tmp_path):
+    """Under the TUI, sys.stderr is Textual's capture of print, whose fileno() is -1; the
+    executor's first pool must still start (multiprocessing hands that fd to its helpers)."""
+    code = (
+        "import operator, sys\n"
+        "class Capture:\n"
+        "    def write(self, s): return len(s)\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "sys.stderr = Capture()\n"
+        "from semtui.runtime.executor import run_units\n"
+        "print(run_units(operator.add, 10, [1, 2, 3, 4], jobs=2))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[11, 12, 13, 14]"
