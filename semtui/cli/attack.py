@@ -178,8 +178,9 @@ def _print_summary(report: dict) -> None:
     unscored = s.get("unscored") or {}
     if unscored.get("rows"):
         why = " and ".join(f"{n}: {reason}" for reason, n in unscored["reasons"].items())
-        console.print(f"Not scored: {unscored['rows']} of {s['rows']} rows ({why}). Their added items count "
-                      "as missed; this attack says nothing about whether they are within an attacker's reach.")
+        # what the attacker knew, and what that says about these rows, is the Knowledge line's (one place)
+        console.print(f"Not scored: {unscored['rows']} of {s['rows']} rows ({why}); their added items count "
+                      "as missed.")
     if s["attacked_rows"] == 0:
         console.print("Privacy: not measured: the attack scored no row.")
     else:
