@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from semtui import __version__
-from semtui.cli import anonymize, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
+from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -150,6 +150,7 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
 # missing command).
 app.add_typer(table.app, name="table")
 app.add_typer(attack.app, name="attack")
+assess.register(app)
 app.add_typer(corpus.app, name="corpus")
 score.register(app)
 app.add_typer(anonymize.app, name="anonymize")
