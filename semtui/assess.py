@@ -372,11 +372,8 @@ class Assessor:
             x = self.release.vocab.get(p["x"])
             if x is None:
                 continue
-            holds = np.flatnonzero(np.add.reduceat(chunk.items == x, chunk.indptr[:-1]) > 0) \
-                if len(chunk.items) else np.zeros(0, dtype=np.int64)
-            for r in holds.tolist():
-                if chunk.indptr[r] == chunk.indptr[r + 1]:
-                    continue
+            sub = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))  # the sub-record of each item
+            for r in np.unique(sub[chunk.items == x]).tolist():
                 t = ck.record_chunks[p["chunk"] - 1][r]
                 breached.setdefault(t, set()).add((doc["attacker"], p["x"]))
 
