@@ -24,8 +24,7 @@ def assess(
     report_path: Path | None = typer.Option(None, "--report", help="Write the semtui-assessment/1 document here."),
     json_out: bool = typer.Option(False, "--json", help="The document on stdout."),
 ) -> None:
-    """Run every attack that applies to a release and say how exposed it is, whose records, and
-    how sure."""
+    """Run every attack that applies to a release: how exposed it is, whose records, how sure."""
     from semtui import formats
     from semtui.assess import AssessInputs, Assessor
     from semtui.cli.common import StderrProgress, note_jobs, options_error, warn, watch_cache, write_outputs
