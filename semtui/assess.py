@@ -640,7 +640,8 @@ def verdict(rep: AssessmentReport) -> str:
     if s is None:
         tried = "including one with background knowledge" if rep.inputs.background else \
             "none with background knowledge"
-        return (f"No attack tried{part} beat a random attacker with the same budget ({tried}); that is not a "
+        what = "attack" if rep.kind == "set-generalised" else "re-association"
+        return (f"No {what} tried{part} beat a random {what} with the same budget ({tried}); that is not a "
                 f"sign the release is safe.{gap}")
     f = s["figures"]
     if rep.kind == "set-generalised":

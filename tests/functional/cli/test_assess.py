@@ -176,3 +176,30 @@ def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, cod
     assert "interrupted" in doc["verdict"]
     assert sorted(p.name for p in out.iterdir()) == ["a.json"]  # no temporary file left behind
     assert os.stat(rep).st_mode & 0o777 == 0o600
+
+
+def test_km_release_no_plain_item(tmp_path, background):
+    """A k^m release keeps no plain item: the papers' attacks score nothing, so without a
+    background nothing is called strongest (and nothing safe); with one, the strongest attacker
+    (here a knowledge table other than the run's default, re-run alone) is its command."""
+    h, rel = tmp_path / "h.txt", tmp_path / "km.txt"
+    orig = SAMPLES / "meps400-original.txt"
+    assert run_cli("hierarchy", "build", orig, "--fanout", "5", "-o", h).returncode == 0
+    r = run_cli("anonymize", "km", orig, "--hierarchy", h, "-k", "5", "-m", "2", "-o", rel)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("assess", rel, "--original", orig, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["strongest"] is None
+    assert "not a sign the release is safe" in doc["verdict"] and "how common each item is" in doc["verdict"]
+    r = run_cli("assess", rel, "--original", orig, "--background", background, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    s = doc["strongest"]
+    alone = _alone(s["command"])
+    assert alone["knowledge"] == s["knowledge"]
+    assert alone["metrics"]["correct"] == s["figures"]["correct"]
+    assert alone["metrics"]["precision"] == s["figures"]["precision"]
+    implicated = {e["transaction"] for g in alone["groups"] for e in g["eliminations"]}
+    assert {r["transaction"] for r in doc["records_at_risk"]} <= implicated
+    assert len(doc["records_at_risk"]) == min(len(implicated), 200)
