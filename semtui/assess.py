@@ -231,8 +231,10 @@ class Assessor:
 
         i = self.inputs
         method = o["method"]
+        # the informed reference does not depend on the method: computed once, with the first
+        first = not any(a.get("informed_reference") for a in self.report.attacks)
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs)
+                                    background=o.get("background"), jobs=i.jobs, informed=first)
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
                                 background=self._background() if opts.background else None,
                                 original_path=i.original,
