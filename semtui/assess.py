@@ -171,6 +171,14 @@ class Assessor:
     def run(self) -> AssessmentReport:
         plan = self.plan()
         n = len(plan)
+        # every measure and the background opened before the first attack: a file that cannot be
+        # read is refused up front, not after minutes of attacks
+        self.progress(0, n * 1000, "opening the measures")
+        for m in self.inputs.measure_list():
+            self._measure(m)
+        if self.inputs.background:
+            self.progress(0, n * 1000, "reading the background")
+            self._background()
         for idx, (family, opts) in enumerate(plan):
             label = _label(family, opts)
 
@@ -236,6 +244,7 @@ class Assessor:
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
                                     background=o.get("background"), jobs=i.jobs, informed=first)
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
+                                measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
                                 background=self._background() if opts.background else None,
                                 original_path=i.original,
                                 sources={"data": i.data, "key": i.key, "original": i.original})

@@ -203,3 +203,8 @@ def test_km_release_no_plain_item(tmp_path, background):
     implicated = {e["transaction"] for g in alone["groups"] for e in g["eliminations"]}
     assert {r["transaction"] for r in doc["records_at_risk"]} <= implicated
     assert len(doc["records_at_risk"]) == min(len(implicated), 200)
+
+
+def test_a_measure_that_cannot_open_is_refused_before_any_attack(tmp_path):
+    r = run_cli("assess", SAMPLES / "medical-setgen.txt", "--corpus", tmp_path / "none.sqlite")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "none.sqlite" in r.stderr
