@@ -173,19 +173,18 @@ class Assessor:
         n = len(plan)
         # every measure and the background opened before the first attack: a file that cannot be
         # read is refused up front, not after minutes of attacks
-        self.progress(0, n * 1000, "opening the measures")
+        self.progress(0, n, "opening the measures")
         for m in self.inputs.measure_list():
             self._measure(m)
         if self.inputs.background:
-            self.progress(0, n * 1000, "reading the background")
+            self.progress(0, n, "reading the background")
             self._background()
         for idx, (family, opts) in enumerate(plan):
             label = _label(family, opts)
 
             def inner(done, total, message="", _idx=idx, _label=label):
-                frac = (done / total) if total else 0.0
-                self.progress(_idx * 1000 + int(frac * 1000), n * 1000,
-                              f"[{_idx + 1}/{n}] {_label}: {message} {done}/{total}".rstrip())
+                # the whole run counts attacks; the current attack's own progress is in the message
+                self.progress(_idx, n, f"[{_idx + 1}/{n}] {_label}: {message} {done}/{total}".rstrip())
 
             inner(0, 0, "starting")
             if family == "cover" and opts["attacker"] == "moderate" and self.original is None:
@@ -199,7 +198,7 @@ class Assessor:
             self._consider(entry, doc)
             if not self.report.scored and _is_default(family, opts, self.inputs):
                 self._best_doc = doc  # unscored: the records the default attack implicates
-            self.progress((idx + 1) * 1000, n * 1000, f"[{idx + 1}/{n}] {label}: done")
+            self.progress(idx + 1, n, f"[{idx + 1}/{n}] {label}: done")
         self.finish(partial=False)
         return self.report
 
