@@ -80,6 +80,8 @@ class AssessmentReport(Report):
     skipped: list[dict] = field(default_factory=list)
     strongest: dict | None = None
     records_at_risk: list[dict] = field(default_factory=list)
+    #: how many records the attack implicates (records_at_risk lists the first RECORDS_KEPT)
+    records_implicated: int = 0
     items_exposed: list[dict] = field(default_factory=list)
     how_sure: dict = field(default_factory=dict)
     not_modelled: list[str] = field(default_factory=list)
@@ -99,6 +101,7 @@ class AssessmentReport(Report):
             "scored": self.scored,
             "verdict": self.verdict,
             "strongest": self.strongest,
+            "records_implicated": self.records_implicated,
             "records_at_risk": self.records_at_risk,
             "items_exposed": self.items_exposed,
             "how_sure": self.how_sure,
@@ -402,7 +405,7 @@ class Assessor:
                 r["cover_breaches"] = sorted({f"{x} ({who})" for who, x in found})
             recs = sorted(by_t.values(), key=lambda r: (-r["reassociated"] - len(r.get("cover_breaches", [])),
                                                         r["transaction"]))
-            rep.records_at_risk, rep.items_exposed = recs[:RECORDS_KEPT], items
+            rep.records_at_risk, rep.items_exposed = recs, items
 
     # ---------------------------------------------------------------- the end
     def finish(self, partial: bool) -> AssessmentReport:
@@ -421,6 +424,8 @@ class Assessor:
             rep.strongest["lift"] = lifts(rep)
         ref = next((a["informed_reference"] for a in rep.attacks if a.get("informed_reference")), None)
         rep.how_sure_reference = ref
+        rep.records_implicated = len(rep.records_at_risk)
+        rep.records_at_risk = rep.records_at_risk[:RECORDS_KEPT]
         rep.not_modelled = not_modelled(rep)
         rep.how_sure = how_sure(rep)
         rep.verdict = verdict(rep)
@@ -562,7 +567,7 @@ def setgen_records(doc: dict) -> tuple[list[dict], list[dict]]:
     ranked = sorted(recs.values(), key=lambda r: (-len(r["reidentified"]), -len(r["exposed"]), -(r["correct"] or 0),
                                                   -r["eliminated"], r["transaction"]))
     items = [{"item": x, "groups": c} for x, c in exposed_count.most_common(RECORDS_KEPT)]
-    return ranked[:RECORDS_KEPT], items
+    return ranked, items
 
 
 def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
@@ -584,7 +589,7 @@ def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
                 r["items"] += u["items"]
                 items.update(u["items"])
     ranked = sorted(recs.values(), key=lambda r: (-r["reassociated"], r["transaction"]))
-    return ranked[:RECORDS_KEPT], [{"item": x, "records": c} for x, c in items.most_common(RECORDS_KEPT)]
+    return ranked, [{"item": x, "records": c} for x, c in items.most_common(RECORDS_KEPT)]
 
 
 def not_modelled(rep: AssessmentReport) -> list[str]:

@@ -167,12 +167,14 @@ def print_summary(doc: dict) -> None:
           f"{_f(ref['accuracy'])}, lift {_f(ref.get('lift_over_random'), 2)} over random.")
     recs = doc.get("records_at_risk") or []
     if recs:
-        p(f"Records most at risk (of {len(recs)} implicated"
+        p(f"Records most at risk (of {doc.get('records_implicated', len(recs)):,} implicated"
           + (", unscored: the default attack's claims" if not doc["scored"] else "") + "):")
         for r in recs[:RECORDS_SHOWN]:
             bits = []
             if r.get("reidentified"):
-                bits.append("re-identified " + ", ".join(r["reidentified"]))
+                more = len(r["reidentified"]) - 3
+                bits.append(f"{len(r['reidentified'])} generalised item(s) re-identified: "
+                            + ", ".join(r["reidentified"][:3]) + (f" (+{more} more)" if more > 0 else ""))
             if r.get("exposed"):
                 bits.append(f"{len(r['exposed'])} exposed item(s)")
             if r.get("correct") is not None:

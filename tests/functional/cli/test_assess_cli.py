@@ -76,6 +76,7 @@ def test_setgen_with_background_strongest_is_its_command(tmp_path, background):
     # the records at risk are the transactions the attack's own report eliminates from
     implicated = {e["transaction"] for g in alone["groups"] for e in g["eliminations"]}
     assert {r["transaction"] for r in doc["records_at_risk"]} == implicated
+    assert doc["records_implicated"] == len(implicated)
     per_t: dict = {}
     for g in alone["groups"]:
         for e in g["eliminations"]:
@@ -202,6 +203,7 @@ def test_km_release_no_plain_item(tmp_path, background):
     assert alone["metrics"]["precision"] == s["figures"]["precision"]
     implicated = {e["transaction"] for g in alone["groups"] for e in g["eliminations"]}
     assert {r["transaction"] for r in doc["records_at_risk"]} <= implicated
+    assert doc["records_implicated"] == len(implicated)
     assert len(doc["records_at_risk"]) == min(len(implicated), 200)
 
 
