@@ -135,8 +135,8 @@ class Assessor:
             if not release.clusters:
                 raise InputError("nothing to assess: the release has no cluster", inputs.data)
             if (key is None) != (original is None):
-                raise InputError("--key and --original go together for a disassociated release (the metrics "
-                                 "need both)", option="key")
+                raise InputError("the key and the original go together for a disassociated release (the "
+                                 "metrics need both)", option="key")
             scored = key is not None
         else:
             if release.n_generalised == 0:
@@ -147,7 +147,10 @@ class Assessor:
             if key is not None:
                 raise InputError("a key belongs to a disassociated release", option="key")
         self.report = AssessmentReport(kind=kind, inputs=inputs, scored=scored)
-        self._best_doc: dict | None = None
+        self._best_doc: dict | None = None  # the report of the strongest attack so far (or the default, unscored)
+        self._measures: dict = {}  # every measure opened once, shared by the attacks
+        self._bg = None  # the background, loaded once
+        self._breached: dict[int, set] = {}  # transaction -> {(cover attacker, breached item)}
         self._started = time.perf_counter()
 
     # ---------------------------------------------------------------- plan
@@ -302,13 +305,12 @@ class Assessor:
     def _measure(self, spec: str):
         from semtui.measures import open_measure
 
-        cache = self.__dict__.setdefault("_measures", {})
-        if spec not in cache:
-            cache[spec] = open_measure(spec)
-        return cache[spec]
+        if spec not in self._measures:
+            self._measures[spec] = open_measure(spec)
+        return self._measures[spec]
 
     def _background(self):
-        if not hasattr(self, "_bg"):
+        if self._bg is None:
             from semtui.attacks.background import load_background
 
             self._bg = load_background(self.inputs.background)
@@ -375,7 +377,7 @@ class Assessor:
             return
         import numpy as np
 
-        breached = self.__dict__.setdefault("_breached", {})
+        breached = self._breached
         by_id = {c.id: (c, ck) for c, ck in zip(self.release.clusters, self.key.clusters)}
         for p in doc["cover_problems"]:
             if not p["breach"]:
@@ -397,7 +399,7 @@ class Assessor:
             rep.records_at_risk, rep.items_exposed = setgen_records(doc) if doc else ([], [])
         else:
             recs, items = reassoc_records(doc, self.original) if doc else ([], [])
-            breached = getattr(self, "_breached", {})
+            breached = self._breached
             by_t = {r["transaction"]: r for r in recs}
             for t, found in breached.items():
                 r = by_t.setdefault(t, {"transaction": t, "line": _line(self.original, t), "reassociated": 0,
