@@ -16,7 +16,6 @@ import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.reports import Report, json_float

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SAMPLES, SHARED_DATA, run_cli
 
 # the shared data beside the checkout (a worktree elsewhere: where the benchmarks find it too)
