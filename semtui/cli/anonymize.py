@@ -45,7 +45,7 @@ def setgen(
         utility_constraints,
         utility_files,
     )
-    from semtui.cli.common import StderrProgress, names, warn, write_outputs
+    from semtui.cli.common import StderrProgress, default_sidecar, echo, names, warn, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.text import dump_setgen
 
@@ -55,8 +55,9 @@ def setgen(
         raise InputError("--sizes and --seed only apply to --random-privacy")
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
-    side = sidecar if sidecar is not None else Path(str(out) + ".json")
-    check_outputs([out, side], [orig, privacy, *utility_files(utility)])  # inputs are never written
+    side = sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
+    check_outputs({"-o": out, "--sidecar": side}, [orig, privacy, *utility_files(utility)],  # inputs are never written
+                  stdout_taken="--json" if json_out else None)
     lo, hi = parse_sizes(sizes)
     data = formats.read_transactions(orig, format)
     if privacy is not None:
@@ -85,7 +86,7 @@ def setgen(
         emit_json(doc)
         return
     s = result.summary()
-    typer.echo(
+    echo(
         f"{out}: {s['n_transactions']} transactions, {s['n_privacy_constraints']} privacy constraints "
         f"({s['violated_before']} unprotected before), k={k}\n"
         f"  {s['generalised_items']} generalised items over {s['items_generalised']} items, "
@@ -119,7 +120,7 @@ def km(
 
     from semtui import formats
     from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
-    from semtui.cli.common import StderrProgress, write_outputs
+    from semtui.cli.common import StderrProgress, default_sidecar, echo, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
     from semtui.formats.text import dump_setgen
@@ -132,8 +133,8 @@ def km(
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
     if (parts != 3 or jobs != 1) and algorithm not in ("lra", "vpa"):
         raise InputError("--parts and --jobs only apply to --algorithm lra or vpa")
-    side = report if report is not None else Path(str(out) + ".json")
-    check_outputs([out, side], [orig, hierarchy])
+    side = report if report is not None else default_sidecar(out, "--report")
+    check_outputs({"-o": out, "--report": side}, [orig, hierarchy], stdout_taken="--json" if json_out else None)
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     with StderrProgress(f"k^m {algorithm}") as progress:
@@ -151,7 +152,7 @@ def km(
         emit_json(doc)
         return
     rules = len(doc["cut"]) if "cut" in doc else sum(len(c["cut"]) for c in doc["local_cuts"])
-    typer.echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
+    echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
                f"{rules} generalisation rules, {result.data.n_generalised} generalised items, "
                f"NCP {result.ncp:.4%}, {result.count_tree_nodes} count-tree nodes, "
                f"{result.seconds:.2f} s; report {side}")
@@ -175,15 +176,20 @@ def disassoc(
     """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""
     from semtui import formats
     from semtui.anonymize.disassociation import check_parameters, disassociate
-    from semtui.cli.common import StderrProgress
+    from semtui.cli.common import StderrProgress, echo, write_outputs
     from semtui.fileio import check_outputs
+    from semtui.formats.disassociated import dump_disassociated, dump_key
 
     check_parameters(k, m, max_cluster_size)
-    check_outputs([out, key], [orig])
+    check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
         result = disassociate(data, k, m, max_cluster_size, progress=progress)
-    _write_release(result, out, key)
+    # the release and its key are committed together; the key undoes the release (0600)
+    outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
+    if key is not None:
+        outputs.append((key, lambda fh: dump_key(result.key, fh), True))
+    write_outputs(outputs)
     from semtui.reports import document
 
     doc = document(DISASSOC_FORMAT, {"original": str(orig), "output": str(out),
@@ -191,7 +197,7 @@ def disassoc(
     if json_out:
         emit_json(doc)
         return
-    typer.echo(
+    echo(
         f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}), "
         f"k={k}, m={m}, max cluster size {max_cluster_size}\n"
         f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms; "
@@ -199,32 +205,3 @@ def disassoc(
         + (f"; key {key}" if key is not None else "")
     )
 
-
-def _write_release(result, out: Path, key: Path | None) -> None:
-    """Both outputs or neither: each is written to a temporary name beside its target by
-    the format's writer, then both are renamed into place.  The key is created under umask
-    077, so it is never readable by others, not even for a moment."""
-    import contextlib
-    import os
-
-    from semtui.formats.disassociated import write_disassociated, write_key
-
-    tmp_out = out.with_name(f".{out.name}.{os.getpid()}.part")
-    tmp_key = None if key is None else key.with_name(f".{key.name}.{os.getpid()}.part")
-    try:
-        write_disassociated(result.data, tmp_out)
-        if tmp_key is not None:
-            old = os.umask(0o077)
-            try:
-                write_key(result.key, tmp_key)
-            finally:
-                os.umask(old)
-            os.chmod(tmp_key, 0o600)
-            os.replace(tmp_key, key)
-        os.replace(tmp_out, out)
-    except BaseException:
-        for p in (tmp_out, tmp_key):
-            if p is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(p)
-        raise

@@ -43,7 +43,8 @@ def setgen(
                              cache=not no_cache, jobs=jobs)
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs([output, report_path], [data, original, *opts.measure_files])
+    check_outputs({"-o": output, "--report": report_path}, [data, original, *opts.measure_files],
+                  stdout_taken="--json" if json_out else None)
     watch_cache()
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0:
@@ -186,7 +187,8 @@ def disassoc(
         raise InputError("--key and --original go together (the metrics need both)")
     from semtui.measures import measure_files
 
-    check_outputs([output, report_path], [data, key, original, vectors, *measure_files(measure)])
+    check_outputs({"-o": output, "--report": report_path}, [data, key, original, vectors, *measure_files(measure)],
+                  stdout_taken="--json" if json_out else None)
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)

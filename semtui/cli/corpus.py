@@ -38,7 +38,7 @@ def build(
         raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
     from semtui.fileio import check_outputs
 
-    check_outputs([output], list(sources))
+    check_outputs({"-o": output}, list(sources), stdout_taken="--json" if json_out else None)
     if kind == "lines":
         _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:
