@@ -215,15 +215,27 @@ def _stopped() -> None:
     and leave at once (no second interrupt can land in the interpreter's shutdown)."""
     from semtui.fileio import committed
 
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
+        signal.signal(sig, signal.SIG_IGN)
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new
     _say(("semtui: terminated" if term else "semtui: interrupted")
          + (f" (after writing {', '.join(done)})" if done else ""))
+    # what was printed goes out, but a reader that takes nothing (a full pipe) cannot hold
+    # the exit: the flush gets a second
+    import threading
+
+    flusher = threading.Thread(target=_flush_stdout, daemon=True)
+    flusher.start()
+    flusher.join(1.0)
+    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
+
+
+def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
 
 
 def _say(line: str) -> None:
