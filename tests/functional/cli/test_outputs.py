@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -48,11 +48,9 @@ class Command:
     args: list
     outputs: dict[str, bool]
     binary: bool = False  # an SQLite index: not text
-    json_out: bool = True  # has --json (on stdout)
-    extra: list = field(default_factory=list)
 
     def argv(self, paths: dict[str, str | Path]) -> list[str]:
-        return [*map(str, self.args), *(a for opt, p in paths.items() for a in (opt, str(p))), *map(str, self.extra)]
+        return [*map(str, self.args), *(a for opt, p in paths.items() for a in (opt, str(p)))]
 
 
 @pytest.fixture(scope="module")
@@ -236,11 +234,10 @@ def test_outputs_follow_the_rules(name, semtui, inputs, tmp_path, devices, monke
         r = semtui(*cmd.argv(dict.fromkeys(cmd.outputs, "-")))
         assert r.rc == 2
         r.one_error_line(" and ".join(cmd.outputs), "standard output")
-    if cmd.json_out:
-        main = next(iter(cmd.outputs))
-        r = semtui(*cmd.argv({**{o: tmp_path / f"j{SUFFIX[o]}" for o in cmd.outputs}, main: "-"}), "--json")
-        assert r.rc == 2
-        r.one_error_line(f"{main} - writes to standard output", "--json")
+    main = next(iter(cmd.outputs))  # every command with an output has --json
+    r = semtui(*cmd.argv({**{o: tmp_path / f"j{SUFFIX[o]}" for o in cmd.outputs}, main: "-"}), "--json")
+    assert r.rc == 2
+    r.one_error_line(f"{main} - writes to standard output", "--json")
     assert not leftovers(tmp_path, spool)
 
 
