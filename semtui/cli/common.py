@@ -69,10 +69,11 @@ def echo(text: str) -> None:
 
 
 def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
-    """Commit every output of a command together; an item is ``(path, content)`` or
-    ``(path, content, private)``, content a JSON document (dict or Report) or a function that
-    writes to a file handle.  ``private``: the output holds original data, so a new file is
-    made 0600 (an existing file keeps its mode); the keyword is the default for every item."""
+    """Commit every output of a command together (semtui.fileio, the one writer); an item is
+    ``(path, content)`` or ``(path, content, private)``, content a JSON document (dict or
+    Report) or a function that writes to a file handle; a path ``-`` is standard output.
+    ``private``: the output holds original data, so a new file is made 0600 (an existing file
+    keeps its mode); the keyword is the default for every item."""
     from semtui import reports
     from semtui.fileio import write_together
 
