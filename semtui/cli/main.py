@@ -261,14 +261,14 @@ def _usage_line(exc) -> str:
 
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
+    _received.clear()
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
-    from semtui import fileio
-    from semtui.cli.common import buffered_stdout
-
-    fileio.reset()
-    _received.clear()
     try:
+        from semtui import fileio
+        from semtui.cli.common import buffered_stdout
+
+        fileio.reset()
         buffered_stdout()
         # numpy's "invalid value" and "divide by zero" warnings are handled by the code that
         # meets them; they never belong on the user's stderr before (or instead of) an error
