@@ -21,6 +21,7 @@ from semtui.cli import anonymize, attack, cache, check, corpus, cover, exitcodes
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
+
 class _InWorkOrder(TyperGroup):
     """The commands listed (and their help panels placed) in the order of COMMANDS; Typer
     itself lists single commands before command groups."""
@@ -181,6 +182,7 @@ for _name, _what, _panel in COMMANDS:
     else:
         app.command(_name, rich_help_panel=_panel)(_what)
 
+
 def _no_value_shown_for_flags() -> None:
     """Typer's rich help prints every option's type, a flag's too (``--version <bool>``, as if
     it took a value); its plain help skips flags.  Skip them in the rich help as well."""
@@ -213,10 +215,10 @@ def _on_signal(signum, frame) -> None:
 def _stopped() -> None:
     """Interrupted or terminated: every temporary file was removed on the way here; say so
     and leave at once (no second interrupt can land in the interpreter's shutdown)."""
-    from semtui.fileio import committed
-
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
         signal.signal(sig, signal.SIG_IGN)
+    from semtui.fileio import committed
+
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new
     _say(("semtui: terminated" if term else "semtui: interrupted")
