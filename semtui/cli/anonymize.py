@@ -19,7 +19,7 @@ app = typer.Typer(
 def setgen(
     orig: Annotated[Path, typer.Argument(help="The original transactions (stay private).")],
     k: Annotated[int, typer.Option("-k", help="Every privacy constraint ends with support >= k or 0.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The set-generalised release (text).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The set-generalised release (text; '-': standard output).")],
     privacy: Annotated[Path | None, typer.Option(
         "--privacy", help="Privacy constraints: one itemset per line.")] = None,
     random_n: Annotated[int | None, typer.Option(
@@ -29,7 +29,7 @@ def setgen(
     utility: Annotated[str, typer.Option(
         "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
-        "--sidecar", help="JSON sidecar path (default OUT.json).")] = None,
+        "--sidecar", help="JSON sidecar path (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option(
         "--format", "-f", help="Format of ORIG: plain, setgen, fimi or jsonl (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
@@ -102,7 +102,7 @@ def km(
     hierarchy: Annotated[Path, typer.Option("--hierarchy", help="The generalisation hierarchy (leaf;...;*).")],
     k: Annotated[int, typer.Option("-k", help="Every itemset of at most m items occurs 0 or >= k times.")],
     m: Annotated[int, typer.Option("-m", help="The attacker knows at most m items of a transaction.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text; '-': standard output).")],
     algorithm: Annotated[str, typer.Option("--algorithm", help="aa, da, oa, lra or vpa.")] = "aa",
     parts: Annotated[int, typer.Option("--parts", help="LRA: transaction parts; VPA: domain parts.")] = 3,
     jobs: Annotated[int, typer.Option("--jobs", help="Processes for the parts of LRA and VPA.")] = 1,
@@ -111,7 +111,7 @@ def km(
     minimal: Annotated[bool, typer.Option(
         "--minimal/--no-minimal", help="Lower the rules the greedy committed that the data does not need, "
         "so the cut is minimal (ours, not the paper's; --no-minimal gives the paper's DA/AA/LRA/VPA as written).")] = True,
-    report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ORIG (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report on stdout.")] = False,
 ) -> None:
@@ -168,9 +168,9 @@ def disassoc(
     m: Annotated[int, typer.Option("-m", help="The attacker knows up to m items of a record.")],
     max_cluster_size: Annotated[int, typer.Option(
         "--max-cluster-size", help="HORPART splits clusters larger than this (>= k).")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON; '-': standard output).")],
     key: Annotated[Path | None, typer.Option(
-        "--key", help="Also write the private key (mode 0600) that links the release to ORIG.")] = None,
+        "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
 ) -> None:
     """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""

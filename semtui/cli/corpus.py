@@ -16,7 +16,7 @@ app = typer.Typer(help="Build and inspect the local full-text index behind the n
 @app.command()
 def build(
     sources: Annotated[list[Path], typer.Argument(help="Text files or directories, JSON Lines, or a transactions file.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The index to write (SQLite FTS5).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The index to write (SQLite FTS5; '-': standard output).")],
     lines: Annotated[bool, typer.Option("--lines", help="One document per line of a text file.")] = False,
     transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,

@@ -50,7 +50,7 @@ def _ordered(data, order: str, seed: int) -> list[str]:
 def build(
     items: Annotated[Path, typer.Argument(help="A dataset (any format): its distinct items become the leaves.")],
     fanout: Annotated[int, typer.Option("--fanout", help="Items (then classes) grouped per class.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write.")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write ('-': standard output).")],
     order: Annotated[str, typer.Option(
         "--order", help="Which items go together: id (consecutive ids), support (decreasing support) "
         "or random (ids shuffled with --seed).")] = "id",
