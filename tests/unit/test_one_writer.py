@@ -17,6 +17,14 @@ THE_WRITER = "semtui/fileio.py"
 #: place under SQLite's own locking, never a command's output) and the corpus index, which
 #: is built in the temporary file fileio.output_path hands out (or opened read-only).
 SQLITE = {"semtui/measures/cache.py", "semtui/measures/corpus.py"}
+#: the one executor points its worker processes' standard streams at /dev/null (so a worker
+#: never holds semtui's pipe open): it opens /dev/null and dup2()s it, and writes no file
+STDIO = {"semtui/runtime/executor.py", "semtui/runtime/_forkserver.py"}
+
+
+def _devnull_only(call: ast.Call) -> bool:
+    """open(os.devnull, ...) or os.open(os.devnull, ...): no file is written."""
+    return bool(call.args) and _dotted(call.args[0]) == "os.devnull"
 
 #: calls that create, replace or open a file for writing, by their dotted name
 FORBIDDEN_CALLS = {
@@ -69,6 +77,8 @@ def writers_in(path: Path, rel: str) -> list[str]:
             continue
         name = _dotted(node.func)
         method = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if rel in STDIO and (name == "os.dup2" or (name in ("open", "os.open") and _devnull_only(node))):
+            continue
         if name == "open" and _writes(_mode(node, 1)):
             found.append(f"{where}: open(..., writing)")
         elif method == "open" and name not in ("os.open",) and _writes(_mode(node, 0)):
