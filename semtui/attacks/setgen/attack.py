@@ -20,8 +20,8 @@ import numpy as np
 
 from semtui.attacks.background import Background
 from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
-from semtui.attacks.setgen.options import AttackOptions
 from semtui.attacks.setgen.knowledge import VARIANT_HELP, VARIANTS, build_knowledge
+from semtui.attacks.setgen.options import AttackOptions
 from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure

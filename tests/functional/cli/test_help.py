@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-from test_faults import semtui  # noqa: F401  (the in-process runner)
-
 PANELS = ["Anonymise", "Check", "Attack", "Look", "Tools"]
 IN_ORDER = ["anonymize", "check", "attack", "cover", "open", "info", "score", "measures", "table", "corpus",
             "cache", "hierarchy"]
@@ -29,7 +27,7 @@ def _commands() -> list[list[str]]:
     return found
 
 
-def test_the_commands_are_listed_in_panels_in_the_order_of_the_work(semtui):  # noqa: F811
+def test_the_commands_are_listed_in_panels_in_the_order_of_the_work(semtui):
     r = semtui("--help")
     assert r.rc == 0
     titles = re.findall(r"╭─ (\w+) ─", r.out)
@@ -45,7 +43,7 @@ def test_the_commands_are_listed_in_panels_in_the_order_of_the_work(semtui):  # 
                                                                  "hierarchy"}
 
 
-def test_no_flag_shows_a_value_in_any_help(semtui):  # noqa: F811
+def test_no_flag_shows_a_value_in_any_help(semtui):
     commands = _commands()
     assert len(commands) > 20
     for words in commands:

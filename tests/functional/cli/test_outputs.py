@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, write_fig4_scores
-from test_faults import _env, devices, finish, leftovers, semtui, spawn  # noqa: F401  (fixtures)
+from test_faults import _env, devices, finish, leftovers, spawn  # noqa: F401  (fixtures)
 
 MEDICAL = SAMPLES / "medical-original.txt"
 MEDICAL_SETGEN = SAMPLES / "medical-setgen.txt"
@@ -241,7 +241,7 @@ def test_outputs_follow_the_rules(name, semtui, inputs, tmp_path, devices, monke
     assert not leftovers(tmp_path, spool)
 
 
-def test_a_default_name_needs_a_file(semtui, inputs, tmp_path):  # noqa: F811
+def test_a_default_name_needs_a_file(semtui, inputs, tmp_path):
     """OUT.json, the default of a second output, cannot be made from '-'."""
     for name, option in (("anonymize setgen", "--sidecar"), ("anonymize km", "--report")):
         cmd = commands(inputs)[name]
