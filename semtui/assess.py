@@ -54,6 +54,8 @@ class AssessInputs:
     corpus: str | None = None
     measures: tuple[str, ...] = ()
     jobs: int = 1
+    #: read and write the persistent score cache (the results are the same without it)
+    cache: bool = True
 
     def measure_list(self) -> list[str]:
         """The measures every semantic attack runs with: those given, else ``embedding``; a corpus
@@ -213,7 +215,7 @@ class Assessor:
 
         i = self.inputs
         opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
-                             background=o.get("background"), jobs=i.jobs)
+                             background=o.get("background"), jobs=i.jobs, cache=i.cache)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background() if opts.background else None, progress=progress,
                                 data_path=i.data, original_path=i.original)
@@ -246,7 +248,7 @@ class Assessor:
         # the informed reference does not depend on the method: computed once, with the first
         first = not any(a.get("informed_reference") for a in self.report.attacks)
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs, informed=first)
+                                    background=o.get("background"), jobs=i.jobs, informed=first, cache=i.cache)
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
                                 measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
                                 background=self._background() if opts.background else None,
@@ -305,7 +307,7 @@ class Assessor:
         from semtui.measures import open_measure
 
         if spec not in self._measures:
-            self._measures[spec] = open_measure(spec)
+            self._measures[spec] = open_measure(spec, cache=self.inputs.cache)
         return self._measures[spec]
 
     def _background(self):
@@ -362,7 +364,7 @@ class Assessor:
 
         s = self.report.strongest
         opts = AttackOptions(method=s["method"], measure=s["measure"], background=s["background"],
-                             knowledge=s["knowledge"], jobs=self.inputs.jobs)
+                             knowledge=s["knowledge"], jobs=self.inputs.jobs, cache=self.inputs.cache)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background(), progress=self.progress,
                                 data_path=self.inputs.data, original_path=self.inputs.original)

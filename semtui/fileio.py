@@ -6,7 +6,9 @@ share one buffer; regular files are read from disk.  Input files are never opene
 writing.
 
 Outputs go to a temporary file in the target's directory and are renamed into place, so an
-interrupted run never leaves a half-written file behind.  Around that rule:
+interrupted run never leaves a half-written file behind.  This module is the one writer: no
+other module of semtui opens a file for writing, renames one into place or makes a temporary
+file (tests/unit/test_one_writer.py checks it).  Around that rule:
 
 * a character device or a FIFO (``/dev/null``, ``/dev/full``, a named pipe) is written to
   directly: there is nothing to rename over;
@@ -15,6 +17,9 @@ interrupted run never leaves a half-written file behind.  Around that rule:
   give it (0666 less the umask), or 0600 when it holds original (private) data
   (``private=True``: attack reports with the original, disassociation keys, anonymisation
   sidecars, see docs/cli.md);
+* ``-`` is standard output: the output is written to a private temporary file and copied to
+  stdout once every file output of the command is committed (a stream cannot be taken
+  back); a reader that goes away raises BrokenPipeError, which the CLI answers with 141;
 * any failure to write (a full disk, an I/O error) is an :class:`InputError` naming the file.
 """
 
@@ -27,14 +32,15 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
 from semtui.errors import InputError
 
-#: The path that means standard input wherever a file is read.
-STDIN = "-"
+#: The path that means standard input wherever a file is read, standard output wherever one
+#: is written.
+STDIN = STDOUT = "-"
 #: Bytes of the inputs that cannot be read twice (streams), by the path they were named by.
 _STREAMS: dict[str, bytes] = {}
 _HEAD = 64 * 1024
@@ -42,6 +48,10 @@ _HEAD = 64 * 1024
 
 def is_stdin(path: str | Path) -> bool:
     return str(path) == STDIN
+
+
+def is_stdout(path: str | Path | None) -> bool:
+    return path is not None and str(path) == STDOUT
 
 
 def _key(path: str | Path) -> str:
@@ -191,13 +201,47 @@ def _new_mode(private: bool) -> int:
     return 0o600 if private else 0o666 & ~_umask()
 
 
+#: Outputs committed in this process (for the line an interrupt prints, docs/cli.md)
+_committed: list[str] = []
+#: The option whose output goes to standard output in this run (None: stdout is free for the
+#: command's own printing)
+_stdout_output: list[str] = []
+
+
+def committed() -> list[str]:
+    """The outputs renamed into place (or sent to stdout) so far in this process."""
+    return list(_committed)
+
+
+def stdout_output() -> str | None:
+    """The option whose output claimed standard output (``-o -``), or None."""
+    return _stdout_output[-1] if _stdout_output else None
+
+
+def reset() -> None:
+    """Forget the outputs of an earlier command (a new command starts in this process)."""
+    _committed.clear()
+    _stdout_output.clear()
+
+
 class PendingOutput:
-    """One output being written: a temporary file beside the (symlink-resolved) target,
-    or the target itself when it is a device or a FIFO."""
+    """One output being written: a temporary file beside the (symlink-resolved) target; the
+    target itself when it is a device or a FIFO; a private temporary file copied to standard
+    output on commit when the target is ``-``."""
 
     def __init__(self, path: str | Path, mode: str, encoding: str | None, private: bool):
         self.target = Path(path)
         self.tmp: str | None = None
+        self.stdout = is_stdout(path)
+        text_kw = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+        if self.stdout:
+            self.target = Path(STDOUT_NAME)
+            try:  # mkstemp makes it 0600: what goes to stdout may be private
+                fd, self.tmp = tempfile.mkstemp(prefix=".semtui-stdout.", suffix=".tmp")
+            except OSError as exc:
+                raise write_error(exc, tempfile.gettempdir()) from None
+            self._open_tmp(fd, mode, text_kw, None)
+            return
         try:
             st = os.stat(self.target)  # follows symbolic links
         except FileNotFoundError:
@@ -206,7 +250,6 @@ class PendingOutput:
             raise write_error(exc, self.target) from None
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise InputError("is a directory, not a file", self.target)
-        text_kw = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         if st is not None and not stat.S_ISREG(st.st_mode):
             try:  # /dev/null, /dev/full, a FIFO: nothing to rename over
                 self.fh = open(self.target, mode, **text_kw)
@@ -222,8 +265,12 @@ class PendingOutput:
             fd, self.tmp = tempfile.mkstemp(prefix=f".{real.name[:24]}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise write_error(exc, self.target) from None
+        self._open_tmp(fd, mode, text_kw, stat.S_IMODE(st.st_mode) if st is not None else _new_mode(private))
+
+    def _open_tmp(self, fd: int, mode: str, text_kw: dict, chmod: int | None) -> None:
         try:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else _new_mode(private))
+            if chmod is not None:
+                os.fchmod(fd, chmod)
             self.fh = os.fdopen(fd, mode, **text_kw)
         except BaseException:
             os.close(fd)
@@ -234,7 +281,7 @@ class PendingOutput:
         """Flush and close; the data is on disk (a temporary file) or sent (a device)."""
         try:
             self.fh.flush()
-            if self.tmp is not None:
+            if self.tmp is not None and not self.stdout:
                 os.fsync(self.fh.fileno())
             self.fh.close()
         except OSError as exc:
@@ -243,12 +290,20 @@ class PendingOutput:
             raise write_error(exc, self.target) from None
 
     def commit(self) -> None:
+        """Rename the temporary file into place (or send it to standard output)."""
+        if self.stdout:
+            if self.tmp is not None:
+                _copy_to_stdout(self.tmp)
+                self.abort()  # removes the temporary file
+                _committed.append(STDOUT_NAME)
+            return
         if self.tmp is not None:
             try:
                 os.replace(self.tmp, self.final)
             except OSError as exc:
                 raise write_error(exc, self.target) from None
             self.tmp = None
+        _committed.append(str(self.target))
 
     def abort(self) -> None:
         fh = getattr(self, "fh", None)
@@ -261,19 +316,75 @@ class PendingOutput:
             self.tmp = None
 
 
+#: How standard output is named in messages.
+STDOUT_NAME = "<stdout>"
+
+
+def _copy_to_stdout(path: str) -> None:
+    """Send a finished temporary file to standard output, in chunks (memory stays bounded).
+    A reader that went away raises BrokenPipeError (the CLI's 141); any other failure (stdout
+    redirected to a full disk) is an InputError naming standard output."""
+    out = sys.stdout
+    buf = getattr(out, "buffer", None)
+    try:
+        out.flush()
+        if buf is None:  # a text-only stdout (an embedding program's): send text
+            with open(path, encoding="utf-8", newline="") as src:
+                while chunk := src.read(1 << 20):
+                    out.write(chunk)
+            out.flush()
+            return
+        with open(path, "rb") as src:
+            while chunk := src.read(1 << 20):
+                view = memoryview(chunk)
+                while view:  # an unbuffered stdout may take part of a chunk
+                    n = buf.write(view)
+                    view = view[n if n is not None else 0:]
+        buf.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise write_error(exc, STDOUT_NAME) from None
+
+
+def discard_stdout() -> None:
+    """Point standard output at the null device, so that nothing written to it later (the
+    interpreter's last flush) fails: its reader went away."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+_STOP = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM while outputs are renamed into place, so that an interrupt
-    cannot fall between two renames of one commit."""
+    cannot fall between two renames of one commit.  An interrupt that came before the commit
+    (while the last output was flushed) stops it: every target stays as it was."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
     try:
+        if any(signal.getsignal(s) != signal.SIG_IGN for s in signal.sigpending() & _STOP):
+            raise KeyboardInterrupt  # the handler, run at the unblock, says which signal
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _commit_all(pending: list[PendingOutput]) -> None:
+    """Rename every file into place with the signals held, then send what goes to standard
+    output (a slow reader must not hold off Ctrl-C)."""
+    with _signals_held():
+        for p in pending:
+            if not p.stdout:
+                p.commit()
+    for p in pending:
+        if p.stdout:
+            p.commit()
 
 
 @contextlib.contextmanager
@@ -282,7 +393,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
 
     On any exception (KeyboardInterrupt included) the temporary file is removed and the
-    target is left as it was.  See the module docstring for devices, symlinks and modes.
+    target is left as it was.  See the module docstring for devices, symlinks, ``-`` and modes.
     """
     pending = PendingOutput(path, mode, encoding, private)
     try:
@@ -291,20 +402,64 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
         except OSError as exc:
             raise write_error(exc, pending.target) from None
         pending.finish()
-        with _signals_held():
-            pending.commit()
+        _commit_all([pending])
     except BaseException:
         pending.abort()
         raise
 
 
-def check_outputs(outputs: list[str | Path | None], inputs: list[str | Path | None]) -> None:
+@contextlib.contextmanager
+def output_path(path: str | Path, *, private: bool = False, what: str = "this output") -> Iterator[str]:
+    """For a writer that needs a path rather than a file handle (SQLite builds a database
+    in place): the path of an empty temporary file beside the target (in the temporary
+    folder for ``-``), committed like every output once the block ends without an error.
+    A device or a FIFO cannot hold such a file and is refused."""
+    if not is_stdout(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{what} must be a regular file, not a device or a pipe", path)
+    pending = PendingOutput(path, "wb", None, private)
+    try:
+        pending.fh.close()
+        yield pending.tmp
+        _commit_all([pending])
+    except BaseException:
+        pending.abort()
+        raise
+
+
+def _named(outputs) -> list[tuple[str | None, Path]]:
+    items = outputs.items() if isinstance(outputs, Mapping) else ((None, o) for o in outputs)
+    return [(name, Path(o)) for name, o in items if o is not None]
+
+
+def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | None],
+                  inputs: list[str | Path | None], *, stdout_taken: str | None = None) -> None:
     """Refuse, before any work is done, outputs that would overwrite an input, two outputs
-    that are the same file, and outputs whose folder is missing or not writable."""
-    outs = [Path(o) for o in outputs if o is not None]
+    that are the same file, and outputs whose folder is missing or not writable.
+
+    ``outputs`` maps each output's option (``"-o"``, ``"--report"``) to its path, or lists the
+    paths.  ``-`` is standard output: at most one output may go there, and not when
+    ``stdout_taken`` names an option that prints there already (``"--json"``).  The output
+    that goes there is remembered (:func:`stdout_output`): the command then prints its
+    summary on stderr.
+    """
+    named = _named(outputs)
+    to_stdout = [name or "an output" for name, o in named if is_stdout(o)]
+    if len(to_stdout) > 1:
+        raise InputError(f"{' and '.join(to_stdout)} both write to standard output ('-'): give all but one "
+                         "of them a file name")
+    if to_stdout and stdout_taken:
+        raise InputError(f"{to_stdout[0]} - writes to standard output, where {stdout_taken} prints too: "
+                         f"give {to_stdout[0]} a file name or drop {stdout_taken}")
     ins = [Path(i) for i in inputs if i is not None and not is_stdin(i)]
     seen: dict[Path, Path] = {}
-    for out in outs:
+    for _, out in named:
+        if is_stdout(out):
+            continue
         real = out.resolve()
         if any(real == src.resolve() for src in ins) and _is_regular(real):
             raise InputError("output would overwrite an input file", out)
@@ -320,30 +475,33 @@ def check_outputs(outputs: list[str | Path | None], inputs: list[str | Path | No
             raise InputError("output directory does not exist", out)
         if not os.access(folder, os.W_OK | os.X_OK):
             raise InputError("output directory is not writable", out)
+    if to_stdout:
+        _stdout_output.append(to_stdout[0])
 
 
 def write_together(outputs: list, *, private: bool = False) -> None:
     """Write every output of one command, each to its temporary file, and rename them into
     place only once all are written: an error or an interrupt leaves every target as it was.
+    An output to standard output (``-``) is sent last, once the files are in place.
 
-    An item is ``(path, write)`` or ``(path, write, private)``; ``private`` (default for all
-    items) makes a new file 0600.
+    An item is ``(path, write)``, ``(path, write, private)`` or ``(path, write, private,
+    mode)``: ``write`` is called with the open file handle; ``private`` (default for all
+    items) makes a new file 0600; ``mode`` is ``"w"`` (text, UTF-8, the default) or ``"wb"``.
     """
     pending: list[PendingOutput] = []
     try:
         for item in outputs:
             path, write = item[0], item[1]
             priv = item[2] if len(item) > 2 else private
-            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
+            mode = item[3] if len(item) > 3 else "w"
+            pending.append(PendingOutput(path, mode, None if "b" in mode else "utf-8", bool(priv)))
             try:
                 write(pending[-1].fh)
             except OSError as exc:
                 raise write_error(exc, pending[-1].target) from None
         for p in pending:
             p.finish()
-        with _signals_held():
-            for p in pending:
-                p.commit()
+        _commit_all(pending)
     except BaseException:
         for p in pending:
             p.abort()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,46 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, input:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@dataclass
+class Result:
+    """What one CLI run gave: its exit code, stdout and stderr."""
+
+    rc: int
+    out: str
+    err: str
+
+    def one_error_line(self, *needles: str) -> None:
+        """Exactly one line on stderr, holding every needle, and no traceback."""
+        assert self.err.count("\n") == 1 and self.err.endswith("\n"), self.err
+        assert "Traceback" not in self.err, self.err
+        for n in needles:
+            assert n in self.err, (n, self.err)
+
+
+@pytest.fixture
+def semtui(capsys, monkeypatch, tmp_path):
+    """Run the CLI in this process (fast): ``semtui("info", path) -> Result``."""
+    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SEMTUI_DEBUG", raising=False)
+    from semtui.cli.main import run
+
+    def call(*args) -> Result:
+        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+        capsys.readouterr()
+        try:
+            run([str(a) for a in args])
+            rc = 0
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 0
+        finally:
+            signal.signal(signal.SIGINT, handlers[0])
+            signal.signal(signal.SIGTERM, handlers[1])
+        got = capsys.readouterr()
+        return Result(rc, got.out, got.err)
+
+    return call
 
 
 @pytest.fixture

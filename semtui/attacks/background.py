@@ -253,6 +253,15 @@ def background_files(spec: str) -> list[Path]:
     return [Path(arg)] if arg and arg != "-" else []
 
 
+def knowledge_files(measure: str, vectors: str | None, background: str | None) -> list[Path]:
+    """Every file an attack's options read (the measure's file, a vectors file, the background):
+    inputs, never to be overwritten by an output.  One list for every attack family's options."""
+    from semtui.measures import measure_files
+
+    return [*measure_files(measure), *([Path(vectors)] if vectors else []),
+            *(background_files(background) if background else [])]
+
+
 def _wordfreq(lang: str, spec: str, path_for_errors) -> Background:
     try:
         import wordfreq

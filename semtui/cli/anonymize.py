@@ -19,7 +19,7 @@ app = typer.Typer(
 def setgen(
     orig: Annotated[Path, typer.Argument(help="The original transactions (stay private).")],
     k: Annotated[int, typer.Option("-k", help="Every privacy constraint ends with support >= k or 0.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The set-generalised release (text).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The set-generalised release (text; '-': standard output).")],
     privacy: Annotated[Path | None, typer.Option(
         "--privacy", help="Privacy constraints: one itemset per line.")] = None,
     random_n: Annotated[int | None, typer.Option(
@@ -29,7 +29,7 @@ def setgen(
     utility: Annotated[str, typer.Option(
         "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
-        "--sidecar", help="JSON sidecar path (default OUT.json).")] = None,
+        "--sidecar", help="JSON sidecar path (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option(
         "--format", "-f", help="Format of ORIG: plain, setgen, fimi or jsonl (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the sidecar on stdout.")] = False,
@@ -48,7 +48,7 @@ def setgen(
         utility_constraints,
         utility_files,
     )
-    from semtui.cli.common import StderrProgress, names, warn, write_outputs
+    from semtui.cli.common import StderrProgress, default_sidecar, echo, names, warn, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.text import dump_setgen
 
@@ -58,8 +58,9 @@ def setgen(
         raise InputError("--sizes and --seed only apply to --random-privacy")
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
-    side = sidecar if sidecar is not None else Path(str(out) + ".json")
-    check_outputs([out, side], [orig, privacy, *utility_files(utility)])  # inputs are never written
+    side = sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
+    check_outputs({"-o": out, "--sidecar": side}, [orig, privacy, *utility_files(utility)],  # inputs are never written
+                  stdout_taken="--json" if json_out else None)
     lo, hi = parse_sizes(sizes)
     data = formats.read_transactions(orig, format)
     if privacy is not None:
@@ -89,7 +90,7 @@ def setgen(
         emit_json(doc)
         return
     s = result.summary()
-    typer.echo(
+    echo(
         f"{out}: {s['n_transactions']} transactions, {s['n_privacy_constraints']} privacy constraints "
         f"({s['violated_before']} unprotected before), k={k}\n"
         f"  {s['generalised_items']} generalised items over {s['items_generalised']} items, "
@@ -107,7 +108,7 @@ def km(
     hierarchy: Annotated[Path, typer.Option("--hierarchy", help="The generalisation hierarchy (leaf;...;*).")],
     k: Annotated[int, typer.Option("-k", help="Every itemset of at most m items occurs 0 or >= k times.")],
     m: Annotated[int, typer.Option("-m", help="The attacker knows at most m items of a transaction.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text; '-': standard output).")],
     algorithm: Annotated[str, typer.Option("--algorithm", help="aa, da, oa, lra or vpa.")] = "aa",
     parts: Annotated[str, typer.Option(
         "--parts", help="LRA: transaction parts; VPA: domain parts. auto: LRA as many as keep >= k non-empty "
@@ -118,7 +119,7 @@ def km(
     minimal: Annotated[bool, typer.Option(
         "--minimal/--no-minimal", help="Lower the rules the greedy committed that the data does not need, "
         "so the cut is minimal (ours, not the paper's; --no-minimal gives the paper's DA/AA/LRA/VPA as written).")] = True,
-    report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ORIG (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report on stdout.")] = False,
 ) -> None:
@@ -127,7 +128,7 @@ def km(
 
     from semtui import formats
     from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
-    from semtui.cli.common import StderrProgress, note_jobs, write_outputs
+    from semtui.cli.common import StderrProgress, default_sidecar, echo, note_jobs, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
     from semtui.formats.text import dump_setgen
@@ -146,8 +147,8 @@ def km(
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
     if (n_parts is not None or jobs != 1) and algorithm not in ("lra", "vpa"):
         raise InputError("--parts and --jobs only apply to --algorithm lra or vpa")
-    side = report if report is not None else Path(str(out) + ".json")
-    check_outputs([out, side], [orig, hierarchy])
+    side = report if report is not None else default_sidecar(out, "--report")
+    check_outputs({"-o": out, "--report": side}, [orig, hierarchy], stdout_taken="--json" if json_out else None)
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     note_jobs(jobs)
@@ -166,7 +167,7 @@ def km(
         emit_json(doc)
         return
     rules = len(doc["cut"]) if "cut" in doc else sum(len(c["cut"]) for c in doc["local_cuts"])
-    typer.echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
+    echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
                f"{rules} generalisation rules, {result.data.n_generalised} generalised items, "
                f"NCP {result.ncp:.4%}, {result.count_tree_nodes} count-tree nodes, "
                f"{result.seconds:.2f} s; report {side}")
@@ -182,23 +183,28 @@ def disassoc(
     m: Annotated[int, typer.Option("-m", help="The attacker knows up to m items of a record.")],
     max_cluster_size: Annotated[int, typer.Option(
         "--max-cluster-size", help="HORPART splits clusters larger than this (>= k).")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON; '-': standard output).")],
     key: Annotated[Path | None, typer.Option(
-        "--key", help="Also write the private key (mode 0600) that links the release to ORIG.")] = None,
+        "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
 ) -> None:
     """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""
     from semtui import formats
     from semtui.anonymize.disassociation import check_parameters, disassociate
-    from semtui.cli.common import StderrProgress
+    from semtui.cli.common import StderrProgress, echo, write_outputs
     from semtui.fileio import check_outputs
+    from semtui.formats.disassociated import dump_disassociated, dump_key
 
     check_parameters(k, m, max_cluster_size)
-    check_outputs([out, key], [orig])
+    check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
         result = disassociate(data, k, m, max_cluster_size, progress=progress)
-    _write_release(result, out, key)
+    # the release and its key are committed together; the key undoes the release (0600)
+    outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
+    if key is not None:
+        outputs.append((key, lambda fh: dump_key(result.key, fh), True))
+    write_outputs(outputs)
     from semtui.reports import document
 
     doc = document(DISASSOC_FORMAT, {"original": str(orig), "output": str(out),
@@ -206,7 +212,7 @@ def disassoc(
     if json_out:
         emit_json(doc)
         return
-    typer.echo(
+    echo(
         f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}), "
         f"k={k}, m={m}, max cluster size {max_cluster_size}\n"
         f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms; "
@@ -214,32 +220,3 @@ def disassoc(
         + (f"; key {key}" if key is not None else "")
     )
 
-
-def _write_release(result, out: Path, key: Path | None) -> None:
-    """Both outputs or neither: each is written to a temporary name beside its target by
-    the format's writer, then both are renamed into place.  The key is created under umask
-    077, so it is never readable by others, not even for a moment."""
-    import contextlib
-    import os
-
-    from semtui.formats.disassociated import write_disassociated, write_key
-
-    tmp_out = out.with_name(f".{out.name}.{os.getpid()}.part")
-    tmp_key = None if key is None else key.with_name(f".{key.name}.{os.getpid()}.part")
-    try:
-        write_disassociated(result.data, tmp_out)
-        if tmp_key is not None:
-            old = os.umask(0o077)
-            try:
-                write_key(result.key, tmp_key)
-            finally:
-                os.umask(old)
-            os.chmod(tmp_key, 0o600)
-            os.replace(tmp_key, key)
-        os.replace(tmp_out, out)
-    except BaseException:
-        for p in (tmp_out, tmp_key):
-            if p is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(p)
-        raise

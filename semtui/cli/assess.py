@@ -23,11 +23,12 @@ def assess(
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for each attack (same result as 1)."),
     report_path: Path | None = typer.Option(None, "--report", help="Write the semtui-assessment/1 document here."),
     json_out: bool = typer.Option(False, "--json", help="The document on stdout."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
 ) -> None:
     """Run every attack that applies to a release: how exposed it is, whose records, how sure."""
     from semtui import formats
     from semtui.assess import AssessInputs, Assessor
-    from semtui.cli.common import StderrProgress, note_jobs, options_error, warn, watch_cache, write_outputs
+    from semtui.cli.common import StderrProgress, note_jobs, options_error, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
     from semtui.model import DisassociatedData
@@ -36,7 +37,8 @@ def assess(
         raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")
     inputs = AssessInputs(data=str(data), original=None if original is None else str(original),
                           key=None if key is None else str(key), background=background,
-                          corpus=None if corpus is None else str(corpus), measures=tuple(measure), jobs=jobs)
+                          corpus=None if corpus is None else str(corpus), measures=tuple(measure), jobs=jobs,
+                          cache=not no_cache)
     from semtui.attacks.setgen import AttackOptions
 
     try:  # every measure and the background validated before any file is read
@@ -45,7 +47,8 @@ def assess(
             files += AttackOptions(measure=m, background=background).measure_files
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs([report_path], [data, original, key, *files])
+    check_outputs({"--report": report_path}, [data, original, key, *files],
+                  stdout_taken="--json" if json_out else None)
     watch_cache()
     release = formats.read(data)
     the_key = None
@@ -68,19 +71,10 @@ def assess(
         check_belongs(release, original=orig, release_path=data, original_path=original)
     note_jobs(jobs)
     private = original is not None
+    # one bar for the whole run, counting attacks; the current attack's own progress in its text
     bar = StderrProgress("assess")
-    seen = [0]
-    assessor = None
-
-    def progress(done, total, message=""):
-        bar(done, total, message)
-        if not bar.enabled and assessor is not None and len(assessor.report.attacks) > seen[0]:
-            for a in assessor.report.attacks[seen[0]:]:  # a log, one line per finished attack
-                warn(f"assess: finished {a['attack']} ({a['seconds']:.1f} s)")
-            seen[0] = len(assessor.report.attacks)
-
     try:
-        assessor = Assessor(release, inputs, original=orig, key=the_key, progress=progress)
+        assessor = Assessor(release, inputs, original=orig, key=the_key, progress=bar)
     except InputError as exc:
         raise options_error(exc) from None
     with bar:
@@ -94,7 +88,6 @@ def assess(
             if report_path is not None:
                 write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
             raise
-    progress(1, 1, "done")
     doc = report.to_json()
     if report_path is not None:
         write_outputs([(report_path, doc, private)])
@@ -201,6 +194,3 @@ def print_summary(doc: dict) -> None:
     p("The document (--report / --json) lists every attack with its figures and command.")
     sys.stdout.flush()
 
-
-def register(app: typer.Typer) -> None:
-    app.command("assess")(assess)

@@ -26,8 +26,8 @@ def setgen(
     threshold: float | None = typer.Option(None, "--threshold", help="TBA's threshold (default: the mean distance); PBA's posterior (default 0.05)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed for RA."),
     k: int | None = typer.Option(None, "--k", help="Protection level for exposure (default: the release's k from its sidecar, else the smallest group size)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text)."),
-    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the attacked release (set-generalised text; '-': standard output)."),
+    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),
     format: str | None = typer.Option(None, "--format", "-f", help="Format of DATA (default: detect)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
@@ -48,7 +48,8 @@ def setgen(
                              knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs([output, report_path], [data, original, *opts.measure_files])
+    check_outputs({"-o": output, "--report": report_path}, [data, original, *opts.measure_files],
+                  stdout_taken="--json" if json_out else None)
     watch_cache()
     release = formats.read_transactions(data, format)
     if release.n_generalised == 0 and not unmarked:
@@ -245,8 +246,8 @@ def disassoc(
     seed: int = typer.Option(0, "--seed", help="Seed of RA, random ties, the random baseline and intervals."),
     ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain)."),
-    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain; '-': standard output)."),
+    report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
 ) -> None:
@@ -268,7 +269,8 @@ def disassoc(
         raise options_error(exc) from None
     if (key is None) != (original is None):
         raise InputError("--key and --original go together (the metrics need both)")
-    check_outputs([output, report_path], [data, key, original, *opts.measure_files])
+    check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
+                  stdout_taken="--json" if json_out else None)
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)

@@ -7,6 +7,8 @@ import sys
 import time
 from typing import Any
 
+import typer
+
 from semtui.cli import exitcodes
 from semtui.errors import InputError
 
@@ -26,16 +28,52 @@ def emit_json(obj: Any) -> None:
 
 def stdout_closed() -> None:
     """The reader of stdout went away (``semtui ... | head``): stop quietly, as SIGPIPE would."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    from semtui.fileio import discard_stdout
+
+    discard_stdout()
     raise SystemExit(exitcodes.BROKEN_PIPE)
 
 
+def buffered_stdout() -> None:
+    """Make sure standard output is buffered.  With ``PYTHONUNBUFFERED`` (``python -u``, set in
+    many containers) Python's stdout writes straight to the file descriptor and drops what a
+    partial write leaves over: a reader that goes away mid-table (``semtui score … | head -c
+    10``) is then never noticed and the command exits 0.  A buffered writer retries the rest
+    and meets the closed pipe (141).  Line buffering keeps ``-u``'s promptness."""
+    import io
+
+    out = sys.stdout
+    raw = getattr(out, "buffer", None)
+    if not isinstance(raw, io.RawIOBase):
+        return
+    try:
+        out.flush()
+        fd = out.fileno()
+    except (OSError, ValueError):
+        return
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "w", closefd=False)), encoding=out.encoding,
+                                  errors=out.errors, line_buffering=True)
+
+
+def stdout_free() -> bool:
+    """Whether stdout is the command's own (False: an output was sent there with ``-o -``;
+    the summary then goes to stderr)."""
+    from semtui.fileio import stdout_output
+
+    return stdout_output() is None
+
+
+def echo(text: str) -> None:
+    """A command's human summary: on stdout, or on stderr when stdout carries an output."""
+    typer.echo(text, err=not stdout_free())
+
+
 def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
-    """Commit every output of a command together; an item is ``(path, content)`` or
-    ``(path, content, private)``, content a JSON document (dict or Report) or a function that
-    writes to a file handle.  ``private``: the output holds original data, so a new file is
-    made 0600 (an existing file keeps its mode); the keyword is the default for every item."""
+    """Commit every output of a command together (semtui.fileio, the one writer); an item is
+    ``(path, content)`` or ``(path, content, private)``, content a JSON document (dict or
+    Report) or a function that writes to a file handle; a path ``-`` is standard output.
+    ``private``: the output holds original data, so a new file is made 0600 (an existing file
+    keeps its mode); the keyword is the default for every item."""
     from semtui import reports
     from semtui.fileio import write_together
 
@@ -47,6 +85,18 @@ def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
 
     write_together([(item[0], writer(item[1]), item[2] if len(item) > 2 else private)
                     for item in outputs])
+
+
+def default_sidecar(out, option: str):
+    """A second output's default name, ``OUT.json``; standard output has no name to extend."""
+    from pathlib import Path
+
+    from semtui.fileio import is_stdout
+
+    if is_stdout(out):
+        raise InputError(f"-o - writes to standard output: give {option} FILE (its default, OUT.json, needs a "
+                         "file name)")
+    return Path(str(out) + ".json")
 
 
 def flag(option: str) -> str:
@@ -123,14 +173,18 @@ def use_color() -> bool:
 
 
 def stdout_console():
-    """A rich Console on stdout honouring ``--color`` and NO_COLOR.  When stdout is not a
-    terminal, lines are not wrapped at 80 columns: tables keep their full width."""
+    """A rich Console on stdout honouring ``--color`` and NO_COLOR (on stderr when stdout
+    carries an output, ``-o -``).  When it is not a terminal, lines are not wrapped at 80
+    columns: tables keep their full width."""
     from rich.console import Console
 
     kw: dict = {}
+    stream = sys.stdout if stdout_free() else sys.stderr
+    if not stdout_free():
+        kw["stderr"] = True
     if _COLOR["mode"] == "always":
         kw["force_terminal"] = True
-    if not sys.stdout.isatty():
+    if not stream.isatty():
         kw["width"] = 100_000
     return Console(no_color=not use_color(), highlight=False, **kw)
 

@@ -16,7 +16,7 @@ app = typer.Typer(help="Build and inspect the local full-text index behind the n
 @app.command()
 def build(
     sources: Annotated[list[Path], typer.Argument(help="Text files or directories, JSON Lines, or a transactions file.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The index to write (SQLite FTS5).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The index to write (SQLite FTS5; '-': standard output).")],
     lines: Annotated[bool, typer.Option("--lines", help="One document per line of a text file.")] = False,
     transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,
@@ -38,7 +38,7 @@ def build(
         raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
     from semtui.fileio import check_outputs
 
-    check_outputs([output], list(sources))
+    check_outputs({"-o": output}, list(sources), stdout_taken="--json" if json_out else None)
     if kind == "lines":
         _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:

@@ -71,7 +71,3 @@ def _print(report: dict) -> None:
     if more > 0:
         lines.append(f"  ... {more} more (--json lists them all)")
     typer.echo("\n".join(lines))
-
-
-def register(app: typer.Typer) -> None:
-    app.command("cover")(cover)

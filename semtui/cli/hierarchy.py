@@ -50,7 +50,7 @@ def _ordered(data, order: str, seed: int) -> list[str]:
 def build(
     items: Annotated[Path, typer.Argument(help="A dataset (any format): its distinct items become the leaves.")],
     fanout: Annotated[int, typer.Option("--fanout", help="Items (then classes) grouped per class.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write.")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write ('-': standard output).")],
     order: Annotated[str, typer.Option(
         "--order", help="Which items go together: id (consecutive ids), support (decreasing support) "
         "or random (ids shuffled with --seed).")] = "id",
@@ -61,15 +61,16 @@ def build(
     """A balanced artificial hierarchy, as the k^m paper's experiments (§6) built theirs:
     consecutive items (in --order) grouped by FANOUT, level after level, up to one root ``*``."""
     from semtui import formats
+    from semtui.cli.common import echo, write_outputs
     from semtui.fileio import check_outputs
-    from semtui.formats.hierarchy import write_hierarchy
+    from semtui.formats.hierarchy import dump_hierarchy
     from semtui.model.hierarchy import balanced
 
     if fanout < 2:
         raise InputError(f"--fanout must be at least 2 (got {fanout})")
     if order not in ORDERS:
         raise InputError(f"unknown --order {order!r} (choose from {', '.join(ORDERS)})")
-    check_outputs([out], [items])
+    check_outputs({"-o": out}, [items], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(items, format)
     if data.n_generalised:
         raise InputError("ITEMS holds generalised items; give plain transactions", items)
@@ -82,12 +83,12 @@ def build(
             raise InputError(f"item {name!r} {why}: it cannot be a leaf of a hierarchy file", items,
                              _line_of_item(data, name))
     h = balanced(_ordered(data, order, seed), fanout)
-    write_hierarchy(h, out)
+    write_outputs([(out, lambda fh: dump_hierarchy(h, fh, out))])
     facts = _facts(h, out)
     if json_out:
         emit_json(facts)
     else:
-        typer.echo(f"{out}: {h.n_leaves} leaves, {h.n_nodes} nodes, height {h.height}, "
+        echo(f"{out}: {h.n_leaves} leaves, {h.n_nodes} nodes, height {h.height}, "
                    f"nodes per level {' / '.join(map(str, facts['nodes_per_depth']))}")
 
 

@@ -14,15 +14,28 @@ import warnings
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from semtui import __version__
 from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
+
+class _InWorkOrder(TyperGroup):
+    """The commands listed (and their help panels placed) in the order of COMMANDS; Typer
+    itself lists single commands before command groups."""
+
+    def list_commands(self, ctx) -> list[str]:
+        order = [name for name, _, _ in COMMANDS]
+        return sorted(super().list_commands(ctx), key=lambda n: order.index(n) if n in order else len(order))
+
+
 app = typer.Typer(
     name="semtui",
-    help="How much of an anonymised transaction dataset can a semantic attacker take back?",
+    cls=_InWorkOrder,
+    help="How much of an anonymised transaction dataset can a semantic attacker take back?\n\n"
+         "Anonymise a release, check it, attack it, look at it; the tools behind the measures last.",
     no_args_is_help=False,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -54,7 +67,6 @@ def _root(
         _open_tui(sample_path(), sample_path(SAMPLE_ORIGINAL), None, None, autorun=True)
 
 
-@app.command()
 def info(
     file: Path = typer.Argument(..., help="A dataset in any supported format ('-' reads standard input)."),
     format: str | None = FormatOpt,
@@ -85,7 +97,6 @@ def info(
     stdout_console().print(table)
 
 
-@app.command("open")
 def open_(
     file: Path | None = typer.Argument(None, help="Dataset to open (default: the bundled sample)."),
     original: Path | None = typer.Option(None, "--original", help="The original data, for evaluation."),
@@ -109,7 +120,6 @@ def open_(
     _open_tui(file, original, report, key, autorun=autorun, unmarked=unmarked)
 
 
-@app.command("measures")
 def measures_(json_out: bool = typer.Option(False, "--json", help="JSON on stdout")) -> None:
     """List the semantic measures, what each needs, and whether it is available here."""
     from semtui.measures import describe_measures
@@ -146,18 +156,49 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
     run_session(session, autorun=autorun)
 
 
-# The command groups, each in its own module (a missing module is an import error, not a
-# missing command).
-app.add_typer(table.app, name="table")
-app.add_typer(attack.app, name="attack")
-assess.register(app)
-app.add_typer(corpus.app, name="corpus")
-score.register(app)
-app.add_typer(anonymize.app, name="anonymize")
-app.add_typer(check.app, name="check")
-app.add_typer(cache.app, name="cache")
-app.add_typer(hierarchy.app, name="hierarchy")
-cover.register(app) if hasattr(cover, "register") else app.add_typer(cover.app, name="cover")
+# The commands in the order of the work (README): anonymise a release, check it, attack
+# it, look at it; the tools behind the measures last.  Each group lives in its own module
+# (a missing module is an import error, not a missing command).
+ANONYMISE, CHECK, ATTACK, LOOK, TOOLS = "Anonymise", "Check", "Attack", "Look", "Tools"
+COMMANDS = [  # (name, a command group's Typer or a command's function, help panel)
+    ("anonymize", anonymize.app, ANONYMISE),
+    ("check", check.app, CHECK),
+    ("attack", attack.app, ATTACK),
+    ("assess", assess.assess, ATTACK),
+    ("cover", cover.cover, ATTACK),
+    ("open", open_, LOOK),
+    ("info", info, LOOK),
+    ("score", score.score, TOOLS),
+    ("measures", measures_, TOOLS),
+    ("table", table.app, TOOLS),
+    ("corpus", corpus.app, TOOLS),
+    ("cache", cache.app, TOOLS),
+    ("hierarchy", hierarchy.app, TOOLS),
+]
+for _name, _what, _panel in COMMANDS:
+    if isinstance(_what, typer.Typer):
+        app.add_typer(_what, name=_name, rich_help_panel=_panel)
+    else:
+        app.command(_name, rich_help_panel=_panel)(_what)
+
+
+def _no_value_shown_for_flags() -> None:
+    """Typer's rich help prints every option's type, a flag's too (``--version <bool>``, as if
+    it took a value); its plain help skips flags.  Skip them in the rich help as well."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_semtui", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag and self.metavar is None else shown(self, ctx)
+
+    display_type_rich._semtui = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_no_value_shown_for_flags()
 
 #: the last terminating signal received (SIGINT or SIGTERM), for the exit code
 _received: list[int] = []
@@ -173,13 +214,29 @@ def _on_signal(signum, frame) -> None:
 def _stopped() -> None:
     """Interrupted or terminated: every temporary file was removed on the way here; say so
     and leave at once (no second interrupt can land in the interpreter's shutdown)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
+        signal.signal(sig, signal.SIG_IGN)
+    from semtui.fileio import committed
+
     term = bool(_received) and _received[-1] == signal.SIGTERM
-    _say("semtui: terminated" if term else "semtui: interrupted")
+    done = committed()  # an interrupt after the commit: the outputs are complete and new
+    _say(("semtui: terminated" if term else "semtui: interrupted")
+         + (f" (after writing {', '.join(done)})" if done else ""))
+    # what was printed goes out, but a reader that takes nothing (a full pipe) cannot hold
+    # the exit: the flush gets a second
+    import threading
+
+    flusher = threading.Thread(target=_flush_stdout, daemon=True)
+    flusher.start()
+    flusher.join(1.0)
+    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
+
+
+def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
 
 
 def _say(line: str) -> None:
@@ -205,9 +262,15 @@ def _usage_line(exc) -> str:
 
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
+    _received.clear()
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     try:
+        from semtui import fileio
+        from semtui.cli.common import buffered_stdout
+
+        fileio.reset()
+        buffered_stdout()
         # A library's warning (numpy's "invalid value", scipy's SparseEfficiencyWarning, ...) is
         # for the developer, not the user: it names a source line and is not one line of ours.
         # The code that meets one handles it; SEMTUI_DEBUG=1 shows them.

@@ -9,10 +9,6 @@ from typing import Annotated
 import typer
 
 
-def register(app: typer.Typer) -> None:
-    app.command("score")(score)
-
-
 def score(
     measure: Annotated[str, typer.Argument(help="embedding, scores:FILE, ngd:INDEX, counts:FILE or wordnet.")],
     terms: Annotated[list[str], typer.Argument(help="Two or more terms (quote multi-word terms).")],

@@ -22,6 +22,7 @@ import itertools
 import json
 from itertools import chain
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -170,12 +171,17 @@ def _dump_lines(fh, head: dict, rows) -> None:
     fh.write("\n]}\n")
 
 
-def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
-    """One line per cluster; the same document as :func:`disassociated_to_json`."""
+def dump_disassociated(data: DisassociatedData, fh: IO[str]) -> None:
+    """Write a release to an open text file, one line per cluster; the same document as
+    :func:`disassociated_to_json`."""
     names = np.array(data.vocab.items, dtype=object)
+    _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m}, (_cluster_json(c, names) for c in data.clusters))
+
+
+def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
+    """:func:`dump_disassociated` to ``path`` through the one writer (semtui.fileio)."""
     with atomic_writer(path) as fh:
-        _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m},
-                    (_cluster_json(c, names) for c in data.clusters))
+        dump_disassociated(data, fh)
 
 
 def read_key(path: str | Path, data: DisassociatedData | None = None) -> DisassociationKey:
@@ -227,10 +233,14 @@ def key_to_json(key: DisassociationKey) -> dict:
     }
 
 
+def dump_key(key: DisassociationKey, fh: IO[str]) -> None:
+    """Write a key to an open text file, one line per cluster; the same document as
+    :func:`key_to_json`.  The key undoes the release: write it as a private output."""
+    _dump_lines(fh, {"format": KEY_FORMAT},
+                ({"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters))
+
+
 def write_key(key: DisassociationKey, path: str | Path) -> None:
-    """One line per cluster; the same document as :func:`key_to_json`.  The key undoes the
-    release: a new key file is private (0600)."""
+    """:func:`dump_key` to ``path`` through the one writer; a new key file is private (0600)."""
     with atomic_writer(path, private=True) as fh:
-        _dump_lines(fh, {"format": KEY_FORMAT},
-                    ({"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
-                     for c in key.clusters))
+        dump_key(key, fh)

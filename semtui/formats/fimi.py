@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import read_text, write_together
+from semtui.fileio import is_stdout, read_text, write_together
 from semtui.model import TransactionData, Vocabulary
 
 SUFFIXES = {".dat", ".fimi", ".spmf"}
@@ -121,5 +121,7 @@ def write_fimi(data: TransactionData, path: str | Path) -> None:
         for c, s in zip(codes.tolist(), data.vocab.items):
             fh.write(f"{c}\t{s}\n")
 
+    if need_map and is_stdout(path):
+        raise InputError("FIMI ids with a names map need a file name (the map is written beside it)", path)
     # the ids and their map are committed together: one is useless without the other
     write_together([(path, ids)] + ([(str(path) + ".names.tsv", name_map)] if need_map else []))

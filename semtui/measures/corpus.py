@@ -18,7 +18,6 @@ import json
 import os
 import re
 import sqlite3
-import stat
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import PendingOutput, check_readable, decode_text, read_bytes
+from semtui.fileio import check_readable, decode_text, output_path, read_bytes
 from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
@@ -214,7 +213,8 @@ def build_index(
 
     The index follows every output's rules (semtui.fileio): a symbolic link is followed, an
     existing index keeps its mode, a new one built from transactions (original data) is
-    private (0600); a full disk is an InputError naming the index.
+    private (0600); ``-`` sends it to standard output once built; a full disk is an
+    InputError naming the index.
     """
     if not sources:
         raise InputError("no source to index")
@@ -223,58 +223,51 @@ def build_index(
         if not p.exists() and str(s) != "-":
             raise InputError("no such file", p)
     target = Path(output)
-    if target.exists() and not stat.S_ISREG(os.stat(target).st_mode):
-        raise InputError("an index must be a regular file (SQLite), not a device or a pipe", target)
     start = time.perf_counter()
-    pending = PendingOutput(target, "wb", None, kind == "transactions")
-    pending.fh.close()
-    tmp = pending.tmp
+    size = 0
     try:
-        con = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            con.execute("PRAGMA journal_mode=OFF")
-            con.execute("PRAGMA synchronous=OFF")
-            con.execute("PRAGMA page_size=8192")
-            con.execute("BEGIN")
-            con.execute(f"CREATE VIRTUAL TABLE docs USING fts5(text, content='', tokenize='{TOKENIZER}')")
-            con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            n = 0
-            batch: list[tuple[int, str]] = []
-            progress(0, 0, "indexing")
-            for doc in iter_documents(sources, kind, field, separator):
-                n += 1
-                batch.append((n, doc))
-                if len(batch) >= _BATCH:
+        with output_path(target, private=kind == "transactions", what="an index (SQLite)") as tmp:
+            con = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                con.execute("PRAGMA journal_mode=OFF")
+                con.execute("PRAGMA synchronous=OFF")
+                con.execute("PRAGMA page_size=8192")
+                con.execute("BEGIN")
+                con.execute(f"CREATE VIRTUAL TABLE docs USING fts5(text, content='', tokenize='{TOKENIZER}')")
+                con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                n = 0
+                batch: list[tuple[int, str]] = []
+                progress(0, 0, "indexing")
+                for doc in iter_documents(sources, kind, field, separator):
+                    n += 1
+                    batch.append((n, doc))
+                    if len(batch) >= _BATCH:
+                        con.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", batch)
+                        batch.clear()
+                        progress(n, 0, f"{n:,} documents")
+                if batch:
                     con.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", batch)
-                    batch.clear()
-                    progress(n, 0, f"{n:,} documents")
-            if batch:
-                con.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", batch)
-            if n == 0:
-                raise InputError("the sources hold no document", Path(sources[0]))
-            progress(n, n, "merging the index")
-            con.execute("INSERT INTO docs(docs) VALUES ('optimize')")
-            meta = {
-                "format": INDEX_FORMAT,
-                "documents": str(n),
-                "tokenizer": TOKENIZER,
-                "sources": json.dumps([str(s) for s in sources]),
-                "kind": kind,
-                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-            con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
-            con.execute("COMMIT")
-        finally:
-            con.close()
-        pending.commit()
+                if n == 0:
+                    raise InputError("the sources hold no document", Path(sources[0]))
+                progress(n, n, "merging the index")
+                con.execute("INSERT INTO docs(docs) VALUES ('optimize')")
+                meta = {
+                    "format": INDEX_FORMAT,
+                    "documents": str(n),
+                    "tokenizer": TOKENIZER,
+                    "sources": json.dumps([str(s) for s in sources]),
+                    "kind": kind,
+                    "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+                con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+                con.execute("COMMIT")
+            finally:
+                con.close()
+            size = os.path.getsize(tmp)
     except sqlite3.Error as exc:  # a full disk ("database or disk is full"), an I/O error
-        pending.abort()
         raise InputError(f"cannot write the index: {exc}", target) from None
-    except BaseException:
-        pending.abort()
-        raise
     seconds = time.perf_counter() - start
-    return BuildReport(str(target), n, seconds, target.stat().st_size)
+    return BuildReport(str(target), n, seconds, size)
 
 
 # --------------------------------------------------------------------------- querying

@@ -182,7 +182,7 @@ def _context(kernel: Callable):
             # the resource tracker is handed sys.stderr's fd: under the TUI (Textual's capture
             # of print) that is -1, which cannot start a process; hand it a real one
             if _fileno(stderr) < 0:
-                sys.stderr = sys.__stderr__ if _fileno(sys.__stderr__) >= 0 else open(os.devnull, "w")  # noqa: SIM115
+                sys.stderr = sys.__stderr__ if _fileno(sys.__stderr__) >= 0 else open(os.devnull, "w")
             with _stdio_detached():
                 multiprocessing.forkserver.ensure_running()
         finally:

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from semtui import formats
 from semtui.checks.km import check_disassociated, check_transactions, km_violations
-from semtui.errors import InputError
 from semtui.formats.disassociated import read_key
 from semtui.model import RecordChunk
 

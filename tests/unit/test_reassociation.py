@@ -16,10 +16,10 @@ from semtui.attacks.reassociation import ReassociationOptions as Opts
 from semtui.attacks.reassociation import run_reassociation
 from semtui.attacks.reassociation.attack import plan_release
 from semtui.attacks.reassociation.kernel import TERM_CHUNK, evaluate_placements, run_cluster
+from semtui.errors import InputError
 from semtui.formats.disassociated import key_to_json, parse_disassociated, read_key
 from semtui.measures.base import Measure
 from semtui.metrics.reassociation import accuracy, row_pairs, wmd_uniform
-from semtui.errors import InputError
 from semtui.model import ClusterKey, DisassociationKey, TransactionData
 
 # ---------------------------------------------------------------- the paper's example

@@ -234,7 +234,6 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
     place_unit, place_anchor = select(task, scores)
     evaluation = None
     if task.anchor_truth is not None:
-        n_units = len(task.unit_ptr) - 1
         evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor)}
         # the budget-matched random re-association, judged exactly as the attack (the same matching of
         # identical anchors): correct placements and broken transactions averaged over a few draws;

@@ -20,8 +20,8 @@ import numpy as np
 
 from semtui.attacks.background import Background
 from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
-from semtui.attacks.setgen.options import AttackOptions
 from semtui.attacks.setgen.knowledge import VARIANT_HELP, VARIANTS, build_knowledge
+from semtui.attacks.setgen.options import AttackOptions
 from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure
@@ -395,9 +395,10 @@ def _rounded(d: dict) -> dict:
             for k, v in d.items()}
 
 
-def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str | None:
-    """Which knowledge the attacker had, and what it could reach, in one sentence (None: the
-    measure alone reached every row, the papers' attack as it always was)."""
+def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str:
+    """Which knowledge the attacker had, and what it could reach, in one sentence.  Without a
+    background it says that the stronger attacker was not modelled: a figure of the papers'
+    attacker alone must never read as the release's risk (ALGORITHMS.md §6-7)."""
     rows, attacked = summary["rows"], summary["attacked_rows"]
     no_plain = not (data.tokens >= 0).any()
     if background is not None:
@@ -410,7 +411,9 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
     if attacked < rows:
         return (f"the measure only: {rows - attacked} of {rows} rows have no plain context it knows and were not "
                 "attacked (--background attacks them with priors and the generalised context)")
-    return None
+    return ("the measure only (the papers' attacker); an attacker who also knows how common each item is and "
+            "which items go together was not modelled, and on real data often takes back more: give --background "
+            "(data of a similar population, counts:FILE or wordfreq:LANG)")
 
 
 #: an AUC within table this close to the prior's says the prior carries the attack

@@ -139,7 +139,7 @@ def _segment_sums(block: np.ndarray, seg: np.ndarray, n_rows: int) -> np.ndarray
     from scipy.sparse import csr_matrix
 
     ind = csr_matrix((np.ones(len(seg)), (np.arange(len(seg)), seg)), shape=(len(seg), n_rows))
-    return np.asarray((ind.T @ block.T))
+    return np.asarray(ind.T @ block.T)
 
 
 def combine(background_table: np.ndarray, semantic_table: np.ndarray, weight: float) -> np.ndarray:

@@ -159,12 +159,9 @@ class AttackOptions:
     @property
     def measure_files(self) -> list[Path]:
         """The files the options read (a measure's file, a vectors file): never outputs."""
-        from semtui.measures import measure_files
+        from semtui.attacks.background import knowledge_files
 
-        from semtui.attacks.background import background_files
-
-        return [*measure_files(self.measure), *([Path(self.vectors)] if self.vectors else []),
-                *(background_files(self.background) if self.background else [])]
+        return knowledge_files(self.measure, self.vectors, self.background)
 
     def replace(self, **changes) -> AttackOptions:
         return replace(self, **changes)

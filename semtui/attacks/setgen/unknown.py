@@ -298,7 +298,7 @@ def cell_figures(data: TransactionData, group_of: np.ndarray, original: Transact
         "added_in_groups": inside,
         "added_left_plain": n_added - inside,
         "reachable_share": json_float(inside / n_added) if n_added else None,
-        "items_with_added_occurrences": int(len(gen_items)),
+        "items_with_added_occurrences": len(gen_items),
         "recovered_members_with_added_occurrences": int(np.count_nonzero(per_item[rec_items] > 0)),
     }
 
@@ -322,9 +322,9 @@ def recover(data: TransactionData, k: int | None = None, k_source: str = "unknow
     multi[ok] = class_size[cls[ok]] >= 2
     summary = {
         "items": int(np.count_nonzero(ok)),
-        "signatures": int(len(np.unique(cls[ok]))),
+        "signatures": len(np.unique(cls[ok])),
         "shared_signatures": int(np.count_nonzero(class_size >= 2)),
-        "shared_signatures_below_support": int(len(np.unique(cls[multi & (support < min_support(k))]))),
+        "shared_signatures_below_support": len(np.unique(cls[multi & (support < min_support(k))])),
         "min_support": min_support(k),
         "recovered_groups": int(rec.n_generalised),
         "recovered_members": int(np.count_nonzero(group_of >= 0)),

@@ -52,6 +52,9 @@ class ExportPrompt(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
+        if self.check_exists and value == "-":  # standard output is where the TUI draws
+            self.query_one("#warning", Static).update("'-' is standard output, where the TUI draws: give a file name")
+            return
         if self.check_exists and value and Path(value).exists() and value != self._confirmed:
             self._confirmed = value
             what = "is a directory" if Path(value).is_dir() else "exists: enter again to replace it"

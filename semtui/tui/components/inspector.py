@@ -8,6 +8,7 @@ renderables, so the tests can read them without a terminal.
 
 from __future__ import annotations
 
+import io
 from typing import ClassVar
 
 import numpy as np
@@ -62,7 +63,7 @@ class Inspector(ModalScreen[None]):
     def action_copy(self) -> None:
         from rich.console import Console
 
-        console = Console(width=100, color_system=None, record=True, file=open("/dev/null", "w"))
+        console = Console(width=100, color_system=None, record=True, file=io.StringIO())
         console.print(self.body)
         self.app.copy_to_clipboard(console.export_text())
         self.notify("copied")

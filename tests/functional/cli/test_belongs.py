@@ -11,12 +11,10 @@ files are built in tmp_path from sample_data.
 from __future__ import annotations
 
 import json
-import signal
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, Result
 
 SETGEN = SAMPLES / "medical-setgen.txt"
 SETGEN_ORIGINAL = SAMPLES / "medical-original.txt"
@@ -24,37 +22,6 @@ DIS = SAMPLES / "disassociated.json"
 KEY = SAMPLES / "disassociated.key.json"
 DIS_ORIGINAL = SAMPLES / "disassociated-original.txt"
 MEPS = SAMPLES / "meps400-original.txt"
-
-
-@dataclass
-class Result:
-    rc: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def semtui(capsys, monkeypatch, tmp_path):
-    """The CLI in this process: ``semtui("info", path) -> Result``."""
-    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("SEMTUI_DEBUG", raising=False)
-    from semtui.cli.main import run
-
-    def call(*args) -> Result:
-        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-        capsys.readouterr()
-        try:
-            run([str(a) for a in args])
-            rc = 0
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 0
-        finally:
-            signal.signal(signal.SIGINT, handlers[0])
-            signal.signal(signal.SIGTERM, handlers[1])
-        got = capsys.readouterr()
-        return Result(rc, got.out, got.err)
-
-    return call
 
 
 def refused(r: Result, culprit: Path, *words: str) -> None:

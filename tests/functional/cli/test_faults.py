@@ -21,11 +21,10 @@ import stat
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES
+from conftest import REPO, SAMPLES, Result
 
 SETGEN = SAMPLES / "meps400-setgen.txt"
 ORIGINAL = SAMPLES / "meps400-original.txt"
@@ -37,44 +36,6 @@ KEY = SAMPLES / "disassociated.key.json"
 
 
 # --------------------------------------------------------------------------- helpers
-@dataclass
-class Result:
-    rc: int
-    out: str
-    err: str
-
-    def one_error_line(self, *needles: str) -> None:
-        """Exactly one line on stderr, holding every needle, and no traceback."""
-        assert self.err.count("\n") == 1 and self.err.endswith("\n"), self.err
-        assert "Traceback" not in self.err, self.err
-        for n in needles:
-            assert n in self.err, (n, self.err)
-
-
-@pytest.fixture
-def semtui(capsys, monkeypatch, tmp_path):
-    """Run the CLI in this process: ``semtui("info", path) -> Result``."""
-    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("SEMTUI_DEBUG", raising=False)
-    from semtui.cli.main import run
-
-    def call(*args) -> Result:
-        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-        capsys.readouterr()
-        try:
-            run([str(a) for a in args])
-            rc = 0
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 0
-        finally:
-            signal.signal(signal.SIGINT, handlers[0])
-            signal.signal(signal.SIGTERM, handlers[1])
-        got = capsys.readouterr()
-        return Result(rc, got.out, got.err)
-
-    return call
-
-
 def _env(tmp_path: Path) -> dict:
     env = dict(os.environ)
     env.pop("SEMTUI_DEBUG", None)

@@ -264,6 +264,21 @@ async def test_export_failure_is_a_modal(tmp_path, fig4_scores):
         assert isinstance(app.screen, ErrorModal) and "Export failed" in app.screen.title_text
 
 
+async def test_export_to_dash_is_refused_not_drawn_over_the_screen(tmp_path, fig4_scores, monkeypatch):
+    """'-' is standard output everywhere a file is written; under the TUI that is the screen,
+    so the prompt asks for a file name instead (and no file named '-' appears)."""
+    monkeypatch.chdir(tmp_path)
+    app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("e")
+        prompt = app.screen
+        prompt.query_one("#path").value = "-"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is prompt and "give a file name" in str(prompt.query_one("#warning").render())
+    assert not (tmp_path / "-").exists()
+
+
 async def test_compare_two_results_side_by_side(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -485,9 +485,9 @@ async def test_first_paint_on_a_release_of_bms_webview_2_size(tmp_path):
         t0 = time.perf_counter()
         await pilot.press("G", "g", "pagedown", "v", "v", "v")
         keys = time.perf_counter() - t0
+    # timing is measured in benchmarks/bench_tui_disassoc.py (docs/performance.md), never asserted
+    # in a test: here only that the screen is up, whole, and answers the keys
     print(f"first paint {first_paint:.2f} s, 6 keys {keys:.3f} s")
-    assert first_paint < 10  # generous: the goal is 1.5 s on the 2-core machine
-    assert keys < 3
 
 
 async def test_cover_export_is_what_semtui_cover_prints(tmp_path, meps):
