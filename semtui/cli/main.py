@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from semtui import __version__
-from semtui.cli import anonymize, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
+from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -164,6 +164,7 @@ COMMANDS = [  # (name, a command group's Typer or a command's function, help pan
     ("anonymize", anonymize.app, ANONYMISE),
     ("check", check.app, CHECK),
     ("attack", attack.app, ATTACK),
+    ("assess", assess.assess, ATTACK),
     ("cover", cover.cover, ATTACK),
     ("open", open_, LOOK),
     ("info", info, LOOK),

@@ -291,7 +291,7 @@ def plan_release(
 
     key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
     informed = None
-    if evaluate:
+    if evaluate and options.informed:
         # the informed reference: NBA with the statistics of the original itself, which the
         # publisher holds -- the upper bound of what co-occurrence knowledge could give
         from semtui.attacks.background import Background

@@ -54,6 +54,8 @@ class ReassociationOptions:
     (the report is the same whatever it is); ``background``: the attacker's knowledge of a similar
     population (``FILE``, ``counts:FILE`` or ``wordfreq:LANG``, :mod:`semtui.attacks.background`),
     which ``nba`` scores with — the default method when a background is given, ``aba`` otherwise.
+    ``informed``: with the key and the original, also run the informed reference (one run of
+    ``semtui assess`` computes it once for all its re-associations: it does not depend on the method).
     """
 
     method: str | None = None
@@ -67,6 +69,7 @@ class ReassociationOptions:
     jobs: int = 1
     wmd_measure: str | None = "embedding"
     background: str | None = None
+    informed: bool = True
 
     def __post_init__(self) -> None:
         if self.background is not None:
@@ -109,6 +112,7 @@ class ReassociationOptions:
                                _whole(self.term_placements, "term_placements", 1, "the term placements"))
         object.__setattr__(self, "jobs", _whole(self.jobs, "jobs", 1, "jobs"))
         object.__setattr__(self, "cache", bool(self.cache))
+        object.__setattr__(self, "informed", bool(self.informed))
 
     @property
     def measure_files(self) -> list[Path]:

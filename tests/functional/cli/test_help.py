@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 PANELS = ["Anonymise", "Check", "Attack", "Look", "Tools"]
-IN_ORDER = ["anonymize", "check", "attack", "cover", "open", "info", "score", "measures", "table", "corpus",
+IN_ORDER = ["anonymize", "check", "attack", "assess", "cover", "open", "info", "score", "measures", "table", "corpus",
             "cache", "hierarchy"]
 
 
@@ -37,7 +37,7 @@ def test_the_commands_are_listed_in_panels_in_the_order_of_the_work(semtui):
     # each command in its panel: the text between two panel titles
     body = {t: r.out.split(f"╭─ {t} ")[1].split("╰")[0] for t in PANELS}
     assert "anonymize" in body["Anonymise"] and "check" in body["Check"]
-    assert {"attack", "cover"} <= set(re.findall(r"│ (\w+) ", body["Attack"]))
+    assert {"attack", "assess", "cover"} <= set(re.findall(r"│ (\w+) ", body["Attack"]))
     assert set(re.findall(r"│ (\w+) ", body["Look"])) >= {"open", "info"}
     assert set(re.findall(r"^│ (\w+) ", body["Tools"], re.M)) == {"score", "measures", "table", "corpus", "cache",
                                                                  "hierarchy"}

@@ -84,18 +84,20 @@ def commands(inputs: dict[str, Path]) -> dict[str, Command]:
         "attack disassoc": Command(["attack", "disassoc", DIS, "--key", DIS_KEY, "--original", DIS_ORIGINAL,
                                     "--measure", f"scores:{inputs['pairs']}", "--no-cache"],
                                    {"-o": False, "--report": True}),
+        "assess": Command(["assess", MEDICAL_SETGEN, "--original", MEDICAL, "--measure", f"scores:{inputs['fig4']}",
+                           "--no-cache"], {"--report": True}),
         "corpus build": Command(["corpus", "build", MEDICAL, "--transactions"], {"-o": True}, binary=True),
         "hierarchy build": Command(["hierarchy", "build", MEDICAL, "--fanout", 3], {"-o": False}),
     }
 
 
-NAMES = ["anonymize setgen", "anonymize km", "anonymize disassoc", "attack setgen", "attack disassoc",
+NAMES = ["anonymize setgen", "anonymize km", "anonymize disassoc", "attack setgen", "attack disassoc", "assess",
          "corpus build", "hierarchy build"]
 SUFFIX = {"-o": ".out", "--sidecar": ".side.json", "--report": ".report.json", "--key": ".key.json"}
 
 
 #: options of those names that are inputs
-READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}}
+READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}, "assess": {"--key"}}
 
 
 def test_every_command_with_an_output_is_walked():

@@ -25,7 +25,7 @@ from procs import descendants, wait_gone, workers
 DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
 
 #: every command that takes --jobs, and how to run it here for long enough
-COMMANDS = ("attack setgen", "attack disassoc", "anonymize km --algorithm lra", "anonymize km --algorithm vpa")
+COMMANDS = ("attack setgen", "attack disassoc", "assess", "anonymize km --algorithm lra", "anonymize km --algorithm vpa")
 STOPS = {  # signal, sent to the group?, exit code, the line semtui prints
     "SIGINT": (signal.SIGINT, True, 130, "semtui: interrupted"),
     "SIGTERM": (signal.SIGTERM, False, 143, "semtui: terminated"),
@@ -78,6 +78,8 @@ def _args(command: str, d: dict[str, Path], jobs: str = "2") -> list[str]:
         return ["attack", "setgen", str(d["setgen"]), "--jobs", jobs, "--json"]
     if command == "attack disassoc":
         return ["attack", "disassoc", str(d["disassoc"]), "--method", "aba", "--jobs", jobs, "--json"]
+    if command == "assess":  # its first attack is the re-association above
+        return ["assess", str(d["disassoc"]), "--jobs", jobs, "--json"]
     algorithm = command.split()[-1]
     return ["anonymize", "km", str(d["bms"]), "--hierarchy", str(d["hierarchy"]), "-k", "5", "-m", "2",
             "--algorithm", algorithm, "--jobs", jobs, "-o", str(d["out"]) + algorithm, "--json"]

@@ -1,0 +1,77 @@
+"""Time and peak memory of `semtui assess` (issue 21), whole processes, on two MEPS releases:
+
+* **MEPS-half k=3**: the first 13,367 patients of ../shared/data/meps2005-conditions.txt released
+  by `semtui anonymize setgen` (COAT-style, k = 3, 300 random 3-6-item constraints, seed 1,
+  utility all — as benchmarks/strongest_attacker.py builds it); `--original` the first half,
+  `--background` the other 13,368 patients, `--jobs 2`.  Goal: under 2 minutes.
+* **Disassociated MEPS**: all 26,735 patients, `semtui anonymize disassoc -k 3 -m 2
+  --max-cluster-size 30`, with `--key` and `--original`.  Goal: under 2 minutes.
+
+Prints a markdown table (seconds, peak RSS, the strongest attack and its take) with the machine
+and the load.  Run: nice python benchmarks/bench_assess.py WORK_DIR   (~5 minutes)
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _util import REPO, SHARED_DATA, machine, run_measured
+
+MEPS = SHARED_DATA / "meps2005-conditions.txt"
+
+
+def semtui(*args: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env, check=True)
+
+
+def main() -> None:
+    work = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/bench-assess")
+    work.mkdir(parents=True, exist_ok=True)
+    lines = MEPS.read_text(encoding="utf-8").splitlines(keepends=True)
+    half = len(lines) // 2
+    first, second = work / "meps-half1.txt", work / "meps-half2.txt"
+    first.write_text("".join(lines[:half]), encoding="utf-8")
+    second.write_text("".join(lines[half:]), encoding="utf-8")
+    rel = work / "meps-half1-k3.txt"
+    if not rel.exists():
+        semtui("anonymize", "setgen", str(first), "-k", "3", "-o", str(rel), "--random-privacy", "300",
+               "--seed", "1", "--sizes", "3-6", "--utility", "all")
+    dis, key = work / "meps-disassoc.json", work / "meps-disassoc.key.json"
+    if not dis.exists():
+        semtui("anonymize", "disassoc", str(MEPS), "-k", "3", "-m", "2", "--max-cluster-size", "30",
+               "-o", str(dis), "--key", str(key))
+    runs = [
+        ("MEPS-half COAT k=3, --original, --background (the other half), --jobs 2",
+         ["assess", str(rel), "--original", str(first), "--background", str(second), "--jobs", "2",
+          "--report", str(work / "setgen.json")], work / "setgen.json"),
+        ("disassociated MEPS k=3 m=2 cluster size 30, --key, --original, --jobs 2",
+         ["assess", str(dis), "--key", str(key), "--original", str(MEPS), "--jobs", "2",
+          "--report", str(work / "disassoc.json")], work / "disassoc.json"),
+    ]
+    print(f"# semtui assess — {datetime.date.today()} — {machine()} — load before: {os.getloadavg()}")
+    print()
+    print("| release | seconds (whole process) | peak RSS MB | attacks | strongest | its take |")
+    print("|---|---:|---:|---:|---|---|")
+    for name, args, rep in runs:
+        secs, rss = run_measured(args, repeat=1)
+        doc = json.loads(rep.read_text())
+        s = doc["strongest"] or {}
+        f = s.get("figures") or {}
+        take = (f"recall {f['recall']:.3f}, precision {f['precision']:.3f}, error ratio {f['error_ratio']:.2f}"
+                if "recall" in f else
+                f"accuracy {f['accuracy']:.3f}, lift {f['lift_over_random']:.2f}" if f else "none beat chance")
+        print(f"| {name} | {secs:.1f} | {rss:.0f} | {len(doc['attacks'])} | {s.get('attack', '-')} | {take} |")
+    print()
+    print(f"load after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,677 @@
+"""``assess``: the publisher's question in one run (issue 21) — every applicable attack on a
+release, with every measure and knowledge given, the strongest one, the records most at risk,
+how sure the figures are, and a verdict worded from the numbers.
+
+Nothing here re-implements an attack: the set-generalisation attack (`run_setgen_attack` with
+:class:`AttackOptions`), the re-association attack (`run_reassociation` with
+:class:`ReassociationOptions`) and the cover problem (`run_cover` with :class:`CoverOptions`) run
+as the CLI runs them alone, and each attack's document entry holds the ``semtui …`` command that
+reproduces it.  :class:`Assessor` fills its :class:`AssessmentReport` one attack at a time, so a
+face that is interrupted still holds every attack already finished (``partial``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from semtui.errors import InputError
+from semtui.reports import Report, json_float
+from semtui.runtime import ProgressCallback, no_progress
+
+FORMAT = "semtui-assessment/1"
+
+#: the eliminators of the papers' attack, in the order they run; RA runs once as the papers' baseline
+SETGEN_METHODS = ("mda", "tba", "wba", "gba", "rba")
+#: with a background: the knowledge attack's default eliminator and the threshold one
+KNOWLEDGE_METHODS = ("pba", "tba")
+#: the re-association methods that score with a measure; RA and NBA run apart
+REASSOC_METHODS = ("aba", "rga", "mra", "assign")
+COVER_ATTACKERS = ("strong", "moderate", "weak")
+
+#: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
+RECORDS_SHOWN = 10
+RECORDS_KEPT = 200
+
+_WORDS = {
+    "prior": "how common each item is in a similar population",
+    "semantics": "the meaning of the items (the measure)",
+    "background": "how common items are and which go together in a similar population",
+    "combined": "how common items are, which go together, and their meaning",
+}
+
+
+@dataclass(frozen=True)
+class AssessInputs:
+    """The files an assessment reads, as the user named them (the commands it prints name them so)."""
+
+    data: str
+    original: str | None = None
+    key: str | None = None
+    background: str | None = None
+    corpus: str | None = None
+    measures: tuple[str, ...] = ()
+    jobs: int = 1
+    #: read and write the persistent score cache (the results are the same without it)
+    cache: bool = True
+
+    def measure_list(self) -> list[str]:
+        """The measures every semantic attack runs with: those given, else ``embedding``; a corpus
+        index adds NGD over it."""
+        out = list(dict.fromkeys(m.strip() for m in self.measures if m.strip())) or ["embedding"]
+        if self.corpus:
+            ngd = f"ngd:{self.corpus}"
+            if ngd not in out:
+                out.append(ngd)
+        return out
+
+
+@dataclass
+class AssessmentReport(Report):
+    """What an assessment found; filled one attack at a time (``partial`` until it ends)."""
+
+    FORMAT = FORMAT
+
+    kind: str
+    inputs: AssessInputs
+    scored: bool
+    attacks: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    strongest: dict | None = None
+    records_at_risk: list[dict] = field(default_factory=list)
+    #: how many records the attack implicates (records_at_risk lists the first RECORDS_KEPT)
+    records_implicated: int = 0
+    items_exposed: list[dict] = field(default_factory=list)
+    how_sure: dict = field(default_factory=dict)
+    not_modelled: list[str] = field(default_factory=list)
+    verdict: str = ""
+    partial: bool = True
+    seconds: float = 0.0
+    #: disassociation with key and original: NBA with the original's own statistics (a reference, not an attack)
+    how_sure_reference: dict | None = None
+
+    def payload(self) -> dict:
+        i = self.inputs
+        return {
+            "kind": self.kind,
+            "partial": self.partial,
+            "data": i.data, "original": i.original, "key": i.key, "background": i.background,
+            "corpus": i.corpus, "measures": i.measure_list(), "jobs": i.jobs,
+            "scored": self.scored,
+            "verdict": self.verdict,
+            "strongest": self.strongest,
+            "records_implicated": self.records_implicated,
+            "records_at_risk": self.records_at_risk,
+            "items_exposed": self.items_exposed,
+            "how_sure": self.how_sure,
+            "informed_reference": self.how_sure_reference,
+            "not_modelled": self.not_modelled,
+            "attacks": self.attacks,
+            "skipped": self.skipped,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _q(path) -> str:
+    return shlex.quote(str(path))
+
+
+def _f(v, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+# --------------------------------------------------------------------------- the run
+class Assessor:
+    """Runs every applicable attack on one release; :attr:`report` holds what has finished."""
+
+    def __init__(self, release, inputs: AssessInputs, *, original=None, key=None, progress: ProgressCallback | None = None):
+        from semtui.model import DisassociatedData
+
+        self.release, self.original, self.key, self.inputs = release, original, key, inputs
+        self.progress = progress or no_progress
+        if isinstance(release, DisassociatedData):
+            kind = "disassociated"
+            if not release.clusters:
+                raise InputError("nothing to assess: the release has no cluster", inputs.data)
+            if (key is None) != (original is None):
+                raise InputError("the key and the original go together for a disassociated release (the "
+                                 "metrics need both)", option="key")
+            scored = key is not None
+        else:
+            if release.n_generalised == 0:
+                raise InputError("no generalised items to assess (a plain transactions file? an unmarked "
+                                 "release: semtui attack setgen --unmarked)", inputs.data)
+            kind = "set-generalised"
+            scored = original is not None
+            if key is not None:
+                raise InputError("a key belongs to a disassociated release", option="key")
+        self.report = AssessmentReport(kind=kind, inputs=inputs, scored=scored)
+        self._best_doc: dict | None = None  # the report of the strongest attack so far (or the default, unscored)
+        self._measures: dict = {}  # every measure opened once, shared by the attacks
+        self._bg = None  # the background, loaded once
+        self._breached: dict[int, set] = {}  # transaction -> {(cover attacker, breached item)}
+        self._started = time.perf_counter()
+
+    # ---------------------------------------------------------------- plan
+    def plan(self) -> list[tuple[str, dict]]:
+        """Every attack the release admits, as (family, options) in the order they run."""
+        i = self.inputs
+        out: list[tuple[str, dict]] = []
+        if self.report.kind == "set-generalised":
+            for m in i.measure_list():
+                out += [("setgen", dict(method=x, measure=m)) for x in SETGEN_METHODS]
+            if i.background:
+                for m in i.measure_list():
+                    out += [("setgen", dict(method=x, measure=m, background=i.background)) for x in KNOWLEDGE_METHODS]
+            out.append(("setgen", dict(method="ra", seed=0)))
+        else:
+            for m in i.measure_list():
+                out += [("reassoc", dict(method=x, measure=m)) for x in REASSOC_METHODS]
+            if i.background:
+                out.append(("reassoc", dict(method="nba", background=i.background)))
+            out.append(("reassoc", dict(method="ra")))
+            out += [("cover", dict(attacker=a)) for a in COVER_ATTACKERS]
+        return out
+
+    def run(self) -> AssessmentReport:
+        plan = self.plan()
+        n = len(plan)
+        # every measure and the background opened before the first attack: a file that cannot be
+        # read is refused up front, not after minutes of attacks
+        self.progress(0, n, "opening the measures")
+        for m in self.inputs.measure_list():
+            self._measure(m)
+        if self.inputs.background:
+            self.progress(0, n, "reading the background")
+            self._background()
+        for idx, (family, opts) in enumerate(plan):
+            label = _label(family, opts)
+
+            def inner(done, total, message="", _idx=idx, _label=label):
+                # the whole run counts attacks; the current attack's own progress is in the message
+                self.progress(_idx, n, f"[{_idx + 1}/{n}] {_label}: {message} {done}/{total}".rstrip())
+
+            inner(0, 0, "starting")
+            if family == "cover" and opts["attacker"] == "moderate" and self.original is None:
+                self.report.skipped.append({"attack": label, "why": "the moderate attacker's knowledge is drawn from "
+                                                                    "the original records: give --original"})
+                continue
+            t0 = time.perf_counter()
+            entry, doc = getattr(self, f"_run_{family}")(opts, inner)
+            entry["seconds"] = round(time.perf_counter() - t0, 3)
+            self.report.attacks.append(entry)
+            self._consider(entry, doc)
+            if not self.report.scored and _is_default(family, opts, self.inputs):
+                self._best_doc = doc  # unscored: the records the default attack implicates
+            self.progress(idx + 1, n, f"[{idx + 1}/{n}] {label}: done")
+        self.finish(partial=False)
+        return self.report
+
+    # ---------------------------------------------------------------- attacks
+    def _run_setgen(self, o: dict, progress) -> tuple[dict, dict]:
+        from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+
+        i = self.inputs
+        opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
+                             background=o.get("background"), jobs=i.jobs, cache=i.cache)
+        rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
+                                background=self._background() if opts.background else None, progress=progress,
+                                data_path=i.data, original_path=i.original)
+        doc = rep.to_json()
+        entry = {"family": "setgen", "attack": _label("setgen", o), "method": opts.method,
+                 "measure": None if opts.method == "ra" else opts.measure, "background": opts.background,
+                 "knowledge": opts.knowledge, "role": "baseline" if opts.method == "ra" else "attack",
+                 "command": self._setgen_command(opts.method, opts.measure, opts.background, opts.knowledge,
+                                                 opts.seed),
+                 "needs": _setgen_needs(opts.method, opts.measure, opts.knowledge, opts.background),
+                 "eliminations": doc["summary"]["eliminations"], "attacked_rows": doc["summary"]["attacked_rows"],
+                 "rows": doc["summary"]["rows"], "privacy": doc["privacy"]}
+        m = doc.get("metrics")
+        if m is not None:
+            entry["figures"] = _setgen_figures(m)
+            if m.get("knowledge"):
+                entry["by_knowledge"] = {}
+                for v, f in m["knowledge"].items():
+                    entry["by_knowledge"][v] = {
+                        "method": f.get("method"), "figures": _setgen_figures(f),
+                        "command": self._setgen_command(f.get("method"), opts.measure, opts.background, v, None),
+                        "needs": _setgen_needs(f.get("method"), opts.measure, v, opts.background)}
+        return entry, doc
+
+    def _run_reassoc(self, o: dict, progress) -> tuple[dict, dict]:
+        from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+
+        i = self.inputs
+        method = o["method"]
+        # the informed reference does not depend on the method: computed once, with the first
+        first = not any(a.get("informed_reference") for a in self.report.attacks)
+        opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
+                                    background=o.get("background"), jobs=i.jobs, informed=first, cache=i.cache)
+        res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
+                                measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
+                                background=self._background() if opts.background else None,
+                                original_path=i.original,
+                                sources={"data": i.data, "key": i.key, "original": i.original})
+        doc = res.report
+        uses_measure = method in REASSOC_METHODS
+        cmd = ["semtui", "attack", "disassoc", _q(i.data), "--method", method]
+        if uses_measure:
+            cmd += ["--measure", _q(opts.measure)]
+        if opts.background:
+            cmd += ["--background", _q(opts.background)]
+        if self.key is not None:
+            cmd += ["--key", _q(i.key), "--original", _q(i.original)]
+        needs = {"ra": "nothing: a random re-association (the papers' baseline)",
+                 "nba": f"which items go together in a similar population ({opts.background})"}.get(
+            method, f"the release and the meaning of the items ({opts.measure})")
+        entry = {"family": "reassociation", "attack": _label("reassoc", o), "method": method,
+                 "measure": opts.measure if uses_measure else None, "background": opts.background,
+                 "role": "baseline" if method == "ra" else "attack", "command": " ".join(cmd), "needs": needs,
+                 "placements": doc["summary"]["placements"]}
+        m = doc.get("metrics")
+        if m is not None:
+            keys = ("placements", "correct", "accuracy", "lift_over_random", "transaction_breakage", "km_breakage",
+                    "broken_transactions", "exposed_itemsets", "protected_itemsets")
+            entry["figures"] = {k: m.get(k) for k in keys}
+            entry["figures"]["baseline_accuracy"] = (m.get("baseline") or {}).get("accuracy")
+            entry["figures"]["intervals"] = m.get("intervals")
+            if m.get("informed_reference"):
+                entry["informed_reference"] = {k: v for k, v in m["informed_reference"].items() if k != "about"}
+        return entry, doc
+
+    def _run_cover(self, o: dict, progress) -> tuple[dict, dict]:
+        from semtui.attacks.cover import CoverOptions, run_cover
+
+        i = self.inputs
+        opts = CoverOptions(attacker=o["attacker"])
+        doc = run_cover(self.release, opts, original=self.original, progress=progress,
+                        sources={"data": i.data, "original": i.original, "knowledge": None})
+        cmd = ["semtui", "cover", _q(i.data), "--attacker", opts.attacker]
+        if self.original is not None:
+            cmd += ["--original", _q(i.original)]
+        needs = {"strong": "the release only: it assumes every cover problem breaks",
+                 "moderate": "some of the original records (drawn from the original)",
+                 "weak": "a few itemsets, mostly outside the release"}[opts.attacker]
+        s = doc["summary"]
+        entry = {"family": "cover", "attack": _label("cover", o), "attacker": opts.attacker, "role": "cover",
+                 "command": " ".join(cmd), "needs": needs,
+                 "figures": {k: s.get(k) for k in ("cover_problems", "breaches", "vulnerable_records",
+                                                   "clusters_with_breaches", "real_pairs")}}
+        self._cover_records(doc)
+        return entry, doc
+
+    # ---------------------------------------------------------------- shared knowledge
+    def _measure(self, spec: str):
+        from semtui.measures import open_measure
+
+        if spec not in self._measures:
+            self._measures[spec] = open_measure(spec, cache=self.inputs.cache)
+        return self._measures[spec]
+
+    def _background(self):
+        if self._bg is None:
+            from semtui.attacks.background import load_background
+
+            self._bg = load_background(self.inputs.background)
+        return self._bg
+
+    def _setgen_command(self, method, measure, background, knowledge, seed) -> str:
+        i = self.inputs
+        cmd = ["semtui", "attack", "setgen", _q(i.data), "--method", method]
+        if method != "ra":
+            cmd += ["--measure", _q(measure)]
+        if background:
+            cmd += ["--background", _q(background), "--knowledge", knowledge]
+        if seed is not None:
+            cmd += ["--seed", str(seed)]
+        if i.original:
+            cmd += ["--original", _q(i.original)]
+        return " ".join(cmd)
+
+    # ---------------------------------------------------------------- the strongest
+    def _candidates(self, entry: dict) -> list[dict]:
+        """The attacks an entry holds (a knowledge run holds one per knowledge table)."""
+        if entry["role"] != "attack" or "figures" not in entry:
+            return []
+        if entry.get("by_knowledge"):
+            return [{"attack": f"{c['method'].upper()} on the {v} table"
+                              f"{'' if v == 'prior' else ' with ' + entry['measure']}",
+                     "method": c["method"], "measure": entry["measure"], "background": entry["background"],
+                     "knowledge": v, "main": v == entry["knowledge"], **c}
+                    for v, c in entry["by_knowledge"].items()]
+        return [{"attack": entry["attack"], "method": entry["method"], "measure": entry["measure"],
+                 "background": entry.get("background"), "knowledge": None, "main": True,
+                 "figures": entry["figures"], "command": entry["command"], "needs": entry["needs"]}]
+
+    def _consider(self, entry: dict, doc: dict) -> None:
+        for c in self._candidates(entry):
+            f = c["figures"]
+            if not _beats_chance(f):
+                continue
+            best = self.report.strongest
+            if best is None or _rank(f) > _rank(best["figures"]):
+                self.report.strongest = {k: v for k, v in c.items() if k != "main"}
+                self._best_doc = doc if c["main"] else None
+
+    def _rerun_best(self) -> dict | None:
+        """The strongest attack's own report: kept, or (a knowledge table other than its run's
+        default) run alone, as its command runs it."""
+        if self._best_doc is not None or self.report.strongest is None:
+            return self._best_doc
+        from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+
+        s = self.report.strongest
+        opts = AttackOptions(method=s["method"], measure=s["measure"], background=s["background"],
+                             knowledge=s["knowledge"], jobs=self.inputs.jobs, cache=self.inputs.cache)
+        rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
+                                background=self._background(), progress=self.progress,
+                                data_path=self.inputs.data, original_path=self.inputs.original)
+        self._best_doc = rep.to_json()
+        return self._best_doc
+
+    # ---------------------------------------------------------------- records at risk
+    def _cover_records(self, doc: dict) -> None:
+        """Cover breaches, per record, with the key (which transaction holds the breached item)."""
+        if self.key is None:
+            return
+        import numpy as np
+
+        breached = self._breached
+        by_id = {c.id: (c, ck) for c, ck in zip(self.release.clusters, self.key.clusters)}
+        for p in doc["cover_problems"]:
+            if not p["breach"]:
+                continue
+            c, ck = by_id[p["cluster"]]
+            chunk = c.record_chunks[p["chunk"] - 1]
+            x = self.release.vocab.get(p["x"])
+            if x is None:
+                continue
+            sub = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))  # the sub-record of each item
+            for r in np.unique(sub[chunk.items == x]).tolist():
+                t = ck.record_chunks[p["chunk"] - 1][r]
+                breached.setdefault(t, set()).add((doc["attacker"], p["x"]))
+
+    def _records(self) -> None:
+        doc = self._rerun_best() if self.report.scored else self._best_doc
+        rep = self.report
+        if rep.kind == "set-generalised":
+            rep.records_at_risk, rep.items_exposed = setgen_records(doc) if doc else ([], [])
+        else:
+            recs, items = reassoc_records(doc, self.original) if doc else ([], [])
+            breached = self._breached
+            by_t = {r["transaction"]: r for r in recs}
+            for t, found in breached.items():
+                r = by_t.setdefault(t, {"transaction": t, "line": _line(self.original, t), "reassociated": 0,
+                                        "items": []})
+                r["cover_breaches"] = sorted({f"{x} ({who})" for who, x in found})
+            recs = sorted(by_t.values(), key=lambda r: (-r["reassociated"] - len(r.get("cover_breaches", [])),
+                                                        r["transaction"]))
+            rep.records_at_risk, rep.items_exposed = recs, items
+
+    # ---------------------------------------------------------------- the end
+    def finish(self, partial: bool) -> AssessmentReport:
+        """Close the report: the records at risk, how sure, what was not modelled, the verdict.
+        ``partial``: interrupted, only the attacks finished are in it (no attack is re-run)."""
+        rep = self.report
+        rep.partial = partial
+        if not partial:
+            self._records()
+        elif self._best_doc is not None:
+            if rep.kind == "set-generalised":
+                rep.records_at_risk, rep.items_exposed = setgen_records(self._best_doc)
+            else:
+                rep.records_at_risk, rep.items_exposed = reassoc_records(self._best_doc, self.original)
+        if rep.strongest is not None:
+            rep.strongest["lift"] = lifts(rep)
+        ref = next((a["informed_reference"] for a in rep.attacks if a.get("informed_reference")), None)
+        rep.how_sure_reference = ref
+        rep.records_implicated = len(rep.records_at_risk)
+        rep.records_at_risk = rep.records_at_risk[:RECORDS_KEPT]
+        rep.not_modelled = not_modelled(rep)
+        rep.how_sure = how_sure(rep)
+        rep.verdict = verdict(rep)
+        rep.seconds = time.perf_counter() - self._started
+        return rep
+
+
+def run_assessment(release, inputs: AssessInputs, *, original=None, key=None,
+                   progress: ProgressCallback | None = None) -> AssessmentReport:
+    """Every applicable attack on ``release``; see :class:`Assessor` for a run that can be
+    interrupted and still reported."""
+    return Assessor(release, inputs, original=original, key=key, progress=progress).run()
+
+
+# --------------------------------------------------------------------------- helpers
+def _is_default(family: str, o: dict, inputs: AssessInputs) -> bool:
+    """The attack ``semtui attack`` runs by default on these inputs (its records are listed,
+    unscored, when nothing can be scored)."""
+    first = inputs.measure_list()[0]
+    if family == "setgen":
+        want = dict(method="pba", measure=first, background=inputs.background) if inputs.background else \
+            dict(method="rba", measure=first)
+    elif family == "reassoc":
+        want = dict(method="nba", background=inputs.background) if inputs.background else \
+            dict(method="aba", measure=first)
+    else:
+        return False
+    return o == want
+
+
+def lifts(rep: AssessmentReport) -> dict:
+    """The strongest attack's take over each baseline: (its correct) / (the baseline's correct)."""
+    s = rep.strongest
+    if s is None:
+        return {}
+    f, out = s["figures"], {}
+    if rep.kind == "set-generalised":
+        for name, b in (("random_same_budget", f.get("baseline")), ("popularity", f.get("popularity"))):
+            if b and b.get("correct"):
+                out[name] = json_float(f["correct"] / b["correct"])
+        ra = next((a for a in rep.attacks if a["method"] == "ra" and "figures" in a), None)
+        if ra and ra["figures"].get("correct"):
+            out["ra"] = json_float(f["correct"] / ra["figures"]["correct"])
+    else:
+        out["random_same_budget"] = f.get("lift_over_random")
+        ra = next((a for a in rep.attacks if a.get("method") == "ra" and "figures" in a), None)
+        if ra and ra["figures"].get("correct"):
+            out["ra"] = json_float(f["correct"] / ra["figures"]["correct"])
+    return out
+
+
+def _label(family: str, o: dict) -> str:
+    if family == "setgen":
+        if o["method"] == "ra":
+            return "RA (the papers' random baseline)"
+        return f"{o['method'].upper()} with {o['measure']}" + (f", background {o['background']}"
+                                                                if o.get("background") else "")
+    if family == "reassoc":
+        if o["method"] == "ra":
+            return "RA re-association (random)"
+        if o["method"] == "nba":
+            return f"NBA, background {o['background']}"
+        return f"{o['method'].upper()} re-association with {o['measure']}"
+    return f"cover problem, {o['attacker']} attacker"
+
+
+def _setgen_needs(method, measure, knowledge, background) -> str:
+    if method == "ra":
+        return "nothing: a random elimination (the papers' baseline)"
+    if knowledge is None:
+        return f"the release and the meaning of the items ({measure})"
+    return _WORDS[knowledge].replace("a similar population", f"a similar population ({background})") + \
+        (f" ({measure})" if knowledge in ("combined",) else "")
+
+
+def _setgen_figures(m: dict) -> dict:
+    base, pop = m.get("baseline") or {}, m.get("popularity") or {}
+    keys = ("eliminated", "correct", "added", "precision", "recall", "recall_attackable", "f1",
+            "auc_within_table", "auc_pooled")
+    out = {k: m.get(k) for k in keys}
+    out["error_ratio"] = base.get("error_ratio")
+    out["baseline"] = {k: base.get(k) for k in ("correct", "precision", "recall")} if base else None
+    out["popularity"] = {k: pop.get(k) for k in ("correct", "precision", "recall", "error_ratio")} if pop else None
+    out["intervals"] = {k: v for k, v in (m.get("intervals") or {}).items()
+                        if k in ("precision", "recall", "auc_within_table", "baseline_precision")}
+    return out
+
+
+def _beats_chance(f: dict) -> bool:
+    """An attack counts only when it beats the random attacker: error ratio < 1 (set
+    generalisation), lift over random > 1 (re-association), and takes something back."""
+    if f.get("correct") in (None, 0):
+        return False
+    if "error_ratio" in f:
+        return f["error_ratio"] is not None and f["error_ratio"] < 1
+    return f.get("lift_over_random") is not None and f["lift_over_random"] > 1
+
+
+def _rank(f: dict) -> tuple:
+    """Taking back the most first; then the most precise."""
+    return (f.get("correct") or 0, f.get("precision") if "precision" in f else f.get("accuracy") or 0)
+
+
+def _line(original, t: int) -> int:
+    if original is not None and getattr(original, "lines", None) is not None and t < len(original.lines):
+        return int(original.lines[t])
+    return int(t) + 1
+
+
+def setgen_records(doc: dict) -> tuple[list[dict], list[dict]]:
+    """Per transaction, what the attack's report implicates: the members it eliminated (with the
+    original: how many rightly), the generalised items reduced to one member (re-identified), and
+    the members still possible there that fewer than k transactions of the group can now hold
+    (exposed).  Ranked: re-identified, exposed, correct eliminations, eliminations."""
+    recs: dict[int, dict] = {}
+    exposed_count: Counter = Counter()
+    for g in doc["groups"]:
+        n = len(g["members"])
+        lines = {r["transaction"]: r["line"] for r in g["rows"]}
+        truth = g.get("original")
+        per_row: dict[int, list] = {}
+        for e in g["eliminations"]:
+            per_row.setdefault(e["row"], []).append(e)
+        exposed = set(g["exposed"])
+        for member in exposed:
+            exposed_count[member] += 1
+        for row, els in per_row.items():
+            t = els[0]["transaction"]
+            r = recs.setdefault(t, {"transaction": t, "line": lines.get(t, t + 1), "eliminated": 0, "correct": None,
+                                    "reidentified": [], "exposed": []})
+            r["eliminated"] += len(els)
+            if truth is not None:
+                r["correct"] = (r["correct"] or 0) + sum(1 for e in els if not truth[row][e["column"]])
+            gone = {e["column"] for e in els}
+            left = [g["members"][j] for j in range(n) if j not in gone]
+            if len(left) == 1:
+                r["reidentified"].append(left[0])
+            r["exposed"] += [x for x in left if x in exposed]
+    ranked = sorted(recs.values(), key=lambda r: (-len(r["reidentified"]), -len(r["exposed"]), -(r["correct"] or 0),
+                                                  -r["eliminated"], r["transaction"]))
+    items = [{"item": x, "groups": c} for x, c in exposed_count.most_common(RECORDS_KEPT)]
+    return ranked, items
+
+
+def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
+    """Per original transaction (the key's), the items the re-association put back with it
+    correctly."""
+    recs: dict[int, dict] = {}
+    items: Counter = Counter()
+    for c in doc.get("clusters", []):
+        anchors = c.get("anchor_transactions")
+        if anchors is None:
+            continue
+        for u in c["units"]:
+            for a, ok in zip(u["anchors"], u.get("correct") or []):
+                t = anchors[a]
+                if not ok or t is None or t < 0:
+                    continue
+                r = recs.setdefault(t, {"transaction": t, "line": _line(original, t), "reassociated": 0, "items": []})
+                r["reassociated"] += len(u["items"])
+                r["items"] += u["items"]
+                items.update(u["items"])
+    ranked = sorted(recs.values(), key=lambda r: (-r["reassociated"], r["transaction"]))
+    return ranked, [{"item": x, "records": c} for x, c in items.most_common(RECORDS_KEPT)]
+
+
+def not_modelled(rep: AssessmentReport) -> list[str]:
+    i = rep.inputs
+    out = []
+    if not i.background:
+        if rep.kind == "set-generalised":
+            out.append("an attacker who knows how common each item is (and which items go together) was not "
+                       "modelled: give --background (transactions of a similar population, counts:FILE or "
+                       "wordfreq:LANG)")
+        else:
+            out.append("an attacker who knows which items go together in a similar population (NBA) was not "
+                       "modelled: give --background")
+    if not i.corpus and not any(m.startswith("ngd:") for m in i.measure_list()):
+        out.append("meaning from co-occurrence in a corpus (NGD) was not modelled: give --corpus INDEX")
+    if not rep.scored:
+        out.append("without the " + ("original" if rep.kind == "set-generalised" else "key and the original")
+                   + ", no attack could be scored")
+    return out
+
+
+def how_sure(rep: AssessmentReport) -> dict:
+    s = rep.strongest
+    if not rep.scored:
+        named = ("the records the default attack implicates (its eliminations and the exposure it claims: "
+                 "records_at_risk, unscored)" if rep.kind == "set-generalised" else
+                 "nothing about single records: without the key no placement names a transaction")
+        return {"scored": False,
+                "can_say": ["which attacks ran and what each eliminated or re-associated (attacks, unscored)",
+                            named, *(["the cover problems and the breaches of the strong and weak attackers"]
+                                     if rep.kind == "disassociated" else [])],
+                "cannot_say": ["whether any elimination or placement is right", "which attack is strongest",
+                               "whether any attack beats chance"]}
+    if s is None:
+        return {"scored": True, "note": "no attack tried beat a random attacker with the same budget"}
+    f = s["figures"]
+    if rep.kind == "set-generalised":
+        iv = (f.get("intervals") or {}).get("auc_within_table")
+        return {"scored": True, "auc_within_table": f.get("auc_within_table"), "auc_interval": iv,
+                "meaning": "the chance that the attack's table ranks an added member of a row as less likely "
+                           "than an original member of the same row (0.5: no better than a coin)"}
+    return {"scored": True, "accuracy_interval": (f.get("intervals") or {}).get("accuracy"),
+            "lift_interval": (f.get("intervals") or {}).get("lift_over_random"),
+            "meaning": "95 % bootstrap intervals over clusters"}
+
+
+def verdict(rep: AssessmentReport) -> str:
+    """One line, worded from the numbers; never calls a release safe."""
+    s = rep.strongest
+    gap = "" if rep.inputs.background else (
+        " An attacker who knows how common each item is was not modelled." if rep.kind == "set-generalised" else
+        " An attacker who knows which items go together in a similar population was not modelled.")
+    covers = [a for a in rep.attacks if a["family"] == "cover"]
+    if covers:
+        gap = " Cover problem: " + ", ".join(f"{a['figures']['breaches']} breaches by the {a['attacker']} attacker"
+                                             for a in covers) + "." + gap
+    part = " (interrupted: only the attacks that finished)" if rep.partial else ""
+    if not rep.scored:
+        n = sum(1 for a in rep.attacks if a["role"] == "attack")
+        return (f"Not scored{part}: {n} attacks ran, but without the "
+                f"{'original' if rep.kind == 'set-generalised' else 'key and the original'} nothing says how much "
+                f"they took back; give it to measure the risk.{gap}")
+    if s is None:
+        tried = "including one with background knowledge" if rep.inputs.background else \
+            "none with background knowledge"
+        what = "attack" if rep.kind == "set-generalised" else "re-association"
+        return (f"No {what} tried{part} beat a random {what} with the same budget ({tried}); that is not a "
+                f"sign the release is safe.{gap}")
+    f = s["figures"]
+    if rep.kind == "set-generalised":
+        lift = ""
+        b, pop = (f.get("baseline") or {}).get("correct"), (f.get("popularity") or {}).get("correct")
+        if b:
+            lift = f", {f['correct'] / b:.2f}x what a random attacker with the same budget takes back"
+        if pop:
+            lift += f" and {f['correct'] / pop:.2f}x what the popularity attacker does"
+        return (f"At risk{part}: {s['attack']} takes back {f['correct']:,} of the {f['added']:,} items "
+                f"generalisation added ({f['recall']:.0%}) at precision {_f(f['precision'])}{lift}, "
+                f"error ratio {_f(f['error_ratio'], 2)}; it needs {s['needs']}.{gap}")
+    return (f"At risk{part}: {s['attack']} puts back {f['correct']:,} of {f['placements']:,} sub-records and "
+            f"terms with their transactions ({_f(f['accuracy'])}, lift {_f(f['lift_over_random'], 2)} over "
+            f"random); {f['broken_transactions']} of the transactions broken; it needs {s['needs']}.{gap}")

@@ -1,0 +1,196 @@
+"""``semtui assess``: every applicable attack on a release, the strongest one, the records most
+at risk, how sure, and a verdict (semtui/assess.py does the work)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from semtui.cli.common import emit_json, stdout_console
+
+
+def assess(
+    data: Path = typer.Argument(..., help="The release: set-generalised (or k^m) text, or disassociated JSON."),
+    original: Path | None = typer.Option(None, "--original", help="The original transactions: scores every attack."),
+    key: Path | None = typer.Option(None, "--key", help="A disassociated release's private key (with --original)."),
+    background: str | None = typer.Option(None, "--background", help="The attacker's knowledge of a similar "
+                                          "population: FILE, counts:FILE or wordfreq:LANG (the strongest attacker)."),
+    corpus: Path | None = typer.Option(None, "--corpus", help="An NGD corpus index: adds the ngd: measure."),
+    measure: list[str] = typer.Option([], "--measure", help="A measure every semantic attack runs with "
+                                      "(repeatable; default embedding)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for each attack (same result as 1)."),
+    report_path: Path | None = typer.Option(None, "--report", help="Write the semtui-assessment/1 document here."),
+    json_out: bool = typer.Option(False, "--json", help="The document on stdout."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
+) -> None:
+    """Run every attack that applies to a release: how exposed it is, whose records, how sure."""
+    from semtui import formats
+    from semtui.assess import AssessInputs, Assessor
+    from semtui.cli.common import StderrProgress, note_jobs, options_error, watch_cache, write_outputs
+    from semtui.errors import InputError
+    from semtui.fileio import check_outputs
+    from semtui.model import DisassociatedData
+
+    if int(jobs) != jobs or jobs < 1:
+        raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")
+    inputs = AssessInputs(data=str(data), original=None if original is None else str(original),
+                          key=None if key is None else str(key), background=background,
+                          corpus=None if corpus is None else str(corpus), measures=tuple(measure), jobs=jobs,
+                          cache=not no_cache)
+    from semtui.attacks.setgen import AttackOptions
+
+    try:  # every measure and the background validated before any file is read
+        files = []
+        for m in inputs.measure_list():
+            files += AttackOptions(measure=m, background=background).measure_files
+    except InputError as exc:
+        raise options_error(exc) from None
+    check_outputs({"--report": report_path}, [data, original, key, *files],
+                  stdout_taken="--json" if json_out else None)
+    watch_cache()
+    release = formats.read(data)
+    the_key = None
+    if key is not None:
+        if not isinstance(release, DisassociatedData):
+            raise InputError("--key: a key belongs to a disassociated release", key)
+        from semtui.formats.disassociated import read_key
+
+        the_key = read_key(key)
+    orig = formats.read_transactions(original) if original is not None else None
+    if isinstance(release, DisassociatedData):
+        if (the_key is None) != (orig is None):
+            raise InputError("--key and --original go together for a disassociated release (the metrics need both)")
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
+    elif orig is not None:
+        from semtui.model.belongs import check_belongs
+
+        check_belongs(release, original=orig, release_path=data, original_path=original)
+    note_jobs(jobs)
+    private = original is not None
+    # one bar for the whole run, counting attacks; the current attack's own progress in its text
+    bar = StderrProgress("assess")
+    try:
+        assessor = Assessor(release, inputs, original=orig, key=the_key, progress=bar)
+    except InputError as exc:
+        raise options_error(exc) from None
+    with bar:
+        try:
+            report = assessor.run()
+        except InputError as exc:
+            raise options_error(exc) from None
+        except KeyboardInterrupt:
+            # what finished is written, marked partial; then the interrupt goes on (exit 130 / 143)
+            bar.__exit__(None, None, None)
+            if report_path is not None:
+                write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
+            raise
+    doc = report.to_json()
+    if report_path is not None:
+        write_outputs([(report_path, doc, private)])
+    if json_out:
+        emit_json(doc)
+    else:
+        print_summary(doc)
+
+
+def _f(v, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def _iv(f: dict, key: str) -> str:
+    iv = (f.get("intervals") or {}).get(key)
+    if isinstance(iv, dict):
+        return f" [{iv['low']:.3f}, {iv['high']:.3f}]"
+    if isinstance(iv, list) and None not in iv:
+        return f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+    return ""
+
+
+def print_summary(doc: dict) -> None:
+    """One screen: the verdict, the strongest attack and its command, the records most at risk,
+    how sure, and what was not modelled."""
+    from rich.markup import escape
+
+    from semtui.assess import RECORDS_SHOWN
+
+    con = stdout_console()
+    p = lambda s="": con.print(s, markup=False, highlight=False)  # noqa: E731 - one line each
+    p(f"{doc['data']}: {doc['kind']} release, {len(doc['attacks'])} attacks"
+      + (" (partial)" if doc["partial"] else "") + f" in {doc['seconds']:.1f} s.")
+    con.print(f"[bold]Verdict:[/] {escape(doc['verdict'])}", highlight=False)
+    s = doc.get("strongest")
+    if s:
+        f = s["figures"]
+        p(f"Strongest attack: {s['attack']} — the attacker needs {s['needs']}.")
+        if "error_ratio" in f:
+            b, pop = f.get("baseline") or {}, f.get("popularity") or {}
+            p(f"  took back {f['correct']:,} of {f['added']:,} added items: recall {_f(f['recall'])}{_iv(f, 'recall')}, "
+              f"precision {_f(f['precision'])}{_iv(f, 'precision')}, error ratio {_f(f['error_ratio'])}")
+            p(f"  random attacker, same budget: {_f(b.get('correct'), 1)} correct, precision {_f(b.get('precision'))}"
+              + (f"; popularity attacker: {_f(pop.get('correct'), 0)} correct, precision {_f(pop.get('precision'))}"
+                 if pop else ""))
+        else:
+            p(f"  placed {f['correct']:,} of {f['placements']:,} correctly: accuracy {_f(f['accuracy'])}"
+              f"{_iv(f, 'accuracy')}, lift over random {_f(f['lift_over_random'])}{_iv(f, 'lift_over_random')} "
+              f"(random: {_f(f.get('baseline_accuracy'))})")
+        lift = s.get("lift") or {}
+        if lift:
+            words = {"random_same_budget": "random, same budget", "popularity": "popularity", "ra": "RA"}
+            p("  lift (its take over each baseline's): " + ", ".join(f"{words[k]} {_f(v, 2)}" for k, v in lift.items()
+                                                                     if v is not None))
+        p(f"  reproduce it alone: {s['command']}")
+    hs = doc.get("how_sure") or {}
+    if hs.get("auc_within_table") is not None:
+        iv = hs.get("auc_interval")
+        p(f"How sure: AUC within table {hs['auc_within_table']:.3f}"
+          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin).")
+    elif hs.get("lift_interval"):
+        p(f"How sure: lift over random in [{hs['lift_interval'][0]:.3f}, {hs['lift_interval'][1]:.3f}] "
+          "(95 % bootstrap over clusters).")
+    elif hs.get("scored") is False:
+        p("How sure: not scored. Can say: " + "; ".join(hs["can_say"]) + ". Cannot say: "
+          + "; ".join(hs["cannot_say"]) + ".")
+    ref = doc.get("informed_reference")
+    if ref and ref.get("accuracy") is not None:
+        p(f"Informed reference (not an attack: NBA with the original's own statistics): accuracy "
+          f"{_f(ref['accuracy'])}, lift {_f(ref.get('lift_over_random'), 2)} over random.")
+    recs = doc.get("records_at_risk") or []
+    if recs:
+        p(f"Records most at risk (of {doc.get('records_implicated', len(recs)):,} implicated"
+          + (", unscored: the default attack's claims" if not doc["scored"] else "") + "):")
+        for r in recs[:RECORDS_SHOWN]:
+            bits = []
+            if r.get("reidentified"):
+                more = len(r["reidentified"]) - 3
+                bits.append(f"{len(r['reidentified'])} generalised item(s) re-identified: "
+                            + ", ".join(r["reidentified"][:3]) + (f" (+{more} more)" if more > 0 else ""))
+            if r.get("exposed"):
+                bits.append(f"{len(r['exposed'])} exposed item(s)")
+            if r.get("correct") is not None:
+                bits.append(f"{r['correct']} of {r['eliminated']} eliminations right")
+            elif "eliminated" in r:
+                bits.append(f"{r['eliminated']} eliminations")
+            if r.get("reassociated"):
+                bits.append(f"{r['reassociated']} items put back: " + ", ".join(r["items"][:4]))
+            if r.get("cover_breaches"):
+                bits.append("cover breaches " + ", ".join(r["cover_breaches"][:3]))
+            p(f"  transaction {r['transaction']} (line {r['line']}): " + "; ".join(bits))
+    items = doc.get("items_exposed") or []
+    if items:
+        p("Items most often exposed: " + ", ".join(f"{i['item']} ({i.get('groups', i.get('records'))})"
+                                                   for i in items[:RECORDS_SHOWN]))
+    covers = [a for a in doc["attacks"] if a["family"] == "cover"]
+    if covers:
+        p("Cover problem: " + "; ".join(f"{a['attacker']} attacker {a['figures']['breaches']} breaches, "
+                                        f"{a['figures']['vulnerable_records']} vulnerable records" for a in covers))
+    for line in doc.get("not_modelled") or []:
+        p(f"{line[0].upper()}{line[1:]}.")
+    for sk in doc.get("skipped") or []:
+        p(f"Skipped: {sk['attack']}: {sk['why']}.")
+    p("The document (--report / --json) lists every attack with its figures and command.")
+    sys.stdout.flush()
+

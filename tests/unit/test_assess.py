@@ -1,0 +1,79 @@
+"""The assessment engine (semtui/assess.py): what it plans per release kind, which attack it
+calls strongest, and a verdict that is worded from the numbers and never calls a release safe."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import SAMPLES, write_fig4_scores
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semtui import formats
+from semtui.assess import AssessInputs, AssessmentReport, Assessor, verdict
+
+
+def test_plan_per_kind_and_knowledge(tmp_path):
+    setgen = formats.read(SAMPLES / "medical-setgen.txt")
+    a = Assessor(setgen, AssessInputs(data="r.txt", corpus="i.sqlite"))
+    plan = a.plan()
+    assert [o["method"] for f, o in plan] == ["mda", "tba", "wba", "gba", "rba"] * 2 + ["ra"]
+    assert {o.get("measure") for _, o in plan} == {"embedding", "ngd:i.sqlite", None}
+    with_bg = Assessor(setgen, AssessInputs(data="r.txt", background="wordfreq:en")).plan()
+    assert [(o["method"], o.get("background")) for _, o in with_bg if o.get("background")] == \
+        [("pba", "wordfreq:en"), ("tba", "wordfreq:en")]
+    dis = formats.read(SAMPLES / "disassociated.json")
+    plan = Assessor(dis, AssessInputs(data="d.json", background="wordfreq:en")).plan()
+    assert [o.get("method") or o.get("attacker") for _, o in plan] == \
+        ["aba", "rga", "mra", "assign", "nba", "ra", "strong", "moderate", "weak"]
+
+
+def test_strongest_beats_chance_and_takes_back_the_most(tmp_path):
+    """On the paper's example (Fig. 4 distances) every eliminator runs; the strongest is the one
+    with the most correct eliminations among those with error ratio < 1."""
+    scores = write_fig4_scores(tmp_path / "fig4.csv")
+    release = formats.read(SAMPLES / "medical-setgen.txt")
+    original = formats.read_transactions(SAMPLES / "medical-original.txt")
+    seen = []
+    rep = Assessor(release, AssessInputs(data=str(SAMPLES / "medical-setgen.txt"),
+                                         original=str(SAMPLES / "medical-original.txt"),
+                                         measures=(f"scores:{scores}",)),
+                   original=original, progress=lambda d, t, m="": seen.append((d, t))).run()
+    assert not rep.partial and rep.scored
+    assert seen[-1] == (len(rep.attacks), len(rep.attacks))  # the whole run's progress ends full
+    beating = [a["figures"] for a in rep.attacks if a["role"] == "attack"
+               and a["figures"]["error_ratio"] is not None and a["figures"]["error_ratio"] < 1]
+    if not beating:
+        assert rep.strongest is None and "not a sign the release is safe" in rep.verdict
+        return
+    assert rep.strongest["figures"]["correct"] == max(f["correct"] for f in beating)
+    assert rep.strongest["command"].startswith("semtui attack setgen ")
+    assert rep.records_at_risk and all(r["line"] == r["transaction"] + 1 for r in rep.records_at_risk)
+
+
+_FIG = st.fixed_dictionaries({
+    "correct": st.integers(1, 10_000), "added": st.integers(10_000, 20_000), "eliminated": st.integers(1, 30_000),
+    "precision": st.floats(0, 1), "recall": st.floats(0, 1), "error_ratio": st.floats(0, 0.999),
+    "baseline": st.one_of(st.none(), st.fixed_dictionaries({"correct": st.floats(0.5, 9_000)})),
+    "popularity": st.one_of(st.none(), st.fixed_dictionaries({"correct": st.floats(0.5, 9_000)})),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(fig=st.one_of(st.none(), _FIG), scored=st.booleans(), partial=st.booleans(),
+       background=st.sampled_from([None, "bg.txt"]), kind=st.sampled_from(["set-generalised", "disassociated"]))
+def test_verdict_never_calls_a_release_safe(fig, scored, partial, background, kind):
+    rep = AssessmentReport(kind=kind, inputs=AssessInputs(data="r", background=background), scored=scored,
+                           partial=partial)
+    if fig is not None and scored:
+        if kind == "disassociated":
+            fig = {"correct": fig["correct"], "placements": fig["correct"] * 2, "accuracy": 0.5,
+                   "lift_over_random": 1.5, "broken_transactions": 3}
+        rep.strongest = {"attack": "X", "needs": "Y", "figures": fig}
+    text = verdict(rep)
+    assert re.sub(r"not a sign the release is safe", "", text).count("safe") == 0
+    assert ("interrupted" in text) == partial
+    if background is None:
+        assert "was not modelled" in text  # the knowledge not given is named
+    if rep.strongest is not None:
+        assert f"{fig['correct']:,}" in text  # worded from the numbers
