@@ -92,6 +92,18 @@ def test_generalised_context_is_evidence(tmp_path):
     assert {e["item"] for e in ab["eliminations"]} == {"b"}
 
 
+def test_with_a_background_no_row_is_reported_unscored(tmp_path):
+    """Every row is attacked with a background, so no reason for an unscored row is given, and
+    no count is negative (it read {'no plain context; no background knowledge given': 3,
+    'the measure knows none of its context items': -3} with rows 0)."""
+    bg = _background([["a", "c"]] * 20 + [["b"]] * 20 + [["z"]] * 60)
+    release = TransactionData.from_lists([[["a", "b"]]] * 3 + [["c", ["a", "b"]]])
+    original = TransactionData.from_lists([["a"]] * 3 + [["c", "a"]])
+    rep = _attack(release, original, _scores(tmp_path, [("a", "c", 0.5), ("b", "c", 0.5)]), bg, method="tba")
+    assert rep.summary["skipped_rows"] == 0
+    assert rep.summary["unscored"] == {"rows": 0, "reasons": {}}
+
+
 def test_without_any_knowledge_a_release_with_nothing_plain_is_reported_as_such(tmp_path):
     release = TransactionData.from_lists([[["x", "y"]], [["x", "y"], ["u", "v"]], [["u", "v"]]])
     original = TransactionData.from_lists([["x"], ["y", "u"], ["v"]])

@@ -274,7 +274,8 @@ def unscored_rows(units, skipped: int) -> dict:
     """How many rows the attack could not score, and why.  A row it could not score is not a
     row out of an attacker's reach: its added items count as missed, and an attacker with
     background knowledge may still take them back."""
-    no_context = int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units))
+    # with a background every row is attacked (skipped == 0), rows without plain context too
+    no_context = min(skipped, int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units)))
     reasons = {}
     if no_context:
         reasons[NO_CONTEXT] = no_context
