@@ -174,6 +174,14 @@ def run_setgen_attack(
 
         progress(0, 1, "reading the background")
         background = load_background(options.background)
+    if background is not None and data.n_generalised:
+        members = data.vocab.names(np.unique(data.gen_members))
+        if not background.known(members).any():
+            # every member would get the same prior and no lift: nothing is eliminated, which would
+            # read as "took back none" -- an all-clear from what is most likely the wrong file
+            raise InputError(f"the background knows none of the release's {len(members)} generalised items' "
+                             "members (another population or vocabulary?): it could not inform the attack",
+                             background.source, option="background")
     sizes = data.group_sizes()
     if known_k is not None:
         k, k_source = known_k, known_source

@@ -82,3 +82,15 @@ def test_bad_background_file_names_its_line(samples, tmp_path):
                 "--background", f"counts:{bad}")
     assert r.returncode == 2
     assert f"{bad}:2" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_background_that_knows_no_member_is_refused(samples, tmp_path):
+    """A background sharing no item with the release's generalised items gives every member the
+    same prior: the attack eliminated nothing and said "took back none" with exit 0, a false
+    all-clear from a wrong file.  It is refused, naming the file."""
+    bg = tmp_path / "other.txt"
+    bg.write_text("zzz, yyy\nqqq\n")
+    r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path),
+                "--background", bg)
+    assert r.returncode == 2, r.stdout
+    assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
