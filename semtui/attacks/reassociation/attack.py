@@ -240,6 +240,12 @@ def plan_release(
         measure_name, kind = None, "similarity"
         names_all = vocab.names(np.union1d(a_ids, u_ids))
         unknown = sorted(t for t, ok in zip(names_all, background.known(names_all)) if not ok)
+        if names_all and len(unknown) == len(names_all):
+            # every lift would be 0: the attack places by ties alone, which would read as what an
+            # attacker with background knowledge achieves -- most likely the wrong file
+            raise InputError(f"the background knows none of the release's {len(names_all)} terms (another "
+                             "population or vocabulary?): it could not inform the attack", background.source,
+                             option="background")
         close = _log_lifts(background, vocab, a_ids, u_ids)
         bg_info = background.describe()
     elif method == "ra":  # random placement uses no measure: none is opened, named or warned about

@@ -94,3 +94,14 @@ def test_a_background_that_knows_no_member_is_refused(samples, tmp_path):
                 "--background", bg)
     assert r.returncode == 2, r.stdout
     assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_background_that_knows_no_term_is_refused_by_nba(samples, tmp_path):
+    """The same for `attack disassoc` (nba): every lift 0, placements by ties alone, reported
+    as the take of an attacker with background knowledge (exit 0)."""
+    bg = tmp_path / "other.txt"
+    bg.write_text("zzz, yyy\nqqq\n")
+    r = run_cli("attack", "disassoc", samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+                "--original", samples / "disassociated-original.txt", "--background", bg)
+    assert r.returncode == 2, r.stdout
+    assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
