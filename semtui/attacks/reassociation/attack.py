@@ -679,12 +679,17 @@ def informed_sentence(metrics: dict) -> str | None:
             f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
             + (f" (this attack: {attack:.2f})" if attack is not None else ""))
-    low = ((ref.get("intervals") or {}).get("lift_over_random") or [None])[0]
+    low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
     if low is not None and low > 1:
         return head + ": the most that statistics of this population could give this attack."
+    if high is not None and high < 1:
+        # worse than chance with the original's own statistics: the scoring mis-ranks anchors here,
+        # which says nothing about what a better use of the same statistics would take back
+        return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
+                "release — it falls below chance, so its scoring mis-ranks anchors here; a bound on this attack "
+                "only, not on every attacker.")
     return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
-            "release (its structure, not the attacker's knowledge, holds it back; a bound on this attack only, "
-            "not on every attacker).")
+            "release; a bound on this attack only, not on every attacker.")
 
 
 def _informed_reference(outputs: list[dict], seed: int) -> dict:
