@@ -94,21 +94,25 @@ def _with_interval(m: dict, key: str) -> str:
     return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
 
 
-def took_back_line(m: dict) -> str:
+def took_back_line(m: dict, summary: dict | None = None) -> str:
     """The summary's first line, in words: how many of the added items came back, how often the
     attack was right, and what a random attacker with the same budget gets."""
     added, correct, eliminated = m.get("added", 0), m.get("correct", 0), m.get("eliminated", 0)
     base = m.get("baseline") or {}
     if not added:
         return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
+    if summary is not None and summary.get("rows") and not summary.get("attacked_rows"):
+        # never an all-clear from an attack that never ran (the Knowledge line says why)
+        return (f"The attack scored no row, so it says nothing about the {added:,} items generalisation added "
+                "(the Knowledge line says why).")
     if not eliminated:
         return f"The attack took back none of the {added:,} items generalisation added: it eliminated nothing."
     line = (f"The attack took back {correct:,} of the {added:,} items generalisation added "
             f"(precision {_fmt(m.get('precision'))}: {correct:,} of its {eliminated:,} eliminations were added items")
     if base.get("correct") is not None:
         b = float(base["correct"])
-        line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \
-            f"; a random attacker with the same budget takes back {b:.1f} on average"
+        line += f"; a random attacker with the same budget takes back {b:,.0f}" if b.is_integer() else \
+            f"; a random attacker with the same budget takes back {b:,.1f} on average"
     return line + ")."
 
 
@@ -120,7 +124,7 @@ def _print_summary(report: dict) -> None:
     console = stdout_console()
     s = report["summary"]
     if "metrics" in report:
-        console.print(took_back_line(report["metrics"]))
+        console.print(took_back_line(report["metrics"], s))
     table = f" on the {report['knowledge']} table" if report.get("knowledge") else ""
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']}{table} on {report.get('data')}: "

@@ -27,6 +27,27 @@ def test_the_quick_start_summary_says_in_words_what_came_back(cli):
     assert "took back" not in r.stdout
 
 
+def test_a_summary_that_scored_no_row_does_not_open_with_an_all_clear(cli, tmp_path):
+    """A release with no plain item and no background: no row is scored.  The first line read
+    "The attack took back none of the 6 items generalisation added: it eliminated nothing." --
+    an all-clear from an attack that never ran.  And a mean is written like the counts beside it."""
+    release = tmp_path / "r.txt"
+    release.write_text("(flu, rash)\n(flu, rash)\n(flu, rash), (cough, gout)\n(cough, gout)\n")
+    original = tmp_path / "o.txt"
+    original.write_text("flu\nflu\nflu, cough\ncough\n")
+    scores = tmp_path / "s.csv"
+    scores.write_text("a,b,distance\n")
+    r = cli("attack", "setgen", release, "--original", original, "--measure", f"scores:{scores}", "--method", "tba")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert "took back none" not in first and "scored no row" in first
+    from semtui.cli.attack import took_back_line
+
+    line = took_back_line({"added": 296876, "correct": 198997, "eliminated": 202863, "precision": 0.981,
+                           "baseline": {"correct": 177344.2}})
+    assert "takes back 177,344.2 on average" in line
+
+
 def _stderr_on_a_terminal(*args: str) -> tuple[int, bytes]:
     """Run semtui with stderr on a pseudo-terminal (so the progress bar is drawn); every byte."""
     import pty
