@@ -62,7 +62,10 @@ def setgen(
         except InputError as exc:
             raise options_error(exc) from None
     if report.unknown_terms:
-        warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and are never eliminated: "
+        # with a background they are still scored by it (prior, co-occurrence) and eliminated
+        fate = ("get no evidence from it (the background still scores them, and they may be eliminated)"
+                if opts.background is not None and opts.knowledge != "semantics" else "are never eliminated")
+        warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and {fate}: "
              f"{names(report.unknown_terms, 8)}")
     doc = report.to_json()
     outputs = []

@@ -61,6 +61,15 @@ def test_all_generalised_release_with_and_without_knowledge(tmp_path):
     doc = json.loads(r.stdout)
     eliminated = {e["item"] for g in doc["groups"] for e in g["eliminations"]}
     assert eliminated == {"rash", "gout"} and doc["metrics"]["precision"] == 1.0
+    # the embedding knows flu and cough, not the made-up rare members: they are eliminated all the
+    # same, so the warning about them must not say "never eliminated"
+    release.write_text("(flu, xqzvrash)\n(flu, xqzvrash)\n(flu, xqzvrash), (cough, xqzvgout)\n(cough, xqzvgout)\n")
+    counts.write_text(counts.read_text().replace("rash", "xqzvrash").replace("gout", "xqzvgout"))
+    r = run_cli("attack", "setgen", release, "--original", original, "--background", f"counts:{counts}", "--json")
+    assert r.returncode == 0, r.stderr
+    assert {e["item"] for g in json.loads(r.stdout)["groups"] for e in g["eliminations"]} == {"xqzvrash", "xqzvgout"}
+    assert "xqzvrash" in r.stderr and "never eliminated" not in r.stderr
+    assert "the background still scores them" in r.stderr
 
 
 @pytest.mark.parametrize(("args", "needle"), [
