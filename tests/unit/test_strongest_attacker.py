@@ -236,3 +236,23 @@ def test_lean_elimination_gives_the_same_cells(method):
     assert lean.cells is not None and not lean.eliminations
     assert [a.tolist() for a in full.eliminated_cells()] == [a.tolist() for a in lean.cells]
     assert (full.live == lean.live).all()
+
+
+def _variant(recall, precision, error_ratio, auc, eliminated=10):
+    return {"method": "pba", "recall": recall, "precision": precision, "eliminated": eliminated, "auc_within_table": auc,
+            "baseline": {"error_ratio": error_ratio}}
+
+
+def test_carried_by_counts_a_perfect_attacker_and_never_judges_an_untried_measure():
+    """Two faults of the verdict: a variant with precision 1 (error ratio 0.0, falsy) was left
+    out of "the most any attacker tried takes back"; and on a release with nothing plain (the
+    measure scored no row) it said "meaning ... adds nothing on this data"."""
+    from semtui.attacks.setgen.attack import carried_by
+
+    kn = {"prior": _variant(0.60, 0.98, 0.2, 0.88), "semantics": _variant(0.0, None, None, None, eliminated=0),
+          "background": _variant(0.70, 1.0, 0.0, 0.87), "combined": _variant(0.65, 0.99, 0.1, 0.875)}
+    lines = carried_by({"knowledge": kn})
+    verdict = lines[-1]
+    assert "takes back: 70%" in verdict  # the perfect-precision variant is the most taken back
+    assert "meaning and co-occurrence add nothing" not in verdict and "not tried" in verdict
+    assert any("scored no row" in line for line in lines if line.startswith("knowing the measure"))

@@ -435,6 +435,11 @@ def carried_by(metrics: dict) -> list[str]:
         if f.get("recall") is None:
             continue
         er = (f.get("baseline") or {}).get("error_ratio")
+        if f.get("auc_within_table") is None and not f.get("eliminated"):
+            # nothing to judge it by: not "takes back 0%", which reads as a measured outcome
+            lines.append(f"knowing {VARIANT_HELP[v]}: scored no row here (nothing it knows to score against), "
+                         "so not tried")
+            continue
         lines.append(f"knowing {VARIANT_HELP[v]}: takes back {f['recall']:.0%} of the added items at precision "
                      f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
     # which knowledge ranks added members below original ones best (AUC within table: the same
@@ -450,10 +455,13 @@ def carried_by(metrics: dict) -> list[str]:
         verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
                    f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
     elif best == "prior":
-        verdict += "; meaning and co-occurrence add nothing on this data"
+        untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
+        verdict += ("; co-occurrence adds nothing on this data (the measure's meaning was not tried: it scored "
+                    "no row)" if untried else "; meaning and co-occurrence add nothing on this data")
     # the risk to report: the most that any attacker tried takes back while beating chance
     beat = [v for v in VARIANTS if kn[v].get("recall") is not None
-            and ((kn[v].get("baseline") or {}).get("error_ratio") or 1.0) < 1.0]
+            and (kn[v].get("baseline") or {}).get("error_ratio") is not None
+            and kn[v]["baseline"]["error_ratio"] < 1.0]  # 0.0 (no wrong elimination) beats chance too
     if beat:
         top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
         verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "
