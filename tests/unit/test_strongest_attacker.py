@@ -256,3 +256,15 @@ def test_carried_by_counts_a_perfect_attacker_and_never_judges_an_untried_measur
     assert "takes back: 70%" in verdict  # the perfect-precision variant is the most taken back
     assert "meaning and co-occurrence add nothing" not in verdict and "not tried" in verdict
     assert any("scored no row" in line for line in lines if line.startswith("knowing the measure"))
+
+
+def test_a_frequency_list_is_never_said_to_know_which_items_go_together(tmp_path):
+    """wordfreq: gives a prior only; the background and combined variants were still described
+    as "knowing ... which items go together" / "co-occurrence"."""
+    bg = Background.from_frequencies({"flu": 0.3, "rash": 0.001, "cough": 0.2, "gout": 0.002}, "freq-list")
+    assert not bg.has_cooccurrence
+    release = TransactionData.from_lists([[["flu", "rash"]]] * 3 + [[["cough", "gout"]]] * 3)
+    original = TransactionData.from_lists([["flu"]] * 3 + [["cough"]] * 3)
+    rep = _attack(release, original, _scores(tmp_path), bg, method="tba")
+    text = " ".join(rep.metrics["carried_by"])
+    assert "go together" not in text and "frequencies, co-occurrence" not in text, text

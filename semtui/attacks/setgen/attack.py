@@ -260,7 +260,7 @@ def run_setgen_attack(
                 if cells["added_items"] else None
     summary["knowledge"] = knowledge_words(summary, data, background, measure_has_context=bool(ctx_known.any()))
     if metrics is not None and "knowledge" in metrics:
-        metrics["carried_by"] = carried_by(metrics)
+        metrics["carried_by"] = carried_by(metrics, cooccurrence=background is None or background.has_cooccurrence)
     summary["seconds"] = round(time.perf_counter() - started, 4)
     return SetgenAttackReport(
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
@@ -426,10 +426,16 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
 CARRY_MARGIN = 0.01
 
 
-def carried_by(metrics: dict) -> list[str]:
-    """Sentences that say which knowledge carries the attack (CLI and TUI print them)."""
+def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
+    """Sentences that say which knowledge carries the attack (CLI and TUI print them).
+    ``cooccurrence``: False for a prior-only background (a frequency list), whose background
+    and combined tables hold no co-occurrence and must not be described as if they did."""
     kn = metrics["knowledge"]
     lines = []
+    help_ = dict(VARIANT_HELP)
+    if not cooccurrence:
+        help_["background"] = "how common each item is (a frequency list: no co-occurrence to add)"
+        help_["combined"] = "how common each item is and the measure"
     for v in VARIANTS:
         f = kn[v]
         if f.get("recall") is None:
@@ -437,10 +443,10 @@ def carried_by(metrics: dict) -> list[str]:
         er = (f.get("baseline") or {}).get("error_ratio")
         if f.get("auc_within_table") is None and not f.get("eliminated"):
             # nothing to judge it by: not "takes back 0%", which reads as a measured outcome
-            lines.append(f"knowing {VARIANT_HELP[v]}: scored no row here (nothing it knows to score against), "
+            lines.append(f"knowing {help_[v]}: scored no row here (nothing it knows to score against), "
                          "so not tried")
             continue
-        lines.append(f"knowing {VARIANT_HELP[v]}: takes back {f['recall']:.0%} of the added items at precision "
+        lines.append(f"knowing {help_[v]}: takes back {f['recall']:.0%} of the added items at precision "
                      f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
     # which knowledge ranks added members below original ones best (AUC within table: the same
     # for every eliminator, so the verdict does not depend on the method's threshold)
@@ -450,14 +456,19 @@ def carried_by(metrics: dict) -> list[str]:
     best = max(auc, key=lambda v: (round(auc[v], 3), -VARIANTS.index(v)))
     words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
              "background": "how common items are and which go together", "combined": "all of it together"}
+    if not cooccurrence:
+        words["background"] = "how common each item is (the frequency list)"
+        words["combined"] = "how common each item is and the measure together"
     verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
     if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
         verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
                    f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
     elif best == "prior":
         untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
-        verdict += ("; co-occurrence adds nothing on this data (the measure's meaning was not tried: it scored "
-                    "no row)" if untried else "; meaning and co-occurrence add nothing on this data")
+        added = "meaning and co-occurrence add" if cooccurrence else "meaning adds"
+        verdict += (("; co-occurrence adds nothing on this data" if cooccurrence else "")
+                    + " (the measure's meaning was not tried: it scored no row)" if untried
+                    else f"; {added} nothing on this data")
     # the risk to report: the most that any attacker tried takes back while beating chance
     beat = [v for v in VARIANTS if kn[v].get("recall") is not None
             and (kn[v].get("baseline") or {}).get("error_ratio") is not None
