@@ -114,3 +114,17 @@ def test_a_background_that_knows_no_term_is_refused_by_nba(samples, tmp_path):
                 "--original", samples / "disassociated-original.txt", "--background", bg)
     assert r.returncode == 2, r.stdout
     assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_semantics_table_is_never_attacked_as_pba(samples, tmp_path):
+    """--knowledge semantics with PBA explicitly: refused (PBA reads surprisals); by default
+    TBA, and the report says so (it said pba while running TBA)."""
+    bg = tmp_path / "bg.txt"
+    bg.write_text("".join((samples / "meps400-original.txt").read_text().splitlines(keepends=True)[200:]))
+    args = ("attack", "setgen", samples / "meps400-setgen.txt", "--background", bg, "--knowledge", "semantics",
+            "--measure", "embedding")
+    r = run_cli(*args, "--method", "pba")
+    assert r.returncode == 2 and "--method" in r.stderr and "semantics" in r.stderr
+    r = run_cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["method"] == "tba"
