@@ -74,14 +74,11 @@ class AttackOptions:
             from semtui.attacks.background import check_background
 
             bg = str(self.background).strip()
-            if not bg:
-                object.__setattr__(self, "background", None)
-            else:
-                try:
-                    check_background(bg)
-                except InputError as exc:
-                    raise InputError(exc.message, option="background") from None
-                object.__setattr__(self, "background", bg)
+            try:  # an empty background is refused, as attack disassoc does (None means none)
+                check_background(bg)
+            except InputError as exc:
+                raise InputError(exc.message, option="background") from None
+            object.__setattr__(self, "background", bg)
         # the semantics table holds the measure's distances, not surprisals: PBA cannot read it (the
         # side-by-side semantics row uses TBA), so it is TBA by default there and refused if asked for
         semantics_table = self.background is not None and str(self.knowledge or "").strip().lower() == "semantics"

@@ -77,6 +77,7 @@ def test_all_generalised_release_with_and_without_knowledge(tmp_path):
     (["--background", "wordfreq:xx"], "no frequency list"),
     (["--method", "pba"], "--method"),
     (["--knowledge", "prior"], "--knowledge"),
+    (["--background", ""], "--background: the background is empty"),  # was ignored: the papers' attack, exit 0
 ])
 def test_bad_background_options(samples, tmp_path, args, needle):
     r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path), *args)
