@@ -56,6 +56,9 @@ def test_the_prior_decides_when_nothing_is_plain(tmp_path):
     # the knowledge variants: the prior alone does the same; the measure alone has no context
     kn = rep.metrics["knowledge"]
     assert kn["prior"]["correct"] == 2 and kn["semantics"]["eliminated"] == 0
+    # every variant carries the same keys (the popularity attacker with no budget included)
+    assert all(set(kn[v]) == set(kn["prior"]) for v in kn)
+    assert kn["semantics"]["popularity"]["eliminated"] == 0 and kn["semantics"]["popularity"]["precision"] is None
     assert rep.metrics["popularity"]["correct"] == 2  # the popularity attacker picks rash too
 
 

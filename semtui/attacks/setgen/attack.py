@@ -368,7 +368,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "error_ratio": em.error_ratio(out["precision"], bp),
         }
     p_elim, p_correct = total("popularity_eliminated").sum(), total("popularity_correct").sum()
-    if p_elim:
+    if p_elim or options.background is not None:  # with knowledge always there, so every variant has its keys
         pp, pr = em.precision(p_correct, p_elim), em.recall(p_correct, added.sum())
         out["popularity"] = {
             "kind": "popularity (same budget, the rarest members in the background first)",
