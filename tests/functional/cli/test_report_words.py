@@ -159,6 +159,19 @@ def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
     assert f"WMD {m['wmd_note']}." in text
 
 
+def test_a_wmd_measured_on_part_of_the_transactions_says_on_how_many(cli, samples):
+    """On BMS-WebView-2 (first half, k = 3) WMD was measured over 2 of 38,756 transactions and the
+    table read "WMD 0.000 [0.000-0.000]", a perfect reconstruction at a glance.  The row itself
+    says over how many transactions it was measured when that is not all of them."""
+    args = ("attack", "disassoc", samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+            "--original", samples / "disassociated-original.txt")
+    m = json.loads(cli(*args, "--json").stdout)["metrics"]
+    assert 0 < m["wmd_transactions"] < m["transactions"]
+    text = cli(*args).stdout
+    wmd_row = next(line for line in text.splitlines() if "WMD" in line and "│" in line)
+    assert f"{m['wmd_transactions']} of {m['transactions']}" in wmd_row
+
+
 def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
     args = (samples / "disassociated.json", "--key", samples / "disassociated.key.json",
             "--original", samples / "disassociated-original.txt", "--method", "ra")
