@@ -99,6 +99,22 @@ def test_a_cover_problem_always_says_what_covers_its_covered_item(cli, tmp_path)
     assert p["covered"] == ["a", "b"] and p["covering"] == [] and sorted(p["itemset"]) == ["a", "b"]
 
 
+def test_a_weaker_attacker_finding_no_breach_is_not_an_all_clear(cli, tmp_path):
+    """MEPS' first half disassociated (k = 3, m = 2): 126 cover problems, the weak attacker
+    breaches none and the summary read "0 breaches" with nothing else (so does a knowledge file
+    that meets none).  It now says the strong attacker breaches every one of them."""
+    rel = tmp_path / "tie.json"
+    rel.write_text(json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a", "b"], ["c"]], [["x"], ["x"]]],
+         "term_chunk": []}]}))
+    know = tmp_path / "know.txt"
+    know.write_text("a,c\n")
+    r = cli("cover", rel, "--knowledge", know)
+    assert r.returncode == 0, r.stderr
+    assert "0 breaches" in r.stdout
+    assert "the strong attacker" in r.stdout and "breaches all 1" in r.stdout
+
+
 @pytest.fixture(scope="module")
 def bms2_release(tmp_path_factory):
     """BMS-WebView-2 disassociated with k = 2, m = 2 (about 5 s)."""
