@@ -235,7 +235,7 @@ def plan_release(
             background = load_background(options.background)
         if not background.has_cooccurrence:
             raise InputError(f"{method} needs co-occurrence counts, and {background.source or 'the background'} "
-                             "holds only how common each term is (a frequency list): it cannot tell anchors apart",
+                             "holds only how common each term is (a frequency list, or counts without pairs): it cannot tell anchors apart",
                              option="background")
         measure_name, kind = None, "similarity"
         names_all = vocab.names(np.union1d(a_ids, u_ids))

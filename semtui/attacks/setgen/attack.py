@@ -410,7 +410,7 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
     rows, attacked = summary["rows"], summary["attacked_rows"]
     no_plain = not (data.tokens >= 0).any()
     if background is not None:
-        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (a frequency list)"
+        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (no co-occurrence: a frequency list, or counts without pairs)"
         return f"background {background.source}: {what}; every row attacked ({attacked} of {rows})"
     if no_plain:
         return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
@@ -428,13 +428,13 @@ CARRY_MARGIN = 0.01
 
 def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
     """Sentences that say which knowledge carries the attack (CLI and TUI print them).
-    ``cooccurrence``: False for a prior-only background (a frequency list), whose background
+    ``cooccurrence``: False for a prior-only background (a frequency list, counts without pairs), whose background
     and combined tables hold no co-occurrence and must not be described as if they did."""
     kn = metrics["knowledge"]
     lines = []
     help_ = dict(VARIANT_HELP)
     if not cooccurrence:
-        help_["background"] = "how common each item is (a frequency list: no co-occurrence to add)"
+        help_["background"] = "how common each item is (no co-occurrence to add)"
         help_["combined"] = "how common each item is and the measure"
     for v in VARIANTS:
         f = kn[v]
@@ -457,7 +457,7 @@ def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
     words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
              "background": "how common items are and which go together", "combined": "all of it together"}
     if not cooccurrence:
-        words["background"] = "how common each item is (the frequency list)"
+        words["background"] = "how common each item is (no co-occurrence)"
         words["combined"] = "how common each item is and the measure together"
     verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
     if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
