@@ -84,6 +84,10 @@ class Background:
             vocab.add(b)
         df = np.zeros(len(vocab))
         df[vocab.ids(counts.f)] = np.fromiter(counts.f.values(), dtype=np.float64, count=len(counts.f))
+        if not counts.pairs:
+            # term counts only: a prior, as a frequency list is -- not "no pair ever co-occurs",
+            # which would be strong false evidence against every member with context
+            return cls(float(counts.n), vocab, df, None, source)
         if counts.pairs:
             keys = list(counts.pairs)
             rows = vocab.ids(a for a, _ in keys)

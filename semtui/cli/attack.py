@@ -15,7 +15,7 @@ app = typer.Typer(help="Attack an anonymised release and measure what it gives b
 def setgen(
     data: Path = typer.Argument(..., help="The set-generalised release."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
-    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra or pba (default: rba; pba with --background)."),
+    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra or pba (default: rba; pba with --background, tba with --knowledge semantics)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
     background: str | None = typer.Option(None, "--background", help="The attacker's knowledge: FILE (transactions of a similar population), counts:FILE or wordfreq:LANG."),
@@ -63,7 +63,10 @@ def setgen(
         except InputError as exc:
             raise options_error(exc) from None
     if report.unknown_terms:
-        warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and are never eliminated: "
+        # with a background they are still scored by it (prior, co-occurrence) and eliminated
+        fate = ("get no evidence from it (the background still scores them, and they may be eliminated)"
+                if opts.background is not None and opts.knowledge != "semantics" else "are never eliminated")
+        warn(f"{len(report.unknown_terms)} terms have no score under {opts.measure} and {fate}: "
              f"{names(report.unknown_terms, 8)}")
     doc = report.to_json()
     outputs = []
@@ -95,21 +98,25 @@ def _with_interval(m: dict, key: str) -> str:
     return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
 
 
-def took_back_line(m: dict) -> str:
+def took_back_line(m: dict, summary: dict | None = None) -> str:
     """The summary's first line, in words: how many of the added items came back, how often the
     attack was right, and what a random attacker with the same budget gets."""
     added, correct, eliminated = m.get("added", 0), m.get("correct", 0), m.get("eliminated", 0)
     base = m.get("baseline") or {}
     if not added:
         return f"Generalisation added no item here, so there was nothing to take back ({eliminated} eliminations)."
+    if summary is not None and summary.get("rows") and not summary.get("attacked_rows"):
+        # never an all-clear from an attack that never ran (the Knowledge line says why)
+        return (f"The attack scored no row, so it says nothing about the {added:,} items generalisation added "
+                "(the Knowledge line says why).")
     if not eliminated:
         return f"The attack took back none of the {added:,} items generalisation added: it eliminated nothing."
     line = (f"The attack took back {correct:,} of the {added:,} items generalisation added "
             f"(precision {_fmt(m.get('precision'))}: {correct:,} of its {eliminated:,} eliminations were added items")
     if base.get("correct") is not None:
         b = float(base["correct"])
-        line += f"; a random attacker with the same budget takes back {b:.0f}" if b.is_integer() else \
-            f"; a random attacker with the same budget takes back {b:.1f} on average"
+        line += f"; a random attacker with the same budget takes back {b:,.0f}" if b.is_integer() else \
+            f"; a random attacker with the same budget takes back {b:,.1f} on average"
     return line + ")."
 
 
@@ -121,7 +128,7 @@ def _print_summary(report: dict) -> None:
     console = stdout_console()
     s = report["summary"]
     if "metrics" in report:
-        console.print(took_back_line(report["metrics"]))
+        console.print(took_back_line(report["metrics"], s))
     table = f" on the {report['knowledge']} table" if report.get("knowledge") else ""
     console.print(
         f"[bold]{report['method'].upper()}[/] with {report['measure']}{table} on {report.get('data')}: "
@@ -347,7 +354,11 @@ def _print_disassoc_summary(report: dict) -> None:
     if m["wmd"] is None:  # not measurable is not 0
         t.add_row("WMD", "not measurable", "-", "not measurable")
     else:
-        t.add_row("WMD", _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
+        # measured over part of the transactions only (unscored terms): say so in the row itself,
+        # or 0.000 over 2 of 38,756 transactions reads as a perfect reconstruction
+        part = m.get("wmd_transactions") is not None and m["wmd_transactions"] < m["transactions"]
+        t.add_row(f"WMD (over {m['wmd_transactions']:,} of {m['transactions']:,} transactions)" if part else "WMD",
+                  _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
     t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
     console.print(t)
     console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "

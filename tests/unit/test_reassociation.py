@@ -576,6 +576,9 @@ def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance(
     text = informed_sentence({"lift_over_random": 0.94, "informed_reference": ref})
     assert text.startswith("Informed reference (not an attack)") and "do not lift" in text
     assert "not on every attacker" in text
+    # below chance with perfect statistics is a fault of this attack's scoring, not evidence
+    # that the release's structure protects it: no sentence may say so
+    assert "structure" not in text and "below chance" in text
     ref = {**ref, "lift_over_random": 1.9, "intervals": {"lift_over_random": [1.75, 2.04]}}
     assert "the most that statistics" in informed_sentence({"informed_reference": ref})
     assert informed_sentence({"accuracy": 0.3}) is None

@@ -56,6 +56,9 @@ def test_the_prior_decides_when_nothing_is_plain(tmp_path):
     # the knowledge variants: the prior alone does the same; the measure alone has no context
     kn = rep.metrics["knowledge"]
     assert kn["prior"]["correct"] == 2 and kn["semantics"]["eliminated"] == 0
+    # every variant carries the same keys (the popularity attacker with no budget included)
+    assert all(set(kn[v]) == set(kn["prior"]) for v in kn)
+    assert kn["semantics"]["popularity"]["eliminated"] == 0 and kn["semantics"]["popularity"]["precision"] is None
     assert rep.metrics["popularity"]["correct"] == 2  # the popularity attacker picks rash too
 
 
@@ -90,6 +93,18 @@ def test_generalised_context_is_evidence(tmp_path):
     table = np.array(ab["table"])
     assert (table[:, 1] > table[:, 0]).all()  # b farther than a in every row
     assert {e["item"] for e in ab["eliminations"]} == {"b"}
+
+
+def test_with_a_background_no_row_is_reported_unscored(tmp_path):
+    """Every row is attacked with a background, so no reason for an unscored row is given, and
+    no count is negative (it read {'no plain context; no background knowledge given': 3,
+    'the measure knows none of its context items': -3} with rows 0)."""
+    bg = _background([["a", "c"]] * 20 + [["b"]] * 20 + [["z"]] * 60)
+    release = TransactionData.from_lists([[["a", "b"]]] * 3 + [["c", ["a", "b"]]])
+    original = TransactionData.from_lists([["a"]] * 3 + [["c", "a"]])
+    rep = _attack(release, original, _scores(tmp_path, [("a", "c", 0.5), ("b", "c", 0.5)]), bg, method="tba")
+    assert rep.summary["skipped_rows"] == 0
+    assert rep.summary["unscored"] == {"rows": 0, "reasons": {}}
 
 
 def test_without_any_knowledge_a_release_with_nothing_plain_is_reported_as_such(tmp_path):
@@ -224,3 +239,35 @@ def test_lean_elimination_gives_the_same_cells(method):
     assert lean.cells is not None and not lean.eliminations
     assert [a.tolist() for a in full.eliminated_cells()] == [a.tolist() for a in lean.cells]
     assert (full.live == lean.live).all()
+
+
+def _variant(recall, precision, error_ratio, auc, eliminated=10):
+    return {"method": "pba", "recall": recall, "precision": precision, "eliminated": eliminated, "auc_within_table": auc,
+            "baseline": {"error_ratio": error_ratio}}
+
+
+def test_carried_by_counts_a_perfect_attacker_and_never_judges_an_untried_measure():
+    """Two faults of the verdict: a variant with precision 1 (error ratio 0.0, falsy) was left
+    out of "the most any attacker tried takes back"; and on a release with nothing plain (the
+    measure scored no row) it said "meaning ... adds nothing on this data"."""
+    from semtui.attacks.setgen.attack import carried_by
+
+    kn = {"prior": _variant(0.60, 0.98, 0.2, 0.88), "semantics": _variant(0.0, None, None, None, eliminated=0),
+          "background": _variant(0.70, 1.0, 0.0, 0.87), "combined": _variant(0.65, 0.99, 0.1, 0.875)}
+    lines = carried_by({"knowledge": kn})
+    verdict = lines[-1]
+    assert "takes back: 70%" in verdict  # the perfect-precision variant is the most taken back
+    assert "meaning and co-occurrence add nothing" not in verdict and "not tried" in verdict
+    assert any("scored no row" in line for line in lines if line.startswith("knowing the measure"))
+
+
+def test_a_frequency_list_is_never_said_to_know_which_items_go_together(tmp_path):
+    """wordfreq: gives a prior only; the background and combined variants were still described
+    as "knowing ... which items go together" / "co-occurrence"."""
+    bg = Background.from_frequencies({"flu": 0.3, "rash": 0.001, "cough": 0.2, "gout": 0.002}, "freq-list")
+    assert not bg.has_cooccurrence
+    release = TransactionData.from_lists([[["flu", "rash"]]] * 3 + [[["cough", "gout"]]] * 3)
+    original = TransactionData.from_lists([["flu"]] * 3 + [["cough"]] * 3)
+    rep = _attack(release, original, _scores(tmp_path), bg, method="tba")
+    text = " ".join(rep.metrics["carried_by"])
+    assert "go together" not in text and "frequencies, co-occurrence" not in text, text

@@ -235,11 +235,17 @@ def plan_release(
             background = load_background(options.background)
         if not background.has_cooccurrence:
             raise InputError(f"{method} needs co-occurrence counts, and {background.source or 'the background'} "
-                             "holds only how common each term is (a frequency list): it cannot tell anchors apart",
+                             "holds only how common each term is (a frequency list, or counts without pairs): it cannot tell anchors apart",
                              option="background")
         measure_name, kind = None, "similarity"
         names_all = vocab.names(np.union1d(a_ids, u_ids))
         unknown = sorted(t for t, ok in zip(names_all, background.known(names_all)) if not ok)
+        if names_all and len(unknown) == len(names_all):
+            # every lift would be 0: the attack places by ties alone, which would read as what an
+            # attacker with background knowledge achieves -- most likely the wrong file
+            raise InputError(f"the background knows none of the release's {len(names_all)} terms (another "
+                             "population or vocabulary?): it could not inform the attack", background.source,
+                             option="background")
         close = _log_lifts(background, vocab, a_ids, u_ids)
         bg_info = background.describe()
     elif method == "ra":  # random placement uses no measure: none is opened, named or warned about
@@ -673,12 +679,17 @@ def informed_sentence(metrics: dict) -> str | None:
             f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
             + (f" (this attack: {attack:.2f})" if attack is not None else ""))
-    low = ((ref.get("intervals") or {}).get("lift_over_random") or [None])[0]
+    low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
     if low is not None and low > 1:
         return head + ": the most that statistics of this population could give this attack."
+    if high is not None and high < 1:
+        # worse than chance with the original's own statistics: the scoring mis-ranks anchors here,
+        # which says nothing about what a better use of the same statistics would take back
+        return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
+                "release — it falls below chance, so its scoring mis-ranks anchors here; a bound on this attack "
+                "only, not on every attacker.")
     return (head + ": even perfect statistics do not lift this naive-Bayes re-association above chance on this "
-            "release (its structure, not the attacker's knowledge, holds it back; a bound on this attack only, "
-            "not on every attacker).")
+            "release; a bound on this attack only, not on every attacker.")
 
 
 def _informed_reference(outputs: list[dict], seed: int) -> dict:

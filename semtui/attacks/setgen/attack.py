@@ -174,6 +174,14 @@ def run_setgen_attack(
 
         progress(0, 1, "reading the background")
         background = load_background(options.background)
+    if background is not None and data.n_generalised:
+        members = data.vocab.names(np.unique(data.gen_members))
+        if not background.known(members).any():
+            # every member would get the same prior and no lift: nothing is eliminated, which would
+            # read as "took back none" -- an all-clear from what is most likely the wrong file
+            raise InputError(f"the background knows none of the release's {len(members)} generalised items' "
+                             "members (another population or vocabulary?): it could not inform the attack",
+                             background.source, option="background")
     sizes = data.group_sizes()
     if known_k is not None:
         k, k_source = known_k, known_source
@@ -252,7 +260,7 @@ def run_setgen_attack(
                 if cells["added_items"] else None
     summary["knowledge"] = knowledge_words(summary, data, background, measure_has_context=bool(ctx_known.any()))
     if metrics is not None and "knowledge" in metrics:
-        metrics["carried_by"] = carried_by(metrics)
+        metrics["carried_by"] = carried_by(metrics, cooccurrence=background is None or background.has_cooccurrence)
     summary["seconds"] = round(time.perf_counter() - started, 4)
     return SetgenAttackReport(
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
@@ -274,7 +282,8 @@ def unscored_rows(units, skipped: int) -> dict:
     """How many rows the attack could not score, and why.  A row it could not score is not a
     row out of an attacker's reach: its added items count as missed, and an attacker with
     background knowledge may still take them back."""
-    no_context = int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units))
+    # with a background every row is attacked (skipped == 0), rows without plain context too
+    no_context = min(skipped, int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units)))
     reasons = {}
     if no_context:
         reasons[NO_CONTEXT] = no_context
@@ -359,7 +368,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "error_ratio": em.error_ratio(out["precision"], bp),
         }
     p_elim, p_correct = total("popularity_eliminated").sum(), total("popularity_correct").sum()
-    if p_elim:
+    if p_elim or options.background is not None:  # with knowledge always there, so every variant has its keys
         pp, pr = em.precision(p_correct, p_elim), em.recall(p_correct, added.sum())
         out["popularity"] = {
             "kind": "popularity (same budget, the rarest members in the background first)",
@@ -402,7 +411,7 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
     rows, attacked = summary["rows"], summary["attacked_rows"]
     no_plain = not (data.tokens >= 0).any()
     if background is not None:
-        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (a frequency list)"
+        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (no co-occurrence: a frequency list, or counts without pairs)"
         return f"background {background.source}: {what}; every row attacked ({attacked} of {rows})"
     if no_plain:
         return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
@@ -420,16 +429,27 @@ def knowledge_words(summary: dict, data: TransactionData, background, measure_ha
 CARRY_MARGIN = 0.01
 
 
-def carried_by(metrics: dict) -> list[str]:
-    """Sentences that say which knowledge carries the attack (CLI and TUI print them)."""
+def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
+    """Sentences that say which knowledge carries the attack (CLI and TUI print them).
+    ``cooccurrence``: False for a prior-only background (a frequency list, counts without pairs), whose background
+    and combined tables hold no co-occurrence and must not be described as if they did."""
     kn = metrics["knowledge"]
     lines = []
+    help_ = dict(VARIANT_HELP)
+    if not cooccurrence:
+        help_["background"] = "how common each item is (no co-occurrence to add)"
+        help_["combined"] = "how common each item is and the measure"
     for v in VARIANTS:
         f = kn[v]
         if f.get("recall") is None:
             continue
         er = (f.get("baseline") or {}).get("error_ratio")
-        lines.append(f"knowing {VARIANT_HELP[v]}: takes back {f['recall']:.0%} of the added items at precision "
+        if f.get("auc_within_table") is None and not f.get("eliminated"):
+            # nothing to judge it by: not "takes back 0%", which reads as a measured outcome
+            lines.append(f"knowing {help_[v]}: scored no row here (nothing it knows to score against), "
+                         "so not tried")
+            continue
+        lines.append(f"knowing {help_[v]}: takes back {f['recall']:.0%} of the added items at precision "
                      f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
     # which knowledge ranks added members below original ones best (AUC within table: the same
     # for every eliminator, so the verdict does not depend on the method's threshold)
@@ -439,15 +459,23 @@ def carried_by(metrics: dict) -> list[str]:
     best = max(auc, key=lambda v: (round(auc[v], 3), -VARIANTS.index(v)))
     words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
              "background": "how common items are and which go together", "combined": "all of it together"}
+    if not cooccurrence:
+        words["background"] = "how common each item is (no co-occurrence)"
+        words["combined"] = "how common each item is and the measure together"
     verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
     if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
         verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
                    f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
     elif best == "prior":
-        verdict += "; meaning and co-occurrence add nothing on this data"
+        untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
+        added = "meaning and co-occurrence add" if cooccurrence else "meaning adds"
+        verdict += (("; co-occurrence adds nothing on this data" if cooccurrence else "")
+                    + " (the measure's meaning was not tried: it scored no row)" if untried
+                    else f"; {added} nothing on this data")
     # the risk to report: the most that any attacker tried takes back while beating chance
     beat = [v for v in VARIANTS if kn[v].get("recall") is not None
-            and ((kn[v].get("baseline") or {}).get("error_ratio") or 1.0) < 1.0]
+            and (kn[v].get("baseline") or {}).get("error_ratio") is not None
+            and kn[v]["baseline"]["error_ratio"] < 1.0]  # 0.0 (no wrong elimination) beats chance too
     if beat:
         top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
         verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "

@@ -74,19 +74,23 @@ class AttackOptions:
             from semtui.attacks.background import check_background
 
             bg = str(self.background).strip()
-            if not bg:
-                object.__setattr__(self, "background", None)
-            else:
-                try:
-                    check_background(bg)
-                except InputError as exc:
-                    raise InputError(exc.message, option="background") from None
-                object.__setattr__(self, "background", bg)
+            try:  # an empty background is refused, as attack disassoc does (None means none)
+                check_background(bg)
+            except InputError as exc:
+                raise InputError(exc.message, option="background") from None
+            object.__setattr__(self, "background", bg)
+        # the semantics table holds the measure's distances, not surprisals: PBA cannot read it (the
+        # side-by-side semantics row uses TBA), so it is TBA by default there and refused if asked for
+        semantics_table = self.background is not None and str(self.knowledge or "").strip().lower() == "semantics"
         method = str(self.method or "").strip().lower() or (
-            DEFAULT_KNOWLEDGE_METHOD if self.background else DEFAULT_METHOD)
+            ("tba" if semantics_table else DEFAULT_KNOWLEDGE_METHOD) if self.background else DEFAULT_METHOD)
         object.__setattr__(self, "method", method)
         if method not in METHODS:
             raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
+        if method == "pba" and semantics_table:
+            raise InputError("pba reads the table as surprisals, and the semantics table holds the measure's "
+                             "distances: choose another method (tba, as the side-by-side table does)",
+                             option="method")
         from semtui.measures import check_measure
 
         measure = str(self.measure).strip()

@@ -18,7 +18,7 @@ from semtui.tui.keys import bindings
 DEFAULTS = {"method": "", "measure": "embedding", "context": "all", "aggregate": "mean", "threshold": "",
             "seed": "", "k": "", "vectors": "", "jobs": "1", "background": "", "knowledge": ""}
 
-#: the method Select's first entry: the engine's default (rba; pba with a background)
+#: the method Select's first entry: the engine's default (rba; pba with a background, tba on its semantics table)
 DEFAULT_METHOD_LABEL = "default: rba, or pba with a background"
 
 #: the form's fields after method, in order: (field, label)

@@ -112,6 +112,10 @@ def render_disassoc(session: Session) -> list:
             parts.append(results_table([reassoc], "reassociation"))
             if m.get("wmd_note"):  # not measurable is not 0
                 parts.append(Text(f"WMD {m['wmd_note']}.", style="dim"))
+            elif m.get("wmd_transactions") is not None and m["wmd_transactions"] < m.get("transactions", 0):
+                # measured over part of the transactions only: never read as the whole release's
+                parts.append(Text(f"WMD over {m['wmd_transactions']:,} of {m['transactions']:,} transactions only "
+                                  "(the others hold terms with no score).", style="dim"))
             from semtui.attacks.reassociation import informed_sentence
 
             sentence = informed_sentence(m)

@@ -61,6 +61,15 @@ def test_all_generalised_release_with_and_without_knowledge(tmp_path):
     doc = json.loads(r.stdout)
     eliminated = {e["item"] for g in doc["groups"] for e in g["eliminations"]}
     assert eliminated == {"rash", "gout"} and doc["metrics"]["precision"] == 1.0
+    # the embedding knows flu and cough, not the made-up rare members: they are eliminated all the
+    # same, so the warning about them must not say "never eliminated"
+    release.write_text("(flu, xqzvrash)\n(flu, xqzvrash)\n(flu, xqzvrash), (cough, xqzvgout)\n(cough, xqzvgout)\n")
+    counts.write_text(counts.read_text().replace("rash", "xqzvrash").replace("gout", "xqzvgout"))
+    r = run_cli("attack", "setgen", release, "--original", original, "--background", f"counts:{counts}", "--json")
+    assert r.returncode == 0, r.stderr
+    assert {e["item"] for g in json.loads(r.stdout)["groups"] for e in g["eliminations"]} == {"xqzvrash", "xqzvgout"}
+    assert "xqzvrash" in r.stderr and "never eliminated" not in r.stderr
+    assert "the background still scores them" in r.stderr
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -68,6 +77,7 @@ def test_all_generalised_release_with_and_without_knowledge(tmp_path):
     (["--background", "wordfreq:xx"], "no frequency list"),
     (["--method", "pba"], "--method"),
     (["--knowledge", "prior"], "--knowledge"),
+    (["--background", ""], "--background: the background is empty"),  # was ignored: the papers' attack, exit 0
 ])
 def test_bad_background_options(samples, tmp_path, args, needle):
     r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path), *args)
@@ -82,3 +92,40 @@ def test_bad_background_file_names_its_line(samples, tmp_path):
                 "--background", f"counts:{bad}")
     assert r.returncode == 2
     assert f"{bad}:2" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_background_that_knows_no_member_is_refused(samples, tmp_path):
+    """A background sharing no item with the release's generalised items gives every member the
+    same prior: the attack eliminated nothing and said "took back none" with exit 0, a false
+    all-clear from a wrong file.  It is refused, naming the file."""
+    bg = tmp_path / "other.txt"
+    bg.write_text("zzz, yyy\nqqq\n")
+    r = run_cli("attack", "setgen", samples / "meps400-setgen.txt", "--measure", _scores(tmp_path),
+                "--background", bg)
+    assert r.returncode == 2, r.stdout
+    assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_background_that_knows_no_term_is_refused_by_nba(samples, tmp_path):
+    """The same for `attack disassoc` (nba): every lift 0, placements by ties alone, reported
+    as the take of an attacker with background knowledge (exit 0)."""
+    bg = tmp_path / "other.txt"
+    bg.write_text("zzz, yyy\nqqq\n")
+    r = run_cli("attack", "disassoc", samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+                "--original", samples / "disassociated-original.txt", "--background", bg)
+    assert r.returncode == 2, r.stdout
+    assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_semantics_table_is_never_attacked_as_pba(samples, tmp_path):
+    """--knowledge semantics with PBA explicitly: refused (PBA reads surprisals); by default
+    TBA, and the report says so (it said pba while running TBA)."""
+    bg = tmp_path / "bg.txt"
+    bg.write_text("".join((samples / "meps400-original.txt").read_text().splitlines(keepends=True)[200:]))
+    args = ("attack", "setgen", samples / "meps400-setgen.txt", "--background", bg, "--knowledge", "semantics",
+            "--measure", "embedding")
+    r = run_cli(*args, "--method", "pba")
+    assert r.returncode == 2 and "--method" in r.stderr and "semantics" in r.stderr
+    r = run_cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["method"] == "tba"

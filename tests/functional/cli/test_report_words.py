@@ -27,6 +27,27 @@ def test_the_quick_start_summary_says_in_words_what_came_back(cli):
     assert "took back" not in r.stdout
 
 
+def test_a_summary_that_scored_no_row_does_not_open_with_an_all_clear(cli, tmp_path):
+    """A release with no plain item and no background: no row is scored.  The first line read
+    "The attack took back none of the 6 items generalisation added: it eliminated nothing." --
+    an all-clear from an attack that never ran.  And a mean is written like the counts beside it."""
+    release = tmp_path / "r.txt"
+    release.write_text("(flu, rash)\n(flu, rash)\n(flu, rash), (cough, gout)\n(cough, gout)\n")
+    original = tmp_path / "o.txt"
+    original.write_text("flu\nflu\nflu, cough\ncough\n")
+    scores = tmp_path / "s.csv"
+    scores.write_text("a,b,distance\n")
+    r = cli("attack", "setgen", release, "--original", original, "--measure", f"scores:{scores}", "--method", "tba")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert "took back none" not in first and "scored no row" in first
+    from semtui.cli.attack import took_back_line
+
+    line = took_back_line({"added": 296876, "correct": 198997, "eliminated": 202863, "precision": 0.981,
+                           "baseline": {"correct": 177344.2}})
+    assert "takes back 177,344.2 on average" in line
+
+
 def _stderr_on_a_terminal(*args: str) -> tuple[int, bytes]:
     """Run semtui with stderr on a pseudo-terminal (so the progress bar is drawn); every byte."""
     import pty
@@ -76,6 +97,22 @@ def test_a_cover_problem_always_says_what_covers_its_covered_item(cli, tmp_path)
     assert "P1 C2 x (support 2) -> C1 covered a, b by each other (itemset support 2)" in r.stdout
     p = json.loads(cli("cover", rel, "--json").stdout)["cover_problems"][0]
     assert p["covered"] == ["a", "b"] and p["covering"] == [] and sorted(p["itemset"]) == ["a", "b"]
+
+
+def test_a_weaker_attacker_finding_no_breach_is_not_an_all_clear(cli, tmp_path):
+    """MEPS' first half disassociated (k = 3, m = 2): 126 cover problems, the weak attacker
+    breaches none and the summary read "0 breaches" with nothing else (so does a knowledge file
+    that meets none).  It now says the strong attacker breaches every one of them."""
+    rel = tmp_path / "tie.json"
+    rel.write_text(json.dumps({"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 3, "record_chunks": [[["a", "b"], ["a", "b"], ["c"]], [["x"], ["x"]]],
+         "term_chunk": []}]}))
+    know = tmp_path / "know.txt"
+    know.write_text("a,c\n")
+    r = cli("cover", rel, "--knowledge", know)
+    assert r.returncode == 0, r.stderr
+    assert "0 breaches" in r.stdout
+    assert "the strong attacker" in r.stdout and "breaches all 1" in r.stdout
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +173,19 @@ def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
     wmd_row = next(line for line in text.splitlines() if "WMD" in line and "│" in line)
     assert "not measurable" in wmd_row and "0.000" not in wmd_row
     assert f"WMD {m['wmd_note']}." in text
+
+
+def test_a_wmd_measured_on_part_of_the_transactions_says_on_how_many(cli, samples):
+    """On BMS-WebView-2 (first half, k = 3) WMD was measured over 2 of 38,756 transactions and the
+    table read "WMD 0.000 [0.000-0.000]", a perfect reconstruction at a glance.  The row itself
+    says over how many transactions it was measured when that is not all of them."""
+    args = ("attack", "disassoc", samples / "disassociated.json", "--key", samples / "disassociated.key.json",
+            "--original", samples / "disassociated-original.txt")
+    m = json.loads(cli(*args, "--json").stdout)["metrics"]
+    assert 0 < m["wmd_transactions"] < m["transactions"]
+    text = cli(*args).stdout
+    wmd_row = next(line for line in text.splitlines() if "WMD" in line and "│" in line)
+    assert f"{m['wmd_transactions']} of {m['transactions']}" in wmd_row
 
 
 def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
