@@ -330,7 +330,10 @@ def choose_method(outcomes: list[GroupOutcome], options: AttackOptions) -> tuple
     cannot be measured: PBA, and the report says so.  Returns the chosen method's group outcomes
     and the ``method_choice`` document."""
     first = AUTO_METHODS[0]
-    if not outcomes or not outcomes[0].candidates:
+    if not outcomes:  # nothing to attack, nothing to choose between
+        return outcomes, {"candidates": None, "chosen": first, "why": "no group to attack",
+                          "line": f"no group to attack: {first.upper()} named, nothing tried"}
+    if not outcomes[0].candidates:
         line = (f"{' and '.join(m.upper() for m in AUTO_METHODS)} are the default's candidates; without the "
                 f"original the stronger cannot be measured, so {first.upper()} is reported (give --original: "
                 "a publisher has it)")
