@@ -12,13 +12,15 @@ the papers' semantic attack, on MEPS, MED and a k^m release, and its speed.
 * **k^m**: the first MEPS half generalised by AA (k = 5, m = 2) over a balanced fanout-5
   hierarchy of its conditions: no condition stays plain.
 
-For each release and background: `run_setgen_attack` with the background (its default method,
-PBA, and TBA), every knowledge variant side by side (prior, semantics = NGD alone, background,
+For each release and background: `run_setgen_attack` with the background, PBA and TBA each, every
+knowledge variant side by side (prior, semantics = NGD alone, background,
 combined) with 95 % bootstrap intervals over equivalence groups, the popularity attacker and the
-budget-matched random one.  Speed: `semtui attack setgen` on the MEPS k = 3 release, NGD alone
+budget-matched random one; then the default (``auto``: PBA and TBA both run, the one that takes
+back more reported) on MEPS k = 3 and MED, with its time.  Speed: `semtui attack setgen` on the MEPS k = 3 release, NGD alone
 (today's attack) and with `--background`, measured in one run as real processes.
 
-Run: nice python benchmarks/strongest_attacker.py WORK_DIR [--speed-only] > report.md   (~10 minutes)
+Run: nice python benchmarks/strongest_attacker.py WORK_DIR [--speed-only | --default-only] > report.md
+(~10 minutes; --default-only: the default on MEPS k = 3 and MED, and the speed, ~6 minutes)
 """
 
 from __future__ import annotations
@@ -94,6 +96,28 @@ def attack_rows(release: str, data, original, measure, background, bg_name: str,
     return rows
 
 
+DEFAULT_HEADER = ("| release | background | default reports | candidate | precision [95 % CI] | recall (all added) "
+                  "[95 % CI] | error ratio vs random | seconds (whole default attack, in process) |")
+DEFAULT_RULE = "|---|---|---|---|---|---|---:|---:|"
+
+
+def default_rows(release: str, data, original, measure, background, bg_name: str) -> list:
+    """The default attack with a background (``auto``: PBA and TBA both run, the stronger reported)."""
+    t0 = time.perf_counter()
+    rep = run_setgen_attack(data, original, AttackOptions(measure=measure.name, background=bg_name, cache=False),
+                            measure=measure, background=background)
+    secs = time.perf_counter() - t0
+    choice = rep.method_choice
+    rows = []
+    for m, h in choice["candidates"].items():
+        print(f"| {release} | {bg_name} | {choice['chosen'].upper()} | {m.upper()} | {ci(h, 'precision')} | "
+              f"{ci(h, 'recall')} | {fmt(h.get('error_ratio'), 2)} | {secs:.1f} |", flush=True)
+        rows.append({"release": release, "background": bg_name, "default": choice["chosen"], "candidate": m,
+                     "seconds": secs, **h})
+    print(f"|  |  |  | *{choice['line']}* |  |  |  |  |", flush=True)
+    return rows
+
+
 def split_meps(work: Path):
     lines = MEPS.read_text(encoding="utf-8").splitlines(keepends=True)
     half = len(lines) // 2
@@ -135,6 +159,16 @@ def med(work: Path):
     return original, background, index
 
 
+def med_release_k3(work: Path):
+    med_orig, med_bg_path, med_index = med(work)
+    med_data = formats.read_transactions(med_orig)
+    from semtui.anonymize.setgen import anonymize, random_privacy
+
+    rel = work / "med-even-k3.txt"
+    formats.write(anonymize(med_data, random_privacy(med_data, 200, (2, 4), seed=1), 3).data, rel)
+    return formats.read_transactions(rel), med_data, open_measure(f"ngd:{med_index}", cache=False), med_bg_path
+
+
 def main() -> int:
     work = Path(sys.argv[1])
     work.mkdir(parents=True, exist_ok=True)
@@ -147,6 +181,22 @@ def main() -> int:
     meps_bg = load_background(str(second))
     ngd = open_measure(f"ngd:{index}", cache=False)
     original = formats.read_transactions(first)
+    if "--default-only" in sys.argv:  # the default with a background on MEPS k=3 and MED, then the speed
+        rel = work / "meps-half1-k3.txt"
+        if not rel.exists():
+            semtui("anonymize", "setgen", str(first), "-k", "3", "-o", str(rel), "--random-privacy", "300",
+                   "--seed", "1", "--sizes", "3-6", "--utility", "all")
+        print(DEFAULT_HEADER)
+        print(DEFAULT_RULE)
+        results = default_rows("MEPS half, COAT k=3", formats.read_transactions(rel), original, ngd, meps_bg,
+                               str(second))
+        med_release, med_data, med_ngd, med_bg_path = med_release_k3(work)
+        results += default_rows("MED even, COAT k=3", med_release, med_data, med_ngd,
+                                load_background(str(med_bg_path)), str(med_bg_path))
+        results += default_rows("MED even, COAT k=3", med_release, med_data, med_ngd,
+                                load_background("wordfreq:en"), "wordfreq:en")
+        speed(work, first, second, index, results, name="strongest_attacker_default.json")
+        return 0
     print(HEADER)
     print(RULE)
     for k in (3, 4):
@@ -174,24 +224,24 @@ def main() -> int:
                                 f"ngd:{index}", "--no-cache", "--json").stdout)
     print(f"|  |  |  | *without --background: {nothing['summary']['knowledge']}* |  |  |  |  |  |  |")
 
-    med_orig, med_bg_path, med_index = med(work)
-    med_data = formats.read_transactions(med_orig)
-    from semtui.anonymize.setgen import anonymize, random_privacy
-
-    rel = work / "med-even-k3.txt"
-    formats.write(anonymize(med_data, random_privacy(med_data, 200, (2, 4), seed=1), 3).data, rel)
-    med_ngd = open_measure(f"ngd:{med_index}", cache=False)
-    med_release = formats.read_transactions(rel)
+    med_release, med_data, med_ngd, med_bg_path = med_release_k3(work)
     results += attack_rows("MED even, COAT k=3", med_release, med_data, med_ngd, load_background(str(med_bg_path)),
                            str(med_bg_path))
     results += attack_rows("MED even, COAT k=3", med_release, med_data, med_ngd, load_background("wordfreq:en"),
                            "wordfreq:en")
 
+    print("\n" + DEFAULT_HEADER)
+    print(DEFAULT_RULE)
+    results += default_rows("MEPS half, COAT k=3", formats.read_transactions(work / "meps-half1-k3.txt"), original,
+                            ngd, meps_bg, str(second))
+    results += default_rows("MED even, COAT k=3", med_release, med_data, med_ngd, load_background(str(med_bg_path)),
+                            str(med_bg_path))
     speed(work, first, second, index, results)
     return 0
 
 
-def speed(work: Path, first: Path, second: Path, index: Path, results: list | None = None) -> None:
+def speed(work: Path, first: Path, second: Path, index: Path, results: list | None = None,
+          name: str = "strongest_attacker.json") -> None:
     """Today's NGD attack and the same with --background, as real processes, in one run."""
     rel3 = work / "meps-half1-k3.txt"
     if not rel3.exists():
@@ -203,13 +253,16 @@ def speed(work: Path, first: Path, second: Path, index: Path, results: list | No
     timing = {}
     for name, args in (("NGD attack, today's default (RBA)", base),
                        ("NGD attack, TBA", [*base, "--method", "tba"]),
-                       ("--background (PBA, every variant)", [*base, "--background", str(second)])):
+                       ("--background --method pba (the default before auto)",
+                        [*base, "--background", str(second), "--method", "pba"]),
+                       ("--background (the default: auto, PBA and TBA, every variant)",
+                        [*base, "--background", str(second)])):
         secs, rss = run_measured(args)
         timing[name] = secs
         print(f"| `semtui {' '.join(a if '/' not in a else Path(a).name for a in args)}` | {secs:.2f} | {rss:.0f} |",
               flush=True)
     if results is not None:
-        (work / "strongest_attacker.json").write_text(json.dumps({"rows": results, "speed": timing}, indent=1,
+        (work / name).write_text(json.dumps({"rows": results, "speed": timing}, indent=1,
                                                                  default=str))
     print(f"\nload after: {os.getloadavg()}")
 

@@ -15,7 +15,7 @@ app = typer.Typer(help="Attack an anonymised release and measure what it gives b
 def setgen(
     data: Path = typer.Argument(..., help="The set-generalised release."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions, line for line: enables the metrics."),
-    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra or pba (default: rba; pba with --background, tba with --knowledge semantics)."),
+    method: str | None = typer.Option(None, "--method", "-m", help="mda, tba, wba, gba, rba, ra, pba or auto (default: rba; with --background auto, the stronger of pba and tba; tba with --knowledge semantics)."),
     measure: str = typer.Option("embedding", "--measure", help="embedding, scores:FILE, ngd:INDEX, counts:FILE, wordnet."),
     vectors: Path | None = typer.Option(None, "--vectors", help="A word2vec/GloVe text file for the embedding measure."),
     background: str | None = typer.Option(None, "--background", help="The attacker's knowledge: FILE (transactions of a similar population), counts:FILE or wordfreq:LANG."),
@@ -135,6 +135,8 @@ def _print_summary(report: dict) -> None:
         f"{s['groups']} equivalence group{'s' if s['groups'] != 1 else ''}, {s['attacked_rows']} rows attacked "
         f"({s['skipped_rows']} without context), {s['eliminations']} eliminations."
     )
+    if s.get("method_choice"):
+        console.print(f"{s['method_choice']}.", markup=False)
     if report.get("unmarked") is not None:
         from semtui.attacks.setgen.unknown import describe
 

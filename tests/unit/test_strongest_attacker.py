@@ -127,7 +127,13 @@ def test_pba_needs_a_background_and_a_probability():
     with pytest.raises(InputError) as exc:
         AttackOptions(knowledge="prior")
     assert exc.value.option == "knowledge"
-    assert AttackOptions().method == "rba" and AttackOptions(background="x.txt").method == "pba"
+    assert AttackOptions().method == "rba" and AttackOptions(background="x.txt").method == "auto"
+    with pytest.raises(InputError) as exc:  # auto tries two methods, each with its own threshold
+        AttackOptions(background="x.txt", threshold=0.1)
+    assert exc.value.option == "threshold"
+    with pytest.raises(InputError) as exc:
+        AttackOptions(method="auto")
+    assert exc.value.option == "method"
     assert AttackOptions(background="x.txt").knowledge == "combined"
 
 
@@ -271,3 +277,78 @@ def test_a_frequency_list_is_never_said_to_know_which_items_go_together(tmp_path
     rep = _attack(release, original, _scores(tmp_path), bg, method="tba")
     text = " ".join(rep.metrics["carried_by"])
     assert "go together" not in text and "frequencies, co-occurrence" not in text, text
+
+
+# --------------------------------------------------------------------------- auto: the stronger of PBA and TBA
+def _rows(n: int, group: list[str], plain: str) -> tuple[TransactionData, TransactionData]:
+    return TransactionData.from_lists([[group]] * n), TransactionData.from_lists([[plain]] * n)
+
+
+def _explicit(release, original, tmp_path, bg, method):
+    return _attack(release, original, _scores(tmp_path), bg, method=method)
+
+
+def _same_attack(a, b) -> None:
+    """Two reports made the same eliminations and measured the same figures."""
+    assert [g["eliminations"] for g in a.groups] == [g["eliminations"] for g in b.groups]
+    for key in ("correct", "eliminated", "precision", "recall"):
+        assert a.metrics[key] == b.metrics[key]
+
+
+def test_auto_reports_tba_where_it_takes_back_more(tmp_path):
+    """Every row holds (a, b) and really has a; in the background a is in 50 %, b in 20 %.  Surprisals
+    0.69 and 1.61: TBA (above the table's mean) eliminates b in 5 of 6 rows (one cell per column
+    stays); PBA's posterior of b is 0.2 / (1 - 0.5 * 0.8) = 0.33, above τ = 0.05: it eliminates nothing."""
+    bg = _background([["a"]] * 500 + [["b"]] * 200 + [["x"]] * 300)
+    release, original = _rows(6, ["a", "b"], "a")
+    auto = _attack(release, original, _scores(tmp_path), bg)
+    choice = auto.method_choice
+    assert choice["chosen"] == "tba" and auto.options.method == "tba" and auto.to_json()["method"] == "tba"
+    assert choice["candidates"]["tba"]["correct"] == 5 and choice["candidates"]["pba"]["correct"] == 0
+    assert "TBA takes back more" in auto.summary["method_choice"]
+    _same_attack(auto, _explicit(release, original, tmp_path, bg, "tba"))
+    # the side-by-side knowledge variants ran with the chosen method
+    assert {f["method"] for v, f in auto.metrics["knowledge"].items() if v != "semantics"} == {"tba"}
+
+
+def test_auto_reports_pba_where_it_takes_back_more(tmp_path):
+    """Rows hold (a, b, c, d, e), really a; background shares 0.8, 0.03, 0.001 x 3.  Surprisals
+    0.22, 3.49, 6.5 x 3: their mean 4.9 sits above b, so TBA leaves b; PBA's posterior of b is
+    0.03 / 0.81 = 0.037 < 0.05: PBA eliminates b, c, d, e (5 rows each), TBA only c, d, e."""
+    bg = _background([["a"]] * 800 + [["b"]] * 30 + [["c"]] + [["d"]] + [["e"]] + [["x"]] * 167)
+    release, original = _rows(6, ["a", "b", "c", "d", "e"], "a")
+    auto = _attack(release, original, _scores(tmp_path), bg)
+    cand = auto.method_choice["candidates"]
+    assert auto.method_choice["chosen"] == "pba" and cand["pba"]["correct"] == 20 and cand["tba"]["correct"] == 15
+    assert "PBA takes back more" in auto.summary["method_choice"]
+    _same_attack(auto, _explicit(release, original, tmp_path, bg, "pba"))
+
+
+def test_auto_without_the_original_reports_pba_and_says_why(tmp_path):
+    bg = _background([["a"]] * 500 + [["b"]] * 200 + [["x"]] * 300)
+    release, _ = _rows(6, ["a", "b"], "a")
+    auto = _attack(release, None, _scores(tmp_path), bg)
+    assert auto.options.method == "pba" and auto.method_choice["candidates"] is None
+    assert "without the original" in auto.summary["method_choice"]
+    pba = _explicit(release, None, tmp_path, bg, "pba")
+    assert [g["eliminations"] for g in auto.groups] == [g["eliminations"] for g in pba.groups]
+    assert pba.method_choice is None and "method_choice" not in pba.summary  # an explicit method: as before
+
+
+def test_auto_gives_the_same_report_with_workers(tmp_path):
+    rng = np.random.default_rng(3)
+    docs = _population(rng, 300, 24, 3)
+    perm = rng.permutation(24)
+    groups = [[f"i{j}" for j in sorted(perm[i:i + 3].tolist())] for i in range(0, 18, 3)]
+    release = TransactionData.from_lists(_generalise(docs[:120], groups))
+    original = TransactionData.from_lists(docs[:120])
+    bg = _background(docs[120:])
+    measure = _scores(tmp_path, [(f"i{a}", f"i{b}", 0.5) for a in range(24) for b in range(a + 1, 24)])
+    one, two = (run_setgen_attack(release, original, AttackOptions(measure=measure, background="bg", cache=False,
+                                                                   resamples=20, jobs=j), background=bg)
+                for j in (1, 2))
+    a, b = one.to_json(), two.to_json()
+    for doc in (a, b):
+        doc["summary"].pop("seconds")
+        doc.pop("options", None)
+    assert a["method_choice"]["candidates"] and a == b

@@ -21,7 +21,7 @@ import numpy as np
 from semtui.attacks.background import Background
 from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
 from semtui.attacks.setgen.knowledge import VARIANT_HELP, VARIANTS, build_knowledge
-from semtui.attacks.setgen.options import AttackOptions
+from semtui.attacks.setgen.options import AUTO_METHODS, AttackOptions
 from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure
@@ -66,11 +66,15 @@ class SetgenAttackReport(Report):
     recovered: TransactionData | None = field(default=None, repr=False)
     #: what the attacker knew besides the measure (``--background``), None for the papers' attack
     background: dict | None = None
+    #: with the default method under a background (``auto``): the methods tried and why one was
+    #: chosen (:func:`choose_method`); ``options.method`` is the one chosen
+    method_choice: dict | None = None
 
     def payload(self) -> dict:
         o = self.options
         out = {
             "method": o.method,
+            "method_choice": self.method_choice,
             "background": self.background,
             "knowledge": o.knowledge,
             "evidence": o.evidence if o.background else None,
@@ -224,7 +228,11 @@ def run_setgen_attack(
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
                                              costs=[u.cost for u in units], progress=progress, message="attacking")
 
-    # 4. merge
+    # 4. merge (with ``auto``: first the choice of method, over the whole release)
+    method_choice = None
+    if options.method == "auto":
+        outcomes, method_choice = choose_method(outcomes, options)
+        options = options.replace(method=method_choice["chosen"])
     n_groups = data.n_generalised
     summary = {
         "transactions": data.n_transactions,
@@ -261,8 +269,10 @@ def run_setgen_attack(
     summary["knowledge"] = knowledge_words(summary, data, background, measure_has_context=bool(ctx_known.any()))
     if metrics is not None and "knowledge" in metrics:
         metrics["carried_by"] = carried_by(metrics, cooccurrence=background is None or background.has_cooccurrence)
+    if method_choice is not None:
+        summary["method_choice"] = method_choice["line"]
     summary["seconds"] = round(time.perf_counter() - started, 4)
-    return SetgenAttackReport(
+    return SetgenAttackReport(method_choice=method_choice,
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
         measure_kind=getattr(measure, "kind", "distance"), k=k, k_source=k_source, unknown_terms=unknown,
         summary=summary, privacy=privacy, groups=[o.entry for o in outcomes], metrics=metrics,
@@ -309,6 +319,55 @@ def _plan(data: TransactionData, original: TransactionData | None, options: Atta
         truth = truth_csr[rows][:, members].toarray() > 0 if truth_csr is not None else None
         units.append(GroupUnit(g, members, rows, np.asarray(lines)[rows], cptr, citems, truth, gptr, gitems))
     return units
+
+
+def choose_method(outcomes: list[GroupOutcome], options: AttackOptions) -> tuple[list[GroupOutcome], dict]:
+    """``auto``: the method of :data:`AUTO_METHODS` that takes back more over the whole release.
+
+    With the original, the candidate with more correct eliminations among those whose error ratio
+    against the budget-matched random baseline is below 1 (with no baseline drawn, every candidate
+    counts); a tie, or none beating chance: the first (PBA).  Without the original the choice
+    cannot be measured: PBA, and the report says so.  Returns the chosen method's group outcomes
+    and the ``method_choice`` document."""
+    first = AUTO_METHODS[0]
+    if not outcomes:  # nothing to attack, nothing to choose between
+        return outcomes, {"candidates": None, "chosen": first, "why": "no group to attack",
+                          "line": f"no group to attack: {first.upper()} named, nothing tried"}
+    if not outcomes[0].candidates:
+        line = (f"{' and '.join(m.upper() for m in AUTO_METHODS)} are the default's candidates; without the "
+                f"original the stronger cannot be measured, so {first.upper()} is reported (give --original: "
+                "a publisher has it)")
+        return outcomes, {"candidates": None, "chosen": first, "why": "no original to measure the candidates on",
+                          "line": line}
+    by_method = {first: outcomes, **{m: [o.candidates[m] for o in outcomes] for m in AUTO_METHODS[1:]}}
+    heads = {}
+    for m, outs in by_method.items():
+        f = _figures(outs, options.replace(method=m), intervals=True, pooled_interval=False)
+        iv = f.get("intervals") or {}
+        heads[m] = {"correct": f.get("correct"), "eliminated": f.get("eliminated"),
+                    "precision": f.get("precision"), "recall": f.get("recall"),
+                    "error_ratio": (f.get("baseline") or {}).get("error_ratio"),
+                    "intervals": {k: iv[k] for k in ("precision", "recall", "baseline_precision") if k in iv}}
+
+    def beats_chance(h: dict) -> bool:
+        return not options.baseline_draws or (h["error_ratio"] is not None and h["error_ratio"] < 1.0)
+
+    fair = [m for m in AUTO_METHODS if beats_chance(heads[m])]
+    # the most correct eliminations among the fair ones; a tie goes to the earlier (PBA)
+    chosen = max(fair, key=lambda m: (heads[m]["correct"] or 0, -AUTO_METHODS.index(m))) if fair else first
+    names = " and ".join(m.upper() for m in AUTO_METHODS)
+    rec = {m: "-" if heads[m]["recall"] is None else f"{heads[m]['recall']:.0%}" for m in AUTO_METHODS}
+    vs = ", ".join(f"{rec[m]} for {m.upper()}" for m in AUTO_METHODS if m != chosen)
+    tie = any((heads[m]["correct"] or 0) == (heads[chosen]["correct"] or 0) for m in fair if m != chosen)
+    if not fair:
+        why = "neither beats the budget-matched random baseline (error ratio < 1): PBA, the first, is reported"
+        line = f"{names} both tried; neither beats chance here, {chosen.upper()} reported below"
+    else:
+        why = ("the most correct eliminations among the methods that beat the budget-matched random baseline "
+               "(error ratio < 1)" + ("; a tie goes to PBA" if tie else ""))
+        more = "takes back as much" if tie else "takes back more"
+        line = f"{names} both tried; {chosen.upper()} {more} here ({rec[chosen]} vs {vs}), reported below"
+    return by_method[chosen], {"candidates": heads, "chosen": chosen, "why": why, "line": line}
 
 
 def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 
 from semtui.attacks.setgen.eliminate import eliminate
 from semtui.attacks.setgen.knowledge import Knowledge, combine, knowledge_table
-from semtui.attacks.setgen.options import group_seed
+from semtui.attacks.setgen.options import AUTO_METHODS, group_seed
 from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
 from semtui.metrics.elimination import budget_matched_eliminations, within_table_pairs
 from semtui.model import generalised_label
@@ -101,15 +101,31 @@ class GroupOutcome:
     popularity_correct: float = 0.0
     #: the same attack with the other knowledge variants (metric ingredients only)
     variants: dict = field(default_factory=dict)
+    #: with ``auto`` and the original: the other methods' outcomes on this group (AUTO_METHODS)
+    candidates: dict = field(default_factory=dict)
 
 
 def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
     """Build the group's distance table, run the eliminator, measure what it did (and, with
-    background knowledge and the original, the same for every other knowledge variant)."""
-    memo: dict = {}  # the semantic and background tables, built once for every variant
-    out = _attack(shared, unit, shared.variant, full=True, memo=memo)
+    background knowledge and the original, the same for every other knowledge variant).
+
+    With ``auto`` and the original, every method of :data:`AUTO_METHODS` runs on the same tables
+    (built once, in ``memo``): the first method's outcome is returned, the others' in its
+    ``candidates``; the merge picks one over the whole release.  Without the original, the first."""
+    memo: dict = {}  # the semantic and background tables, built once for every variant and method
+    if shared.method != "auto":
+        return _attack_all(shared, unit, shared.method, memo)
+    first, *others = AUTO_METHODS
+    out = _attack_all(shared, unit, first, memo)
     if unit.truth is not None:
-        out.variants = {v: _attack(shared, unit, v, full=False, memo=memo) for v in shared.also
+        out.candidates = {m: _attack_all(shared, unit, m, memo) for m in others}
+    return out
+
+
+def _attack_all(shared: Shared, unit: GroupUnit, method: str, memo: dict) -> GroupOutcome:
+    out = _attack(shared, unit, shared.variant, full=True, memo=memo, method=method)
+    if unit.truth is not None:
+        out.variants = {v: _attack(shared, unit, v, full=False, memo=memo, method=method) for v in shared.also
                         if v != shared.variant}
     return out
 
@@ -135,7 +151,8 @@ def _semantic_table(shared: Shared, unit: GroupUnit):
     return has_ctx, kept_ptr, known, table, all_capped
 
 
-def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dict | None = None) -> GroupOutcome:
+def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dict | None = None,
+            method: str | None = None) -> GroupOutcome:
     names = shared.names
     members = unit.members
     n_all = len(unit.rows)
@@ -158,9 +175,11 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
         kept_ptr = unit.ctx_indptr
         known = np.ones(len(unit.ctx_items), dtype=bool)
     rows = unit.rows[has_ctx]
-    method, threshold = shared.method, shared.threshold
+    method, threshold = method or shared.method, shared.threshold
     if variant == "semantics" and method == "pba":  # a measure's distances are no surprisals
         method, threshold = "tba", None
+    if not full and (variant, method) in memo:  # the same lean run asked for by another method
+        return memo[(variant, method)]
     result = eliminate(table, method, threshold=threshold, seed=group_seed(shared.seed, unit.group), lean=not full)
     elims = result.eliminations
     e_rows, e_cols = result.eliminated_cells()
@@ -174,6 +193,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
         out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
                            reidentified)
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live, entry=False)
+        memo[(variant, method)] = out
         return out
 
     member_names = [names[i] for i in members.tolist()]

@@ -19,7 +19,7 @@ DEFAULTS = {"method": "", "measure": "embedding", "context": "all", "aggregate":
             "seed": "", "k": "", "vectors": "", "jobs": "1", "background": "", "knowledge": ""}
 
 #: the method Select's first entry: the engine's default (rba; pba with a background, tba on its semantics table)
-DEFAULT_METHOD_LABEL = "default: rba, or pba with a background"
+DEFAULT_METHOD_LABEL = "default: rba, or the stronger of pba and tba with a background"
 
 #: the form's fields after method, in order: (field, label)
 FIELDS = (

@@ -174,6 +174,8 @@ class SummaryPanel(VerticalScroll):
                 scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
             scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
         parts += [scores, Text("")]
+        if summary.get("method_choice"):
+            parts += [Text(f"Method: {summary['method_choice']}", style="italic")]
         if summary.get("knowledge"):
             parts += [Text(f"Knowledge: {summary['knowledge']}", style="italic"), Text("")]
         pop = (metrics or {}).get("popularity")

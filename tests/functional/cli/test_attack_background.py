@@ -29,7 +29,12 @@ def test_background_on_the_sample(samples, tmp_path):
     assert "Which knowledge carries the attack" in r.stdout
     assert "carried by" in r.stdout and "popularity" in r.stdout
     doc = json.loads(report.read_text())
-    assert doc["method"] == "pba" and doc["knowledge"] == "combined"
+    # the default tries PBA and TBA and reports the one that takes back more, saying so
+    choice = doc["method_choice"]
+    assert set(choice["candidates"]) == {"pba", "tba"} and doc["method"] == choice["chosen"]
+    cand = choice["candidates"]
+    assert cand[doc["method"]]["correct"] == max(c["correct"] for c in cand.values()) == doc["metrics"]["correct"]
+    assert "PBA and TBA both tried" in r.stdout and doc["knowledge"] == "combined"
     assert doc["background"]["cooccurrence"] is True
     assert doc["summary"]["skipped_rows"] == 0  # every row attacked with what the attacker has
     kn = doc["metrics"]["knowledge"]

@@ -376,3 +376,25 @@ def test_open_report_of_another_dataset_is_an_input_error(cli, tmp_path, fig4_sc
     out = cli("open", SETGEN, "--report", SETGEN)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert read(SETGEN).n_generalised == 1  # input untouched
+
+
+async def test_default_with_a_background_says_which_method_it_reports(fig4_scores):
+    """The form's default with a background is the stronger of PBA and TBA; the summary names both."""
+    app = app_with(fig4_scores)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await pilot.press("a")
+        form = app.screen
+        form.query_one("#background").value = str(ORIGINAL_FILE)  # the attacker knows a similar population
+        await pilot.press("ctrl+s")
+        await wait_for_attack(pilot, screen)
+        report = app.session.result.report
+        choice = report["method_choice"]
+        assert set(choice["candidates"]) == {"pba", "tba"} and report["method"] == choice["chosen"]
+        await pilot.press("s")
+        from rich.console import Console
+
+        console = Console(width=200, color_system=None, record=True, file=io.StringIO())
+        console.print(screen.query_one("#summary").render_summary())
+        text = console.export_text()
+        assert "PBA and TBA both tried" in text and f"{choice['chosen'].upper()} takes back" in text
