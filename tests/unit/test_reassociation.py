@@ -579,6 +579,9 @@ def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance(
     # below chance with perfect statistics is a fault of this attack's scoring, not evidence
     # that the release's structure protects it: no sentence may say so
     assert "structure" not in text and "below chance" in text
+    assert "ties" not in text  # a report that does not say the reference's rule: no claim about it
+    assert "(this attack: 0.94; both under first ties)" in informed_sentence(
+        {"lift_over_random": 0.94, "informed_reference": {**ref, "ties": "first"}})
     ref = {**ref, "lift_over_random": 1.9, "intervals": {"lift_over_random": [1.75, 2.04]}}
     assert "the most that statistics" in informed_sentence({"informed_reference": ref})
     assert informed_sentence({"accuracy": 0.3}) is None

@@ -676,13 +676,13 @@ def informed_sentence(metrics: dict) -> str | None:
         return (f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
                 f"{ref['accuracy']:.3f} of its placements correctly.")
     attack = metrics.get("lift_over_random")
-    ties = ref.get("ties")
-    rule = f"{ties} ties" if ties else "the same tie rule"
+    ties = ref.get("ties")  # absent from reports written before the reference followed the attack's rule
+    rule = f"; both under {ties} ties" if ties else ""
     head = (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
             f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
-            + (f" (this attack: {attack:.2f}; both under {rule})" if attack is not None
-               else (f" (under {rule})" if ties else "")))
+            + (f" (this attack: {attack:.2f}{rule})" if attack is not None
+               else (f" (under {ties} ties)" if ties else "")))
     low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
     if low is not None and low > 1:
         return head + ": the most that statistics of this population could give this attack."
