@@ -245,10 +245,14 @@ class Assessor:
 
         i = self.inputs
         method = o["method"]
-        # the informed reference does not depend on the method: computed once, with the first
-        first = not any(a.get("informed_reference") for a in self.report.attacks)
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs, informed=first, cache=i.cache)
+                                    background=o.get("background"), jobs=i.jobs, cache=i.cache)
+        # the informed reference depends on the tie rule only, not on the method: computed once, under
+        # seeded random ties (NBA's default; under the paper's stable ties tied units pile onto the first
+        # anchors and the reference would understate what statistics give) -- with NBA when a background
+        # is given, else with RA (which always runs and places at random whatever the rule)
+        first = opts.tie_rule == "random" and not any(a.get("informed_reference") for a in self.report.attacks)
+        opts = opts.replace(informed=first)
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
                                 measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
                                 background=self._background() if opts.background else None,

@@ -156,7 +156,8 @@ def print_summary(doc: dict) -> None:
           + "; ".join(hs["cannot_say"]) + ".")
     ref = doc.get("informed_reference")
     if ref and ref.get("accuracy") is not None:
-        p(f"Informed reference (not an attack: NBA with the original's own statistics): accuracy "
+        p("Informed reference (not an attack: NBA with the original's own statistics"
+          + (f", {ref['ties']} ties" if ref.get("ties") else "") + f"): accuracy "
           f"{_f(ref['accuracy'])}, lift {_f(ref.get('lift_over_random'), 2)} over random.")
     recs = doc.get("records_at_risk") or []
     if recs:

@@ -253,7 +253,9 @@ def disassoc(
     term_placements: int | None = typer.Option(None, "--term-placements", help="Placement budget: the transactions "
                                                "a term-chunk term goes to (default: the release's k - 1, the paper's)."),
     seed: int = typer.Option(0, "--seed", help="Seed of RA, random ties, the random baseline and intervals."),
-    ties: str = typer.Option("first", "--ties", help="first (the anchoring chunk's order, as the paper) or random."),
+    ties: str | None = typer.Option(None, "--ties", help="first (the anchoring chunk's order, as the paper) or random "
+                                    "(seeded). Default per method: first for aba, rga, mra and assign; random for nba "
+                                    "(and ra, which places at random anyway)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain; '-': standard output)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),

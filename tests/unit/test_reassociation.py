@@ -579,6 +579,35 @@ def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance(
     # below chance with perfect statistics is a fault of this attack's scoring, not evidence
     # that the release's structure protects it: no sentence may say so
     assert "structure" not in text and "below chance" in text
+    assert "ties" not in text  # a report that does not say the reference's rule: no claim about it
+    assert "(this attack: 0.94; both under first ties)" in informed_sentence(
+        {"lift_over_random": 0.94, "informed_reference": {**ref, "ties": "first"}})
     ref = {**ref, "lift_over_random": 1.9, "intervals": {"lift_over_random": [1.75, 2.04]}}
     assert "the most that statistics" in informed_sentence({"informed_reference": ref})
     assert informed_sentence({"accuracy": 0.3}) is None
+
+
+def test_informed_reference_runs_under_the_attacks_tie_rule(tmp_path):
+    """The reference is NBA with the original's own statistics under the attack's tie rule: an NBA
+    run whose background is the original itself gives exactly its reference's figures, under NBA's
+    default (seeded random ties) and under an explicit --ties first alike -- like with like."""
+    from semtui.formats import write
+
+    data, key, orig = _planted(3, n_clusters=12)
+    own = tmp_path / "orig.txt"
+    write(orig, own)
+    out = {}
+    for ties in (None, "first"):
+        m = run_reassociation(data, key, orig, Opts(background=str(own), ties=ties, seed=1, wmd_measure=None)).report
+        ref = m["metrics"]["informed_reference"]
+        rule = ties or "random"
+        assert m["ties"] == ref["ties"] == rule
+        for name in ("accuracy", "lift_over_random", "transaction_breakage"):
+            assert ref[name] == pytest.approx(m["metrics"][name], abs=1e-6), (rule, name)
+        out[rule] = m
+    # the two rules really differ here (identical anchors tie): the check above could not pass by accident
+    assert out["first"]["metrics"]["accuracy"] != out["random"]["metrics"]["accuracy"]
+    # ABA keeps the paper's rule by default, and its reference follows it
+    aba = run_reassociation(data, key, orig, Opts(seed=1, wmd_measure=None), measure=TableMeasure()).report
+    assert aba["ties"] == aba["metrics"]["informed_reference"]["ties"] == "first"
+    assert aba["metrics"]["informed_reference"]["accuracy"] == pytest.approx(out["first"]["metrics"]["accuracy"])

@@ -201,7 +201,7 @@ def plan_release(
         raise InputError("the metrics need both the key and the original")
     if not data.clusters:
         raise InputError("the release has no clusters")
-    method, seed, ties, k = options.method, options.seed, options.ties, options.k
+    method, seed, ties, k = options.method, options.seed, options.tie_rule, options.k
     vectors, cache = options.vectors, options.cache
     started = time.perf_counter()
     k_used = int(k) if k is not None else int(data.k)
@@ -373,11 +373,12 @@ def run_reassociation(
     if plan.ctx.informed is not None:
         from dataclasses import replace as dc_replace
 
-        # seeded random ties whatever the run's rule: identical anchors tie exactly, and the stable
-        # order would pile units onto the first of them, which is no upper bound
-        ref_ctx = dc_replace(plan.ctx, method="nba", ties="random", close=plan.ctx.informed, wmd=None, light=True)
+        # under the run's own tie rule, so that the summary compares like with like (NBA's default
+        # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
+        # reference as for the attack)
+        ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
         result.report["metrics"]["informed_reference"] = _informed_reference(
-            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"])
+            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"], plan.ctx.ties)
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
@@ -654,7 +655,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
 
 
 #: what the informed reference is, in the report's own words
-INFORMED_REFERENCE = ("a reference, not an attack: NBA (seeded random ties) with the co-occurrence statistics of the "
+INFORMED_REFERENCE = ("a reference, not an attack: NBA (under the attack's tie rule) with the co-occurrence statistics of the "
                       "original itself, which the publisher holds and no attacker should; the most that statistical "
                       "knowledge of this population could give this attack, not a bound on every attacker")
 
@@ -675,10 +676,13 @@ def informed_sentence(metrics: dict) -> str | None:
         return (f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
                 f"{ref['accuracy']:.3f} of its placements correctly.")
     attack = metrics.get("lift_over_random")
+    ties = ref.get("ties")  # absent from reports written before the reference followed the attack's rule
+    rule = f"; both under {ties} ties" if ties else ""
     head = (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
             f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
-            + (f" (this attack: {attack:.2f})" if attack is not None else ""))
+            + (f" (this attack: {attack:.2f}{rule})" if attack is not None
+               else (f" (under {ties} ties)" if ties else "")))
     low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
     if low is not None and low > 1:
         return head + ": the most that statistics of this population could give this attack."
@@ -692,7 +696,7 @@ def informed_sentence(metrics: dict) -> str | None:
             "release; a bound on this attack only, not on every attacker.")
 
 
-def _informed_reference(outputs: list[dict], seed: int) -> dict:
+def _informed_reference(outputs: list[dict], seed: int, ties: str) -> dict:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
     transaction breakage), with bootstrap intervals over clusters."""
     from semtui.metrics.reassociation import accuracy, bootstrap_ratios, transaction_breakage
@@ -706,6 +710,7 @@ def _informed_reference(outputs: list[dict], seed: int) -> dict:
     return {
         "about": INFORMED_REFERENCE,
         "method": "nba",
+        "ties": ties,
         "statistics": "the original",
         "placements": int(s["placements"]),
         "correct": int(s["correct"]),

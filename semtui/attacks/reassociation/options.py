@@ -22,6 +22,13 @@ BACKGROUND_METHODS = ("nba",)
 #: how equal scores are broken
 TIES = ("first", "random")
 
+#: each method's tie rule when none is given (``ties=None``): ``first`` (the anchoring chunk's
+#: order) for the papers' scoring methods and ``assign``, as the paper; ``random`` (seeded) for
+#: NBA, whose equal scores (an empty anchor, identical C1 sub-records, terms the background never
+#: saw) would otherwise pile units onto the first anchors of a cluster; RA places at random
+#: whatever the rule
+DEFAULT_TIES = {"aba": "first", "rga": "first", "mra": "first", "assign": "first", "ra": "random", "nba": "random"}
+
 #: One line per method, for help texts and the TUI form.
 METHOD_HELP = {
     "aba": "aba: mean closeness to the anchor's terms (the paper's)",
@@ -49,13 +56,14 @@ class ReassociationOptions:
     the number of anchoring sub-records a term-chunk term goes to (default: the release's k - 1,
     the paper's Algorithm 3).
     ``seed``: RA, random ties, the budget-matched baseline and the intervals; ``ties``: ``first``
-    keeps the anchoring chunk's order (the paper), ``random`` a seeded order; ``wmd_measure``: the
+    keeps the anchoring chunk's order (the paper), ``random`` a seeded order, None the method's
+    default (:data:`DEFAULT_TIES`; :attr:`tie_rule` is the rule a run uses); ``wmd_measure``: the
     measure whose distances WMD uses (None: no WMD); ``jobs``: worker processes for the kernels
     (the report is the same whatever it is); ``background``: the attacker's knowledge of a similar
     population (``FILE``, ``counts:FILE`` or ``wordfreq:LANG``, :mod:`semtui.attacks.background`),
     which ``nba`` scores with — the default method when a background is given, ``aba`` otherwise.
-    ``informed``: with the key and the original, also run the informed reference (one run of
-    ``semtui assess`` computes it once for all its re-associations: it does not depend on the method).
+    ``informed``: with the key and the original, also run the informed reference (NBA with the
+    original's own statistics, under this run's tie rule, so that the two compare like with like).
     """
 
     method: str | None = None
@@ -65,7 +73,7 @@ class ReassociationOptions:
     k: int | None = None
     term_placements: int | None = None
     seed: int = 0
-    ties: str = "first"
+    ties: str | None = None
     jobs: int = 1
     wmd_measure: str | None = "embedding"
     background: str | None = None
@@ -100,10 +108,11 @@ class ReassociationOptions:
         if self.wmd_measure is not None:
             _checked_measure(self.wmd_measure, "wmd_measure")
             object.__setattr__(self, "wmd_measure", str(self.wmd_measure).strip())
-        ties = str(self.ties).strip().lower()
-        if ties not in TIES:
-            raise InputError(f"ties must be {' or '.join(TIES)}, got {self.ties!r}", option="ties")
-        object.__setattr__(self, "ties", ties)
+        if self.ties is not None:  # None stays None: the method's default, even after replace(method=...)
+            ties = str(self.ties).strip().lower()
+            if ties not in TIES:
+                raise InputError(f"ties must be {' or '.join(TIES)}, got {self.ties!r}", option="ties")
+            object.__setattr__(self, "ties", ties)
         object.__setattr__(self, "seed", _whole(0 if self.seed is None else self.seed, "seed", 0, "the seed"))
         if self.k is not None:
             object.__setattr__(self, "k", _whole(self.k, "k", 1, "k"))
@@ -113,6 +122,11 @@ class ReassociationOptions:
         object.__setattr__(self, "jobs", _whole(self.jobs, "jobs", 1, "jobs"))
         object.__setattr__(self, "cache", bool(self.cache))
         object.__setattr__(self, "informed", bool(self.informed))
+
+    @property
+    def tie_rule(self) -> str:
+        """The tie rule the run uses: ``ties`` when given, else the method's default."""
+        return self.ties if self.ties is not None else DEFAULT_TIES[self.method]
 
     @property
     def measure_files(self) -> list[Path]:

@@ -12,7 +12,7 @@ from semtui.errors import InputError
 from semtui.tui.components.attack_form import OptionsForm
 
 REASSOC_DEFAULTS = {"method": "aba", "measure": "embedding", "background": "", "k": "", "term_placements": "",
-                    "seed": "0", "ties": "first", "vectors": "", "jobs": "1"}
+                    "seed": "0", "ties": "", "vectors": "", "jobs": "1"}
 COVER_DEFAULTS = {"attacker": "strong", "knowledge": "", "seed": "0"}
 
 
@@ -35,7 +35,8 @@ FIELDS = {
         ("k", "k: the protection level of k^m breakage (blank: the release's k = {k})"),
         ("term_placements", "term placements: transactions per term-chunk term (blank: k - 1 = {k1})"),
         ("seed", "seed (RA, random ties, the random baseline, intervals)"),
-        ("ties", "ties (first: the anchoring chunk's order, as the paper; random: seeded)"),
+        ("ties", "ties (first: the anchoring chunk's order, as the paper; random: seeded; blank: the method's "
+                 "default, first for aba/rga/mra/assign, random for nba)"),
         ("vectors", "vectors file (embedding only; blank: the bundled GloVe)"),
         ("jobs", "jobs (worker processes)"),
     ),
@@ -82,7 +83,7 @@ def validate(kind: str, values: dict) -> dict:
         k=_int(values.get("k"), "k"),
         term_placements=_int(values.get("term_placements"), "term_placements"),
         seed=_int(values.get("seed"), "seed"),
-        ties=values.get("ties") or "first",
+        ties=str(values.get("ties") or "").strip() or None,  # blank: the method's default
         vectors=str(values.get("vectors") or "").strip() or None,
         jobs=1 if jobs is None else jobs,
     )
@@ -117,8 +118,10 @@ class DisassocForm(OptionsForm):
                 yield Label(label.format(k=self.release_k, k1=max((self.release_k or 2) - 1, 1)), id=f"{name}-label")
                 value = self.values.get(name, "")
                 if name in choices:
-                    yield Select([(c, c) for c in choices[name]], value=value, allow_blank=False, id=name,
-                                 compact=True)
+                    # a field whose default is blank (ties: the method's default) offers the blank choice
+                    blank = REASSOC_DEFAULTS.get(name) == "" and self.kind != "cover"
+                    yield Select([(c, c) for c in choices[name]], value=value or Select.NULL, allow_blank=blank,
+                                 prompt="default (per method)" if blank else "Select", id=name, compact=True)
                 else:
                     yield Input("" if value in (None, "") else str(value), id=name, compact=True)
             yield Static("", id="error")
@@ -130,7 +133,7 @@ class DisassocForm(OptionsForm):
         out = {}
         for name, _ in FIELDS[self.kind]:
             widget = self.query_one(f"#{name}")
-            out[name] = widget.value
+            out[name] = "" if widget.value is Select.NULL else widget.value
         return out
 
     def validated(self) -> dict:

@@ -115,6 +115,9 @@ def test_disassociated_sample_strongest_and_records(tmp_path):
     fams = [a["family"] for a in doc["attacks"]]
     assert fams.count("cover") == 3 and {"aba", "rga", "mra", "assign", "ra"} <= {a.get("method") for a in doc["attacks"]}
     assert doc["informed_reference"]["method"] == "nba"
+    # once, under seeded random ties (NBA's default rule): with RA's run when no background is given
+    assert doc["informed_reference"]["ties"] == "random"
+    assert [a["method"] for a in doc["attacks"] if a.get("informed_reference")] == ["ra"]
     s = doc["strongest"]
     assert s["figures"]["lift_over_random"] > 1
     alone = _alone(s["command"])

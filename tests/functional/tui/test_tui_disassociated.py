@@ -162,6 +162,8 @@ async def test_reassociation_from_the_form_table3(table4):
         screen = app.screen
         result = app.session.result
         assert result.kind == "reassociation" and result.report["metrics"]["accuracy"] == pytest.approx(0.8)
+        # the ties field left blank: ABA's default, the paper's stable order (what reproduces Table 5)
+        assert result.report["ties"] == "first" and screen.form_values["reassociation"]["ties"] == ""
         lst = screen.list_pane
         assert [c.key for c in lst.columns][-2:] == ["accuracy", "breakage"]
         assert plain(lst.source.cells(0, lst.columns))[-2:] == ["0.80", "0.75"]
