@@ -201,6 +201,13 @@ def _attack_args(tmp_path: Path, index: Path) -> list:
 def test_sigint_and_sigterm_at_random_points(tmp_path, index):
     rng = random.Random(11)
     inputs = digest(SETGEN, ORIGINAL, index)
+    # how long one whole run takes on this machine, so that the signals land inside a run
+    # whatever the machine's speed or load (a fixed delay misses every run on a fast one)
+    timed = tmp_path / "timed"
+    timed.mkdir()
+    started = time.monotonic()
+    assert finish(spawn(timed, *_attack_args(timed, index))).rc == 0
+    whole = time.monotonic() - started
     handled = 0
     for sig, code, word in [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")] * 2:
         work = tmp_path / f"run{rng.random():.6f}"
@@ -208,7 +215,7 @@ def test_sigint_and_sigterm_at_random_points(tmp_path, index):
         (work / "A.txt").write_text("old\n")
         (work / "R.json").write_text("old\n")
         p = spawn(work, *_attack_args(work, index))
-        time.sleep(rng.uniform(0.5, 1.5))
+        time.sleep(rng.uniform(0.45, 0.9) * whole)
         p.send_signal(sig)
         r = finish(p)
         a_new = (work / "A.txt").read_text() != "old\n"
