@@ -273,7 +273,10 @@ def test_sigint_and_sigterm_leave_no_temporary_file_and_no_half_pair(inputs, tmp
     rng = random.Random(19)
     cmds = commands(inputs)
     handled = after = 0
-    for sig, code, word in ((signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")):
+    # how long each command takes when all run at once on this machine (a first, unsignalled
+    # batch), so that the signals land inside the runs whatever the machine's speed or load
+    took: dict[str, float] = {}
+    for sig, code, word in ((None, 0, ""), (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")):
         runs = []
         for name in NAMES:
             work = tmp_path / f"{name.replace(' ', '-')}-{sig}"
@@ -286,11 +289,21 @@ def test_sigint_and_sigterm_leave_no_temporary_file_and_no_half_pair(inputs, tmp
             proc = subprocess.Popen([sys.executable, "-m", "semtui", *cmds[name].argv(outs)], cwd=work,
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                     env=env)
-            runs.append((rng.uniform(0.3, 3.0), name, work, outs, proc, time.monotonic()))
-        for delay, name, work, outs, proc, start in sorted(runs, key=lambda r: r[0]):
+            runs.append((rng.uniform(0.35, 0.9) * took.get(name, 0.0), name, work, outs, proc, time.monotonic()))
+        if sig is None:
+            deadline = time.monotonic() + 120
+            while len(took) < len(runs) and time.monotonic() < deadline:
+                for _, name, _, _, proc, start in runs:
+                    if name not in took and proc.poll() is not None:
+                        took[name] = time.monotonic() - start
+                        assert proc.returncode == 0, (name, proc.stderr.read())
+                time.sleep(0.02)
+            assert len(took) == len(runs), "a command did not finish"
+            continue
+        for delay, _name, _work, _outs, proc, start in sorted(runs, key=lambda r: r[0]):
             time.sleep(max(0.0, start + delay - time.monotonic()))
             proc.send_signal(sig)
-        for delay, name, work, outs, proc, start in runs:
+        for _delay, name, work, outs, proc, _start in runs:
             err = proc.communicate(timeout=120)[1].decode()
             new = [p.read_bytes() != b"old\n" for p in outs.values()]
             assert len(set(new)) == 1, (name, "outputs of one command are committed together")
