@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from semtui.errors import InputError
 from semtui.metrics.intervals import Interval, bootstrap_weights, ratio_interval  # noqa: F401  (re-exported)
 from semtui.model import TransactionData
 
@@ -41,11 +40,7 @@ def align_original(data: TransactionData, original: TransactionData, original_pa
 
     from semtui.model.belongs import check_belongs
 
-    if check:
-        check_belongs(data, original=original, original_path=original_path)  # line for line, or refused
-    elif original.n_transactions != data.n_transactions:
-        raise InputError(f"the original has {original.n_transactions} transactions but the release has "
-                         f"{data.n_transactions}; they must align line for line", original_path)
+    check_belongs(data, original=original, original_path=original_path, by_item=check)  # line for line, or refused
     orig = original.incidence(data.vocab)
     found = _members_held(data, orig)
     return orig, found

@@ -47,9 +47,12 @@ def check_belongs(
     key_path=None,
     sidecar: dict | None = None,
     sidecar_path=None,
+    by_item: bool = True,
 ) -> None:
     """Raise :class:`InputError` naming the file (the original or the key) that does not
-    belong to ``release``; return quietly when everything given fits."""
+    belong to ``release``; return quietly when everything given fits.  ``by_item=False``
+    checks the original's shape only (plain, as many transactions): for the generalised items
+    recovered from an unmarked release, whose plain items may be added ones."""
     rel = "the release" if release_path is None else str(release_path)
     if key is not None:
         if not isinstance(release, DisassociatedData):
@@ -67,6 +70,8 @@ def check_belongs(
         raise InputError(f"the original has {original.n_transactions} transactions but {rel} has "
                          f"{release.n_transactions} ({why}): it does not belong there",
                          original_path)
+    if not by_item:
+        return
     if isinstance(release, DisassociatedData):
         codes = _original_codes(release.vocab, original)
         _occurrences_covered(release, codes, rel, original_path)

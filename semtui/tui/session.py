@@ -230,12 +230,9 @@ def load_session(
         the_key = read_key(key)
     from semtui.model.belongs import check_belongs
 
-    if session.unmarked is None:
-        check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key)
-    elif orig is not None and orig.n_transactions != data.n_transactions:
-        # an unmarked release holds added items as plain ones: only its length can be checked (as the engine does)
-        raise InputError(f"the original has {orig.n_transactions} transactions but {file} has "
-                         f"{data.n_transactions}; they must align line for line", original)
+    # an unmarked release's recovered items hold added items as plain ones: its original is checked by shape only
+    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key,
+                  by_item=session.unmarked is None)
     if orig is not None:
         session.original, session.original_path = orig, Path(original)
     if the_key is not None:
