@@ -6,12 +6,34 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 #: ../shared/data beside the checkout, or beside an ancestor (a git worktree under /work/wt/)
 SHARED_DATA = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
                    REPO.parent / "shared" / "data")
+
+
+def best(fn, repeat: int) -> float:
+    """The best wall time (s) of ``fn()`` over ``repeat`` calls in this process."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def meps_halves(work: Path) -> tuple[Path, Path]:
+    """The first half of MEPS (the release's patients) and the second (the attacker's
+    knowledge of a similar population), as the strongest-attacker experiments split it."""
+    lines = (SHARED_DATA / "meps2005-conditions.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    half = len(lines) // 2
+    first, second = work / "meps-half1.txt", work / "meps-half2.txt"
+    first.write_text("".join(lines[:half]), encoding="utf-8")
+    second.write_text("".join(lines[half:]), encoding="utf-8")
+    return first, second
 
 
 def machine() -> str:

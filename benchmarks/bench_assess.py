@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import REPO, SHARED_DATA, machine, run_measured
+from _util import REPO, SHARED_DATA, machine, meps_halves, run_measured
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
@@ -35,11 +35,7 @@ def semtui(*args: str) -> None:
 def main() -> None:
     work = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/bench-assess")
     work.mkdir(parents=True, exist_ok=True)
-    lines = MEPS.read_text(encoding="utf-8").splitlines(keepends=True)
-    half = len(lines) // 2
-    first, second = work / "meps-half1.txt", work / "meps-half2.txt"
-    first.write_text("".join(lines[:half]), encoding="utf-8")
-    second.write_text("".join(lines[half:]), encoding="utf-8")
+    first, second = meps_halves(work)
     rel = work / "meps-half1-k3.txt"
     if not rel.exists():
         semtui("anonymize", "setgen", str(first), "-k", "3", "-o", str(rel), "--random-privacy", "300",

@@ -15,23 +15,14 @@ import datetime
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, best, machine
 
 
 def make(args: list) -> None:
     subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], check=True, capture_output=True)
 
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

@@ -26,18 +26,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, best, machine
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import REPO, SHARED_DATA, machine  # noqa: E402
+from _util import REPO, SHARED_DATA, machine
 
 _WRAPPER = (
     "import resource, subprocess, sys, time\n"

@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine, run_measured
+from _util import SHARED_DATA, machine, meps_halves, run_measured
 
 from semtui import formats
 from semtui.attacks.background import load_background
@@ -119,11 +119,7 @@ def default_rows(release: str, data, original, measure, background, bg_name: str
 
 
 def split_meps(work: Path):
-    lines = MEPS.read_text(encoding="utf-8").splitlines(keepends=True)
-    half = len(lines) // 2
-    first, second = work / "meps-half1.txt", work / "meps-half2.txt"
-    first.write_text("".join(lines[:half]), encoding="utf-8")
-    second.write_text("".join(lines[half:]), encoding="utf-8")
+    first, second = meps_halves(work)
     index = work / "meps-half2.sqlite"
     if not index.exists():
         build_index([second], index, kind="transactions")
