@@ -289,10 +289,7 @@ def disassoc(
         raise InputError("nothing to attack: the release has no cluster", data)
     the_key = read_key(key) if key is not None else None
     orig = formats.read_transactions(original) if original is not None else None
-    from semtui.model.belongs import check_belongs
-
-    check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
-    note_jobs(opts.jobs)
+    note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
     with StderrProgress(f"attack {opts.method}") as bar:
         try:
             result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,

@@ -131,14 +131,15 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
-                      original_path) -> Any:
+                      original_path, release_path=None, key_path=None) -> Any:
     """The original as CSR over the release vocabulary (rows = original transactions), checked
     to belong with the release and the key (:func:`semtui.model.belongs.check_belongs`: every
     item of every sub-record and term in the transaction the key names), or the metrics would
     mean nothing."""
     from semtui.model.belongs import check_belongs
 
-    check_belongs(data, original=original, key=key, original_path=original_path)
+    check_belongs(data, original=original, key=key, release_path=release_path, original_path=original_path,
+                  key_path=key_path)
     return original.incidence(data.vocab)
 
 
@@ -186,6 +187,8 @@ def plan_release(
     background: Any | None = None,
     progress=None,
     original_path: str | Path | None = None,
+    release_path: str | Path | None = None,
+    key_path: str | Path | None = None,
 ) -> Plan:
     """Plan and score: the per-cluster tasks, with one batched call to the measure (or, for NBA,
     one block of the background's log-lifts).
@@ -273,7 +276,7 @@ def plan_release(
     wmd_name = None
     wmd_terms = wmd_unscored = 0
     if evaluate:
-        x = _aligned_original(data, key, original, original_path)
+        x = _aligned_original(data, key, original, original_path, release_path, key_path)
         if wmd is not None or options.wmd_measure is not None:
             if wmd is not None:
                 wm, wmd_name = wmd, wmd.name
@@ -366,8 +369,10 @@ def run_reassociation(
     measure); ``sources`` names the files the run read (the report carries them)."""
     options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
+    named = sources or {}
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
-                        progress=progress, original_path=original_path)
+                        progress=progress, original_path=original_path, release_path=named.get("data"),
+                        key_path=named.get("key"))
     outputs = _execute(plan.ctx, options.jobs, progress)
     result = _merge(plan.ctx, outputs, plan.meta)
     if plan.ctx.informed is not None:
