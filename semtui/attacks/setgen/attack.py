@@ -242,7 +242,7 @@ def run_setgen_attack(
         "skipped_rows": sum(o.skipped_rows for o in outcomes),
         "eliminations": sum(o.eliminated for o in outcomes),
     }
-    summary["unscored"] = unscored_rows(units, summary["skipped_rows"])
+    summary["unscored"] = unscored_rows(units, summary["skipped_rows"], background is not None)
     if shared.capped is not None:
         summary["capped_eliminations"] = sum(sum(1 for e in o.entry["eliminations"] if e.get("capped"))
                                              for o in outcomes)
@@ -266,7 +266,7 @@ def run_setgen_attack(
             cells["attack_correct"] = metrics["correct"]
             cells["attack_recall_all_added"] = json_float(metrics["correct"] / cells["added_items"]) \
                 if cells["added_items"] else None
-    summary["knowledge"] = knowledge_words(summary, data, background, measure_has_context=bool(ctx_known.any()))
+    summary["knowledge"] = knowledge_words(data, background)
     if metrics is not None and "knowledge" in metrics:
         metrics["carried_by"] = carried_by(metrics, cooccurrence=background is None or background.has_cooccurrence)
     if method_choice is not None:
@@ -285,18 +285,21 @@ def run_setgen_attack(
 #: Why a row of a distance table could not be scored: the attack of the papers scores members
 #: against a transaction's plain items and knows nothing else (issue 20 adds priors).
 NO_CONTEXT = "no plain context; no background knowledge given"
+#: the same with a background whose semantics table (``--knowledge semantics``) uses none of it
+NO_CONTEXT_SEMANTICS = "no plain context; the semantics table uses no background knowledge"
 UNKNOWN_CONTEXT = "the measure knows none of its context items"
 
 
-def unscored_rows(units, skipped: int) -> dict:
-    """How many rows the attack could not score, and why.  A row it could not score is not a
-    row out of an attacker's reach: its added items count as missed, and an attacker with
-    background knowledge may still take them back."""
+def unscored_rows(units, skipped: int, background: bool = False) -> dict:
+    """How many rows the attack could not score, and why: the one count of them (the knowledge
+    sentence says only what the attacker knew).  A row it could not score is not a row out of
+    an attacker's reach: its added items count as missed, and an attacker with background
+    knowledge may still take them back."""
     # with a background every row is attacked (skipped == 0), rows without plain context too
     no_context = min(skipped, int(sum(int((np.diff(u.ctx_indptr) == 0).sum()) for u in units)))
     reasons = {}
     if no_context:
-        reasons[NO_CONTEXT] = no_context
+        reasons[NO_CONTEXT_SEMANTICS if background else NO_CONTEXT] = no_context
     if skipped - no_context:
         reasons[UNKNOWN_CONTEXT] = skipped - no_context
     return {"rows": skipped, "reasons": reasons}
@@ -463,22 +466,19 @@ def _rounded(d: dict) -> dict:
             for k, v in d.items()}
 
 
-def knowledge_words(summary: dict, data: TransactionData, background, measure_has_context: bool) -> str:
-    """Which knowledge the attacker had, and what it could reach, in one sentence.  Without a
-    background it says that the stronger attacker was not modelled: a figure of the papers'
-    attacker alone must never read as the release's risk (ALGORITHMS.md §6-7)."""
-    rows, attacked = summary["rows"], summary["attacked_rows"]
+def knowledge_words(data: TransactionData, background) -> str:
+    """Which knowledge the attacker had, in one sentence (how many rows it could not score is
+    ``summary.unscored``'s, and only there).  Without a background it says that the stronger
+    attacker was not modelled: a figure of the papers' attacker alone must never read as the
+    release's risk (ALGORITHMS.md §6-7)."""
     no_plain = not (data.tokens >= 0).any()
     if background is not None:
         what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (no co-occurrence: a frequency list, or counts without pairs)"
-        return f"background {background.source}: {what}; every row attacked ({attacked} of {rows})"
+        return f"background {background.source}: {what}"
     if no_plain:
         return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
                 "against, and no background was given (--background gives the attacker priors and the "
                 "generalised context); nothing was attacked — not a sign that nothing can be")
-    if attacked < rows:
-        return (f"the measure only: {rows - attacked} of {rows} rows have no plain context it knows and were not "
-                "attacked (--background attacks them with priors and the generalised context)")
     return ("the measure only (the papers' attacker); an attacker who also knows how common each item is and "
             "which items go together was not modelled, and on real data often takes back more: give --background "
             "(data of a similar population, counts:FILE or wordfreq:LANG)")
