@@ -256,6 +256,8 @@ class Assessor:
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
                                 measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
                                 background=self._background() if opts.background else None,
+                                # the WMD measure, opened once for every judged run (not once a run)
+                                wmd=self._measure(opts.wmd_measure) if self.key is not None and opts.wmd_measure else None,
                                 original_path=i.original,
                                 sources={"data": i.data, "key": i.key, "original": i.original})
         doc = res.report
