@@ -88,16 +88,12 @@ class Background:
             # term counts only: a prior, as a frequency list is -- not "no pair ever co-occurs",
             # which would be strong false evidence against every member with context
             return cls(float(counts.n), vocab, df, None, source)
-        if counts.pairs:
-            keys = list(counts.pairs)
-            rows = vocab.ids(a for a, _ in keys)
-            cols = vocab.ids(b for _, b in keys)
-            vals = np.fromiter(counts.pairs.values(), dtype=np.float64, count=len(keys))
-            off = rows != cols
-            rows, cols, vals = rows[off], cols[off], vals[off]
-        else:
-            rows = cols = np.zeros(0, dtype=np.int32)
-            vals = np.zeros(0)
+        keys = list(counts.pairs)
+        rows = vocab.ids(a for a, _ in keys)
+        cols = vocab.ids(b for _, b in keys)
+        vals = np.fromiter(counts.pairs.values(), dtype=np.float64, count=len(keys))
+        off = rows != cols
+        rows, cols, vals = rows[off], cols[off], vals[off]
         diag = np.arange(len(vocab))
         cooc = csr_matrix((np.r_[vals, df], (np.r_[rows, diag], np.r_[cols, diag])), shape=(len(vocab), len(vocab)))
         return cls(float(counts.n), vocab, df, cooc, source)

@@ -42,14 +42,6 @@ WEAK_OUTSIDE_WORDS = 10
 MODERATE_SHARE = 0.5
 
 
-#: One line per attacker, for help texts and the TUI form.
-ATTACKER_HELP = {
-    "strong": "strong: knows every pair",
-    "moderate": "moderate: one random pair of half the original records (needs the original)",
-    "weak": "weak: every pair of 10 random items and 10 outside words",
-}
-
-
 @dataclass(frozen=True)
 class CoverOptions:
     """Everything that decides a cover search's result: the defaults and their validation, in one

@@ -58,16 +58,8 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
                          shape=(len(data.vocab), data.n_generalised))
     hits = (orig @ members).tocsr()  # hits[i, g]: members of g that transaction i really holds
     rows = data.row_of_token()[gen]
-    return _cells(hits, rows, -data.tokens[gen].astype(np.int64) - 1)
-
-
-def _cells(matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``matrix[rows[i], cols[i]]`` for every i, as a flat int64 array.  scipy answers a fancy
-    index by a dense ``np.matrix``, but by a *sparse* matrix when the index is empty (a release
-    with no plain item), which no array comparison can use: this always gives an array."""
-    if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.asarray(matrix[rows, cols]).ravel().astype(np.int64)
+    # never an empty index here (returned above): scipy answers an empty fancy index by a sparse matrix
+    return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
 
 
 def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from semtui.attacks.reassociation.options import METHODS  # noqa: F401  (the one list, re-exported)
 from semtui.metrics.reassociation import align_anchors, budget_matched, truth_matrix, wmd_uniform
 
 TERM_CHUNK = -1

@@ -29,17 +29,6 @@ TIES = ("first", "random")
 #: whatever the rule
 DEFAULT_TIES = {"aba": "first", "rga": "first", "mra": "first", "assign": "first", "ra": "random", "nba": "random"}
 
-#: One line per method, for help texts and the TUI form.
-METHOD_HELP = {
-    "aba": "aba: mean closeness to the anchor's terms (the paper's)",
-    "rga": "rga: mean over the anchor's related group (the paper's)",
-    "mra": "mra: the anchor's closest term (the paper's)",
-    "assign": "assign: an optimal assignment per record chunk",
-    "ra": "ra: the random re-association (the papers' baseline)",
-    "nba": "nba: naive Bayes over the anchor's terms, from the background's co-occurrence",
-}
-
-
 def _whole(value, option: str, low: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value or value < low:
         raise InputError(f"{what} must be a whole number of at least {low}, got {value!r}", option=option)

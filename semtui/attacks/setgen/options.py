@@ -79,10 +79,7 @@ class AttackOptions:
             from semtui.attacks.background import check_background
 
             bg = str(self.background).strip()
-            try:  # an empty background is refused, as attack disassoc does (None means none)
-                check_background(bg)
-            except InputError as exc:
-                raise InputError(exc.message, option="background") from None
+            check_background(bg)  # an empty background is refused, as attack disassoc does (None means none)
             object.__setattr__(self, "background", bg)
         # the semantics table holds the measure's distances, not surprisals: PBA cannot read it (the
         # side-by-side semantics row uses TBA), so it is TBA by default there and refused if asked for

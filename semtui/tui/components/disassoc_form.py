@@ -63,15 +63,15 @@ def validate(kind: str, values: dict) -> dict:
     :class:`CoverOptions`); returns the keyword arguments that build it.  An error names the
     field at fault."""
     if kind == "cover":
-        from pathlib import Path
 
         from semtui.attacks.cover import CoverOptions
 
         opts = CoverOptions(attacker=values.get("attacker") or "strong",
                             knowledge=str(values.get("knowledge") or "").strip() or None,
                             seed=_int(values.get("seed"), "seed"))
-        if opts.knowledge is not None and opts.knowledge != "-" and not Path(opts.knowledge).is_file():
-            raise InputError(f"no such file: {opts.knowledge}", option="knowledge")
+        for path in opts.input_files:
+            if not path.is_file():
+                raise InputError(f"no such file: {path}", option="knowledge")
         return {name: getattr(opts, name) for name, _ in FIELDS["cover"]}
     from semtui.attacks.reassociation import ReassociationOptions
 
