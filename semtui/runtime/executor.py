@@ -201,12 +201,23 @@ def _fileno(stream) -> int:
 
 
 def _kill(pool: ProcessPoolExecutor | None) -> None:
-    """Stop a pool at once: SIGKILL every worker (whatever it is doing), then reap them."""
+    """Stop a pool at once: SIGKILL every worker (whatever it is doing), then reap them.
+
+    A worker killed while it wrote a result leaves half a message in the result pipe, and the
+    pool's manager thread then waits in ``recv`` for bytes no one will send (semtui holds the
+    pipe's write end too), so ``shutdown(wait=True)`` would hang: once the workers are reaped,
+    semtui closes its own write end, the manager reads end-of-file, and the pool shuts down."""
     if pool is None:
         return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
         with contextlib.suppress(Exception):
             proc.kill()
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(5)
+    with contextlib.suppress(Exception):
+        pool._result_queue._writer.close()
     pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -256,6 +267,7 @@ def run_units(
                     done += 1
             progress(done, n, message)  # also a chance to cancel while the workers run
     except BaseException:
+        lifeline_w.close()  # a worker still starting (not yet in the pool's list) dies on this end-of-file
         _kill(pool)
         raise
     else:
