@@ -302,7 +302,9 @@ def run(argv: list[str] | None = None) -> None:
         sys.exit(exitcodes.INPUT)
     except Exception as exc:  # click's usage errors and our own bugs
         # Typer vendors click in recent releases, so recognise its exceptions by shape.
-        if type(exc).__name__ == "Abort":
+        if type(exc).__name__ == "Abort" or _received:
+            # an interrupt that landed inside a C extension's import surfaces as an ImportError
+            # ("initialization failed"): after SIGINT/SIGTERM, whatever failed is the interrupt
             _stopped()
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
             if isinstance(exc.__context__, BrokenPipeError) or isinstance(exc.__cause__, BrokenPipeError):
