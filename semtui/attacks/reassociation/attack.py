@@ -373,17 +373,21 @@ def run_reassociation(
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
                         progress=progress, original_path=original_path, release_path=named.get("data"),
                         key_path=named.get("key"))
-    outputs = _execute(plan.ctx, options.jobs, progress)
-    result = _merge(plan.ctx, outputs, plan.meta)
-    if plan.ctx.informed is not None:
-        from dataclasses import replace as dc_replace
+    from semtui.runtime.scheduler import session
 
-        # under the run's own tie rule, so that the summary compares like with like (NBA's default
-        # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
-        # reference as for the attack)
-        ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
-        result.report["metrics"]["informed_reference"] = _informed_reference(
-            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"], plan.ctx.ties)
+    with session(options.scheduler):  # one cluster for the attack and its reference
+        outputs = _execute(plan.ctx, options.jobs, progress, scheduler=options.scheduler)
+        result = _merge(plan.ctx, outputs, plan.meta)
+        if plan.ctx.informed is not None:
+            from dataclasses import replace as dc_replace
+
+            # under the run's own tie rule, so that the summary compares like with like (NBA's default
+            # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
+            # reference as for the attack)
+            ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
+            result.report["metrics"]["informed_reference"] = _informed_reference(
+                _execute(ref_ctx, options.jobs, progress, "informed reference", scheduler=options.scheduler),
+                plan.meta["seed"], plan.ctx.ties)
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
@@ -427,7 +431,8 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
         task.orig = {t: w_loc[v] for t, v in orig_items.items()}
 
 
-def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating") -> list[dict]:
+def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating", *,
+             scheduler: str | None = None) -> list[dict]:
     """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes of
     the one executor; the context goes to each worker once, cluster indices are all that is
     sent after."""
@@ -435,7 +440,8 @@ def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating"
 
     clusters = ctx.data.clusters
     return run_units(_cluster_output, ctx, list(range(len(clusters))), jobs=jobs,
-                     costs=[float(c.size) for c in clusters], progress=progress, message=message)
+                     costs=[float(c.size) for c in clusters], progress=progress, message=message,
+                     scheduler=scheduler)
 
 
 def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
