@@ -260,6 +260,8 @@ def disassoc(
                                     "(and ra, which places at random anyway)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    summary_only: bool = typer.Option(False, "--summary-only", help="Per cluster only its size and metrics in the "
+                                      "report (no placements or scores): a large release's report stays small."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain; '-': standard output)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
@@ -278,11 +280,14 @@ def disassoc(
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
                                     background=background, k=k, term_placements=term_placements, seed=seed,
-                                    ties=ties, jobs=jobs, scheduler=scheduler, cache=not no_cache)
+                                    ties=ties, jobs=jobs, scheduler=scheduler, cache=not no_cache,
+                                    summary_only=summary_only)
     except InputError as exc:
         raise options_error(exc) from None
     if (key is None) != (original is None):
         raise InputError("--key and --original go together (the metrics need both)")
+    if summary_only and output is not None:
+        raise InputError("--summary-only keeps no reconstructed transaction to write with -o")
     check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
                   stdout_taken="--json" if json_out else None)
     release = formats.read(data)

@@ -161,6 +161,7 @@ class _Context:
     wmd: tuple | None        # (distances, positions, known) for WMD
     informed: np.ndarray | None = None  # NBA's log-lifts from the original itself (the informed reference)
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
+    summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
 
 
 @dataclass
@@ -312,6 +313,7 @@ def plan_release(
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
                 wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
+    ctx.summary_only = bool(options.summary_only)
     return Plan(ctx, meta)
 
 
@@ -508,16 +510,18 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
-    scores = res.scores if ctx.kind == "similarity" else -res.scores
     rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
     units_out = []
     order = np.argsort(res.place_unit, kind="stable")
     by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
-    score_rows = np.round(scores.T, 4).tolist()
+    score_rows = None if ctx.summary_only else np.round((res.scores if ctx.kind == "similarity"
+                                                         else -res.scores).T, 4).tolist()
     for u, unit in enumerate(p.units):
         sel = by_unit[u]
         for a in sel.tolist():
             rec_items[a].extend(unit.tolist())
+        if ctx.summary_only:
+            continue
         j = p.unit_chunk[u]
         units_out.append({
             "chunk": "term" if j == TERM_CHUNK else j + 1,
@@ -526,9 +530,14 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
             "anchors": sel.tolist(),
             "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
         })
-    cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
-    out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
-           "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
+    if ctx.summary_only:  # a large release's report stays small: no placement, no transaction
+        cl = {"id": c.id, "size": int(c.size)}
+        out = {"cluster": cl, "transactions": [], "anchors": p.n_anchors, "units": len(p.units),
+               "placements": len(res.place_unit)}
+    else:
+        cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
+        out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
+               "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
     if res.evaluation is None:
         return out
     at, bl = res.evaluation["attack"], res.evaluation["baseline"]
@@ -560,7 +569,8 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
     for u, entry in enumerate(units_out):
         entry["correct"] = [bool(v) for v in ok[u].tolist()]
-    cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
+    if not ctx.summary_only:
+        cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
     cl["metrics"] = {
         "placements": counts["placements"], "correct": counts["correct"],
         "accuracy": _r(accuracy(counts["correct"], counts["placements"])),
@@ -661,6 +671,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
         }
     report["clusters"] = clusters_out
+    report["summary"]["summary_only"] = ctx.summary_only
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
 

@@ -69,6 +69,8 @@ class ReassociationOptions:
     wmd_measure: str | None = "embedding"
     background: str | None = None
     informed: bool = True
+    #: per cluster only its id, size and metrics: no placements, scores or reconstructed transactions
+    summary_only: bool = False
 
     def __post_init__(self) -> None:
         if self.background is not None:
@@ -116,6 +118,7 @@ class ReassociationOptions:
         object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
         object.__setattr__(self, "cache", bool(self.cache))
         object.__setattr__(self, "informed", bool(self.informed))
+        object.__setattr__(self, "summary_only", bool(self.summary_only))
 
     @property
     def tie_rule(self) -> str:
