@@ -16,11 +16,11 @@ from conftest import SAMPLES
 
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'semtui[dask]')")
 
-from semtui import formats  # noqa: E402
-from semtui.attacks.reassociation import ReassociationOptions, run_reassociation  # noqa: E402
-from semtui.attacks.setgen import AttackOptions, run_setgen_attack  # noqa: E402
-from semtui.errors import InputError  # noqa: E402
-from semtui.runtime.scheduler import check_scheduler, session  # noqa: E402
+from semtui import formats
+from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+from semtui.errors import InputError
+from semtui.runtime.scheduler import check_scheduler, session
 
 #: fields that say how or how long a run went, not what it found
 VOLATILE = {"seconds", "elapsed", "elapsed_s", "time", "times", "jobs", "scheduler", "started", "finished"}
