@@ -236,7 +236,7 @@ class ByKPlot(CellPlot):
     """Each family's precision and recall (or accuracy) against k: a line through the mean at
     each k, a glyph per cell (p/r set generalisation, P/R k^m, a disassociation)."""
 
-    AXES = "precision, recall, accuracy ↑ vs k →"
+    AXES = "precision, recall, acc. ↑ vs k →"
 
     def redraw(self) -> None:
         self.clear()

@@ -105,6 +105,13 @@ def attack_cells(r: dict) -> dict:
             "chance": "–" if not isinstance(er, (int, float)) else f"err {er:.2f}"}
 
 
+def tlabel(rec: dict) -> str:
+    """A record's label as the release screens write it: T1 is the first transaction (the
+    document's ``transaction`` counts from 0)."""
+    t = rec.get("transaction")
+    return f"T{t + 1}" if isinstance(t, int) else "T?"
+
+
 def record_text(rec: dict) -> str:
     """What the record exposes, in words."""
     parts = []
@@ -174,7 +181,7 @@ class RecordsTable(_DocTable):
     def on_mount(self) -> None:
         recs = self.records
         setgen = any("eliminated" in r for r in recs)
-        w = max([len(f"T{r.get('transaction', '?')}") for r in recs] + [2])
+        w = max([len(tlabel(r)) for r in recs] + [2])
         lw = max([len(str(r.get("line", ""))) for r in recs] + [4])
         if setgen:
             cols = [Column("t", "T#", w), Column("line", "line", lw, "right"), Column("reid", "re-id", 5, "right"),
@@ -184,7 +191,7 @@ class RecordsTable(_DocTable):
             def row(i: int):
                 r = recs[i]
                 right = "–" if r.get("correct") is None else str(r["correct"])
-                return [f"T{r['transaction']}", str(r.get("line", "")), str(len(r.get("reidentified") or [])),
+                return [tlabel(r), str(r.get("line", "")), str(len(r.get("reidentified") or [])),
                         str(len(r.get("exposed") or [])), f"{right}/{r.get('eliminated', 0)}", record_text(r)]
         else:
             cols = [Column("t", "T#", w), Column("line", "line", lw, "right"), Column("back", "back", 4, "right"),
@@ -192,7 +199,7 @@ class RecordsTable(_DocTable):
 
             def row(i: int):
                 r = recs[i]
-                return [f"T{r['transaction']}", str(r.get("line", "")), str(r.get("reassociated", 0)),
+                return [tlabel(r), str(r.get("line", "")), str(r.get("reassociated", 0)),
                         str(len(r.get("cover_breaches") or [])), record_text(r)]
 
         self.set_rows(len(recs), row, cols)
@@ -220,7 +227,8 @@ class AssessmentScreen(Screen):
     HELP_TITLE = "assessment"
     HELP = ("The verdict and how sure at the top; v (or 1–4) changes the view below: the attacks ranked "
             "(★ the strongest, ✓ beats a random attacker with the same budget, · does not; y copies the command "
-            "that reproduces it), the records at risk (T# the transaction from 0, its source line; enter dives "
+            "that reproduces it), the records at risk (T1 is the first transaction, as on the release screens; "
+            "the document's 'transaction' counts from 0; line: its source line; enter dives "
             "into the record in its group or cluster on the release screen), the items most often exposed, and "
             "the alternatives: risk (the strongest attack's take) against utility, one point per candidate "
             "release (◆ Pareto frontier: no other is both less risky and more useful; T this release; * the "
@@ -231,11 +239,12 @@ class AssessmentScreen(Screen):
     AssessmentScreen #sure { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
     AssessmentScreen #viewbar { height: 1; padding: 0 1; }
     AssessmentScreen #views { height: 1fr; }
-    AssessmentScreen #views > * { border: round $panel; border-title-color: $text-accent; }
-    AssessmentScreen #views > *:focus-within { border: round $accent; }
+    AssessmentScreen #views > VirtualTable { border: round $panel; border-title-color: $text-accent; }
+    AssessmentScreen #views > VirtualTable:focus { border: round $accent; }
     AssessmentScreen #about { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
-    AssessmentScreen #alternatives { layout: vertical; }
-    AssessmentScreen.-wide #alternatives { layout: horizontal; }
+    AssessmentScreen #alternatives { layout: horizontal; border: none; }  /* side by side: the plot keeps the height */
+    AssessmentScreen #alt-table { border: round $panel; border-title-color: $text-accent; }
+    AssessmentScreen #alt-table:focus { border: round $accent; }
     AssessmentScreen #alt-plot { height: 1fr; width: 1fr; border: round $panel; border-title-color: $text-accent; }
     AssessmentScreen.-wide #alt-plot { width: 3fr; }
     AssessmentScreen #alt-legend { height: auto; padding: 0 1; }
@@ -381,7 +390,8 @@ class AssessmentScreen(Screen):
         elif self.view == "records":
             r = self.query_one(RecordsTable).current
             if r is not None:
-                t.append(f"T{r['transaction']} (line {r.get('line', '?')}): ", style="bold")
+                t.append(f"{tlabel(r)} (transaction {r.get('transaction')} from 0, line {r.get('line', '?')}): ",
+                         style="bold")
                 t.append(record_text(r))
                 t.append("  · enter: into its group/cluster", style="dim")
         elif self.view == "alternatives" and self.alternatives:

@@ -137,7 +137,7 @@ class BaseScreen(Screen):
     def dive_to_record(self, record: dict) -> str | None:
         """Show an assessment's record at risk (``transaction``, from 0) where it lives in this
         release; returns why it cannot, or None."""
-        return f"a {self.session.kind} release has no groups or clusters to show T{record.get('transaction')} in"
+        return f"a {self.session.kind} release has no groups or clusters to show a record in"
 
     def before_first_show(self) -> None:
         """The kind's own set-up before the right pane is first filled."""

@@ -154,23 +154,24 @@ class DisassociatedScreen(BaseScreen):
         t = record.get("transaction")
         key = self.session.key
         if key is None:
-            return f"which cluster holds T{t} is known only from the key: open the release with --key"
+            return f"which cluster holds T{t + 1} is known only from the key: open the release with --key"
         c = next((i for i, ck in enumerate(key.clusters)
                   if any(t in chunk for chunk in ck.record_chunks) or any(t in ts for ts in ck.term_chunk)), None)
         if c is None:
-            return f"the key puts T{t} in no cluster of {self.session.path.name}"
+            return f"the key puts T{t + 1} in no cluster of {self.session.path.name}"
         pos = self.detail.cluster_index.position.get(key.clusters[c].id)
         if pos is None:
             return f"the key's cluster {key.clusters[c].id} is not in {self.session.path.name}"
         self.detail.cluster_view = "subrecords"
         self.go_to_cluster(pos)
-        pattern = re.compile(rf"\bT{t}\b")
+        self.refresh_detail()
+        pattern = re.compile(rf"\bT{t + 1}\b")  # the views number transactions from 1
         row = next((r for r in range(self.detail.row_count) if any(pattern.search(x) for x in self.detail.row_texts(r))),
                    0)
         self.detail.move_to(row)
         self.detail.focus()
         self.refresh_bindings()
-        self.notify(f"T{t} in cluster {key.clusters[c].id}")
+        self.notify(f"T{t + 1} in cluster {key.clusters[c].id}")
         return None
 
     def action_jump(self) -> None:

@@ -206,11 +206,11 @@ class SetgenScreen(BaseScreen):
         data = self.session.data
         t = record.get("transaction")
         if not isinstance(t, int) or not 0 <= t < data.n_transactions:
-            return f"T{t} is not a transaction of {self.session.path.name}"
+            return f"transaction {t} is not one of {self.session.path.name}"
         tokens = data.transaction(t)
         groups = [int(-x - 1) for x in tokens.tolist() if x < 0]
         if not groups:
-            return f"T{t} holds no generalised item in {self.session.path.name}"
+            return f"T{t + 1} holds no generalised item in {self.session.path.name}"
         wanted = [*(record.get("reidentified") or []), *(record.get("exposed") or [])]
         g = next((g for x in wanted for g in groups if x in data.member_names(g)), groups[0])
         self.go_to_group(g)
@@ -220,7 +220,7 @@ class SetgenScreen(BaseScreen):
         self.detail.move_to(int(np.searchsorted(rows, t)))
         self.detail.focus()
         self.refresh_bindings()
-        self.notify(f"T{t} (line {data.line_of(t)}) in {self.session.label(g)}" +
+        self.notify(f"T{t + 1} (line {data.line_of(t)}) in {self.session.label(g)}" +
                     (f" — {len(groups)} groups hold it" if len(groups) > 1 else ""))
         return None
 
