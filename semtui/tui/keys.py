@@ -113,6 +113,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "assess.items": ("3", "view('items')", "Items exposed", False),
     "assess.alternatives": ("4", "view('alternatives')", "Alternatives (risk–utility)", False),
     "assess.export": ("e", "export", "Export assessment", False),
+    "assess.rerun": ("R", "rerun", "Run the assessment again", False),
     "assess.back": ("escape", "back", "Back", True),
     # experiment screen (semtui open RESULTS.jsonl)
     "experiment.back": ("escape", "back", "Back", True),

@@ -232,7 +232,9 @@ class AssessmentScreen(Screen):
             "into the record in its group or cluster on the release screen), the items most often exposed, and "
             "the alternatives: risk (the strongest attack's take) against utility, one point per candidate "
             "release (◆ Pareto frontier: no other is both less risky and more useful; T this release; * the "
-            "chosen one; @ the cursor); enter opens that alternative's release. escape goes back.")
+            "chosen one; @ the cursor); enter opens that alternative's release. R runs it again (after A on a "
+            "release), e exports it, escape goes back. On the release screen a record dives into, a runs the "
+            "strongest attack (its options fill the form) to show why it is at risk.")
 
     DEFAULT_CSS = """
     AssessmentScreen #verdict { height: auto; max-height: 6; padding: 0 1; background: $boost; }
@@ -427,8 +429,13 @@ class AssessmentScreen(Screen):
         from semtui.tui.screens.opening import release_screen
 
         d = self.doc
+        s = d.get("strongest") or {}
+        # a attacks there with the strongest attack's options (set generalisation: the form's fields)
+        defaults = {k: s[k] for k in ("method", "measure", "background", "knowledge") if s.get(k)} \
+            if d.get("kind") == "set-generalised" else None
         return release_screen(self, d.get("data"), self._beside(), original=d.get("original"), key=d.get("key"),
-                              what="the assessed release", session=self.session, pending=pending)
+                              what="the assessed release", session=self.session, pending=pending,
+                              attack_defaults=defaults or None)
 
     def dive(self, record: dict | None) -> None:
         """``enter`` on a record: the release screen, on the record in its group or cluster."""
@@ -458,6 +465,17 @@ class AssessmentScreen(Screen):
             self.app.pop_screen()
         else:
             self.app.notify("q quits (this is the first screen)")
+
+    def action_rerun(self) -> None:
+        """``R``: back to the release screen it was run from, running it again there."""
+        origin = self.origin
+        if origin is None or origin not in self.app.screen_stack:
+            self.app.notify("this assessment was opened from a file: semtui open RELEASE, then A, runs one",
+                            timeout=5)
+            return
+        while self.app.screen is not origin:
+            self.app.pop_screen()
+        origin.run_assessment()
 
     def action_export(self) -> None:
         from semtui.tui.components.export import ExportPrompt

