@@ -45,7 +45,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "main.wider": ("greater_than_sign", "resize(1)", "Widen list", False),
     "main.narrower": ("less_than_sign", "resize(-1)", "Narrow list", False),
     "main.next_pane": ("tab", "next_pane", "Switch pane", False),
-    "main.assess": ("A", "assess", "Assess: every attack", True),
+    "main.assess": ("A", "assess", "Assess: every attack", False),
     "main.prev_pane": ("shift+tab", "next_pane", "Switch pane", False),
     # set-generalised releases
     "setgen.attack": ("a", "attack", "Attack", True),

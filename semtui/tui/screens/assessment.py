@@ -238,7 +238,7 @@ class AssessmentScreen(Screen):
 
     DEFAULT_CSS = """
     AssessmentScreen #verdict { height: auto; max-height: 6; padding: 0 1; background: $boost; }
-    AssessmentScreen #sure { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
+    AssessmentScreen #sure { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     AssessmentScreen #viewbar { height: 1; padding: 0 1; }
     AssessmentScreen #views { height: 1fr; }
     AssessmentScreen #views > VirtualTable { border: round $panel; border-title-color: $text-accent; }
@@ -285,7 +285,8 @@ class AssessmentScreen(Screen):
         yield Static("", id="viewbar")
         with ContentSwitcher(initial="attacks", id="views"):
             t = AttacksTable(self.attack_rows, id="attacks")
-            t.border_title = "Attacks, strongest first"
+            t.border_title = ("Attacks, strongest first" if d.get("scored") else
+                              "Attacks, unscored: by what each eliminated (none known right)")
             yield t
             r = RecordsTable(d.get("records_at_risk") or [], id="records")
             n = d.get("records_implicated", len(d.get("records_at_risk") or []))
@@ -316,8 +317,9 @@ class AssessmentScreen(Screen):
         hs = d.get("how_sure") or {}
         t = Text("How sure: ", style="bold")
         if not hs.get("scored", d.get("scored")):
-            t.append("not scored — can say: " + "; ".join(hs.get("can_say") or []) +
-                     ". Cannot say: " + "; ".join(hs.get("cannot_say") or []) + ".")
+            # what cannot be said first: the limit matters more than the list of what ran
+            t.append("not scored. Cannot say: " + "; ".join(hs.get("cannot_say") or []) +
+                     ". Can say: " + "; ".join(hs.get("can_say") or []) + ".")
         elif "auc_within_table" in hs:
             iv = hs.get("auc_interval")
             iv = interval({"intervals": {"a": iv}}, "a")

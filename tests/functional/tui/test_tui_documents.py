@@ -344,3 +344,26 @@ async def test_A_on_plain_transactions_says_why():
         await pilot.press("A")
         await pilot.pause()
         assert "assess needs a set-generalised" in notes(app)
+
+
+async def test_o_opens_a_document_too(assessed):
+    app = SemtuiApp(load_session(Path("medical-setgen.txt")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_file(f"{RESULTS}")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ExperimentScreen"
+        app.open_file("--report a.json")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "AssessmentScreen"
+
+
+def test_open_reads_the_document_before_asking_for_a_terminal(assessed):
+    # a good document gets as far as the terminal check; a torn one stops at one line naming it
+    r = run_cli("open", "--report", "a.json", cwd=assessed)
+    assert r.returncode == 2 and "needs a terminal" in r.stderr and r.stderr.count("\n") == 1
+    text = (assessed / "a.json").read_text()
+    (assessed / "torn.json").write_text(text[: len(text) // 2])
+    r = run_cli("open", "--report", "torn.json", cwd=assessed)
+    assert r.returncode == 2 and "torn.json" in r.stderr and r.stderr.count("\n") == 1
+    assert "Traceback" not in r.stderr
