@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SAMPLES, run_cli, write_fig4_scores
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from semtui import reports
 from semtui.tui.app import SemtuiApp, document_screen
@@ -52,6 +54,17 @@ def test_pareto_front_keeps_exactly_the_undominated_cells():
     assert pareto_front(np.array([0.2, 0.2]), np.array([0.5, 0.5])).tolist() == [True, True]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=30))
+def test_pareto_front_property(points):
+    """No cell on the frontier is beaten by any cell; every cell off it is beaten by one on it."""
+    r, u = np.array([p[0] for p in points]), np.array([p[1] for p in points])
+    front = pareto_front(r, u)
+    beats = (r[None, :] <= r[:, None]) & (u[None, :] >= u[:, None]) & ((r[None, :] < r[:, None]) | (u[None, :] > u[:, None]))
+    assert not beats[front].any()
+    assert beats[~front][:, front].any(axis=1).all()
+
+
 def test_sniff_tells_the_documents_from_a_release(tmp_path):
     assert sniff(RESULTS) == "experiment"
     assert sniff(SAMPLES / "medical-setgen.txt") is None
@@ -81,6 +94,10 @@ async def test_experiment_screen_draws_both_plots_and_the_table(size):
         await pilot.press("j", "j")
         assert app.screen.query_one(RiskUtilityPlot).selected == 2
         assert app.screen.query_one(ByKPlot).selected == 2
+        # ] on the risk column: most exposed first; the cursor stays on its cell
+        await pilot.press("l", "l", "l", "right_square_bracket")
+        assert [table.cells[i]["privacy"]["risk"] for i in table.order] == [0.61, 0.5, 0.45, 0.35, 0.3, 0.3]
+        assert table.current == 2 and app.screen.query_one(RiskUtilityPlot).selected == 2
 
 
 async def test_enter_on_a_cell_opens_its_release_and_escape_comes_back():
