@@ -124,15 +124,38 @@ def read_stop_words(path: str | Path) -> frozenset[str]:
 Tagger = Callable[[str], list[tuple[str, str]]]
 
 
-def pattern_tagger() -> Tagger:
-    """TextBlob's pattern tagger (offline: its lexicon is inside the wheel)."""
+def _pattern_modules():
+    """``textblob.en`` (the pattern tagger) and ``textblob.en.inflect``, imported without
+    running ``textblob/__init__.py``: that imports NLTK (about a second of start-up, none of it
+    used here).  The two modules need only the standard library.  The package entries are
+    taken out of ``sys.modules`` again, so that a later ``import textblob`` loads it whole."""
+    import importlib
+    import importlib.util
+    import sys
+
+    spec = importlib.util.find_spec("textblob")
+    if spec is None or sys.modules.get("textblob", True) is None:
+        raise ImportError("textblob")
+    if "textblob" in sys.modules:  # already imported whole: use it
+        return importlib.import_module("textblob.en"), importlib.import_module("textblob.en.inflect")
+    sys.modules["textblob"] = importlib.util.module_from_spec(spec)  # the package, its __init__ not run
     try:
-        from textblob.en.taggers import PatternTagger
+        return importlib.import_module("textblob.en"), importlib.import_module("textblob.en.inflect")
+    finally:
+        for name in [n for n in sys.modules if n == "textblob" or n.startswith("textblob.")]:
+            del sys.modules[name]
+
+
+def pattern_tagger() -> Tagger:
+    """TextBlob's pattern tagger (what ``textblob.en.taggers.PatternTagger().tag`` runs; offline:
+    its lexicon is inside the wheel)."""
+    try:
+        en, _ = _pattern_modules()
     except ImportError:
         raise InputError("extract needs the optional extra 'text' (TextBlob's offline pattern tagger): "
                          "pip install 'semtui[text]'") from None
-    tagger = PatternTagger()
-    return lambda text: tagger.tag(text, tokenize=True)
+    tag = en.tag
+    return lambda text: tag(text, tokenize=True)
 
 
 def open_tagger(backend: str = "pattern") -> Tagger:
@@ -142,9 +165,7 @@ def open_tagger(backend: str = "pattern") -> Tagger:
 
 
 def _singular() -> Callable[[str], str]:
-    from textblob.en.inflect import singularize
-
-    return singularize
+    return _pattern_modules()[1].singularize
 
 
 # --------------------------------------------------------------------------- the rules
@@ -177,21 +198,22 @@ def _counted_items(tagged, opts: ExtractOptions, singularize) -> list[tuple[str,
             words.append(None)
             kinds.append("")
     pats = set(opts.patterns)
-    phrases: list[str] = []
-    nouns: list[str] = []
+    phrases: list[tuple[int, int, str]] = []
+    nouns: list[tuple[int, int, str]] = []
     inside: set[str] = set()
     for i, k in enumerate(kinds):
         if k == "n" and "n" in pats:
-            nouns.append((i, words[i]))
+            nouns.append((i, 1, words[i]))
         if i + 1 < len(kinds) and kinds[i + 1] == "n" and words[i] != words[i + 1]:
             if (k == "n" and "nn" in pats) or (k == "j" and "jn" in pats):
-                phrases.append((i, f"{words[i]} {words[i + 1]}"))
+                phrases.append((i, 0, f"{words[i]} {words[i + 1]}"))
                 inside.add(words[i + 1])
                 if k == "n":
                     inside.add(words[i])
-    found = sorted(phrases + [(i, n) for i, n in nouns if not (opts.drop_nested and n in inside)])
-    counts = Counter(item for _, item in found)
-    return [(item, counts[item]) for item in dict.fromkeys(item for _, item in found)]
+    # in the order they occur (a phrase before the noun it starts with)
+    found = sorted(phrases + [n for n in nouns if not (opts.drop_nested and n[2] in inside)])
+    counts = Counter(item for _, _, item in found)
+    return [(item, counts[item]) for item in dict.fromkeys(item for _, _, item in found)]
 
 
 def query_item(text: str) -> str | None:
