@@ -12,8 +12,10 @@ defaults, which download data, are never used).  It is the optional extra ``semt
 
 Items are lower case; a word is letters, digits, ``-`` and ``'`` with at least one letter
 (anything else — punctuation, numbers, ``a/b`` — breaks a pattern), so every item can be
-written in the text format.  A stop word is never part of an item.  Singular and plural are
-merged by writing a plural noun (tagged NNS/NNPS) in its singular form.
+written in the text format.  A stop word and a one-letter noun are never part of an item.
+Singular and plural are merged by writing a plural noun (tagged NNS/NNPS) in its singular
+form.  Before tagging, a word broken by a hyphen at a line's end (``frac-\ntion``, as the MED
+abstracts are typeset) is joined (``join_broken``; not a rule of the thesis).
 
 Output: one transaction per document, aligned document for document (a document with no
 item is the text format's empty transaction ``-``), and a sidecar (TSV) naming each
@@ -48,6 +50,12 @@ _NOUN = frozenset({"NN", "NNS", "NNP", "NNPS"})
 _PLURAL = frozenset({"NNS", "NNPS"})
 _ADJECTIVE = frozenset({"JJ", "JJR", "JJS"})
 _WORD = re.compile(r"^[^\W_][\w'-]*$")
+#: a word broken across a line ("frac-\ntion") or by a hyphen and spaces ("ven- tricular")
+_BROKEN = re.compile(r"(?<=[^\W\d_])-(?:[ \t]*\r?\n[ \t]*|[ \t]+)(?=[^\W\d_])")
+#: plurals the pattern singulariser gets wrong in medical text (nystagmus -> nystagmu,
+#: viruses -> viruse, stenoses -> stenose, data -> datum)
+_SINGULAR = {"criteria": "criterion", "data": "data", "media": "media", "bacteria": "bacterium",
+             "pancreas": "pancreas", "diabetes": "diabetes"}
 _LETTER = re.compile(r"[^\W\d_]")
 
 #: English function words and the vaguest nouns; a public-domain list in the spirit of the
@@ -88,6 +96,8 @@ class ExtractOptions:
     min_df: int = 1
     max_items: int = 0
     backend: str = "pattern"
+
+    join_broken: bool = True
 
     def validate(self) -> None:
         if self.kind not in DOCUMENT_KINDS:
@@ -165,7 +175,20 @@ def open_tagger(backend: str = "pattern") -> Tagger:
 
 
 def _singular() -> Callable[[str], str]:
-    return _pattern_modules()[1].singularize
+    singularize = _pattern_modules()[1].singularize
+
+    def singular(word: str) -> str:
+        if word in _SINGULAR:
+            return _SINGULAR[word]
+        if word.endswith("uses"):  # viruses, fetuses
+            return word[:-2]
+        if word.endswith("oses"):  # stenoses, diagnoses
+            return word[:-2] + "is"
+        if word.endswith(("us", "is", "ss")):  # nystagmus, lupus, analysis, glass: already singular
+            return word
+        return singularize(word)
+
+    return singular
 
 
 # --------------------------------------------------------------------------- the rules
@@ -187,6 +210,10 @@ def _counted_items(tagged, opts: ExtractOptions, singularize) -> list[tuple[str,
             kinds.append("")
             continue
         if tag in _NOUN:
+            if len(w) < 2:  # a single letter ("group b, c") is no item, not even inside a phrase
+                words.append(None)
+                kinds.append("")
+                continue
             if opts.merge_plurals and tag in _PLURAL and singularize is not None:
                 w = singularize(w) or w
             words.append(w)
@@ -242,6 +269,8 @@ class Extractor:
             whole = query_item(text)
             if whole is not None:
                 return [whole]
+        if self.opts.join_broken:
+            text = _BROKEN.sub("", text)
         counted = _counted_items(self.tag(text), self.opts, self.singularize)
         if self.opts.max_items and len(counted) > self.opts.max_items:
             order = sorted(range(len(counted)), key=lambda j: -counted[j][1])[: self.opts.max_items]
@@ -353,6 +382,7 @@ def extract(sources: Sequence[str | Path], output: str | Path, *, sidecar: str |
     progress(total, total, f"{n:,} documents")
     options = {"kind": opts.kind, "patterns": list(opts.patterns), "merge_plurals": opts.merge_plurals,
                "drop_nested": opts.drop_nested, "queries": opts.queries, "min_df": opts.min_df,
-               "max_items": opts.max_items, "stop_words": len(opts.stop_words)}
+               "max_items": opts.max_items, "stop_words": len(opts.stop_words),
+               "join_broken": opts.join_broken}
     return ExtractReport(str(output), str(side), n, empty, n_items, distinct, dropped,
                          time.perf_counter() - start, counter.done, opts.backend, options)

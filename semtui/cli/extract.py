@@ -24,6 +24,7 @@ def extract(
     stop_words: Annotated[str | None, typer.Option("--stop-words", help="A file of stop words, one a line, instead of the built-in list ('none': no stop words).")] = None,
     keep_plurals: Annotated[bool, typer.Option("--keep-plurals", help="Keep plural forms as items of their own (default: written singular, one item).")] = False,
     keep_nested: Annotated[bool, typer.Option("--keep-nested", help="Keep a noun that also appears inside an extracted phrase (default: dropped).")] = False,
+    keep_line_hyphens: Annotated[bool, typer.Option("--keep-line-hyphens", help="Do not join a word broken by a hyphen at a line's end ('frac-' / 'tion'); default: joined.")] = False,
     queries: Annotated[bool, typer.Option("--queries", help="Documents are search queries: one or two words are one item, as they are.")] = False,
     min_df: Annotated[int, typer.Option("--min-df", help="Drop items found in fewer documents than this (holds the items, not the text, in memory).")] = 1,
     max_items: Annotated[int, typer.Option("--max-items", help="At most this many items per document, the most frequent in it first (0: no limit).")] = 0,
@@ -53,7 +54,8 @@ def extract(
         stops = read_stop_words(stop_words)
     opts = ExtractOptions(kind=kind, field=field or "text", split=split, patterns=parse_patterns(patterns),
                           stop_words=stops, merge_plurals=not keep_plurals, drop_nested=not keep_nested,
-                          queries=queries, min_df=min_df, max_items=max_items)
+                          queries=queries, min_df=min_df, max_items=max_items,
+                          join_broken=not keep_line_hyphens)
     opts.validate()
     if sidecar is None and str(output) == "-":
         raise InputError("-o - sends the transactions to standard output: give the sidecar a file name (--sidecar)")

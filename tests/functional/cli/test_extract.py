@@ -51,6 +51,16 @@ def test_singular_and_plural_are_one_item():
         "kidney stones", "kidney stone"]
 
 
+def test_plural_forms_the_singulariser_gets_wrong():
+    assert items("Viruses, stenoses, nystagmus and areas of carcinomas.") == [
+        "virus", "stenosis", "nystagmus", "area", "carcinoma"]
+
+
+def test_a_word_broken_at_a_line_end_is_joined():
+    assert items("Acute renal fail-\nure in the ven- tricle.") == ["renal failure", "ventricle"]
+    assert "ventricle" not in items("Acute renal fail-\nure in the ven- tricle.", join_broken=False)
+
+
 def test_stop_words_are_never_items():
     assert items("Something about the others and this.") == []
     # "others" and "something" are nouns to the tagger: without the stop list they are items
