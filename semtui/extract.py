@@ -134,11 +134,21 @@ def read_stop_words(path: str | Path) -> frozenset[str]:
 Tagger = Callable[[str], list[tuple[str, str]]]
 
 
+_PATTERN: list = []  # the two modules, loaded once per process (the lexicon loads on first use)
+
+
 def _pattern_modules():
     """``textblob.en`` (the pattern tagger) and ``textblob.en.inflect``, imported without
     running ``textblob/__init__.py``: that imports NLTK (about a second of start-up, none of it
     used here).  The two modules need only the standard library.  The package entries are
     taken out of ``sys.modules`` again, so that a later ``import textblob`` loads it whole."""
+    if _PATTERN:
+        return _PATTERN[0]
+    _PATTERN.append(_load_pattern())
+    return _PATTERN[0]
+
+
+def _load_pattern():
     import importlib
     import importlib.util
     import sys
