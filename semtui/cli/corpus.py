@@ -23,6 +23,7 @@ def build(
     field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings); default: text.")] = None,
     smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
     separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this ('' = a blank line).")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Documents are separated by lines this regular expression matches in full.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
@@ -30,7 +31,7 @@ def build(
     from semtui.measures.corpus import build_index
 
     chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
-                              ("smart", smart), ("separator", separator is not None)) if on]
+                              ("smart", smart), ("separator", separator is not None), ("split", split is not None)) if on]
     if len(chosen) > 1:
         raise InputError(f"choose one of --{', --'.join(chosen)}")
     kind = chosen[0] if chosen else "auto"
@@ -42,8 +43,8 @@ def build(
     if kind == "lines":
         _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:
-        report = build_index(sources, output, kind=kind, field=field or "text", separator=separator,
-                             progress=bar)
+        report = build_index(sources, output, kind=kind, field=field or "text",
+                             separator=split if kind == "split" else separator, progress=bar)
     from semtui.measures.corpus import FEW_DOCUMENTS
 
     if report.documents < FEW_DOCUMENTS:

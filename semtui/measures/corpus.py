@@ -75,7 +75,8 @@ def build_index(
     ``lines`` (one document per non-empty line), ``jsonl`` (one per line, the string or
     list-of-strings ``field``), ``transactions`` (any dataset semtui reads, one document
     per transaction), ``smart`` (a SMART collection: one document per ``.I`` record),
-    ``separator`` (documents separated by lines that are exactly ``separator``) or ``auto``
+    ``separator`` (documents separated by lines that are exactly ``separator``), ``split``
+    (separated by lines the regular expression ``separator`` matches in full) or ``auto``
     (``jsonl`` for .jsonl/.ndjson, ``smart`` for a file starting ``.I <id>``, else ``text``).
 
     The index follows every output's rules (semtui.fileio): a symbolic link is followed, an

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -99,6 +98,11 @@ def test_output_is_aligned_line_for_line(tmp_path_factory, docs):
     report = extract([src], out, opts=ExtractOptions(kind="lines"))
     lines = out.read_text(encoding="utf-8").split("\n")[:-1]
     assert len(lines) == len(docs) == report.documents
+    for line, doc in zip(lines, docs):
+        if line == EMPTY_TRANSACTION:
+            continue
+        assert not set("()/;\t") & set(line), line  # every item is writable as it is
+        assert all(i and i == i.strip().lower() and i != EMPTY_TRANSACTION for i in line.split(", ")), line
     side = (tmp / "out.txt.sources.tsv").read_text().split("\n")[1:-1]
     assert [int(r.split("\t")[2]) for r in side] == list(range(1, len(docs) + 1))
     assert formats.read(out).n_transactions == len(docs)
