@@ -209,31 +209,39 @@ def items_of(tagged: Sequence[tuple[str, str]], opts: ExtractOptions,
     return [item for item, _ in _counted_items(tagged, opts, singularize)]
 
 
-def _counted_items(tagged, opts: ExtractOptions, singularize) -> list[tuple[str, int]]:
-    stop = opts.stop_words
+#: (word, tag) -> (the word as an item's word, or None; "n" noun, "j" adjective, "" neither),
+#: per option set; emptied when it grows past _MEMO_MAX (memory stays bounded)
+_MEMO_MAX = 500_000
+
+
+def _classify(word: str, tag: str, opts: ExtractOptions, singularize) -> tuple[str | None, str]:
+    w = word.lower()
+    if not _WORD.match(w) or not _LETTER.search(w) or w in opts.stop_words:
+        return None, ""
+    if tag in _NOUN:
+        if len(w) < 2:  # a single letter ("group b, c") is no item, not even inside a phrase
+            return None, ""
+        if opts.merge_plurals and tag in _PLURAL and singularize is not None:
+            w = singularize(w) or w
+        return w, "n"
+    if tag in _ADJECTIVE:
+        return w, "j"
+    return None, ""
+
+
+def _counted_items(tagged, opts: ExtractOptions, singularize, memo: dict | None = None) -> list[tuple[str, int]]:
+    if memo is None:
+        memo = {}
+    elif len(memo) > _MEMO_MAX:
+        memo.clear()
     words: list[str | None] = []
-    kinds: list[str] = []  # "n" noun, "j" adjective, "" neither
-    for word, tag in tagged:
-        w = word.lower()
-        if not _WORD.match(w) or not _LETTER.search(w) or w in stop:
-            words.append(None)
-            kinds.append("")
-            continue
-        if tag in _NOUN:
-            if len(w) < 2:  # a single letter ("group b, c") is no item, not even inside a phrase
-                words.append(None)
-                kinds.append("")
-                continue
-            if opts.merge_plurals and tag in _PLURAL and singularize is not None:
-                w = singularize(w) or w
-            words.append(w)
-            kinds.append("n")
-        elif tag in _ADJECTIVE:
-            words.append(w)
-            kinds.append("j")
-        else:
-            words.append(None)
-            kinds.append("")
+    kinds: list[str] = []
+    for token in tagged:
+        got = memo.get(token)
+        if got is None:
+            got = memo[token] = _classify(token[0], token[1], opts, singularize)
+        words.append(got[0])
+        kinds.append(got[1])
     pats = set(opts.patterns)
     phrases: list[tuple[int, int, str]] = []
     nouns: list[tuple[int, int, str]] = []
@@ -271,6 +279,7 @@ class Extractor:
         self.opts = opts
         self.tag = tagger or open_tagger(opts.backend)
         self.singularize = _singular() if opts.merge_plurals else None
+        self._memo: dict = {}  # (word, tag) -> its class, for this extractor's options
 
     def items(self, text: str) -> list[str]:
         if not text.strip():
@@ -281,7 +290,7 @@ class Extractor:
                 return [whole]
         if self.opts.join_broken:
             text = _BROKEN.sub("", text)
-        counted = _counted_items(self.tag(text), self.opts, self.singularize)
+        counted = _counted_items(self.tag(text), self.opts, self.singularize, self._memo)
         if self.opts.max_items and len(counted) > self.opts.max_items:
             order = sorted(range(len(counted)), key=lambda j: -counted[j][1])[: self.opts.max_items]
             counted = [counted[j] for j in sorted(order)]
