@@ -96,8 +96,7 @@ class ExtractOptions:
     min_df: int = 1
     max_items: int = 0
     backend: str = "pattern"
-
-    join_broken: bool = True
+    join_broken: bool = True  # ours, not the thesis': join "frac-\ntion" before tagging
 
     def validate(self) -> None:
         if self.kind not in DOCUMENT_KINDS:
@@ -205,7 +204,7 @@ def _singular() -> Callable[[str], str]:
 def items_of(tagged: Sequence[tuple[str, str]], opts: ExtractOptions,
              singularize: Callable[[str], str] | None = None) -> list[str]:
     """The items of one tagged document under the thesis' rules, in order of first
-    occurrence, with how often each occurred kept for ``max_items``."""
+    occurrence."""
     return [item for item, _ in _counted_items(tagged, opts, singularize)]
 
 
@@ -338,8 +337,7 @@ def documents(sources: Sequence[str | Path], opts: ExtractOptions,
               counter: ByteCounter | None = None) -> Iterator[Document]:
     """Every document of ``sources``, empty ones included (the shared reader of
     :mod:`semtui.formats.documents`)."""
-    kind = opts.kind
-    return iter_sourced_documents(sources, kind, opts.field, opts.split, keep_empty=True, counter=counter)
+    return iter_sourced_documents(sources, opts.kind, opts.field, opts.split, keep_empty=True, counter=counter)
 
 
 def extract(sources: Sequence[str | Path], output: str | Path, *, sidecar: str | Path | None = None,
