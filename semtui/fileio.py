@@ -479,6 +479,29 @@ def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | N
         _stdout_output.append(to_stdout[0])
 
 
+@contextlib.contextmanager
+def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[IO]]:
+    """Open every output of one command at once (for a writer that streams into several of
+    them side by side) and rename them into place together when the block ends without an
+    error, as :func:`write_together` does.  An item is ``path`` or ``(path, private)``."""
+    pending: list[PendingOutput] = []
+    try:
+        for item in outputs:
+            path, priv = (item, private) if isinstance(item, str | Path) else item
+            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
+        try:
+            yield [p.fh for p in pending]
+        except OSError as exc:
+            raise write_error(exc, pending[-1].target if pending else "<output>") from None
+        for p in pending:
+            p.finish()
+        _commit_all(pending)
+    except BaseException:
+        for p in pending:
+            p.abort()
+        raise
+
+
 def write_together(outputs: list, *, private: bool = False) -> None:
     """Write every output of one command, each to its temporary file, and rename them into
     place only once all are written: an error or an interrupt leaves every target as it was.

@@ -24,21 +24,22 @@ def build(
     field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings); default: text.")] = None,
     smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
     separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this ('' = a blank line).")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Documents are separated by lines this regular expression matches in full.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
     from semtui.cli.common import StderrProgress
     from semtui.measures.corpus import build_index
 
-    kind = _kind(lines, transactions, jsonl, smart, separator, field)
+    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
     from semtui.fileio import check_outputs
 
     check_outputs({"-o": output}, list(sources), stdout_taken="--json" if json_out else None)
     if kind == "lines":
         _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:
-        report = build_index(sources, output, kind=kind, field=field or "text", separator=separator,
-                             progress=bar)
+        report = build_index(sources, output, kind=kind, field=field or "text",
+                             separator=split if kind == "split" else separator, progress=bar)
     from semtui.measures.corpus import FEW_DOCUMENTS
 
     if report.documents < FEW_DOCUMENTS:
@@ -80,6 +81,7 @@ def count(
     field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text; default: text.")] = None,
     smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
     separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this.")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Documents are separated by lines this regular expression matches in full.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help=SCHEDULER_HELP)] = None,
     partition: Annotated[int, typer.Option("--partition", help="Documents per partition (one task each).")] = 20_000,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
@@ -91,7 +93,7 @@ def count(
     from semtui.fileio import check_outputs
     from semtui.measures.cooccurrence import count_terms, read_terms
 
-    kind = _kind(lines, transactions, jsonl, smart, separator, field)
+    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
     if (terms is None) == (terms_of is None):
         raise InputError("give the terms to count: --terms FILE (one per line) or --terms-of DATASET")
     check_outputs({"-o": output}, [*sources, terms, terms_of], stdout_taken="--json" if json_out else None)
@@ -106,7 +108,8 @@ def count(
             raise InputError("the dataset holds no item", terms_of)
     with StderrProgress("counting") as bar:
         try:
-            report = count_terms(sources, wanted, kind=kind, field=field or "text", separator=separator,
+            report = count_terms(sources, wanted, kind=kind, field=field or "text",
+                                 separator=split if kind == "split" else separator,
                                  scheduler=scheduler, partition=partition, progress=bar)
         except InputError as exc:
             raise options_error(exc) from None
@@ -120,10 +123,11 @@ def count(
 
 
 def _kind(lines: bool, transactions: bool, jsonl: bool, smart: bool, separator: str | None,
-          field: str | None) -> str:
+          field: str | None, split: str | None = None) -> str:
     """The source kind the options choose (one at most), as ``corpus build`` reads them."""
     chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
-                              ("smart", smart), ("separator", separator is not None)) if on]
+                              ("smart", smart), ("separator", separator is not None), ("split", split is not None))
+              if on]
     if len(chosen) > 1:
         raise InputError(f"choose one of --{', --'.join(chosen)}")
     kind = chosen[0] if chosen else "auto"

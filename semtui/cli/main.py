@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from semtui import __version__
-from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
+from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, extract, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -181,6 +181,7 @@ def _open_document(file: Path | None, original: Path | None, report: Path | None
 # (a missing module is an import error, not a missing command).
 ANONYMISE, CHECK, ATTACK, LOOK, TOOLS = "Anonymise", "Check", "Attack", "Look", "Tools"
 COMMANDS = [  # (name, a command group's Typer or a command's function, help panel)
+    ("extract", extract.extract, ANONYMISE),
     ("anonymize", anonymize.app, ANONYMISE),
     ("check", check.app, CHECK),
     ("attack", attack.app, ATTACK),

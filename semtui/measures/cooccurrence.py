@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.measures.corpus import TOKENIZER, iter_documents, phrase_query
+from semtui.formats.documents import iter_documents
+from semtui.measures.corpus import TOKENIZER, phrase_query
 from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
