@@ -26,13 +26,25 @@ class AttackProgressBar(Horizontal):
 
     def start(self, title: str) -> None:
         self.started = time.monotonic()
+        self.title = title
+        self.is_cancelling = False
         self.query_one("#what", Label).update(title)
         self.query_one(ProgressBar).update(total=None, progress=0)
+        self.query_one("#hint", Label).update(" esc cancels")
         self.add_class("-running")
 
     def update(self, title: str, done: int, total: int, message: str) -> None:
+        if getattr(self, "is_cancelling", False):
+            return  # the work's last reports before it sees the cancel: keep saying so
         self.query_one("#what", Label).update(f"{title}: {message}")
         self.query_one(ProgressBar).update(total=total or None, progress=done)
+
+    def cancelling(self) -> None:
+        """Escape was pressed: say so at once (the work stops at its next progress report,
+        within a fraction of a second, docs/performance.md)."""
+        self.is_cancelling = True
+        self.query_one("#what", Label).update(f"{getattr(self, 'title', '')}: cancelling…")
+        self.query_one("#hint", Label).update("")
 
     def stop(self) -> None:
         self.remove_class("-running")

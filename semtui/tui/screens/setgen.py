@@ -264,6 +264,19 @@ class SetgenScreen(BaseScreen):
 
     def cancel_jobs(self) -> bool:
         if self.progress.running:
+            self.progress.cancelling()
             cancel_job(self, "attack")
+            self.set_timer(0.25, self._cancel_settled)
             return True
         return False
+
+    def _cancel_settled(self) -> None:
+        """A worker cancelled before its thread started posts nothing back: end the bar here."""
+        from semtui.tui.workers import job_running
+
+        if self.progress.running and getattr(self.progress, "is_cancelling", False):
+            if job_running(self, "attack"):
+                self.set_timer(0.25, self._cancel_settled)
+            else:
+                self._attack_done()
+                self.notify("attack cancelled")
