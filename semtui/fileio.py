@@ -16,8 +16,7 @@ file (tests/unit/test_one_writer.py checks it).  Around that rule:
 * overwriting keeps the existing file's mode; a new file gets the mode ``open()`` would
   give it (0666 less the umask), or 0600 when it holds original (private) data
   (``private=True``: attack reports with the original, disassociation keys, anonymisation
-  sidecars, the TUI's exports of original data, see docs/cli.md); private data never keeps
-  an existing file's group or other bits;
+  sidecars, the TUI's exports of original data, see docs/cli.md);
 * the score cache's folder and database are private too (:func:`private_folder`,
   :func:`private_file`: 0700 and 0600, tightened when found more open);
 * ``-`` is standard output: the output is written to a private temporary file and copied to
@@ -204,13 +203,6 @@ def _new_mode(private: bool) -> int:
     return 0o600 if private else 0o666 & ~_umask()
 
 
-def _kept_mode(existing: int, private: bool) -> int:
-    """The mode of an output that replaces a file of mode ``existing``: the same, except that
-    private data never stays readable by others (a 0644 file overwritten with original data
-    becomes 0600)."""
-    return existing & 0o700 if private else existing
-
-
 def private_folder(path: str | Path, *, tighten: bool = True) -> Path:
     """A folder of semtui's own that holds private data (the score cache): made 0700 if absent,
     and, with ``tighten``, an existing one is brought down to 0700 (a folder someone else named
@@ -300,8 +292,7 @@ class PendingOutput:
             fd, self.tmp = tempfile.mkstemp(prefix=f".{real.name[:24]}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise write_error(exc, self.target) from None
-        self._open_tmp(fd, mode, text_kw, _kept_mode(stat.S_IMODE(st.st_mode), private) if st is not None
-                       else _new_mode(private))
+        self._open_tmp(fd, mode, text_kw, stat.S_IMODE(st.st_mode) if st is not None else _new_mode(private))
 
     def _open_tmp(self, fd: int, mode: str, text_kw: dict, chmod: int | None) -> None:
         try:

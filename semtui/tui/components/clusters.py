@@ -74,6 +74,13 @@ class ClusterIndex:
         names = self._orig_names
         return [names[i] for i in orig.transaction(t).tolist() if i >= 0]
 
+    def line_of(self, t: int) -> int | None:
+        """The source line of original transaction ``t`` (0-based), or None without the original."""
+        orig = self.session.original
+        if orig is None or not (0 <= t < orig.n_transactions):
+            return None
+        return orig.line_of(t)
+
     def transaction_text(self, t: int, marked=frozenset()) -> Text:
         """``T12: a, b, c``: the original transaction, its items when the original is open."""
         out = Text(f"T{t + 1}", style="bold")
@@ -173,6 +180,13 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
         return [cells[i] if i < len(cells) else "" for cells in columns_data]
 
     pane.set_rows(n_rows, row, columns, cursor=0)
+    # the CSV (ctrl+s): one record per distinct sub-record or term, its count a number
+    recs: list[list] = []
+    for j, chunk in enumerate(cluster.record_chunks):
+        recs += [[cluster.id, f"C{j + 1}", n, ", ".join(names[i] for i in sr.tolist())]
+                 for sr, n in distinct_sub_records(chunk)]
+    recs += [[cluster.id, "term", 1, names[t]] for t in cluster.term_chunk.tolist()]
+    pane.set_records(["cluster", "chunk", "count", "items"], lambda i: recs if i == 0 else ())
     pane.border_subtitle = (f"{cluster.size} transactions · {len(cluster.record_chunks)} record chunks · "
                             f"{len(cluster.term_chunk)} terms" + (" · marked: cover problem" if marked else ""))
 
@@ -259,6 +273,22 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         return out
 
     pane.set_rows(len(rows), row, columns, cursor=0)
+
+    def records(i: int):
+        # one record per (sub-record or term, true transaction): T# and source line their own columns
+        chunk, items, origin, went = rows[i]
+        origins = origin if isinstance(origin, list) else [origin]
+        for o in origins:
+            rec = [cluster.id, chunk, items.plain.replace("∅", "")]
+            if ck is not None:
+                t = int(o) if o is not None and int(o) >= 0 else None
+                rec += [None if t is None else t + 1, None if t is None else index.line_of(t)]
+            if units is not None:
+                rec.append(went.plain if went is not None else "")
+            yield rec
+    header = ["cluster", "chunk", "items"] + (["T", "line"] if ck is not None else []) + (
+        ["went_to"] if units is not None else [])
+    pane.set_records(header, records)
     sub = f"{len(rows)} sub-records and terms"
     if ck is None:
         sub += " · open with --key (and --original) for their true transactions"
@@ -311,6 +341,19 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
     if anchors_t is not None:
         columns.append(Column("orig", "original (dim: not brought back)", None, min_width=16))
     pane.set_rows(len(recon), row, columns, cursor=0)
+
+    def records(a: int):
+        # one record per item of the anchor's reconstruction or original, marks as booleans
+        rec = recon[a]
+        t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
+        orig = index.original_items(t) if have_orig and t >= 0 else None
+        items = list(rec) + ([x for x in orig if x not in set(rec)] if orig is not None else [])
+        held = set(orig) if orig is not None else None
+        for name in items:
+            yield [entry.get("id", c), f"A{a + 1}", t + 1 if t >= 0 else None,
+                   index.line_of(t) if t >= 0 else None, name, name in set(rec),
+                   None if held is None else name in held]
+    pane.set_records(["cluster", "anchor", "T", "line", "item", "reconstructed", "original"], records)
     m = entry.get("metrics") or {}
     sub = f"{result.label}"
     if m:
