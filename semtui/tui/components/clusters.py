@@ -273,6 +273,9 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         return out
 
     pane.set_rows(len(rows), row, columns, cursor=0)
+    #: per shown row, its true transactions (0-based; with the key): where a record dives in
+    pane.row_transactions = [set(o) if isinstance(o, list) else ({int(o)} if o is not None else set())
+                             for _, _, o, _ in rows]
 
     def records(i: int):
         # one record per (sub-record or term, true transaction): T# and source line their own columns

@@ -259,3 +259,97 @@ async def test_chunk_and_reconstruction_csv_are_private_with_their_own_columns(t
         wrong = [r for r in rows if r["reconstructed"] == "True" and r["original"] == "False"]
         right = [r for r in rows if r["reconstructed"] == "True" and r["original"] == "True"]
         assert right and not any(GLYPHS & set(r["item"]) for r in wrong)
+
+
+# ---------------------------------------------------------------------------- finding 7: who is at risk
+
+
+@pytest.fixture
+def meps_disassoc(tmp_path) -> dict[str, Path]:
+    """400 MEPS transactions disassociated (k=3, m=2, clusters of at most 30) with their key:
+    8 cover problems, every one a breach for the strong attacker."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    orig = read_transactions(SAMPLES / "meps400-original.txt")
+    result = disassociate(orig, 3, 2, 30)
+    paths = {"data": tmp_path / "meps.json", "key": tmp_path / "meps.key.json",
+             "original": SAMPLES / "meps400-original.txt"}
+    write_disassociated(result.data, paths["data"])
+    write_key(result.key, paths["key"])
+    return paths
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_in(tmp_path, meps_disassoc, size):
+    from semtui.attacks.cover import run_cover
+    from semtui.tui.components.disassoc_form import DisassocForm
+    from semtui.tui.components.records import RecordsScreen, RecordsTable
+
+    app = SemtuiApp(load_session(meps_disassoc["data"], key=meps_disassoc["key"],
+                                 original=meps_disassoc["original"]))
+    app.animation_level = "none"
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("r")  # nothing run yet: the view says how to get records
+        assert isinstance(app.screen, RecordsScreen) and app.screen.rows == []
+        await pilot.press("escape")
+        await pilot.press("p")
+        assert isinstance(app.screen, DisassocForm)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        s = app.session
+        expected = run_cover(s.data, original=s.original, key=s.key)
+        assert "records reached (r lists them)" in " ".join(n.message for n in app._notifications)
+        await pilot.press("r")
+        view = app.screen
+        assert isinstance(view, RecordsScreen)
+        table = view.query_one(RecordsTable)
+        # every (record, breach) of the engine's report, with T# and the original's source line
+        want = sorted((r["transaction"] + 1, r["line"], p["cluster"]) for p in expected["cover_problems"]
+                      if p["breach"] for r in p["records"])
+        got = sorted((r["T"], r["line"], r["cluster"]) for r in view.rows)
+        assert got == want and len({t for t, _, _ in got}) == expected["summary"]["breached_records"]
+        shown = [table.cell_text(i, 0) for i in range(table.row_count)]
+        assert shown[0].startswith("T") and table.cell_text(0, 1).isdigit()
+        # really reached first; a real record holds x and the covered item in the original
+        first = view.rows[0]
+        assert first["real"] is True
+        held = set(s.original.vocab.names(s.original.transaction(first["T"] - 1)))
+        assert first["items"][0] in held and set(first["items"][1:]) & held
+        # its CSV: private, T and line as numbers
+        out = tmp_path / "records.csv"
+        table.focus()
+        await pilot.press("ctrl+s")
+        app.screen.query_one("#path").value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        header, rows = read_csv(out)
+        assert mode(out) == 0o600 and header[:3] == ["T", "line", "cluster"]
+        assert int(rows[0]["T"]) == first["T"] and int(rows[0]["line"]) == first["line"]
+        # enter: the record in its cluster, its row under the cursor, the items marked
+        await pilot.press("enter")
+        assert app.screen is screen
+        detail = screen.detail
+        assert s.data.clusters[screen.list_pane.current].id == first["cluster"]
+        assert detail.cluster_view == "subrecords" and screen.switcher.current == "detail"
+        assert first["T"] - 1 in detail.row_transactions[detail.cursor_row]
+        assert detail.marked == frozenset(first["items"])
+        # a re-association: the records it broke join the list
+        await pilot.press("a")
+        form = app.screen
+        assert isinstance(form, DisassocForm)
+        form.query_one("#method").value = "ra"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        from semtui.assess import reassoc_records
+
+        broken = reassoc_records(s.latest("reassociation").report, s.original)[0]
+        await pilot.press("r")
+        view = app.screen
+        mine = sorted((r["T"], r["line"]) for r in view.rows if r["source"] == "re-association")
+        assert mine == sorted((r["transaction"] + 1, r["line"]) for r in broken) and mine
+        await pilot.press("escape")
+        assert app.screen is screen
