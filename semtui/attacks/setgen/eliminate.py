@@ -61,6 +61,7 @@ loop in Python, but only over their candidate cells, once.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -296,8 +297,10 @@ def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]],
     W = D * (1.0 - WR) * (1.0 - WC)
     W[~state.live] = np.nan
     sc = state.scorable
+    last = 0.0
     for k, (i, j) in enumerate(path):  # the same update as _grouping's RBA branch
-        if progress is not None and k % 256 == 0:
+        if progress is not None and not k & 15 and (now := time.monotonic()) - last >= 0.05:
+            last = now  # on the clock: a step of a tall table takes milliseconds
             progress(k, len(path), "replaying")
         _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), _lower_cluster(W[:, j], sc[:, j]))
         W[i, ~state.live[i]] = np.nan

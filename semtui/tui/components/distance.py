@@ -353,7 +353,7 @@ class DistanceView(Vertical):
 
     def request_replay(self, attack: GroupAttack, step: int | None) -> None:
         """Replay in a worker; a newer request cancels a stale one (the engine checks for
-        that every 256 steps)."""
+        that every 50 ms)."""
         key = (attack, step)
         if self._running == key:
             return
