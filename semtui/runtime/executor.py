@@ -244,8 +244,8 @@ def run_units(
         def within(count: int, what: str) -> None:
             # a long unit: say how far it got (the bar stays at the units done)
             i = current[0]
-            where = f"{i + 1:,} of {n:,}" + (f", {count:,} {what}" if what else "")
-            progress(i, n, f"{message} ({where})" if message else where)
+            where = f"{i + 1:,}/{n:,}" + (f": {count:,} {what}" if what else "")
+            progress(i, n, f"{message} {where}" if message else where)
 
         with beating(within):
             for i, unit in enumerate(units):

@@ -248,8 +248,13 @@ class SetgenScreen(BaseScreen):
             self.notify(f"this unmarked release is shown recovered with k = {s.recovery_k or 'unknown'}; "
                         "leave k blank", severity="warning")
             return
+        background = params.get("background")
+        if background and ":" not in background:  # a file: its name (the bar keeps room for what it is doing)
+            from pathlib import Path
+
+            background = Path(background).name
         self._attack_title = f"{params['method'] or 'default'}/{params['measure']}" + (
-            f"+{params['background']}" if params.get("background") else "")
+            f"+{background}" if background else "")
         self.job_title = self._attack_title
         self.progress.start(self._attack_title)
         self.refresh_bindings()
