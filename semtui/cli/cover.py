@@ -86,8 +86,12 @@ def _print(report: dict) -> None:
     if more > 0:
         lines.append(f"  ... {more} more (--json lists them all)")
     if "breached_records" in s:
-        recs = sorted({(r["transaction"], r.get("line")) for p in report["cover_problems"] if p["breach"]
-                       for r in p.get("records", [])})
+        real_of: dict[tuple, bool] = {}
+        for p in report["cover_problems"]:
+            for r in p.get("records", []) if p["breach"] else []:
+                k = (r["transaction"], r.get("line"))
+                real_of[k] = real_of.get(k, False) or bool(r.get("holds_covered"))
+        recs = sorted(real_of, key=lambda k: (not real_of[k], k[0]))  # those really holding the pair first
         where = ", ".join(f"T{t + 1}" + (f" (line {line})" if line is not None else "") for t, line in recs[:20])
         real = (f" ({s['breached_records_real']} really hold x with the covered item)"
                 if "breached_records_real" in s else "")
