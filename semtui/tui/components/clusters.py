@@ -220,6 +220,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
     entry = result.report["clusters"][c] if result is not None else None
     anchors_t = entry.get("anchor_transactions") if entry is not None else None
     rows: list[tuple[str, Text, int | list[int] | None, object]] = []
+    placed: list[dict | None] = []  # per row: the report's unit (where it went), for the CSV
     for j, chunk in enumerate(cluster.record_chunks):
         origins = ck.record_chunks[j] if ck is not None else None
         for r in range(len(chunk)):
@@ -239,6 +240,8 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
                     if u is not None and u.get("count", 1) > 1:
                         went.append(f"  (×{u['count']}, shared)", style="dim")
             rows.append((f"C{j + 1}", t, origins[r] if origins is not None else None, went))
+            placed.append({"anchors": [r], "anchor": True} if units is not None and j == 0 else
+                          (units.get((j + 1, frozenset(items))) if units is not None and items else None))
     for k, term in enumerate(cluster.term_chunk.tolist()):
         t = Text(names[term], style=MARK if names[term] in marked else "")
         went = None
@@ -246,6 +249,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
             u = units.get(("term", frozenset([names[term]])))
             went = _placements(index, u, anchors_t) if u is not None else Text("")
         rows.append(("term", t, list(ck.term_chunk[k]) if ck is not None else None, went))
+        placed.append(units.get(("term", frozenset([names[term]]))) if units is not None else None)
     columns = [Column("chunk", "chunk", 5), Column("items", "sub-record / term", None, min_width=14)]
     if ck is not None:
         label = "true transaction" if session.original is not None else "origin"
@@ -278,19 +282,29 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
                              for _, _, o, _ in rows]
 
     def records(i: int):
-        # one record per (sub-record or term, true transaction): T# and source line their own columns
-        chunk, items, origin, went = rows[i]
+        # one record per (sub-record or term, true transaction, placement): T#, line, the anchor it
+        # went to, that anchor's T#, right or not and the score, each in its own column
+        chunk, items, origin, _ = rows[i]
+        u = placed[i]
         origins = origin if isinstance(origin, list) else [origin]
+        goes = [(None, None, None, None)]
+        if u is not None:
+            ok, scores = u.get("correct"), u.get("scores") or []
+            goes = [(a + 1, anchors_t[a] + 1 if anchors_t is not None and 0 <= a < len(anchors_t)
+                     and anchors_t[a] >= 0 else None,
+                     True if u.get("anchor") else (ok[k] if ok is not None and k < len(ok) else None),
+                     None if u.get("anchor") or a >= len(scores) or not isinstance(scores[a], (int, float))
+                     else float(scores[a]))
+                    for k, a in enumerate(u.get("anchors", []))] or goes
         for o in origins:
             rec = [cluster.id, chunk, items.plain.replace("∅", "")]
             if ck is not None:
                 t = int(o) if o is not None and int(o) >= 0 else None
                 rec += [None if t is None else t + 1, None if t is None else index.line_of(t)]
-            if units is not None:
-                rec.append(went.plain if went is not None else "")
-            yield rec
+            for g in goes if units is not None else [()]:
+                yield rec + list(g)
     header = ["cluster", "chunk", "items"] + (["T", "line"] if ck is not None else []) + (
-        ["went_to"] if units is not None else [])
+        ["anchor", "anchor_T", "correct", "score"] if units is not None else [])
     pane.set_records(header, records)
     sub = f"{len(rows)} sub-records and terms"
     if ck is None:

@@ -51,8 +51,9 @@ def records_at_risk(session: Session) -> list[dict]:
 
         for r in reassoc_records(reassoc.report, session.original)[0]:
             out.append({"T": r["transaction"] + 1, "line": r["line"], "cluster": r.get("cluster"),
-                        "source": "re-association", "what": f"{r['reassociated']} items put back: "
-                                                              + ", ".join(r["items"]),
+                        "source": "re-association",
+                        "what": f"{r['reassociated']} item{'s' if r['reassociated'] != 1 else ''} put back: "
+                                + ", ".join(r["items"]),
                         "items": list(r["items"]), "real": True})
     # really reached first, then by record
     out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))

@@ -259,6 +259,23 @@ async def test_chunk_and_reconstruction_csv_are_private_with_their_own_columns(t
         wrong = [r for r in rows if r["reconstructed"] == "True" and r["original"] == "False"]
         right = [r for r in rows if r["reconstructed"] == "True" and r["original"] == "True"]
         assert right and not any(GLYPHS & set(r["item"]) for r in wrong)
+        # the sub-records: where each went, its anchor's T#, right or not and the score in their own columns
+        await pilot.press("v", "v")
+        assert screen.detail.cluster_view == "subrecords"
+        subs = tmp_path / "subrecords.csv"
+        await save_csv(pilot, screen.detail, subs)
+        header, rows = read_csv(subs)
+        assert mode(subs) == 0o600
+        assert header == ["cluster", "chunk", "items", "T", "line", "anchor", "anchor_T", "correct", "score"]
+        assert not any(GLYPHS & set(v) for r in rows for v in r.values())
+        placed = [r for r in rows if r["chunk"] != "C1" and r["anchor"]]
+        assert placed and all(r["correct"] in ("True", "False") and int(r["anchor_T"]) >= 1 for r in placed)
+        # right = the anchor's transaction is one that really holds those items there (a shared unit: any of them)
+        holders: dict = {}
+        for r in rows:
+            holders.setdefault((r["cluster"], r["chunk"], r["items"]), set()).add(r["T"])
+        assert all((r["correct"] == "True") == (r["anchor_T"] in holders[(r["cluster"], r["chunk"], r["items"])])
+                   for r in placed)
 
 
 # ---------------------------------------------------------------------------- finding 7: who is at risk
