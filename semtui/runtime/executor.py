@@ -230,10 +230,17 @@ def run_units(
     costs: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
     message: str = "",
+    scheduler: str | None = None,
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
-    the cores and to the units) when more than one."""
+    the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
+    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.scheduler`; ``jobs`` is then unused)."""
     progress = progress or no_progress
+    if scheduler is not None:
+        from semtui.runtime.scheduler import run_units_distributed
+
+        return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs, progress=progress,
+                                     message=message, batches=batches)
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
     if jobs == 1:

@@ -283,6 +283,8 @@ def read_disassoc_report(path: Path) -> dict:
     doc = reports.read(path, (REASSOC, COVER), "a re-association or cover report")
     if not isinstance(doc.get("clusters"), list):
         raise InputError("report has no 'clusters' list", path)
+    if (doc.get("summary") or {}).get("summary_only"):
+        raise InputError("a --summary-only report holds no placement to show (run the attack without it)", path)
     return doc
 
 

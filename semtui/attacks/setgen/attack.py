@@ -226,7 +226,8 @@ def run_setgen_attack(
 
     # 3. the per-group kernel, serially or in worker processes
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
-                                             costs=[u.cost for u in units], progress=progress, message="attacking")
+                                             costs=[u.cost for u in units], progress=progress, message="attacking",
+                                             scheduler=options.scheduler)
 
     # 4. merge (with ``auto``: first the choice of method, over the whole release)
     method_choice = None

@@ -180,6 +180,34 @@ class DisassociatedScreen(BaseScreen):
             self.switcher.current = view
         self.show_current()
 
+    def dive_to_record(self, record: dict) -> str | None:
+        """An assessment's record (an original transaction, the key's): the cluster the key puts
+        it in, its sub-records view, the cursor on its first sub-record."""
+        import re
+
+        t = record.get("transaction")
+        key = self.session.key
+        if key is None:
+            return f"which cluster holds T{t + 1} is known only from the key: open the release with --key"
+        c = next((i for i, ck in enumerate(key.clusters)
+                  if any(t in chunk for chunk in ck.record_chunks) or any(t in ts for ts in ck.term_chunk)), None)
+        if c is None:
+            return f"the key puts T{t + 1} in no cluster of {self.session.path.name}"
+        pos = self.detail.cluster_index.position.get(key.clusters[c].id)
+        if pos is None:
+            return f"the key's cluster {key.clusters[c].id} is not in {self.session.path.name}"
+        self.detail.cluster_view = "subrecords"
+        self.go_to_cluster(pos)
+        self.refresh_detail()
+        pattern = re.compile(rf"\bT{t + 1}\b")  # the views number transactions from 1
+        row = next((r for r in range(self.detail.row_count) if any(pattern.search(x) for x in self.detail.row_texts(r))),
+                   0)
+        self.detail.move_to(row)
+        self.detail.focus()
+        self.refresh_bindings()
+        self.notify(f"T{t + 1} in cluster {key.clusters[c].id}")
+        return None
+
     def action_jump(self) -> None:
         """``:``: go to a cluster by its id."""
         from semtui.tui.components.export import ExportPrompt

@@ -198,6 +198,35 @@ class SetgenScreen(BaseScreen):
         self.show_current()
         lst.focus()
 
+    def dive_to_record(self, record: dict) -> str | None:
+        """An assessment's record: its equivalence group (the one of the first item it
+        re-identified or exposed, else its first), the transactions view, the cursor on it."""
+        import numpy as np
+
+        data = self.session.data
+        t = record.get("transaction")
+        if not isinstance(t, int) or not 0 <= t < data.n_transactions:
+            return f"transaction {t} is not one of {self.session.path.name}"
+        tokens = data.transaction(t)
+        groups = [int(-x - 1) for x in tokens.tolist() if x < 0]
+        if not groups:
+            return f"T{t + 1} holds no generalised item in {self.session.path.name}"
+        wanted = [*(record.get("reidentified") or []), *(record.get("exposed") or [])]
+        g = next((g for x in wanted for g in groups if x in data.member_names(g)), groups[0])
+        self.go_to_group(g)
+        self.switcher.current = "detail"
+        self.show_current()
+        rows = data.group(g)
+        self.detail.move_to(int(np.searchsorted(rows, t)))
+        self.detail.focus()
+        self.refresh_bindings()
+        from semtui.tui.screens.assessment import record_text
+
+        more = f" (one of the {len(groups)} groups it holds)" if len(groups) > 1 else ""
+        self.notify(f"T{t + 1}, line {data.line_of(t)}{more}: {record_text(record)}"
+                    + ("" if self.session.result is not None else " · a runs the strongest attack"), timeout=6)
+        return None
+
     def result_changed(self) -> None:
         self.list_pane.rebuild()
         if self.switcher.current == "detail":
