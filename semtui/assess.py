@@ -396,21 +396,12 @@ class Assessor:
         """Cover breaches, per record, with the key (which transaction holds the breached item)."""
         if self.key is None:
             return
-        import numpy as np
+        from semtui.attacks.cover import problem_records
 
         breached = self._breached
-        by_id = {c.id: (c, ck) for c, ck in zip(self.release.clusters, self.key.clusters)}
-        for p in doc["cover_problems"]:
-            if not p["breach"]:
-                continue
-            c, ck = by_id[p["cluster"]]
-            chunk = c.record_chunks[p["chunk"] - 1]
-            x = self.release.vocab.get(p["x"])
-            if x is None:
-                continue
-            sub = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))  # the sub-record of each item
-            for r in np.unique(sub[chunk.items == x]).tolist():
-                t = ck.record_chunks[p["chunk"] - 1][r]
+        hits = [p for p in doc["cover_problems"] if p["breach"]]
+        for p, ts in zip(hits, problem_records(self.release, self.key, hits)):
+            for t in ts:
                 breached.setdefault(t, set()).add((doc["attacker"], p["x"]))
 
     def _records(self) -> None:
@@ -607,7 +598,8 @@ def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
                 t = anchors[a]
                 if not ok or t is None or t < 0:
                     continue
-                r = recs.setdefault(t, {"transaction": t, "line": _line(original, t), "reassociated": 0, "items": []})
+                r = recs.setdefault(t, {"transaction": t, "line": _line(original, t), "cluster": c.get("id"),
+                                        "reassociated": 0, "items": []})
                 r["reassociated"] += len(u["items"])
                 r["items"] += u["items"]
                 items.update(u["items"])

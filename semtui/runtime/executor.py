@@ -51,7 +51,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
 from semtui.runtime._forkserver import MARKER, detach_stdio
-from semtui.runtime.progress import ProgressCallback, no_progress
+from semtui.runtime.progress import ProgressCallback, beating, no_progress
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -246,12 +246,22 @@ def run_units(
     if jobs == 1:
         out = []
         last = 0.0
-        for i, unit in enumerate(units):
-            out.append(kernel(shared, unit))
-            now = time.monotonic()
-            if now - last >= POLL / 4 or i + 1 == n:
-                last = now
-                progress(i + 1, n, message)
+        current = [0]
+
+        def within(count: int, what: str) -> None:
+            # a long unit: say how far it got (the bar stays at the units done)
+            i = current[0]
+            where = f"{i + 1:,}/{n:,}" + (f": {count:,} {what}" if what else "")
+            progress(i, n, f"{message} {where}" if message else where)
+
+        with beating(within):
+            for i, unit in enumerate(units):
+                current[0] = i
+                out.append(kernel(shared, unit))
+                now = time.monotonic()
+                if now - last >= POLL / 4 or i + 1 == n:
+                    last = now
+                    progress(i + 1, n, message)
         return out
     groups = batches(list(costs) if costs is not None else [1.0] * n, jobs)
     results: list[Any] = [None] * n

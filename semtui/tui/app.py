@@ -78,16 +78,27 @@ class SemtuiApp(App[None]):
         self.push_screen(Confirm(warning), done)
 
     def action_open_file(self) -> None:
-        """``o``: open another dataset (``FILE [--original FILE] [--report FILE]``)."""
+        """``o``: open another dataset (``FILE [--original FILE] [--report FILE]``) — after
+        asking, as ``q`` does, when a running job or results never exported would be lost."""
+        from semtui.tui.components.confirm import Confirm
         from semtui.tui.components.export import ExportPrompt
 
         def done(text: str | None) -> None:
             if text:
                 self.open_file(text)
 
-        current = str(self.session.path) if self.session is not None else ""
-        self.push_screen(ExportPrompt(current, title="Open: FILE [--original FILE] [--report FILE]",
-                                      check_exists=False), done)
+        def ask_path(go: bool | None = True) -> None:
+            if go:
+                current = str(self.session.path) if self.session is not None else ""
+                self.push_screen(ExportPrompt(current, title="Open: FILE [--original FILE] [--report FILE]",
+                                              check_exists=False), done)
+
+        main = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        warning = getattr(main, "quit_warning", lambda doing="quit": None)(doing="open another file")
+        if warning is None:
+            ask_path()
+        else:
+            self.push_screen(Confirm(warning, yes="Yes, open another"), ask_path)
 
     def open_file(self, text: str) -> None:
         try:

@@ -72,6 +72,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "disassoc.export": ("e", "export", "Export report", False),
     "disassoc.compare": ("c", "compare", "Compare results", False),
     "disassoc.next_result": ("m", "next_result", "Next result", False),
+    "disassoc.records": ("r", "records", "Records at risk", False),
     # other kinds: keys that say why they do nothing
     "other.attack": ("a", "no_attack", "Attack (set-generalised data only)", False),
     # compare
@@ -120,6 +121,9 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     # risk view
     "risk.close": ("escape", "close", "Back", True),
     "risk.open": ("enter", "open_group", "Go to group", True),
+    # records at risk of a disassociated release
+    "records.close": ("escape", "close", "Back", True),
+    "records.open": ("enter", "open_record", "Go to the record", True),
 }
 
 #: One-line explanations of the words on screen (help screens and tooltips).

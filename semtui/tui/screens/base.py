@@ -377,7 +377,8 @@ class BaseScreen(Screen):
 
         result = self.session.result
         self.notify(f"writing {path}…")
-        return start_job(self, "export", export_report, result.report, path, params=(result, path), progress=False)
+        return start_job(self, "export", export_report, result.report, path, params=(result, path), progress=False,
+                         private=self.session.holds_private)
 
     # ------------------------------------------------------------------ jobs
     def on_job_progress(self, message: JobProgress) -> None:
@@ -437,20 +438,21 @@ class BaseScreen(Screen):
         text = str(err) if isinstance(err, InputError) else f"{type(err).__name__}: {err}"
         self.app.show_error(f"The {message.job} failed", text)
 
-    def quit_warning(self) -> str | None:
-        """What ``q`` would lose, or None: asked by the app before quitting."""
+    def quit_warning(self, doing: str = "quit") -> str | None:
+        """What ``q`` (or ``o``, ``doing="open another file"``) would lose, or None: asked by the
+        app before it leaves this screen's session."""
         from semtui.tui.workers import job_running
 
         if self.progress.running and job_running(self, "assess"):
-            return "An assessment is running: quit and lose it?"
+            return f"An assessment is running: {doing} and lose it?"
         if self.progress.running:
-            return "An attack is running: quit and lose it?"
+            return f"An attack is running: {doing} and lose it?"
         if any(not exported for _, exported in self.assessments):
-            return "An assessment was never exported (A shows it, e there writes it): quit anyway?"
+            return f"An assessment was never exported (A shows it, e there writes it): {doing} anyway?"
         unsaved = getattr(self.session, "unexported", None)
         if unsaved:
             n = len(unsaved)
-            return f"{n} {self.RESULT_NOUN}{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
+            return f"{n} {self.RESULT_NOUN}{'s' if n > 1 else ''} not exported (e writes one): {doing} anyway?"
         return None
 
 
@@ -530,14 +532,14 @@ class BaseScreen(Screen):
         self.app.push_screen(screen)
 
 
-def export_report(report: dict, path: Path) -> Path:
+def export_report(report: dict, path: Path, private: bool = False) -> Path:
     """In a thread: the report as the headless command writes it (one scored against the
-    original holds original data: a new file is made private)."""
+    original, or made in a session that holds original data, is private: 0600)."""
     from semtui import reports
     from semtui.fileio import write_together
 
     text = reports.dumps(report)
-    private = report.get("original") is not None
+    private = private or report.get("original") is not None
     try:
         write_together([(path, lambda fh: fh.write(text + "\n"), private)])
     except OSError as exc:

@@ -277,8 +277,13 @@ class SetgenScreen(BaseScreen):
             self.notify(f"this unmarked release is shown recovered with k = {s.recovery_k or 'unknown'}; "
                         "leave k blank", severity="warning")
             return
+        background = params.get("background")
+        if background and ":" not in background:  # a file: its name (the bar keeps room for what it is doing)
+            from pathlib import Path
+
+            background = Path(background).name
         self._attack_title = f"{params['method'] or 'default'}/{params['measure']}" + (
-            f"+{params['background']}" if params.get("background") else "")
+            f"+{background}" if background else "")
         self.job_title = self._attack_title
         self.progress.start(self._attack_title)
         self.refresh_bindings()
@@ -293,6 +298,19 @@ class SetgenScreen(BaseScreen):
 
     def cancel_jobs(self) -> bool:
         if self.progress.running:
+            self.progress.cancelling()
             cancel_job(self, "attack")
+            self.set_timer(0.25, self._cancel_settled)
             return True
         return False
+
+    def _cancel_settled(self) -> None:
+        """A worker cancelled before its thread started posts nothing back: end the bar here."""
+        from semtui.tui.workers import job_running
+
+        if self.progress.running and getattr(self.progress, "is_cancelling", False):
+            if job_running(self, "attack"):
+                self.set_timer(0.25, self._cancel_settled)
+            else:
+                self._attack_done()
+                self.notify("attack cancelled")

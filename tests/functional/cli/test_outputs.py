@@ -98,7 +98,8 @@ SUFFIX = {"-o": ".out", "--sidecar": ".side.json", "--report": ".report.json", "
 
 
 #: options of those names that are inputs
-READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}, "assess": {"--key"}}
+READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}, "assess": {"--key"},
+        "cover": {"--key"}}
 
 
 def test_every_command_with_an_output_is_walked():
