@@ -239,7 +239,7 @@ def _print_knowledge(console, report: dict) -> None:
 
 @app.command("disassoc")
 def disassoc(
-    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
+    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/2 or /1 JSON)."),
     key: Path | None = typer.Option(None, "--key", help="The release's private key (with --original: the metrics)."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions (with --key: the metrics)."),
     method: str | None = typer.Option(None, "--method", "-m", help="aba, rga, mra, assign, ra, or nba (naive Bayes "

@@ -109,10 +109,7 @@ def disassociate(
     ``joint_max_size``: the most records of a joint cluster (default
     :data:`.refine.DEFAULT_JOINT_MAX_SIZE`)."""
     check_parameters(k, m, max_cluster_size)
-    joint_max = _refine.DEFAULT_JOINT_MAX_SIZE if joint_max_size is None else joint_max_size
-    if refine and joint_max < 2 * k:
-        raise InputError(f"--joint-max-size must be at least 2k={2 * k} (got {joint_max}): a joint cluster "
-                         "joins at least two clusters")
+    joint_max = _refine.check_joint_max_size(k, joint_max_size) if refine else 0
     if data.n_generalised:
         raise InputError("disassociation needs plain transactions, not set-generalised ones")
     if data.n_transactions == 0 or len(data.tokens) == 0:

@@ -31,6 +31,18 @@ from semtui.model import RecordChunk
 DEFAULT_JOINT_MAX_SIZE = 500
 
 
+def check_joint_max_size(k: int, joint_max_size: int | None) -> int:
+    """The joint clusters' size bound to use (the default when None); a bound that could not
+    hold two clusters of k records is an input error."""
+    from semtui.errors import InputError
+
+    n = DEFAULT_JOINT_MAX_SIZE if joint_max_size is None else joint_max_size
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2 * k:
+        raise InputError(f"--joint-max-size must be a whole number of at least 2k={2 * k} (got {n!r}): a joint "
+                         "cluster joins at least two clusters")
+    return n
+
+
 @dataclass
 class Refined:
     """What REFINE decided: the joint clusters (member cluster indices, shared chunks and the
@@ -110,6 +122,8 @@ def refine(
     uk, inv = np.unique(gkey, return_inverse=True)
     joint = np.bincount(inv.ravel(), weights=tp_sup[in_g]).astype(np.int64)
     cand = joint >= k
+    if not cand.any():
+        return Refined([], [], [], moved)
     moved[in_g[cand[inv.ravel()]]] = True
     # candidate (group, item) pairs, by group, then descending joint support, then item id
     c_idx = np.flatnonzero(cand)

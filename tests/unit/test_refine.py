@@ -1,0 +1,112 @@
+"""REFINE (docs/anonymize.md, ALGORITHMS.md §8): joint clusters and their shared chunks,
+hand-built cases, the format's version 2 and the reading of version 1."""
+
+from __future__ import annotations
+
+import json
+
+from semtui.anonymize.disassociation import disassociate
+from semtui.checks.km import check_disassociated
+from semtui.formats.disassociated import (
+    disassociated_to_json,
+    key_to_json,
+    parse_disassociated,
+    read_disassociated,
+    read_key,
+)
+from semtui.model import TransactionData
+
+
+def release(rows, k=2, m=2, n=2, **kw):
+    data = TransactionData.from_lists(rows)
+    r = disassociate(data, k, m, n, **kw)
+    return data, r, disassociated_to_json(r.data), key_to_json(r.key)
+
+
+def test_a_shared_chunk_is_made_when_neighbours_hold_a_term_k_times_together():
+    # HORPART (N = 2) splits on a: P1 = {az, aw}, P2 = {bz, bw}.  z and w have support 1 < k = 2
+    # in each cluster (term chunks after VERPART) but 2 over the two sibling clusters.
+    data, r, doc, key = release([["a", "z"], ["a", "w"], ["b", "z"], ["b", "w"]], joint_max_size=4)
+    assert [c["term_chunk"] for c in doc["clusters"]] == [[], []]
+    assert doc["joint_clusters"] == [{"id": "J1", "clusters": ["P1", "P2"],
+                                      "shared_chunks": [[["z"], ["z"], ["w"], ["w"]]]}]
+    # the key says which record each shared sub-record came from
+    assert key["joint_clusters"] == [{"id": "J1", "shared_chunks": [[0, 2, 1, 3]]}]
+    assert check_disassociated(r.data, 2, 2, r.key, data).holds
+    s = r.summary()
+    assert s["moved_term_pairs"] == 4 and s["associated_share"] == 1.0 and s["associated_share_record_chunks"] == 0.3333
+
+
+def test_items_that_would_break_k_m_together_go_to_separate_shared_chunks():
+    # z and w occur together once (t0): {z, w} has support 1 < k, so one shared chunk cannot hold both
+    data, r, doc, _ = release([["a", "z", "w"], ["a"], ["b", "z"], ["b", "w"]], joint_max_size=4)
+    assert doc["joint_clusters"][0]["shared_chunks"] == [[["z"], ["z"], [], []], [["w"], ["w"], [], []]]
+    assert check_disassociated(r.data, 2, 2, r.key, data).holds
+
+
+def test_no_shared_chunk_when_the_joint_support_stays_below_k():
+    # z only in P1, w only in P2: joint support 1 < k, both stay in their term chunks
+    _, r, doc, _ = release([["a", "z"], ["a"], ["b", "w"], ["b"]], joint_max_size=4)
+    assert doc["joint_clusters"] == []
+    assert [c["term_chunk"] for c in doc["clusters"]] == [["z"], ["w"]]
+    assert r.summary()["moved_term_pairs"] == 0
+
+
+def test_no_joint_cluster_beyond_the_size_bound_or_without_refine():
+    rows = [["a", "z"], ["a", "w"], ["a"], ["b", "z"], ["b", "w"], ["b"]]
+    # clusters of 3 records (N = 3): a bound of 5 records joins none of them, 6 joins both
+    assert release(rows, n=3, joint_max_size=5)[2]["joint_clusters"] == []
+    assert release(rows, n=3, joint_max_size=6)[2]["joint_clusters"][0]["clusters"] == ["P1", "P2"]
+    rows = [["a", "z"], ["a", "w"], ["b", "z"], ["b", "w"]]
+    _, r, doc, key = release(rows, refine=False)
+    assert doc["joint_clusters"] == [] and [c["term_chunk"] for c in doc["clusters"]] == [["z", "w"], ["z", "w"]]
+    assert "records" not in key["clusters"][0] and r.summary()["refine"] is False
+
+
+def test_version_1_files_keep_reading_and_round_trip(tmp_path):
+    v1 = {"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 2, "record_chunks": [[["a"], ["a"]]], "term_chunk": ["z"]}]}
+    key1 = {"format": "semtui-disassociation-key/1",
+            "clusters": [{"id": "P1", "record_chunks": [[0, 1]], "term_chunk": [[0]]}]}
+    (tmp_path / "r.json").write_text(json.dumps(v1))
+    (tmp_path / "k.json").write_text(json.dumps(key1))
+    data = read_disassociated(tmp_path / "r.json")
+    assert data.joint_clusters == []
+    key = read_key(tmp_path / "k.json", data)
+    assert key.clusters[0].records is None and key.joint_clusters == []
+    again = disassociated_to_json(data)
+    assert again["format"] == "semtui-disassociated/2" and again["joint_clusters"] == []
+    assert {**again, "format": v1["format"]} == {**v1, "joint_clusters": []}
+    assert disassociated_to_json(parse_disassociated(again, "x")) == again
+
+
+def test_version_2_round_trips_through_the_files(cli, tmp_path):
+    src = tmp_path / "d.txt"
+    src.write_text("a,z\na,w\nb,z\nb,w\n")
+    out, key = tmp_path / "r.json", tmp_path / "r.key.json"
+    res = cli("anonymize", "disassoc", src, "-k", "2", "-m", "2", "--max-cluster-size", "2", "--joint-max-size", "4",
+              "-o", out, "--key", key)
+    assert res.returncode == 0, res.stderr
+    data = read_disassociated(out)
+    assert disassociated_to_json(data) == json.loads(out.read_text())
+    assert key_to_json(read_key(key, data)) == json.loads(key.read_text())
+    check = cli("check", "km", out, "-k", "2", "-m", "2", "--key", key, "--original", src, "--json")
+    assert check.returncode == 0 and json.loads(check.stdout)["shared_chunks"] == 1
+
+
+def test_a_joint_cluster_naming_an_unknown_cluster_is_refused(cli, tmp_path):
+    bad = {"format": "semtui-disassociated/2", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 2, "record_chunks": [[["a"], ["a"]]], "term_chunk": []}],
+        "joint_clusters": [{"id": "J1", "clusters": ["P1", "P9"], "shared_chunks": []}]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    res = cli("info", path)
+    assert res.returncode == 2 and "P9" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_joint_max_size_is_checked_in_one_line(cli, tmp_path):
+    src = tmp_path / "d.txt"
+    src.write_text("a,z\na,w\nb,z\nb,w\n")
+    res = cli("anonymize", "disassoc", src, "-k", "2", "-m", "2", "--max-cluster-size", "2", "--joint-max-size", "3",
+              "-o", tmp_path / "r.json")
+    assert res.returncode == 2 and "--joint-max-size" in res.stderr and len(res.stderr.strip().splitlines()) == 1
