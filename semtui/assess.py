@@ -384,19 +384,22 @@ class Assessor:
             return
         import numpy as np
 
+        from semtui.attacks.cover import chunk_transactions, cluster_chunks
+
         breached = self._breached
-        by_id = {c.id: (c, ck) for c, ck in zip(self.release.clusters, self.key.clusters)}
+        index = {c.id: ci for ci, c in enumerate(self.release.clusters)}
         for p in doc["cover_problems"]:
             if not p["breach"]:
                 continue
-            c, ck = by_id[p["cluster"]]
-            chunk = c.record_chunks[p["chunk"] - 1]
+            ci = index[p["cluster"]]
+            chunk = cluster_chunks(self.release, ci)[0][p["chunk"] - 1]  # a record or shared chunk
             x = self.release.vocab.get(p["x"])
             if x is None:
                 continue
+            holders = chunk_transactions(self.release, self.key, ci, p["chunk"])
             sub = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))  # the sub-record of each item
             for r in np.unique(sub[chunk.items == x]).tolist():
-                t = ck.record_chunks[p["chunk"] - 1][r]
+                t = holders[r]
                 breached.setdefault(t, set()).add((doc["attacker"], p["x"]))
 
     def _records(self) -> None:

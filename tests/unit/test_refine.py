@@ -110,3 +110,28 @@ def test_joint_max_size_is_checked_in_one_line(cli, tmp_path):
     res = cli("anonymize", "disassoc", src, "-k", "2", "-m", "2", "--max-cluster-size", "2", "--joint-max-size", "3",
               "-o", tmp_path / "r.json")
     assert res.returncode == 2 and "--joint-max-size" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+JOINT_DOC = {"format": "semtui-disassociated/2", "k": 2, "m": 2, "clusters": [
+    {"id": "P1", "size": 2, "record_chunks": [[["a", "b"], ["a", "b"]]], "term_chunk": []},
+    {"id": "P2", "size": 2, "record_chunks": [[["c"], ["c"]]], "term_chunk": []}],
+    "joint_clusters": [{"id": "J1", "clusters": ["P1", "P2"], "shared_chunks": [[["x"], ["x"], [], []]]}]}
+
+
+def test_cover_problems_span_a_record_chunk_and_a_shared_chunk():
+    from semtui.attacks.cover import run_cover
+
+    rep = run_cover(parse_disassociated(JOINT_DOC, "j.json"))
+    assert [(p["cluster"], p["chunk_label"], p["earlier_label"], p["x"], sorted(p["covered"]))
+            for p in rep["cover_problems"]] == [("P1", "J1/S1", "C1", "x", ["a", "b"])]
+    assert [c["shared_chunks"] for c in rep["clusters"]] == [1, 1]
+
+
+def test_info_reports_joint_clusters_and_both_associated_shares():
+    from semtui.model.info import dataset_info
+
+    facts = dataset_info(parse_disassociated(JOINT_DOC, "j.json")).facts
+    # placements: (P1, a), (P1, b), (P2, c) in record chunks, (J1, x) in a shared chunk
+    assert facts["joint_clusters"] == 1 and facts["shared_chunks"] == 1 and facts["shared_placements"] == 1
+    assert facts["associated_share"] == 1.0 and facts["associated_share_without_joint_clusters"] == 0.75
+    assert facts["items"] == 4 and facts["transactions"] == 4
