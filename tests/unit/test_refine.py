@@ -135,3 +135,60 @@ def test_info_reports_joint_clusters_and_both_associated_shares():
     assert facts["joint_clusters"] == 1 and facts["shared_chunks"] == 1 and facts["shared_placements"] == 1
     assert facts["associated_share"] == 1.0 and facts["associated_share_without_joint_clusters"] == 0.75
     assert facts["items"] == 4 and facts["transactions"] == 4
+
+
+class PairMeasure:
+    """z goes with a, w with b (similarity 1), everything else 0: an attacker who knows that."""
+
+    kind = "similarity"
+    name = "pairs"
+
+    @staticmethod
+    def _close(x, y):
+        return 1.0 if {x, y} in ({"a", "z"}, {"b", "w"}) else 0.0
+
+    def matrix(self, a, b):
+        import numpy as np
+
+        return np.array([[self._close(x, y) for y in b] for x in a], dtype=float)
+
+    def unknown(self, terms):
+        return []
+
+
+ROWS = [["a", "z"], ["a", "w"], ["a"], ["b", "z"], ["b", "w"], ["b"]]
+
+
+def test_attack_re_associates_shared_sub_records_across_member_clusters():
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+
+    data = TransactionData.from_lists(ROWS)
+    r = disassociate(data, 2, 2, 3, joint_max_size=6)
+    assert len(r.data.joint_clusters) == 1 and r.summary()["moved_term_pairs"] == 4
+    res = run_reassociation(r.data, r.key, data, ReassociationOptions(method="aba", seed=1, ties="random"),
+                            measure=PairMeasure())
+    rep = res.report
+    (joint,) = rep["joint_clusters"]
+    # the shared sub-records go to anchors of either member: z beside the a's, w beside the b's
+    placed = {u["items"][0]: [tuple(a) for a in u["anchors"]] for u in joint["units"]}
+    assert len(placed["z"]) == len(placed["w"]) == 2
+    assert {a[0] for a in placed["z"]} == {"P1"} and {a[0] for a in placed["w"]} == {"P2"}
+    # the metrics count them, judged against the key
+    m = rep["metrics"]
+    flags = [f for u in joint["units"] for f in u["correct"]]
+    assert rep["summary"]["shared_placements"] == 4 and m["placements"] == 4 and m["held"] == 4
+    assert m["correct"] == sum(flags) == joint["metrics"]["correct"]
+    assert m["broken_transactions"] == m["correct"]   # each correct placement breaks its own transaction
+    assert all("a" in t for t in res.transactions if "z" in t) and all("b" in t for t in res.transactions if "w" in t)
+
+
+def test_random_re_association_of_shared_chunks_obeys_the_chunk_rule():
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+
+    data = TransactionData.from_lists(ROWS)
+    r = disassociate(data, 2, 2, 3, joint_max_size=6)
+    for seed in range(5):
+        res = run_reassociation(r.data, r.key, data, ReassociationOptions(method="ra", seed=seed),
+                                measure=PairMeasure())
+        anchors = [tuple(a) for u in res.report["joint_clusters"][0]["units"] for a in u["anchors"]]
+        assert len(anchors) == 4 and len(set(anchors)) == 4   # one shared sub-record per record

@@ -246,6 +246,9 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
         baseline = draws[0]
         baseline["mean_correct"] = float(np.mean([int(d["correct"].sum()) for d in draws]))
         baseline["mean_broken"] = float(np.mean([d["broken"] for d in draws]))
+        baseline["broken_sets"] = [d["broken_set"] for d in draws]
+        baseline["correct_counts"] = [d["correct"] for d in draws]
+        baseline["draw_anchors"] = [d["place_anchor"] for d in draws]
         evaluation["baseline"] = baseline
     return ClusterResult(task.index, scores, place_unit, place_anchor, evaluation)
 
@@ -295,5 +298,5 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
             if not math.isnan(d):
                 wmd_sum += d
                 wmd_n += 1
-    return {"transactions": trans, "correct": correct, "broken": len(broken),
+    return {"transactions": trans, "correct": correct, "broken": len(broken), "broken_set": broken,
             "wmd_sum": wmd_sum, "wmd_n": wmd_n}
