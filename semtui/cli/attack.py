@@ -333,7 +333,9 @@ def _print_disassoc_summary(report: dict) -> None:
     console.print(
         f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
-        f"re-associated in {s['placements']} placements.")
+        + (f"and {s['shared_units']} shared sub-records of {s['joint_clusters']} joint clusters "
+           if s.get("joint_clusters") else "")
+        + f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
         console.print("Give --key and --original to measure what the attack takes back.")
         return
