@@ -213,6 +213,24 @@ def _joint_json(j, names: np.ndarray) -> dict:
     return {"id": j.id, "clusters": list(j.clusters), "shared_chunks": _chunks_json(j.shared_chunks, names)}
 
 
+def _joint_line(j, names: np.ndarray) -> str:
+    """:func:`_joint_json` encoded: a shared chunk holds one sub-record per record of its
+    members, most of them empty and sorted last, so the empty tail is written as text rather
+    than built as a list of hundreds of thousands of empty lists."""
+    chunks = []
+    for ch in j.shared_chunks:
+        lens = np.diff(ch.indptr)
+        nonempty = np.flatnonzero(lens)
+        head = int(nonempty[-1]) + 1 if len(nonempty) else 0
+        flat = names[ch.items[:ch.indptr[head]]].tolist()
+        bounds = ch.indptr[:head + 1].tolist()
+        parts = json.dumps([flat[a:b] for a, b in itertools.pairwise(bounds)], ensure_ascii=False)[1:-1]
+        tail = len(ch) - head
+        chunks.append("[" + ", ".join(x for x in (parts, ", ".join(["[]"] * tail)) if x) + "]")
+    head = json.dumps({"id": j.id, "clusters": list(j.clusters), "shared_chunks": []}, ensure_ascii=False)
+    return head[:-3] + "[" + ", ".join(chunks) + "]}"
+
+
 def _dump_lines(fh, head: dict, rows, joint_rows=None) -> None:
     """``head`` with its ``clusters`` (and ``joint_clusters``) written one per line, each by
     json's C encoder (an indented ``json.dump`` goes through the pure-Python encoder: seconds
@@ -227,7 +245,7 @@ def _dump_lines(fh, head: dict, rows, joint_rows=None) -> None:
         first = True
         for row in part:
             fh.write("\n " if first else ",\n ")
-            fh.write(json.dumps(row, ensure_ascii=False))
+            fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
             first = False
     fh.write("\n]}\n")
 
@@ -237,7 +255,7 @@ def dump_disassociated(data: DisassociatedData, fh: IO[str]) -> None:
     same document as :func:`disassociated_to_json`."""
     names = np.array(data.vocab.items, dtype=object)
     _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m}, (_cluster_json(c, names) for c in data.clusters),
-                (_joint_json(j, names) for j in data.joint_clusters))
+                (_joint_line(j, names) for j in data.joint_clusters))
 
 
 def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
