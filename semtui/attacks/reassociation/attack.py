@@ -858,14 +858,23 @@ def _wmd_note(measured: float, opts: dict) -> str | None:
             "and no transaction has every term of its original and its reconstruction scored")
 
 
-def reconstructed_transactions(cluster: dict) -> list[list[str]]:
+def reconstructed_transactions(cluster: dict, joint_clusters: list[dict] | None = None) -> list[list[str]]:
     """The transactions one cluster entry of a report rebuilds, anchor by anchor: the anchor's
-    items, then those of every unit placed on it (each item once, in that order) -- what
-    :attr:`Reassociation.transactions` holds for the cluster, read back from the report."""
+    items, then those of every unit placed on it, then (given the report's ``joint_clusters``)
+    those of every shared sub-record a joint cluster placed on it (each item once, in that
+    order) -- what :attr:`Reassociation.transactions` holds for the cluster, read back from
+    the report."""
     rec: list[list[str]] = [list(a) for a in cluster.get("anchors", [])]
     for unit in cluster.get("units", []):
         for a in unit.get("anchors", []):
             rec[a].extend(unit["items"])
+    for joint in joint_clusters or ():
+        if cluster.get("id") not in joint.get("clusters", ()):
+            continue
+        for unit in joint.get("units", []):
+            for cid, a in unit.get("anchors", []):
+                if cid == cluster.get("id"):
+                    rec[a].extend(unit["items"])
     return [list(dict.fromkeys(items)) for items in rec]
 
 

@@ -294,7 +294,7 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         pane.border_subtitle = ""
         return
     entry = result.report["clusters"][c]
-    recon = reconstructed_transactions(entry)
+    recon = reconstructed_transactions(entry, result.report.get("joint_clusters"))
     anchors_t = entry.get("anchor_transactions")
     have_orig = anchors_t is not None and session.original is not None
 
