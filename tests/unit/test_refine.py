@@ -177,7 +177,8 @@ def test_attack_re_associates_shared_sub_records_across_member_clusters():
     m = rep["metrics"]
     flags = [f for u in joint["units"] for f in u["correct"]]
     assert rep["summary"]["shared_placements"] == 4 and m["placements"] == 4 and m["held"] == 4
-    assert m["correct"] == sum(flags) == joint["metrics"]["correct"]
+    assert m["correct"] == sum(flags) == joint["metrics"]["correct"] == m["shared_chunks"]["correct"]
+    assert m["shared_chunks"]["placements"] == 4
     assert m["broken_transactions"] == m["correct"]   # each correct placement breaks its own transaction
     assert all("a" in t for t in res.transactions if "z" in t) and all("b" in t for t in res.transactions if "w" in t)
 

@@ -772,6 +772,15 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict, joints: list[dict] | 
             "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
             "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
         }
+        if joints:
+            # the shared chunks' part of the figures above, on its own
+            jp = sum(j["placements"] for j in joints)
+            jc = sum(int(j["eval"]["correct"].sum()) for j in joints if "eval" in j)
+            jb = sum(float(np.sum(j["eval"]["b_correct"])) for j in joints if "eval" in j)
+            ja, jba = accuracy(jc, jp), accuracy(jb, jp)
+            report["metrics"]["shared_chunks"] = {
+                "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
+                "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
     report["clusters"] = clusters_out
     report["joint_clusters"] = [j["entry"] for j in joints if "entry" in j]
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
