@@ -193,3 +193,29 @@ def test_random_re_association_of_shared_chunks_obeys_the_chunk_rule():
                                 measure=PairMeasure())
         anchors = [tuple(a) for u in res.report["joint_clusters"][0]["units"] for a in u["anchors"]]
         assert len(anchors) == 4 and len(set(anchors)) == 4   # one shared sub-record per record
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(st.integers(0, 8), min_size=1, max_size=5), min_size=4, max_size=40),
+       k=st.integers(2, 3), joint=st.integers(0, 10))
+def test_releases_and_keys_round_trip_through_version_2(rows, k, joint):
+    import io
+
+    from semtui.formats.disassociated import dump_disassociated, dump_key
+
+    data = TransactionData.from_lists([[f"i{x}" for x in r] for r in rows])
+    r = disassociate(data, k, 2, k + 1, joint_max_size=2 * k + joint)
+    buf = io.StringIO()
+    dump_disassociated(r.data, buf)
+    doc = json.loads(buf.getvalue())
+    assert doc == disassociated_to_json(r.data)
+    back = parse_disassociated(doc, "r.json")
+    assert disassociated_to_json(back) == doc
+    kbuf = io.StringIO()
+    dump_key(r.key, kbuf)
+    assert json.loads(kbuf.getvalue()) == key_to_json(r.key)
+    assert check_disassociated(back, k, 2, r.key, data).holds
