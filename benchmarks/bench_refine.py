@@ -143,19 +143,22 @@ def iv(m: dict, key: str, digits: int = 3) -> str:
     return fmt(m.get(key), digits) + (f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else "")
 
 
-def risk(parts: list[str], jobs: int) -> None:
+def risk(parts: list[str], jobs: int, releases: tuple = ("two steps", "REFINE")) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from disassoc_knowledge import NoMeasure
 
     print(f"## Re-association risk before and after REFINE (first half released, k={K}, m={M}, N={N}; "
           "seed 1, random ties)\n")
     print("| dataset | release | attacker | placements (shared) | accuracy [95 % CI] | lift over budget-matched "
-          "random [95 % CI] | transaction breakage (random) | k^m breakage (random) | s |")
-    print("|---|---|---|---:|---|---|---|---|---:|")
+          "random [95 % CI] | transaction breakage (random) | k^m breakage (random) | shared: accuracy (random) "
+          "| s |")
+    print("|---|---|---|---:|---|---|---|---|---|---:|")
     for title in parts:
         first, second = halves(title)
         bg = Background.from_transactions(second, "the second half")
         for label, refine in (("two steps", False), ("REFINE", True)):
+            if label not in releases:
+                continue
             rel = disassociate(first, K, M, N, refine=refine)
             rows = [("RA (no knowledge)", ReassociationOptions(method="ra", seed=1, wmd_measure=None, jobs=jobs,
                                                                informed=False), {"measure": NoMeasure()}),
@@ -167,15 +170,17 @@ def risk(parts: list[str], jobs: int) -> None:
                 rep = run_reassociation(rel.data, rel.key, first, opts, **kw).report
                 secs = time.perf_counter() - t0
                 m, b, s = rep["metrics"], rep["metrics"]["baseline"], rep["summary"]
+                sh = m.get("shared_chunks")
+                shared = f"{fmt(sh['accuracy'])} ({fmt(sh['baseline_accuracy'])})" if sh else "–"
                 print(f"| {title} | {label} | {who} | {s['placements']:,} ({s.get('shared_placements', 0):,}) | "
                       f"{iv(m, 'accuracy')} | {iv(m, 'lift_over_random', 2)} | {fmt(m['transaction_breakage'])} "
                       f"({fmt(b['transaction_breakage'])}) | {fmt(m['km_breakage'])} ({fmt(b['km_breakage'])}) | "
-                      f"{secs:.0f} |", flush=True)
+                      f"{shared} | {secs:.0f} |", flush=True)
                 ref = m.get("informed_reference")
             if ref:
                 print(f"| {title} | {label} | *informed reference (the original's own statistics; not an attack)* | "
                       f"{ref['placements']:,} | {iv(ref, 'accuracy')} | {iv(ref, 'lift_over_random', 2)} | "
-                      f"{fmt(ref['transaction_breakage'])} | | |", flush=True)
+                      f"{fmt(ref['transaction_breakage'])} | | | |", flush=True)
 
 
 def cover() -> None:
@@ -207,6 +212,7 @@ def main() -> None:
     ap.add_argument("--parts", default="speed,utility,cover,risk")
     ap.add_argument("--risk-data", default="BMS-WebView-1,BMS-WebView-2,MEPS")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--releases", default="two steps,REFINE", help="the risk part's releases")
     args = ap.parse_args()
     print(f"# REFINE before and after — {datetime.date.today()} — {machine()} — load at start "
           f"{os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[1]:.1f} (5 min)\n")
@@ -218,7 +224,7 @@ def main() -> None:
     if "cover" in parts:
         cover()
     if "risk" in parts:
-        risk(args.risk_data.split(","), args.jobs)
+        risk(args.risk_data.split(","), args.jobs, tuple(args.releases.split(",")))
     print(f"\nload at end {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[1]:.1f} (5 min)")
 
 

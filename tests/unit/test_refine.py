@@ -219,3 +219,32 @@ def test_releases_and_keys_round_trip_through_version_2(rows, k, joint):
     dump_key(r.key, kbuf)
     assert json.loads(kbuf.getvalue()) == key_to_json(r.key)
     assert check_disassociated(back, k, 2, r.key, data).holds
+
+
+def test_shared_sub_records_never_go_to_a_member_that_shows_their_item(tmp_path):
+    """Each (cluster, item) is in one place: z is in P1's record chunk, so the shared z's came
+    from P2 and P3 -- the attack, RA and the baseline all know it from the release."""
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+    from semtui.formats.disassociated import parse_disassociated as parse
+
+    doc = {"format": "semtui-disassociated/2", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 2, "record_chunks": [[["a", "z"], ["a", "z"]]], "term_chunk": []},
+        {"id": "P2", "size": 2, "record_chunks": [[["b"], ["b"]]], "term_chunk": []},
+        {"id": "P3", "size": 2, "record_chunks": [[["c"], ["c"]]], "term_chunk": []}],
+        "joint_clusters": [{"id": "J1", "clusters": ["P1", "P2", "P3"],
+                            "shared_chunks": [[["z"], ["z"], [], [], [], []]]}]}
+    key_doc = {"format": "semtui-disassociation-key/2", "clusters": [
+        {"id": "P1", "record_chunks": [[0, 1]], "term_chunk": [], "records": [0, 1]},
+        {"id": "P2", "record_chunks": [[2, 3]], "term_chunk": [], "records": [2, 3]},
+        {"id": "P3", "record_chunks": [[4, 5]], "term_chunk": [], "records": [4, 5]}],
+        "joint_clusters": [{"id": "J1", "shared_chunks": [[2, 4, 0, 1, 3, 5]]}]}
+    (tmp_path / "k.json").write_text(json.dumps(key_doc))
+    data = parse(doc, "r.json")
+    key = read_key(tmp_path / "k.json", data)
+    original = TransactionData.from_lists([["a", "z"], ["a", "z"], ["b", "z"], ["b"], ["c", "z"], ["c"]])
+    for method, seed in (("ra", 0), ("ra", 1), ("ra", 2), ("aba", 0)):
+        rep = run_reassociation(data, key, original, ReassociationOptions(method=method, seed=seed),
+                                measure=PairMeasure()).report
+        (unit,) = rep["joint_clusters"][0]["units"]
+        assert len(unit["anchors"]) == 2 and all(cid != "P1" for cid, _ in unit["anchors"])
+        assert rep["metrics"]["shared_chunks"]["placements"] == 2

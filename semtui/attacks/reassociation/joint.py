@@ -85,6 +85,7 @@ def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None)
         unit_chunk=np.asarray(p["unit_chunk"], dtype=np.int64), unit_count=np.asarray(p["unit_count"], dtype=np.int64),
         close=ctx.close[np.ix_(ctx.a_pos[a_ids], ctx.u_pos[u_ids])],
     )
+    task.allowed = _allowed(data, p, n_anchors)
     jk = ctx.joint_key_of.get(jc.id) if ctx.key_of is not None else None
     if jk is not None and aligned is not None:
         task.anchor_truth = np.concatenate([aligned[ci] for ci in p["members"]] + [np.zeros(0, np.int64)]).astype(np.int64)
@@ -132,6 +133,35 @@ def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None)
                                "accuracy": _r(accuracy(correct_n, len(res.place_unit))),
                                "baseline_accuracy": _r(accuracy(bl["mean_correct"], len(res.place_unit)))}
     return out
+
+
+def _allowed(data, p: dict, n_anchors: int) -> np.ndarray:
+    """anchors x units: a shared sub-record cannot belong to a member cluster that shows one
+    of its items in its own record chunks or term chunk (each item of a cluster is in one
+    place of the release) -- a rule the release itself tells every attacker."""
+    from scipy.sparse import csr_matrix
+
+    n_units = len(p["units"])
+    if n_units == 0 or n_anchors == 0:
+        return np.ones((n_anchors, n_units), dtype=bool)
+    v = len(data.vocab)
+    shown_rows, shown_items = [], []
+    for i, ci in enumerate(p["members"]):
+        c = data.clusters[ci]
+        items = np.unique(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
+                                                                                   np.zeros(0, np.int32)]))
+        shown_rows.append(np.full(len(items), i, dtype=np.int64))
+        shown_items.append(items.astype(np.int64))
+    rows, cols = np.concatenate(shown_rows), np.concatenate(shown_items)
+    shown = csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(len(p["members"]), v))
+    lens = np.fromiter((len(u) for u in p["units"]), dtype=np.int64, count=n_units)
+    u_items = np.concatenate(p["units"]).astype(np.int64)
+    units = csr_matrix((np.ones(len(u_items), dtype=np.int32), (np.repeat(np.arange(n_units), lens), u_items)),
+                       shape=(n_units, v))
+    clash = (shown @ units.T).toarray() > 0          # members x units
+    slot = np.full(len(data.clusters), -1, dtype=np.int64)
+    slot[np.asarray(p["members"], dtype=np.int64)] = np.arange(len(p["members"]))
+    return ~clash[slot[p["member_of"]]]
 
 
 def _recon(e: dict, p: dict, task) -> tuple[np.ndarray, np.ndarray]:
