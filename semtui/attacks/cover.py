@@ -18,7 +18,8 @@ With REFINE's joint clusters (ALGORITHMS.md §8) a cluster's chunks are its reco
 then the shared chunks of its joint cluster(s), whose supports count the sub-records of every
 member's records: a cover problem can span a record chunk and a shared chunk (``chunk_label``
 says which, e.g. ``J3/S1``).  A problem between two shared chunks is the same for every member
-and is listed under the first member only.
+and is listed under the first member only; a shared x that the cluster shows in its own chunks
+makes no problem with them (each (cluster, item) is in one place: that x is another member's).
 
 The pseudo-code's loop bug (``l`` set once per chunk, so only the first item is checked) is
 fixed: every item of every chunk is checked against every earlier chunk.  Supports are counted
@@ -375,6 +376,13 @@ def run_cover(
         problems = [p for p in problems
                     if labels[p.earlier][1] < 0 or labels[p.chunk][1] < 0
                     or data.joint_clusters[labels[p.chunk][1]].clusters[0] == c.id]
+        if len(chunks) > len(c.record_chunks):
+            # a shared item the cluster shows in its own chunks is not the cluster's there: each
+            # (cluster, item) is in one place of the release, so that x went with none of its records
+            shown = set(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
+                                                                               np.zeros(0, np.int32)]).tolist())
+            problems = [p for p in problems if labels[p.chunk][1] < 0 or labels[p.earlier][1] >= 0
+                        or p.x not in shown]
         breaches = [0] * len(chunks)
         for p in problems:
             x = np.full(len(p.covered), p.x, dtype=np.int64)

@@ -248,3 +248,11 @@ def test_shared_sub_records_never_go_to_a_member_that_shows_their_item(tmp_path)
         (unit,) = rep["joint_clusters"][0]["units"]
         assert len(unit["anchors"]) == 2 and all(cid != "P1" for cid, _ in unit["anchors"])
         assert rep["metrics"]["shared_chunks"]["placements"] == 2
+
+
+def test_no_cover_problem_with_a_shared_item_the_cluster_shows_itself():
+    from semtui.attacks.cover import run_cover
+
+    doc = json.loads(json.dumps(JOINT_DOC))
+    doc["clusters"][0]["term_chunk"] = ["x"]    # P1's x is in its term chunk: the shared x's are P2's
+    assert run_cover(parse_disassociated(doc, "j.json"))["cover_problems"] == []
