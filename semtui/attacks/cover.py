@@ -142,7 +142,7 @@ def cluster_cover_problems(chunks: list[RecordChunk], cluster: int = 0, cache: d
 
     stats = [stats_of(ch)[1:3] for ch in chunks]
     for l_idx in range(len(chunks) - 1):
-        items_l, sup_l = stats[l_idx]
+        items_l = stats[l_idx][0]
         if len(items_l) < 2:
             continue
         _, _, _, items_sorted, sup_sorted, prefix = stats_of(chunks[l_idx])

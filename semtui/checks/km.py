@@ -465,7 +465,7 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
     # shared chunks of joint clusters: k^m-anonymous on their own, like record chunks, and
     # disjoint from one another within their joint cluster
     size_of = {c.id: c.size for c in data.clusters}
-    for ji, jc in enumerate(data.joint_clusters):
+    for jc in data.joint_clusters:
         records = sum(size_of.get(x, 0) for x in jc.clusters)
         seen: dict[int, int] = {}
         for j, ch in enumerate(jc.shared_chunks):

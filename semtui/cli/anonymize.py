@@ -197,11 +197,10 @@ def disassoc(
     chunk, and joint clusters of shared chunks."""
     from semtui import formats
     from semtui.anonymize.disassociation import check_parameters, disassociate
+    from semtui.anonymize.disassociation.refine import check_joint_max_size
     from semtui.cli.common import StderrProgress, echo, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import dump_disassociated, dump_key
-
-    from semtui.anonymize.disassociation.refine import check_joint_max_size
 
     check_parameters(k, m, max_cluster_size)
     if refine:
