@@ -14,6 +14,13 @@ It is a *breach* when an itemset of the attacker's background knowledge holds bo
 (the strong attacker: always).  The vulnerable records of a cluster are its largest per-chunk
 breach count (reset per cluster); the release's figure is the sum over clusters.
 
+With REFINE's joint clusters (ALGORITHMS.md §8) a cluster's chunks are its record chunks and
+then the shared chunks of its joint cluster(s), whose supports count the sub-records of every
+member's records: a cover problem can span a record chunk and a shared chunk (``chunk_label``
+says which, e.g. ``J3/S1``).  A problem between two shared chunks is the same for every member
+and is listed under the first member only; a shared x that the cluster shows in its own chunks
+makes no problem with them (each (cluster, item) is in one place: that x is another member's).
+
 The pseudo-code's loop bug (``l`` set once per chunk, so only the first item is checked) is
 fixed: every item of every chunk is checked against every earlier chunk.  Supports are counted
 with numpy over the chunks' CSR arrays: per (cluster, Cl), a dense membership matrix of Cl's
@@ -117,17 +124,28 @@ def prefix_supports(chunk: RecordChunk, order_items: np.ndarray) -> np.ndarray:
     return np.logical_and.accumulate(member, axis=1).sum(axis=0)
 
 
-def cluster_cover_problems(chunks: list[RecordChunk], cluster: int = 0) -> list[CoverProblem]:
-    """Every cover problem of one cluster (every item of every chunk against every earlier chunk)."""
+def cluster_cover_problems(chunks: list[RecordChunk], cluster: int = 0, cache: dict | None = None) -> list[CoverProblem]:
+    """Every cover problem of one cluster (every item of every chunk against every earlier chunk).
+    ``cache`` keeps a chunk's supports between calls (a joint cluster's shared chunks recur in
+    every member cluster)."""
     out: list[CoverProblem] = []
-    stats = [chunk_supports(ch) for ch in chunks]
+    cache = {} if cache is None else cache
+
+    def stats_of(ch: RecordChunk) -> tuple:
+        got = cache.get(id(ch))
+        if got is None or got[0] is not ch:
+            items, sup = chunk_supports(ch)
+            order = np.lexsort((items, -sup))        # descending support, then item id
+            prefix = prefix_supports(ch, items[order]) if len(items) >= 2 else None
+            got = cache[id(ch)] = (ch, items, sup, items[order], sup[order], prefix)
+        return got
+
+    stats = [stats_of(ch)[1:3] for ch in chunks]
     for l_idx in range(len(chunks) - 1):
-        items_l, sup_l = stats[l_idx]
+        items_l = stats[l_idx][0]
         if len(items_l) < 2:
             continue
-        order = np.lexsort((items_l, -sup_l))        # descending support, then item id
-        items_sorted, sup_sorted = items_l[order], sup_l[order]
-        prefix = prefix_supports(chunks[l_idx], items_sorted)
+        _, _, _, items_sorted, sup_sorted, prefix = stats_of(chunks[l_idx])
         for j in range(l_idx + 1, len(chunks)):
             items_j, sup_j = stats[j]
             if len(items_j) == 0:
@@ -150,6 +168,41 @@ def cluster_cover_problems(chunks: list[RecordChunk], cluster: int = 0) -> list[
                     [min_sup] * len(covered) + sups[sups != min_sup].tolist(), int(prefix[p - 1])))
     out.sort(key=lambda c: (c.chunk, c.earlier, c.x))
     return out
+
+
+def cluster_chunks(data: DisassociatedData, ci: int, joint_of: dict | None = None) -> tuple[list, list]:
+    """The chunks a cover problem of cluster ``ci`` can span: its record chunks, then the
+    shared chunks of every joint cluster it is a member of (REFINE; ALGORITHMS.md §8), with a
+    label each (``C2``, ``J3/S1``) -- and, per chunk, the joint cluster index (-1: a record chunk)."""
+    c = data.clusters[ci]
+    joint_of = data.joint_of() if joint_of is None else joint_of
+    chunks = list(c.record_chunks)
+    labels = [f"C{j + 1}" for j in range(len(chunks))]
+    owner = [-1] * len(chunks)
+    for ji in joint_of.get(c.id, ()):
+        jc = data.joint_clusters[ji]
+        for s_idx, ch in enumerate(jc.shared_chunks):
+            chunks.append(ch)
+            labels.append(f"{jc.id}/S{s_idx + 1}")
+            owner.append(ji)
+    return chunks, list(zip(labels, owner))
+
+
+def chunk_transactions(data: DisassociatedData, key, ci: int, chunk: int) -> list[int]:
+    """The key's transaction of every sub-record of chunk ``chunk`` (1-based, as a report's
+    ``chunk``) of cluster ``ci``'s :func:`cluster_chunks`."""
+    c = data.clusters[ci]
+    n_rec = len(c.record_chunks)
+    if chunk <= n_rec:
+        return key.cluster(c.id).record_chunks[chunk - 1]
+    left = chunk - n_rec
+    jkeys = {j.id: j for j in key.joint_clusters}
+    for ji in data.joint_of().get(c.id, ()):
+        jc = data.joint_clusters[ji]
+        if left <= len(jc.shared_chunks):
+            return jkeys[jc.id].shared_chunks[left - 1]
+        left -= len(jc.shared_chunks)
+    raise IndexError(chunk)
 
 
 # --------------------------------------------------------------------------- knowledge
@@ -247,23 +300,25 @@ def covering_words(problem: dict) -> str:
 
 
 def problem_records(data: DisassociatedData, key: DisassociationKey, problems: list[dict]) -> list[list[int]]:
-    """Per cover problem of a report (its ``cluster`` id, 1-based ``chunk``, ``x``), the original
-    transactions (0-based, the key's) whose sub-record in that chunk holds x: the records an
-    attacker who knows {x, y*} of them, when the problem is a breach, learns more about."""
-    keys = {ck.id: ck for ck in key.clusters}
-    by_id = {c.id: (c, keys[c.id]) for c in data.clusters}
-    subs: dict[tuple[str, int], np.ndarray] = {}
+    """Per cover problem of a report (its ``cluster`` id, 1-based ``chunk`` of
+    :func:`cluster_chunks` -- a record chunk or a joint cluster's shared chunk -- and ``x``), the
+    original transactions (0-based, the key's) whose sub-record in that chunk holds x: the
+    records an attacker who knows {x, y*} of them, when the problem is a breach, learns more about."""
+    index = {c.id: ci for ci, c in enumerate(data.clusters)}
+    joint_of = data.joint_of()
+    subs: dict[tuple[int, int], tuple] = {}
     out = []
     for p in problems:
-        c, ck = by_id[p["cluster"]]
-        j = p["chunk"] - 1
-        chunk = c.record_chunks[j]
-        sub = subs.get((c.id, j))
-        if sub is None:  # the sub-record of each item of the chunk
-            sub = subs[(c.id, j)] = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))
+        ci = index[p["cluster"]]
+        got = subs.get((ci, p["chunk"]))
+        if got is None:  # the chunk, the sub-record of each of its items, and their transactions
+            chunk = cluster_chunks(data, ci, joint_of)[0][p["chunk"] - 1]
+            got = subs[(ci, p["chunk"])] = (chunk, np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr)),
+                                            chunk_transactions(data, key, ci, p["chunk"]))
+        chunk, sub, holders = got
         x = data.vocab.get(p["x"])
         rows = np.unique(sub[chunk.items == x]).tolist() if x is not None else []
-        out.append(sorted(int(ck.record_chunks[j][r]) for r in rows))
+        out.append(sorted(int(holders[r]) for r in rows))
     return out
 
 
@@ -362,11 +417,28 @@ def run_cover(
     totals = {"cover_problems": 0, "breaches": 0, "vulnerable_records": 0, "clusters_with_breaches": 0,
               "real_pairs": 0}
     n_clusters = len(data.clusters)
+    joint_of = data.joint_of()
+    stats_cache: dict = {}
     for ci, c in enumerate(data.clusters):
         if ci % 256 == 0:
             progress(ci, n_clusters, "cover problems")
-        problems = cluster_cover_problems(c.record_chunks, ci)
-        breaches = [0] * len(c.record_chunks)
+        chunks, labels = cluster_chunks(data, ci, joint_of)
+        if ci % 256 == 0:
+            stats_cache = {}  # shared chunks recur in neighbouring clusters: kept a while, then let go
+        problems = cluster_cover_problems(chunks, ci, stats_cache)
+        # a problem between two shared chunks of a joint cluster is the same for every member:
+        # listed under its first member only
+        problems = [p for p in problems
+                    if labels[p.earlier][1] < 0 or labels[p.chunk][1] < 0
+                    or data.joint_clusters[labels[p.chunk][1]].clusters[0] == c.id]
+        if len(chunks) > len(c.record_chunks):
+            # a shared item the cluster shows in its own chunks is not the cluster's there: each
+            # (cluster, item) is in one place of the release, so that x went with none of its records
+            shown = set(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
+                                                                               np.zeros(0, np.int32)]).tolist())
+            problems = [p for p in problems if labels[p.chunk][1] < 0 or labels[p.earlier][1] >= 0
+                        or p.x not in shown]
+        breaches = [0] * len(chunks)
         for p in problems:
             x = np.full(len(p.covered), p.x, dtype=np.int64)
             codes = _pair_codes(x, np.asarray(p.covered, dtype=np.int64), width)
@@ -384,11 +456,13 @@ def run_cover(
         totals["vulnerable_records"] += vulnerable
         totals["clusters_with_breaches"] += int(vulnerable > 0)
         clusters_out.append({"id": c.id, "size": int(c.size), "record_chunks": len(c.record_chunks),
+                             "shared_chunks": len(chunks) - len(c.record_chunks),
                              "cover_problems": len(problems), "breaches": sum(breaches),
                              "breaches_per_chunk": breaches, "vulnerable_records": vulnerable})
         for p in problems:
             entry = {
                 "cluster": c.id, "chunk": p.chunk + 1, "earlier_chunk": p.earlier + 1,
+                "chunk_label": labels[p.chunk][0], "earlier_label": labels[p.earlier][0],
                 "x": data.vocab[p.x], "support_x": p.support_x,
                 "covered": names(p.covered), "covering": names(p.covering),
                 "itemset": names(p.covered + p.covering),

@@ -367,6 +367,8 @@ class KmReport:
     declared: dict | None = None
     structure: list[str] = field(default_factory=list)
     n_structure: int = 0
+    n_joint_clusters: int = 0
+    n_shared_chunks: int = 0
     key_checked: bool = False
     key: dict = field(default_factory=dict)
 
@@ -400,6 +402,8 @@ class KmReport:
                 "declared": self.declared,
                 "clusters": self.n_clusters,
                 "record_chunks": self.n_record_chunks,
+                "joint_clusters": self.n_joint_clusters,
+                "shared_chunks": self.n_shared_chunks,
                 "n_structure_problems": self.n_structure,
                 "structure_problems": self.structure,
                 "key_checked": self.key_checked,
@@ -458,6 +462,26 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
         dom_c.append(np.full(len(c.term_chunk), ci, dtype=np.int64))
         dom_i.append(np.asarray(c.term_chunk, dtype=np.int64))
         dom_p.append(np.zeros(len(c.term_chunk), dtype=np.int64))
+    # shared chunks of joint clusters: k^m-anonymous on their own, like record chunks, and
+    # disjoint from one another within their joint cluster
+    size_of = {c.id: c.size for c in data.clusters}
+    for jc in data.joint_clusters:
+        records = sum(size_of.get(x, 0) for x in jc.clusters)
+        seen: dict[int, int] = {}
+        for j, ch in enumerate(jc.shared_chunks):
+            g = len(chunk_label)
+            chunk_label.append(f"{jc.id}/S{j + 1}")
+            parts_items.append(np.asarray(ch.items, dtype=np.int64))
+            parts_len.append(np.diff(ch.indptr))
+            parts_chunk.append(np.full(len(ch.items), g, dtype=np.int64))
+            if len(ch) > records:
+                _note(structure, n_structure, f"{jc.id}/S{j + 1}: {len(ch)} sub-records in a joint cluster of "
+                                              f"{records} records")
+            for it in np.unique(ch.items).tolist():
+                if it in seen:
+                    _note(structure, n_structure, f"{jc.id}: item {data.vocab[it]!r} is in S{seen[it] + 1} and "
+                                                  f"in S{j + 1}")
+                seen[it] = j
     if dom_c:
         dc, di, dp = np.concatenate(dom_c), np.concatenate(dom_i), np.concatenate(dom_p)
         order = np.lexsort((dp, di, dc))
@@ -483,8 +507,9 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
         p = uniq[t]
         names.append(data.vocab.names(p % v))
         where.append(chunk_label[int(p[0] // v)])
-    report = KmReport("disassociated", k, m, core, names, where, len(data.clusters), len(chunk_label),
-                      {"k": data.k, "m": data.m}, structure, n_structure[0])
+    report = KmReport("disassociated", k, m, core, names, where, len(data.clusters), len(chunk_label) - data.n_shared_chunks,
+                      {"k": data.k, "m": data.m}, structure, n_structure[0], len(data.joint_clusters),
+                      data.n_shared_chunks)
     if key is not None and original is not None:
         report.key_checked = True
         report.key = _check_key(data, key, original, k)
@@ -505,7 +530,7 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     term_lists: list[list[int]] = []
     term_ids, term_cl = [], []
     problems: dict[str, list[str]] = {"unknown_items": [], "bad_index": [], "twice_in_chunk": [], "in_two_clusters": [],
-                                      "cluster_sizes": [], "term_support": []}
+                                      "cluster_sizes": [], "term_support": [], "shared_outside": []}
     counts = dict.fromkeys(problems, 0)
 
     def note(kind: str, message: str) -> None:
@@ -532,6 +557,28 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
         term_lists.extend(ck.term_chunk)
         term_ids.append(np.asarray(c.term_chunk, dtype=np.int64))
         term_cl.append(np.full(len(c.term_chunk), ci, dtype=np.int64))
+        if ck.records is not None:
+            member_t.append(np.asarray(ck.records, dtype=np.int64))
+            member_c.append(np.full(len(ck.records), ci, dtype=np.int64))
+    # shared chunks: every sub-record's items in the transaction the key names, which must be
+    # a record of one of the joint cluster's members
+    jkey_of = {j.id: j for j in key.joint_clusters}
+    cl_index = {c.id: ci for ci, c in enumerate(data.clusters)}
+    shared_t, shared_members = [], []
+    for jc in data.joint_clusters:
+        jk = jkey_of.get(jc.id)
+        if jk is None or len(jk.shared_chunks) != len(jc.shared_chunks):
+            raise InputError(f"the key has no joint cluster {jc.id!r} with {len(jc.shared_chunks)} shared chunks")
+        for j, ch in enumerate(jc.shared_chunks):
+            ts = np.asarray(jk.shared_chunks[j], dtype=np.int64)
+            if len(ts) != len(ch):
+                raise InputError(f"{jc.id}/S{j + 1}: the key has {len(ts)} transactions for {len(ch)} sub-records")
+            if len(ts) != len(np.unique(ts)):
+                note("twice_in_chunk", f"{jc.id}/S{j + 1}: a transaction has two sub-records")
+            t_parts.append(np.repeat(ts, np.diff(ch.indptr)))
+            i_parts.append(np.asarray(ch.items, dtype=np.int64))
+            shared_t.append(ts)
+            shared_members.append(np.asarray([cl_index[x] for x in jc.clusters if x in cl_index], dtype=np.int64))
 
     def cat(parts):
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -572,6 +619,12 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     for ci, c in enumerate(data.clusters):
         if members[ci] > c.size:
             note("cluster_sizes", f"{c.id}: the key puts {members[ci]} transactions in a cluster of {c.size}")
+    for ts, mem in zip(shared_t, shared_members):
+        ok_t = ts[(ts >= 0) & (ts < n)]
+        outside = ok_t[~np.isin(cluster_of[ok_t], mem)]
+        for t in outside[:LIMIT].tolist():
+            note("shared_outside", f"transaction {t} has a shared sub-record in a joint cluster it is no member of")
+        counts["shared_outside"] += len(outside) - min(len(outside), LIMIT)
     total = sum(c.size for c in data.clusters)
     if total != n:
         note("cluster_sizes", f"cluster sizes add up to {total}, the original has {n} transactions")

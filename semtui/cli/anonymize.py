@@ -196,19 +196,31 @@ def disassoc(
     key: Annotated[Path | None, typer.Option(
         "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
+    refine: Annotated[bool, typer.Option(
+        "--refine/--no-refine", help="REFINE, the paper's third step: joint clusters of neighbouring clusters whose "
+        "shared chunks keep term-chunk items associated (--no-refine: HORPART + VERPART only).")] = True,
+    joint_max_size: Annotated[int | None, typer.Option(
+        "--joint-max-size", help="The most records of a joint cluster (default 500; >= 2k).")] = None,
 ) -> None:
-    """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""
+    """Disassociation (HORPART + VERPART + REFINE, Terrovitis et al. 2012): clusters of record chunks and a term
+    chunk, and joint clusters of shared chunks."""
     from semtui import formats
     from semtui.anonymize.disassociation import check_parameters, disassociate
+    from semtui.anonymize.disassociation.refine import check_joint_max_size
     from semtui.cli.common import StderrProgress, echo, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import dump_disassociated, dump_key
 
     check_parameters(k, m, max_cluster_size)
+    if refine:
+        check_joint_max_size(k, joint_max_size)
+    elif joint_max_size is not None:
+        raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine")
     check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
-        result = disassociate(data, k, m, max_cluster_size, progress=progress)
+        result = disassociate(data, k, m, max_cluster_size, progress=progress, refine=refine,
+                              joint_max_size=joint_max_size)
     # the release and its key are committed together; the key undoes the release (0600)
     outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
     if key is not None:
@@ -224,8 +236,13 @@ def disassoc(
     echo(
         f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}), "
         f"k={k}, m={m}, max cluster size {max_cluster_size}\n"
-        f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms; "
-        f"{doc['associated_share']:.1%} of (cluster, item) pairs stay in record chunks; {doc['seconds']:.2f} s"
+        f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms\n"
+        + (f"  {doc['joint_clusters']} joint clusters ({doc['clusters_in_joint_clusters']} clusters) with "
+           f"{doc['shared_chunks']} shared chunks took {doc['moved_term_pairs']} (cluster, item) pairs out of term "
+           "chunks\n" if doc.get("refine") else "")
+        + f"  {doc['associated_share']:.1%} of (cluster, item) pairs stay in record or shared chunks "
+          f"({doc.get('associated_share_record_chunks', doc['associated_share']):.1%} in record chunks); "
+          f"{doc['seconds']:.2f} s"
         + (f"; key {key}" if key is not None else "")
     )
 

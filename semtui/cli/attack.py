@@ -241,7 +241,7 @@ def _print_knowledge(console, report: dict) -> None:
 
 @app.command("disassoc")
 def disassoc(
-    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
+    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/2 or /1 JSON)."),
     key: Path | None = typer.Option(None, "--key", help="The release's private key (with --original: the metrics)."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions (with --key: the metrics)."),
     method: str | None = typer.Option(None, "--method", "-m", help="aba, rga, mra, assign, ra, or nba (naive Bayes "
@@ -341,7 +341,9 @@ def _print_disassoc_summary(report: dict) -> None:
     console.print(
         f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
         f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
-        f"re-associated in {s['placements']} placements.")
+        + (f"and {s['shared_units']} shared sub-records of {s['joint_clusters']} joint clusters "
+           if s.get("joint_clusters") else "")
+        + f"re-associated in {s['placements']} placements.")
     if "metrics" not in report:
         console.print("Give --key and --original to measure what the attack takes back.")
         return

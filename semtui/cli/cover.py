@@ -12,7 +12,7 @@ from semtui.cli.common import emit_json
 
 
 def cover(
-    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/1 JSON)."),
+    data: Path = typer.Argument(..., help="The disassociated release (semtui-disassociated/2 or /1 JSON)."),
     attacker: str = typer.Option("strong", "--attacker", help="strong, moderate (needs --original) or weak."),
     original: Path | None = typer.Option(None, "--original", help="The original transactions: the moderate "
                                          "attacker's records, and which covered pairs really co-occur."),

@@ -1,19 +1,28 @@
-"""Disassociated releases (``semtui-disassociated/1``) and their private keys.
+"""Disassociated releases (``semtui-disassociated/2``, and ``/1`` read) and their private keys.
 
 Release::
 
-    {"format": "semtui-disassociated/1", "k": 2, "m": 2,
+    {"format": "semtui-disassociated/2", "k": 2, "m": 2,
      "clusters": [{"id": "P1", "size": 4,
                    "record_chunks": [[["blood", "treatment", "lung"], ...], [["tumor", "biopsy"], ...]],
-                   "term_chunk": ["vessel", ...]}]}
+                   "term_chunk": ["vessel", ...]}, ...],
+     "joint_clusters": [{"id": "J1", "clusters": ["P1", "P2"],
+                         "shared_chunks": [[["vessel", "catheterisation"], [], ...]]}]}
 
-Key (``semtui-disassociation-key/1``), kept apart from the release because it undoes it::
+A shared chunk holds one sub-record per record of its member clusters (empty ones included),
+without saying which member each came from.  Version 1 is the same without ``joint_clusters``.
 
-    {"format": "semtui-disassociation-key/1",
-     "clusters": [{"id": "P1", "record_chunks": [[0, 1, 2, 3], [1, 2]], "term_chunk": [[0], [0], [1]]}]}
+Key (``semtui-disassociation-key/2``; ``/1`` read), kept apart from the release because it undoes it::
+
+    {"format": "semtui-disassociation-key/2",
+     "clusters": [{"id": "P1", "record_chunks": [[0, 1, 2, 3], [1, 2]], "term_chunk": [[0], [0], [1]],
+                   "records": [0, 1, 2, 3]}],
+     "joint_clusters": [{"id": "J1", "shared_chunks": [[0, 5, 1, ...]]}]}
 
 ``record_chunks[j][r]`` is the 0-based index, in the original file, of the transaction that
-sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from.
+sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from;
+``records`` every transaction of the cluster; ``shared_chunks[s][r]`` the transaction that
+sub-record r of shared chunk s came from (and so, through ``records``, its cluster).
 """
 
 from __future__ import annotations
@@ -33,12 +42,17 @@ from semtui.model import (
     ClusterKey,
     DisassociatedData,
     DisassociationKey,
+    JointCluster,
+    JointClusterKey,
     RecordChunk,
     Vocabulary,
 )
 
-FORMAT = "semtui-disassociated/1"
-KEY_FORMAT = "semtui-disassociation-key/1"
+FORMAT = "semtui-disassociated/2"
+KEY_FORMAT = "semtui-disassociation-key/2"
+#: the versions read (a version 1 file has no joint clusters)
+FORMATS = ("semtui-disassociated/1", FORMAT)
+KEY_FORMATS = ("semtui-disassociation-key/1", KEY_FORMAT)
 
 
 def load_json(path: str | Path):
@@ -62,7 +76,8 @@ def _indices(values) -> bool:
 
 def parse_disassociated(doc, path) -> DisassociatedData:
     _need(isinstance(doc, dict), "expected a JSON object", path)
-    _need(doc.get("format") == FORMAT, f"'format' must be {FORMAT!r}, got {doc.get('format')!r}", path)
+    _need(doc.get("format") in FORMATS, f"'format' must be {FORMAT!r} (or {FORMATS[0]!r}), got {doc.get('format')!r}",
+          path)
     k, m = doc.get("k"), doc.get("m")
     _need(_is_int(k) and k >= 1, "'k' must be a positive integer", path)
     _need(_is_int(m) and m >= 1, "'m' must be a positive integer", path)
@@ -73,18 +88,13 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     seen_ids: set[str] = set()
     seen_subs: dict[tuple, list[int]] = {}
     term_ids: dict[str, int] = {}  # each distinct term checked and looked up once
-    for ci, c in enumerate(clusters_doc):
-        where = f"clusters[{ci}]"
-        _need(isinstance(c, dict), f"{where} must be an object", path)
-        cid = str(c.get("id", f"P{ci + 1}"))
-        _need(cid not in seen_ids, f"{where}: duplicate cluster id {cid!r}", path)
-        seen_ids.add(cid)
-        chunks_doc = c.get("record_chunks", [])
-        _need(isinstance(chunks_doc, list), f"{where}.record_chunks must be a list", path)
+    unbacked: list[tuple] = []
+
+    def read_chunks(chunks_doc, where: str, what: str) -> list[RecordChunk]:
+        _need(isinstance(chunks_doc, list), f"{where}.{what} must be a list", path)
         chunks = []
-        longest = 0
         for j, chunk in enumerate(chunks_doc):
-            _need(isinstance(chunk, list), f"{where}.record_chunks[{j}] must be a list of sub-records", path)
+            _need(isinstance(chunk, list), f"{where}.{what}[{j}] must be a list of sub-records", path)
             subs = []
             for r, sr in enumerate(chunk):
                 # a chunk repeats its sub-records (k or more times): each distinct one is checked
@@ -96,14 +106,23 @@ def parse_disassociated(doc, path) -> DisassociatedData:
                 if ids is None:
                     _need(
                         isinstance(sr, list) and all(isinstance(t, str) and t.strip() for t in sr),
-                        f"{where}.record_chunks[{j}][{r}] must be a list of item names",
+                        f"{where}.{what}[{j}][{r}] must be a list of item names",
                         path,
                     )
                     ids = [vocab.add(t.strip()) for t in dict.fromkeys(sr)]
                     seen_subs[tuple(sr)] = ids
                 subs.append(ids)
-            longest = max(longest, len(subs))
             chunks.append(RecordChunk.from_lists(subs))
+        return chunks
+
+    for ci, c in enumerate(clusters_doc):
+        where = f"clusters[{ci}]"
+        _need(isinstance(c, dict), f"{where} must be an object", path)
+        cid = str(c.get("id", f"P{ci + 1}"))
+        _need(cid not in seen_ids, f"{where}: duplicate cluster id {cid!r}", path)
+        seen_ids.add(cid)
+        chunks = read_chunks(c.get("record_chunks", []), where, "record_chunks")
+        longest = max((len(ch) for ch in chunks), default=0)
         term = c.get("term_chunk", [])
         _need(
             isinstance(term, list) and all(isinstance(t, str) and (t in term_ids or t.strip()) for t in term),
@@ -117,14 +136,52 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         # every reader of the release would size its work by it.
         subs = sum(len(ch) for ch in chunks)
         most = subs + max(k - 1, 1) * len(term)
-        _need(size <= most, f"{where}.size is {size}, but its chunks hold {subs} sub-records and its "
-                            f"{len(term)} term-chunk terms at most {max(k - 1, 1)} transaction(s) each (k={k}): "
-                            f"at most {most} transactions", path)
+        if size > most:  # a joint cluster's shared chunks may back it: checked below
+            unbacked.append((ci, where, size, subs, len(term), most))
         clusters.append(
             Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
                                                    for t in term], dtype=np.int32))
         )
-    return DisassociatedData(vocab, k, m, clusters)
+    joint_doc = doc.get("joint_clusters", [])
+    _need(isinstance(joint_doc, list), "'joint_clusters' must be a list", path)
+    _need(not joint_doc or doc.get("format") == FORMAT, f"'joint_clusters' needs format {FORMAT!r}", path)
+    size_of = {c.id: c.size for c in clusters}
+    joints: list[JointCluster] = []
+    joint_ids: set[str] = set()
+    for ji, jd in enumerate(joint_doc):
+        where = f"joint_clusters[{ji}]"
+        _need(isinstance(jd, dict), f"{where} must be an object", path)
+        jid = str(jd.get("id", f"J{ji + 1}"))
+        _need(jid not in joint_ids and jid not in seen_ids, f"{where}: duplicate id {jid!r}", path)
+        joint_ids.add(jid)
+        members = jd.get("clusters")
+        _need(isinstance(members, list) and len(members) >= 2 and all(isinstance(x, str) for x in members),
+              f"{where}.clusters must list at least two cluster ids", path)
+        unknown = [x for x in members if x not in size_of]
+        _need(not unknown, f"{where}.clusters names {unknown[0]!r}, which is no cluster of the release"
+              if unknown else "", path)
+        _need(len(set(members)) == len(members), f"{where}.clusters names a cluster twice", path)
+        shared = read_chunks(jd.get("shared_chunks", []), where, "shared_chunks")
+        records = sum(size_of[x] for x in members)
+        big = [len(ch) for ch in shared if len(ch) > records]
+        _need(not big, f"{where}: a shared chunk has {big[0] if big else 0} sub-records, its member clusters "
+                       f"{records} records", path)
+        joints.append(JointCluster(jid, list(members), shared))
+    # a record of a member cluster may hold nothing but shared sub-records: a joint cluster's
+    # longest shared chunk backs that many more records of each member
+    extra: dict[str, int] = {}
+    for j in joints:
+        longest = max((len(ch) for ch in j.shared_chunks), default=0)
+        for x in j.clusters:
+            extra[x] = extra.get(x, 0) + longest
+    for ci, where, size, subs, terms, most in unbacked:
+        more = extra.get(clusters[ci].id, 0)
+        _need(size <= most + more,
+              f"{where}.size is {size}, but its chunks hold {subs} sub-records, its {terms} term-chunk terms at most "
+              f"{max(k - 1, 1)} transaction(s) each (k={k})"
+              + (f" and its joint clusters' shared chunks {more} sub-records" if more else "")
+              + f": at most {most + more} transactions", path)
+    return DisassociatedData(vocab, k, m, clusters, joints)
 
 
 def read_disassociated(path: str | Path) -> DisassociatedData:
@@ -132,50 +189,73 @@ def read_disassociated(path: str | Path) -> DisassociatedData:
 
 
 def disassociated_to_json(data: DisassociatedData) -> dict:
-    names = data.vocab.names
-    return {
-        "format": FORMAT,
-        "k": data.k,
-        "m": data.m,
-        "clusters": [
-            {
-                "id": c.id,
-                "size": c.size,
-                "record_chunks": [[names(ch.sub_record(r)) for r in range(len(ch))] for ch in c.record_chunks],
-                "term_chunk": names(c.term_chunk),
-            }
-            for c in data.clusters
-        ],
-    }
+    names = np.array(data.vocab.items, dtype=object)
+    return {"format": FORMAT, "k": data.k, "m": data.m,
+            "clusters": [_cluster_json(c, names) for c in data.clusters],
+            "joint_clusters": [_joint_json(j, names) for j in data.joint_clusters]}
+
+
+def _chunks_json(chunks, names: np.ndarray) -> list:
+    out = []
+    for ch in chunks:
+        flat = names[ch.items].tolist()
+        bounds = ch.indptr.tolist()
+        out.append([flat[a:b] for a, b in itertools.pairwise(bounds)])
+    return out
 
 
 def _cluster_json(c, names: np.ndarray) -> dict:
+    return {"id": c.id, "size": c.size, "record_chunks": _chunks_json(c.record_chunks, names),
+            "term_chunk": names[c.term_chunk].tolist()}
+
+
+def _joint_json(j, names: np.ndarray) -> dict:
+    return {"id": j.id, "clusters": list(j.clusters), "shared_chunks": _chunks_json(j.shared_chunks, names)}
+
+
+def _joint_line(j, names: np.ndarray) -> str:
+    """:func:`_joint_json` encoded: a shared chunk holds one sub-record per record of its
+    members, most of them empty and sorted last, so the empty tail is written as text rather
+    than built as a list of hundreds of thousands of empty lists."""
     chunks = []
-    for ch in c.record_chunks:
-        flat = names[ch.items].tolist()
-        bounds = ch.indptr.tolist()
-        chunks.append([flat[a:b] for a, b in itertools.pairwise(bounds)])
-    return {"id": c.id, "size": c.size, "record_chunks": chunks, "term_chunk": names[c.term_chunk].tolist()}
+    for ch in j.shared_chunks:
+        lens = np.diff(ch.indptr)
+        nonempty = np.flatnonzero(lens)
+        head = int(nonempty[-1]) + 1 if len(nonempty) else 0
+        flat = names[ch.items[:ch.indptr[head]]].tolist()
+        bounds = ch.indptr[:head + 1].tolist()
+        parts = json.dumps([flat[a:b] for a, b in itertools.pairwise(bounds)], ensure_ascii=False)[1:-1]
+        tail = len(ch) - head
+        chunks.append("[" + ", ".join(x for x in (parts, ", ".join(["[]"] * tail)) if x) + "]")
+    head = json.dumps({"id": j.id, "clusters": list(j.clusters), "shared_chunks": []}, ensure_ascii=False)
+    return head[:-3] + "[" + ", ".join(chunks) + "]}"
 
 
-def _dump_lines(fh, head: dict, rows) -> None:
-    """``head`` with its ``clusters`` written one per line, each by json's C encoder (an
-    indented ``json.dump`` goes through the pure-Python encoder: seconds on 77k records)."""
+def _dump_lines(fh, head: dict, rows, joint_rows=None) -> None:
+    """``head`` with its ``clusters`` (and ``joint_clusters``) written one per line, each by
+    json's C encoder (an indented ``json.dump`` goes through the pure-Python encoder: seconds
+    on 77k records)."""
     text = json.dumps({**head, "clusters": []}, ensure_ascii=False)
     fh.write(text[:-2])  # up to and with the opening bracket of "clusters"
-    first = True
-    for row in rows:
-        fh.write("\n " if first else ",\n ")
-        fh.write(json.dumps(row, ensure_ascii=False))
-        first = False
+    for name, part in (("clusters", rows), ("joint_clusters", joint_rows)):
+        if part is None:
+            continue
+        if name != "clusters":
+            fh.write(f"\n],\n {json.dumps(name)}: [")
+        first = True
+        for row in part:
+            fh.write("\n " if first else ",\n ")
+            fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
+            first = False
     fh.write("\n]}\n")
 
 
 def dump_disassociated(data: DisassociatedData, fh: IO[str]) -> None:
-    """Write a release to an open text file, one line per cluster; the same document as
-    :func:`disassociated_to_json`."""
+    """Write a release to an open text file, one line per cluster and per joint cluster; the
+    same document as :func:`disassociated_to_json`."""
     names = np.array(data.vocab.items, dtype=object)
-    _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m}, (_cluster_json(c, names) for c in data.clusters))
+    _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m}, (_cluster_json(c, names) for c in data.clusters),
+                (_joint_line(j, names) for j in data.joint_clusters))
 
 
 def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
@@ -186,7 +266,8 @@ def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
 
 def read_key(path: str | Path, data: DisassociatedData | None = None) -> DisassociationKey:
     doc = load_json(path)
-    _need(isinstance(doc, dict) and doc.get("format") == KEY_FORMAT, f"'format' must be {KEY_FORMAT!r}", path)
+    _need(isinstance(doc, dict) and doc.get("format") in KEY_FORMATS,
+          f"'format' must be {KEY_FORMAT!r} (or {KEY_FORMATS[0]!r})", path)
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
     out = []
@@ -200,9 +281,25 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
               f"{where}.record_chunks must be lists of transaction indices", path)
         _need(isinstance(tc, list) and all(type(ts) is list for ts in tc),
               f"{where}.term_chunk must be a list of lists of transaction indices", path)
+        records = c.get("records")
+        _need(records is None or type(records) is list, f"{where}.records must be a list of transaction indices",
+              path)
         lists.extend(rc)
         lists.extend(tc)
-        out.append(ClusterKey(str(c["id"]), rc, tc))
+        if records is not None:
+            lists.append(records)
+        out.append(ClusterKey(str(c["id"]), rc, tc, records))
+    joints_doc = doc.get("joint_clusters", [])
+    _need(isinstance(joints_doc, list), "'joint_clusters' must be a list", path)
+    joints = []
+    for ji, jd in enumerate(joints_doc):
+        where = f"joint_clusters[{ji}]"
+        _need(isinstance(jd, dict) and "id" in jd, f"{where} must be an object with an 'id'", path)
+        sc = jd.get("shared_chunks", [])
+        _need(isinstance(sc, list) and all(type(ch) is list for ch in sc),
+              f"{where}.shared_chunks must be lists of transaction indices", path)
+        lists.extend(sc)
+        joints.append(JointClusterKey(str(jd["id"]), sc))
     # every index at once: one pass of type checks in C, then the minimum
     flat = list(chain.from_iterable(lists))
     if not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
@@ -211,7 +308,12 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
                   f"clusters[{ci}].record_chunks must be lists of transaction indices", path)
             _need(all(_indices(ts) for ts in ck.term_chunk),
                   f"clusters[{ci}].term_chunk must be a list of lists of transaction indices", path)
-    key = DisassociationKey(out)
+            _need(ck.records is None or _indices(ck.records),
+                  f"clusters[{ci}].records must be a list of transaction indices", path)
+        for ji, jk in enumerate(joints):
+            _need(all(_indices(ch) for ch in jk.shared_chunks),
+                  f"joint_clusters[{ji}].shared_chunks must be lists of transaction indices", path)
+    key = DisassociationKey(out, joints)
     if data is not None:
         check_key(key, data, path)
     return key
@@ -224,20 +326,26 @@ def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
     check_belongs(data, key=key, key_path=path)
 
 
+def _cluster_key_json(c: ClusterKey) -> dict:
+    out = {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
+    if c.records is not None:
+        out["records"] = c.records
+    return out
+
+
 def key_to_json(key: DisassociationKey) -> dict:
     return {
         "format": KEY_FORMAT,
-        "clusters": [
-            {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters
-        ],
+        "clusters": [_cluster_key_json(c) for c in key.clusters],
+        "joint_clusters": [{"id": j.id, "shared_chunks": j.shared_chunks} for j in key.joint_clusters],
     }
 
 
 def dump_key(key: DisassociationKey, fh: IO[str]) -> None:
-    """Write a key to an open text file, one line per cluster; the same document as
-    :func:`key_to_json`.  The key undoes the release: write it as a private output."""
-    _dump_lines(fh, {"format": KEY_FORMAT},
-                ({"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters))
+    """Write a key to an open text file, one line per cluster and per joint cluster; the same
+    document as :func:`key_to_json`.  The key undoes the release: write it as a private output."""
+    _dump_lines(fh, {"format": KEY_FORMAT}, (_cluster_key_json(c) for c in key.clusters),
+                ({"id": j.id, "shared_chunks": j.shared_chunks} for j in key.joint_clusters))
 
 
 def write_key(key: DisassociationKey, path: str | Path) -> None:

@@ -144,8 +144,26 @@ def _wmd_lp(cost: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- baseline
+def masked_injection(reps: np.ndarray, allowed: np.ndarray, n_anchors: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Distinct random anchors for the placements ``reps`` (unit indices) of one chunk, each
+    drawn among the anchors ``allowed[:, u]`` lets its unit go to (any unused one when none is
+    left): a random injection under the release's rules, for a joint cluster's shared chunk,
+    whose sub-record cannot belong to a member that shows one of its items elsewhere."""
+    used = np.zeros(n_anchors, dtype=bool)
+    out = np.empty(len(reps), dtype=np.int64)
+    for i, u in enumerate(reps.tolist()):   # one draw per placement: the draws depend on each other
+        cand = np.flatnonzero(allowed[:, u] & ~used)
+        if not len(cand):
+            cand = np.flatnonzero(~used)
+        a = int(cand[rng.integers(len(cand))])
+        used[a] = True
+        out[i] = a
+    return out
+
+
 def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarray,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                   rng: np.random.Generator, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The budget-matched random re-association (ALGORITHMS.md §6): every unit gets as many
     anchors as the method under test gave it, at random, under the release's own rules — a unit
     never twice in one transaction, and a transaction takes at most one sub-record of each
@@ -168,8 +186,13 @@ def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarra
             reps = np.repeat(units, budget[units])
             for start in range(0, len(reps), n_anchors):
                 block = reps[start:start + n_anchors]
-                units_out.append(block)
-                anchors_out.append(rng.permutation(n_anchors)[:len(block)])
+                if allowed is None:
+                    units_out.append(block)
+                    anchors_out.append(rng.permutation(n_anchors)[:len(block)])
+                else:   # ``allowed`` (anchors x units): the anchors each unit may go to, drawn in random order
+                    block = block[rng.permutation(len(block))]
+                    units_out.append(block)
+                    anchors_out.append(masked_injection(block, allowed, n_anchors, rng))
             continue
         # terms: a uniform random set of budget[u] distinct anchors each (argsort of uniform keys)
         order = np.argsort(rng.random((len(units), n_anchors)), axis=1)

@@ -11,6 +11,8 @@ from semtui.model.disassociated import (
     ClusterKey,
     DisassociatedData,
     DisassociationKey,
+    JointCluster,
+    JointClusterKey,
     RecordChunk,
 )
 from semtui.model.transactions import Token, TransactionBuilder, TransactionData, generalised_label, token_label
@@ -25,6 +27,8 @@ __all__ = [
     "DisassociatedData",
     "DisassociationKey",
     "Item",
+    "JointCluster",
+    "JointClusterKey",
     "RecordChunk",
     "Token",
     "TransactionBuilder",

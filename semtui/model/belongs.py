@@ -140,6 +140,7 @@ def _release_occurrences(release: DisassociatedData) -> np.ndarray:
     term chunk listing it."""
     parts = [np.asarray(ch.items, dtype=np.int64) for c in release.clusters for ch in c.record_chunks]
     parts += [np.asarray(c.term_chunk, dtype=np.int64) for c in release.clusters]
+    parts += [np.asarray(ch.items, dtype=np.int64) for j in release.joint_clusters for ch in j.shared_chunks]
     flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     return np.bincount(flat, minlength=len(release.vocab))
 
@@ -171,16 +172,30 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
         if len(ck.term_chunk) != len(c.term_chunk):
             raise InputError(f"cluster {c.id!r}: the key's term chunk has {len(ck.term_chunk)} terms, the "
                              f"release's {len(c.term_chunk)}: the key does not belong to {rel}", key_path)
+    jby_id = {j.id: j for j in key.joint_clusters}
+    for jc in release.joint_clusters:
+        jk = jby_id.get(jc.id)
+        if jk is None:
+            raise InputError(f"the key has no joint cluster {jc.id!r}: the key does not belong to {rel}", key_path)
+        if [len(ch) for ch in jk.shared_chunks] != [len(ch) for ch in jc.shared_chunks]:
+            raise InputError(f"joint cluster {jc.id!r}: the key's shared chunks do not match the release "
+                             f"({[len(ch) for ch in jk.shared_chunks]} sub-records, the release has "
+                             f"{[len(ch) for ch in jc.shared_chunks]}): the key does not belong to {rel}", key_path)
     n = release.n_transactions
     from itertools import chain
 
-    every = chain.from_iterable(chain.from_iterable((*ck.record_chunks, *ck.term_chunk) for ck in key.clusters))
+    every = chain(chain.from_iterable(chain.from_iterable((*ck.record_chunks, *ck.term_chunk, ck.records or [])
+                                                          for ck in key.clusters)),
+                  chain.from_iterable(chain.from_iterable(jk.shared_chunks for jk in key.joint_clusters)))
     if max(every, default=-1) < n:  # one pass in C; the cluster at fault is looked for only if needed
         return
-    for ck in key.clusters:
-        top = max((max(ch) for ch in (*ck.record_chunks, *ck.term_chunk) if ch), default=-1)
+    for ck in [*key.clusters, *key.joint_clusters]:
+        lists = ck.shared_chunks if hasattr(ck, "shared_chunks") else (*ck.record_chunks, *ck.term_chunk,
+                                                                        ck.records or [])
+        top = max((max(ch) for ch in lists if ch), default=-1)
         if top >= n:
-            raise InputError(f"cluster {ck.id!r}: the key names transaction {top}, out of range: the release "
+            what = "joint cluster" if hasattr(ck, "shared_chunks") else "cluster"
+            raise InputError(f"{what} {ck.id!r}: the key names transaction {top}, out of range: the release "
                              f"has {n} transactions (0 to {n - 1}); the key does not belong to {rel}", key_path)
 
 
@@ -201,6 +216,12 @@ def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, o
             sub_items.append(ch.items)
         term_lists.append(ck.term_chunk)
         term_items.append(c.term_chunk)
+    jby_id = {j.id: j for j in key.joint_clusters}
+    for jc in release.joint_clusters:
+        for j, ch in enumerate(jc.shared_chunks):
+            sub_t.append(jby_id[jc.id].shared_chunks[j])
+            sub_len.append(np.diff(ch.indptr))
+            sub_items.append(ch.items)
 
     def flat(parts) -> np.ndarray:
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)

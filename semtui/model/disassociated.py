@@ -1,4 +1,5 @@
-"""Disassociated data (Terrovitis et al. 2012): clusters of record chunks and a term chunk.
+"""Disassociated data (Terrovitis et al. 2012): clusters of record chunks and a term chunk,
+and joint clusters whose shared chunks hold sub-records of the records of several clusters.
 
 A :class:`DisassociationKey` links every sub-record and term-chunk term back to the original
 transaction it came from, for evaluation only.
@@ -7,7 +8,7 @@ transaction it came from, for evaluation only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,15 +47,39 @@ class Cluster:
 
 
 @dataclass
+class JointCluster:
+    """REFINE's joint cluster: shared chunks over every record of its member clusters (one
+    sub-record per record, empty ones included), without saying which member each came from."""
+
+    id: str
+    clusters: list[str]
+    shared_chunks: list[RecordChunk]
+
+
+@dataclass
 class DisassociatedData:
-    """Clusters of record chunks and a term chunk, declared k^m-anonymous."""
+    """Clusters of record chunks and a term chunk, and joint clusters of shared chunks,
+    declared k^m-anonymous."""
 
     vocab: Vocabulary
     k: int
     m: int
     clusters: list[Cluster]
+    joint_clusters: list[JointCluster] = field(default_factory=list)
 
     kind = "disassociated"
+
+    def joint_of(self) -> dict[str, list[int]]:
+        """Cluster id -> the indices of the joint clusters it is a member of."""
+        out: dict[str, list[int]] = {}
+        for j, jc in enumerate(self.joint_clusters):
+            for cid in jc.clusters:
+                out.setdefault(cid, []).append(j)
+        return out
+
+    @property
+    def n_shared_chunks(self) -> int:
+        return sum(len(j.shared_chunks) for j in self.joint_clusters)
 
     @property
     def n_transactions(self) -> int:
@@ -80,6 +105,17 @@ class ClusterKey:
     id: str
     record_chunks: list[list[int]]
     term_chunk: list[list[int]]
+    #: every transaction of the cluster (key v2; None in a v1 key, where the record chunks and
+    #: the term chunk name them)
+    records: list[int] | None = None
+
+
+@dataclass
+class JointClusterKey:
+    """Original transaction index of each sub-record of each shared chunk of a joint cluster."""
+
+    id: str
+    shared_chunks: list[list[int]]
 
 
 @dataclass
@@ -87,6 +123,7 @@ class DisassociationKey:
     """The private key of a disassociated release (evaluation only)."""
 
     clusters: list[ClusterKey]
+    joint_clusters: list[JointClusterKey] = field(default_factory=list)
 
     def cluster(self, cid: str) -> ClusterKey:
         for c in self.clusters:

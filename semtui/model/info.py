@@ -73,14 +73,21 @@ def _disassociated_info(data: DisassociatedData) -> dict:
         for ch in c.record_chunks:
             items.update(np.unique(ch.items).tolist())
         items.update(c.term_chunk.tolist())
+    for j in data.joint_clusters:
+        for ch in j.shared_chunks:
+            items.update(np.unique(ch.items).tolist())
     sizes = np.asarray([c.size for c in data.clusters], dtype=np.int64)
-    # Per transaction: every sub-record item belongs to one transaction and every term-chunk
+    # Per transaction: every sub-record item (record or shared chunk) belongs to one transaction and every term-chunk
     # term to at least one, so the average is exact when each term came from one transaction
     # (a lower bound otherwise); the maximum is an upper bound: a transaction holding the
     # longest sub-record of every chunk of its cluster and the whole term chunk.
-    held = int(sub.sum()) + data.n_term_chunk_terms
+    shared = [np.diff(ch.indptr) for j in data.joint_clusters for ch in j.shared_chunks]
+    held = int(sub.sum()) + data.n_term_chunk_terms + int(sum(int(x.sum()) for x in shared))
+    # a member's transaction may hold the longest sub-record of every shared chunk of its joint clusters
+    joint_longest = [sum(int(np.diff(ch.indptr).max(initial=0)) for ch in j.shared_chunks) for j in data.joint_clusters]
+    joint_of = data.joint_of()
     bound = max((sum(int(np.diff(ch.indptr).max(initial=0)) for ch in c.record_chunks) + len(c.term_chunk)
-                 for c in data.clusters), default=0)
+                 + sum(joint_longest[j] for j in joint_of.get(c.id, ())) for c in data.clusters), default=0)
     n = data.n_transactions
     return {
         "kind": "disassociated",
@@ -103,8 +110,10 @@ def _disassociated_info(data: DisassociatedData) -> dict:
 
 def _disassociation_shape(data: DisassociatedData) -> dict:
     """How much a disassociated release keeps together: chunk counts, term-chunk sizes and
-    the share of (cluster, item) pairs that stayed in a record chunk (associated with the
-    other items of that chunk) rather than in the term chunk (associated with nothing)."""
+    the share of placements -- (cluster, item) pairs of record chunks and term chunks,
+    (joint cluster, item) pairs of shared chunks -- that sit in a record or shared chunk
+    (associated with the other items of that chunk) rather than in a term chunk (associated
+    with nothing); ``associated_share_without_joint_clusters`` counts record chunks only."""
     v = len(data.vocab)
     chunks = np.asarray([len(c.record_chunks) for c in data.clusters], dtype=np.int64)
     terms = np.asarray([len(c.term_chunk) for c in data.clusters], dtype=np.int64)
@@ -112,13 +121,27 @@ def _disassociation_shape(data: DisassociatedData) -> dict:
              for ci, c in enumerate(data.clusters) for ch in c.record_chunks]
     in_chunks = len(np.unique(np.concatenate(parts))) if parts else 0
     empty = sum(int((np.diff(ch.indptr) == 0).sum()) for c in data.clusters for ch in c.record_chunks)
-    pairs = in_chunks + int(terms.sum())
+    # REFINE's shared chunks: a shared item is placed once per joint cluster (the release does
+    # not say how many of the members' (cluster, item) pairs it stands for)
+    jparts = [np.asarray(ch.items, dtype=np.int64) + ji * v
+              for ji, j in enumerate(data.joint_clusters) for ch in j.shared_chunks]
+    in_shared = len(np.unique(np.concatenate(jparts))) if jparts else 0
+    shared_lens = [np.diff(ch.indptr) for j in data.joint_clusters for ch in j.shared_chunks]
+    sl = np.concatenate(shared_lens) if shared_lens else np.zeros(0, dtype=np.int64)
+    pairs = in_chunks + in_shared + int(terms.sum())
     return {
         "record_chunks_per_cluster": _stats(chunks),
         "term_chunk_sizes": _stats(terms),
         "empty_sub_records": empty,
-        "associated_share": round(in_chunks / pairs, 4) if pairs else 0.0,
+        "associated_share": round((in_chunks + in_shared) / pairs, 4) if pairs else 0.0,
+        "associated_share_without_joint_clusters": round(in_chunks / pairs, 4) if pairs else 0.0,
         "term_chunk_share": round(int(terms.sum()) / pairs, 4) if pairs else 0.0,
+        "joint_clusters": len(data.joint_clusters),
+        "clusters_in_joint_clusters": len({x for j in data.joint_clusters for x in j.clusters}),
+        "shared_chunks": data.n_shared_chunks,
+        "shared_sub_records": int((sl > 0).sum()),
+        "shared_occurrences": int(sl.sum()),
+        "shared_placements": in_shared,
     }
 
 

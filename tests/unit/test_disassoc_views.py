@@ -88,12 +88,12 @@ def test_meps_flags_add_up_and_reconstruction_matches(method):
         assert all(len(u["correct"]) == len(u["anchors"]) for u in entry["units"])
         assert sum(flags) == entry["metrics"]["correct"]
         assert len(entry["anchor_transactions"]) == len(entry["anchors"])
-        rec = reconstructed_transactions(entry)
+        rec = reconstructed_transactions(entry, r.report["joint_clusters"])   # REFINE's shared sub-records too
         assert rec == r.transactions[start:start + len(rec)]
         start += len(rec)
     assert start == len(r.transactions)
-    assert sum(sum(f for u in e["units"] for f in u["correct"]) for e in r.report["clusters"]) == \
-        r.report["metrics"]["correct"]
+    assert sum(sum(f for u in e["units"] for f in u["correct"])
+               for e in r.report["clusters"] + r.report["joint_clusters"]) == r.report["metrics"]["correct"]
 
 
 def test_cluster_associated_shares():
@@ -101,7 +101,8 @@ def test_cluster_associated_shares():
     # blood, treatment, lung, cancer, tumor, biopsy kept; vessel, catheterisation, radiotherapy not
     assert cluster_associated_shares(data).tolist() == pytest.approx([6 / 9])
     orig = read_transactions(SAMPLES / "meps400-original.txt")
-    big = disassociate(orig, 3, 2, 30).data
+    # the two steps: a cluster's share counts its own chunks (REFINE's shared chunks are its joint cluster's)
+    big = disassociate(orig, 3, 2, 30, refine=False).data
     shares = cluster_associated_shares(big)
     assert len(shares) == len(big.clusters) and ((shares >= 0) & (shares <= 1)).all()
     for ci in (0, len(big.clusters) // 2, len(big.clusters) - 1):

@@ -110,11 +110,17 @@ def cluster_of_key(key) -> dict[int, str]:
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=transactions, k=st.integers(1, 4), m=st.integers(1, 3), extra=st.integers(0, 6))
-def test_properties_on_random_data(rows, k, m, extra):
+@given(rows=transactions, k=st.integers(1, 4), m=st.integers(1, 3), extra=st.integers(0, 6),
+       joint=st.one_of(st.none(), st.integers(0, 12)))
+def test_properties_on_random_data(rows, k, m, extra, joint):
+    """With and without REFINE (``joint`` None: --no-refine; else the joint clusters' size
+    bound is 2k + joint)."""
     n_max = k + extra
     data = TransactionData.from_lists([[f"i{x}" for x in r] for r in rows])
-    result = disassociate(data, k, m, n_max)
+    result = disassociate(data, k, m, n_max, refine=joint is not None,
+                          joint_max_size=None if joint is None else 2 * k + joint)
+    if joint is None:
+        assert not result.data.joint_clusters
     release, key = result.data, result.key
     original = [set(data.vocab.names(data.transaction(t))) for t in range(data.n_transactions)]
 
@@ -136,7 +142,8 @@ def test_properties_on_random_data(rows, k, m, extra):
             # brute force: the chunk is k^m-anonymous
             assert not brute_minimal_violations(subs, k, m)
             domains.append(set().union(*subs))
-        cluster_rows = set(ck.record_chunks[0]) if c.record_chunks else set(itertools.chain(*ck.term_chunk))
+        cluster_rows = (set(ck.records) if ck.records is not None else set(ck.record_chunks[0]) if c.record_chunks
+                        else set(itertools.chain(*ck.term_chunk)))
         for term, ts in zip(release.vocab.names(c.term_chunk), ck.term_chunk):
             placed.update((t, term) for t in ts)
             # a term really has support < k in its cluster
@@ -152,6 +159,19 @@ def test_properties_on_random_data(rows, k, m, extra):
                     grown = [sr | ({item} if item in original[t] else set())
                              for sr, t in zip(chunk_j, ck.record_chunks[0])]
                     assert brute_minimal_violations(grown, k, m)
+    # REFINE's shared chunks: one sub-record per record of the members, k^m-anonymous, each
+    # sub-record from a record of a member cluster
+    size_of = {c.id: c.size for c in release.clusters}
+    for jc in release.joint_clusters:
+        jk = next(j for j in key.joint_clusters if j.id == jc.id)
+        members = set().union(*(key.cluster(x).records for x in jc.clusters))
+        for j, ch in enumerate(jc.shared_chunks):
+            assert len(ch) == sum(size_of[x] for x in jc.clusters)
+            assert sorted(jk.shared_chunks[j]) == sorted(members)
+            subs = [frozenset(release.vocab.names(ch.sub_record(r))) for r in range(len(ch))]
+            assert not brute_minimal_violations(subs, k, m)
+            for t, sr in zip(jk.shared_chunks[j], subs):
+                placed.update((t, i) for i in sr)
     expected = Counter((t, i) for t, items in enumerate(original) for i in items)
     assert placed == expected
 

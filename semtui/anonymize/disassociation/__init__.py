@@ -1,4 +1,4 @@
-"""Disassociation (Terrovitis et al. 2012): HORPART then VERPART; no REFINE.
+"""Disassociation (Terrovitis et al. 2012): HORPART, VERPART and (by default) REFINE.
 
 ``disassociate(data, k, m, max_cluster_size)`` returns the release
 (:class:`semtui.model.DisassociatedData`) and its private key
@@ -16,7 +16,9 @@ What the release looks like, beyond the two algorithms (:mod:`.horpart`, :mod:`.
   position says nothing about which transaction it came from: sub-record r of chunk 1 and
   sub-record r of chunk 2 are not, in general, the same transaction;
 * the term chunk lists each term once, by ascending item id; the key lists the transactions
-  each came from.
+  each came from;
+* with REFINE (:mod:`.refine`), joint clusters ``J1, J2, ...`` in cluster order, their shared
+  chunks built and sorted as record chunks; the key lists every cluster's transactions.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from semtui.anonymize.disassociation.horpart import horpart
+from semtui.anonymize.disassociation import refine as _refine
+from semtui.anonymize.disassociation.horpart import horpart, horpart_tree
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.errors import InputError
 from semtui.model import (
@@ -36,6 +39,8 @@ from semtui.model import (
     ClusterKey,
     DisassociatedData,
     DisassociationKey,
+    JointCluster,
+    JointClusterKey,
     RecordChunk,
     TransactionData,
 )
@@ -52,6 +57,8 @@ class DisassociationResult:
     max_cluster_size: int
     seconds: float
     seconds_horpart: float
+    #: REFINE's facts (None: not run): see :func:`semtui.anonymize.disassociation.refine.refine`
+    refine: dict | None = None
 
     def summary(self) -> dict:
         d = self.data
@@ -59,7 +66,7 @@ class DisassociationResult:
         chunk_items = sum(len(np.unique(ch.items)) for c in d.clusters for ch in c.record_chunks)
         terms = d.n_term_chunk_terms
         placed = chunk_items + terms
-        return {
+        out = {
             "n_transactions": d.n_transactions,
             "k": d.k,
             "m": d.m,
@@ -74,6 +81,8 @@ class DisassociationResult:
             "seconds": round(self.seconds, 4),
             "seconds_horpart": round(self.seconds_horpart, 4),
         }
+        out.update(self.refine if self.refine is not None else {"refine": False})
+        return out
 
 
 def check_parameters(k: int, m: int, max_cluster_size: int) -> None:
@@ -92,9 +101,15 @@ def disassociate(
     m: int,
     max_cluster_size: int,
     progress: Progress = None,
+    *,
+    refine: bool = True,
+    joint_max_size: int | None = None,
 ) -> DisassociationResult:
-    """HORPART + VERPART over plain transactions."""
+    """HORPART + VERPART (+ REFINE unless ``refine=False``) over plain transactions;
+    ``joint_max_size``: the most records of a joint cluster (default
+    :data:`.refine.DEFAULT_JOINT_MAX_SIZE`)."""
     check_parameters(k, m, max_cluster_size)
+    joint_max = _refine.check_joint_max_size(k, joint_max_size) if refine else 0
     if data.n_generalised:
         raise InputError("disassociation needs plain transactions, not set-generalised ones")
     if data.n_transactions == 0 or len(data.tokens) == 0:
@@ -103,11 +118,11 @@ def disassociate(
     n_items = len(data.vocab)
     indptr, tokens = _as_sets(np.asarray(data.indptr, dtype=np.int64), np.asarray(data.tokens, dtype=np.int64),
                               n_items)
-    clusters_rows = horpart(indptr, tokens, n_items, max_cluster_size, progress)
+    clusters_rows, parent, cluster_node = horpart_tree(indptr, tokens, n_items, max_cluster_size, progress)
     t1 = time.perf_counter()
-
-    release, key = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress)
-    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0)
+    tree = (parent, cluster_node, joint_max) if refine else None
+    release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree)
+    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, facts)
 
 
 def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
@@ -124,7 +139,8 @@ def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.n
 
 
 def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens: np.ndarray,
-                 indptr: np.ndarray, k: int, m: int, progress: Progress) -> tuple[DisassociatedData, DisassociationKey]:
+                 indptr: np.ndarray, k: int, m: int, progress: Progress,
+                 tree: tuple | None = None) -> tuple[DisassociatedData, DisassociationKey, dict | None]:
     """VERPART on every cluster.  Supports, support order, term chunks and the key's term
     lists are computed for all clusters at once; only the greedy chunking (clusters with at
     least two items of support >= k) and the sub-record sort (per record chunk) are per
@@ -201,9 +217,15 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
 
     # term chunks: pairs of support < k, ascending item; the key's transactions of each
     term_pairs = np.flatnonzero(~freq)
+    joints, facts = [], None
+    if tree is not None:  # REFINE moves some of them into joint clusters' shared chunks
+        term_pairs, joints, facts = _refine_terms(tree, term_pairs, sizes, cstart, p_cl, p_item, sup, tok_pair,
+                                                  freq, pos_row, perm, len(pair_key), n_items, k, m)
     term_first = np.searchsorted(p_cl[term_pairs], np.arange(n_clusters + 1))
     term_items = p_item[term_pairs].astype(np.int32)
-    tt = np.flatnonzero(~freq[tok_pair])
+    is_term = np.zeros(len(pair_key), dtype=bool)
+    is_term[term_pairs] = True
+    tt = np.flatnonzero(is_term[tok_pair])
     tt = tt[np.lexsort((orig_row[tt], tok_pair[tt]))]
     tt_rows = orig_row[tt].tolist()
     tt_bounds = np.searchsorted(tok_pair[tt], term_pairs).tolist() + [len(tt)]
@@ -225,8 +247,50 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
             key_chunks.append(rows[order].tolist())
         a, b = term_first[c], term_first[c + 1]
         clusters.append(Cluster(cid, n_rows, out_chunks, term_items[a:b]))
-        keys.append(ClusterKey(cid, key_chunks, term_lists[a:b]))
-    return DisassociatedData(data.vocab, k, m, clusters), DisassociationKey(keys)
+        keys.append(ClusterKey(cid, key_chunks, term_lists[a:b], rows.tolist() if tree is not None else None))
+    joint_clusters = [JointCluster(f"J{j + 1}", [f"P{c + 1}" for c in range(a, b)], chunks)
+                      for j, ((a, b), chunks, _) in enumerate(joints)]
+    joint_keys = [JointClusterKey(f"J{j + 1}", [perm[r].tolist() for r in rows])
+                  for j, (_, _, rows) in enumerate(joints)]
+    return (DisassociatedData(data.vocab, k, m, clusters, joint_clusters),
+            DisassociationKey(keys, joint_keys), facts)
+
+
+def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart: np.ndarray, p_cl: np.ndarray,
+                  p_item: np.ndarray, sup: np.ndarray, tok_pair: np.ndarray, freq: np.ndarray, pos_row: np.ndarray,
+                  perm: np.ndarray, n_pairs: int, n_items: int, k: int, m: int) -> tuple[np.ndarray, list, dict]:
+    """REFINE (:mod:`.refine`) over VERPART's term pairs: the pairs that stay in term chunks, the
+    joint clusters (member range, shared chunks, cluster-order rows of their sub-records) and
+    the facts the summary reports."""
+    parent, cluster_node, joint_max = tree
+    t0 = time.perf_counter()
+    ranges = _refine.joint_groups(parent, cluster_node, sizes, joint_max)
+    term_index = np.full(n_pairs, -1, dtype=np.int64)
+    term_index[term_pairs] = np.arange(len(term_pairs))
+    tt = np.flatnonzero(~freq[tok_pair])
+    r = _refine.refine(ranges, cstart, p_cl[term_pairs], p_item[term_pairs], sup[term_pairs],
+                       term_index[tok_pair[tt]], pos_row[tt], n_items, k, m)
+    joints = list(zip(r.members, r.shared, r.shared_rows))
+    in_chunks = int(freq.sum())   # record-chunk (cluster, item) pairs
+    all_pairs = len(p_cl)
+    moved = int(r.moved.sum())
+    shared_subs = [np.diff(ch.indptr) for chunks in r.shared for ch in chunks]
+    lens = np.concatenate(shared_subs) if shared_subs else np.zeros(0, dtype=np.int64)
+    facts = {
+        "refine": True,
+        "joint_max_size": int(joint_max),
+        "joint_clusters": len(joints),
+        "clusters_in_joint_clusters": int(sum(b - a for a, b in r.members)),
+        "shared_chunks": int(sum(len(c) for c in r.shared)),
+        "moved_term_pairs": moved,
+        # a moved item shares a sub-record with another one in this share of its occurrences
+        "shared_occurrences_with_company": round(float(lens[lens >= 2].sum() / lens.sum()), 4) if lens.sum() else 0.0,
+        "associated_share_record_chunks": round(in_chunks / all_pairs, 4) if all_pairs else 0.0,
+        "associated_share": round((in_chunks + moved) / all_pairs, 4) if all_pairs else 0.0,
+        "term_chunk_share": round((len(term_pairs) - moved) / all_pairs, 4) if all_pairs else 0.0,
+        "seconds_refine": round(time.perf_counter() - t0, 4),
+    }
+    return term_pairs[~r.moved], joints, facts
 
 
 def _sub_records(row: np.ndarray, rank: np.ndarray, item: np.ndarray, n_rows: int,

@@ -52,9 +52,25 @@ def horpart(
 ) -> list[np.ndarray]:
     """Clusters (arrays of ascending transaction indices) of the CSR transactions, in
     depth-first order.  Together they partition ``range(len(indptr) - 1)``."""
+    return horpart_tree(indptr, items, n_items, max_cluster_size, progress)[0]
+
+
+def horpart_tree(
+    indptr: np.ndarray,
+    items: np.ndarray,
+    n_items: int,
+    max_cluster_size: int,
+    progress: Progress = None,
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`horpart` with the partition's tree, for REFINE's joint clusters: the clusters,
+    the parent of every tree node (node 0 is the root, parent -1) and the node of every
+    cluster.  Clusters come out in depth-first order, so the clusters under any node are a
+    contiguous run of cluster indices."""
     n = len(indptr) - 1
+    parent: list[int] = [-1]
+    cluster_node: list[int] = []
     if n == 0:
-        return []
+        return [], np.asarray(parent, dtype=np.int64), np.zeros(0, dtype=np.int64)
     items = np.asarray(items, dtype=np.int64)
     lengths = np.diff(indptr)
     row_of_tok = np.repeat(np.arange(n, dtype=np.int64), lengths)
@@ -73,13 +89,19 @@ def horpart(
     clusters: list[np.ndarray] = []
     done = 0
     next_label = 1
-    # (label, rows, supports with ignored items zeroed, ignore list)
-    stack = [(0, np.arange(n, dtype=np.int64), np.bincount(items, minlength=n_items), [])]
+    # (label, rows, supports with ignored items zeroed, ignore list, tree node)
+    stack = [(0, np.arange(n, dtype=np.int64), np.bincount(items, minlength=n_items), [], 0)]
+
+    def child(of: int) -> int:
+        parent.append(of)
+        return len(parent) - 1
+
     while stack:
-        nid, rows, counts, ignore = stack.pop()
+        nid, rows, counts, ignore, node = stack.pop()
         a = int(np.argmax(counts)) if len(rows) > max_cluster_size else -1
         if a < 0 or counts[a] == 0:
             clusters.append(rows)
+            cluster_node.append(node)
             done += len(rows)
             if progress is not None:
                 progress(done, n, "HORPART")
@@ -97,8 +119,8 @@ def horpart(
         if len(d1) <= max_cluster_size and len(d2) <= max_cluster_size:
             # both children are clusters: no supports needed
             if len(d2):
-                stack.append((nid, d2, counts, ignore))
-            stack.append((next_label, d1, counts, ignore))
+                stack.append((nid, d2, counts, ignore, child(node)))
+            stack.append((next_label, d1, counts, ignore, child(node)))
             next_label += 1
             continue
         ignore1 = ignore + [a]
@@ -111,7 +133,7 @@ def horpart(
             c1 = counts - c2
             c1[a] = 0
         if len(d2):
-            stack.append((nid, d2, c2, ignore))
-        stack.append((next_label, d1, c1, ignore1))
+            stack.append((nid, d2, c2, ignore, child(node)))
+        stack.append((next_label, d1, c1, ignore1, child(node)))
         next_label += 1
-    return clusters
+    return clusters, np.asarray(parent, dtype=np.int64), np.asarray(cluster_node, dtype=np.int64)

@@ -77,6 +77,13 @@ def _check_fits(data: DisassociatedData) -> None:
                 f"cluster {c.id!r} describes {c.size:,} transactions and {units:,} sub-records and terms to place: "
                 f"{n_anchors * max(units, 1):,} scores ({total:,} transactions so far), more than fit in memory "
                 f"(at most {MAX_SCORE_CELLS:,} scores per cluster and {MAX_ANCHORS:,} transactions)")
+    size_of = {c.id: max(int(c.size), len(c.record_chunks[0]) if c.record_chunks else 0) for c in data.clusters}
+    for j in data.joint_clusters:
+        n_anchors = sum(size_of[x] for x in j.clusters)
+        units = sum(len(ch) for ch in j.shared_chunks)
+        if n_anchors * max(units, 1) > MAX_SCORE_CELLS:
+            raise InputError(f"joint cluster {j.id!r} describes {n_anchors:,} transactions and {units:,} shared "
+                             f"sub-records: {n_anchors * units:,} scores, more than the {MAX_SCORE_CELLS:,} that fit")
 
 
 def _r(x, digits: int = 6):
@@ -162,6 +169,7 @@ class _Context:
     informed: np.ndarray | None = None  # NBA's log-lifts from the original itself (the informed reference)
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
     summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
+    joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
 
 
 @dataclass
@@ -219,7 +227,9 @@ def plan_release(
     a_ids = np.unique(np.concatenate([c.record_chunks[0].items for c in data.clusters if c.record_chunks] + empty)
                       ).astype(np.int64)
     u_ids = np.unique(np.concatenate([ch.items for c in data.clusters for ch in c.record_chunks[1:]]
-                                     + [c.term_chunk for c in data.clusters] + empty)).astype(np.int64)
+                                     + [c.term_chunk for c in data.clusters]
+                                     + [ch.items for j in data.joint_clusters for ch in j.shared_chunks]
+                                     + empty)).astype(np.int64)
 
     # 2. score: one batched call, every C1 term against every other term, held twice (the
     # scores and their orientation): refused in one line when that cannot fit
@@ -308,7 +318,8 @@ def plan_release(
 
         informed = _log_lifts(Background.from_transactions(original, "the original"), vocab, a_ids, u_ids)
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
-                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed)
+                   None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed,
+                   joint_key_of={j.id: j for j in key.joint_clusters} if evaluate else None)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
@@ -379,7 +390,8 @@ def run_reassociation(
 
     with session(options.scheduler):  # one cluster for the attack and its reference
         outputs = _execute(plan.ctx, options.jobs, progress, scheduler=options.scheduler)
-        result = _merge(plan.ctx, outputs, plan.meta)
+        joints = _joint_outputs(plan.ctx, outputs, progress)
+        result = _merge(plan.ctx, outputs, plan.meta, joints)
         if plan.ctx.informed is not None:
             from dataclasses import replace as dc_replace
 
@@ -387,8 +399,12 @@ def run_reassociation(
             # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
             # reference as for the attack)
             ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
+            ref_outputs = _execute(ref_ctx, options.jobs, progress, "informed reference", scheduler=options.scheduler)
+            ref_joints = _joint_outputs(ref_ctx, ref_outputs, progress)
+            if ref_joints:
+                _with_joints(ref_outputs, ref_joints, _cluster_of_row(ref_outputs, plan.ctx.x.shape[0]), light=True)
             result.report["metrics"]["informed_reference"] = _informed_reference(
-                _execute(ref_ctx, options.jobs, progress, "informed reference", scheduler=options.scheduler),
+                [{k: v for k, v in o.items() if not k.startswith("_")} for o in ref_outputs],
                 plan.meta["seed"], plan.ctx.ties)
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
@@ -396,7 +412,7 @@ def run_reassociation(
 
 def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
                a_local_ids, u_local_ids) -> None:
-    members: set[int] = set()
+    members: set[int] = set(ck.records or ())   # key v2 names them all (REFINE can empty a record)
     for rows in ck.record_chunks:
         members.update(rows)
     for holders in ck.term_chunk:
@@ -506,7 +522,8 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     if ctx.light:
         at, bl = res.evaluation["attack"], res.evaluation["baseline"]
         return {"placements": len(res.place_unit), "correct": int(at["correct"].sum()), "broken": at["broken"],
-                "size": int(ctx.data.clusters[ci].size), "b_correct": bl["mean_correct"], "b_broken": bl["mean_broken"]}
+                "size": int(ctx.data.clusters[ci].size), "b_correct": bl["mean_correct"], "b_broken": bl["mean_broken"],
+                "_aligned": at["transactions"], "_broken_set": at["broken_set"], "_b_broken_sets": bl["broken_sets"]}
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
@@ -579,11 +596,95 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
         "wmd": _r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
         "baseline_accuracy": _r(accuracy(bl["mean_correct"], counts["placements"])),
     }
-    out.update(counts=counts, recon=recon, truth=task.anchor_truth[task.anchor_truth >= 0])
+    out.update(counts=counts, recon=recon, truth=task.anchor_truth[task.anchor_truth >= 0],
+               aligned=at["transactions"], broken_set=at["broken_set"], b_broken_sets=bl["broken_sets"])
     return out
 
 
-def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
+def _joint_outputs(ctx: _Context, outputs: list[dict], progress) -> list[dict]:
+    """Every joint cluster's attack (:mod:`.joint`), after the clusters' (whose alignment of
+    anchors to transactions it reuses)."""
+    from semtui.attacks.reassociation.joint import joint_output
+
+    data = ctx.data
+    if not data.joint_clusters:
+        return []
+    index_of = {c.id: ci for ci, c in enumerate(data.clusters)}
+    evaluate = ctx.key_of is not None
+    aligned = ({ci: np.asarray(o["_aligned"] if ctx.light else o["aligned"], dtype=np.int64)
+                for ci, o in enumerate(outputs)} if evaluate else None)
+
+    def anchors_of(ci: int) -> list[np.ndarray]:
+        return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
+
+    out = []
+    n = len(data.joint_clusters)
+    for ji in range(n):
+        if ji % 32 == 0:
+            progress(ji, n, "joint clusters")
+        out.append(joint_output(ctx, ji, index_of, anchors_of, aligned))
+    progress(n, n, "joint clusters")
+    return out
+
+
+def _with_joints(outputs: list[dict], joints: list[dict], cluster_of_row: np.ndarray, light: bool) -> None:
+    """Add the joint clusters' placements to their member clusters' counts: placements,
+    correct ones and the baseline's by the cluster of the anchor placed on, held sub-records by
+    the cluster of their transaction; broken transactions as the union of every task's."""
+    n = len(outputs)
+    key = (lambda o, name: o[name]) if light else (lambda o, name: o["counts"][name])
+
+    def put(o, name, v):
+        if light:
+            o[name] = v
+        else:
+            o["counts"][name] = v
+
+    for j in joints:
+        e = j.get("eval")
+        if e is None:
+            continue
+        for ci in j["members"]:
+            o = outputs[ci]
+            put(o, "placements", key(o, "placements") + int(e["placements"][ci]))
+            put(o, "correct", key(o, "correct") + int(e["correct"][ci]))
+            put(o, "b_correct", key(o, "b_correct") + float(e["b_correct"][ci]))
+        if not light:
+            held = np.bincount(cluster_of_row[e["held_t"]][cluster_of_row[e["held_t"]] >= 0], minlength=n)
+            for ci in j["members"]:
+                outputs[ci]["counts"]["held"] += int(held[ci])
+    pre = "_" if light else ""
+
+    def union(parts):
+        parts = [np.asarray(p, dtype=np.int64) for p in parts]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    def per_cluster(ts):
+        ts = ts[(ts >= 0) & (ts < len(cluster_of_row))]
+        c = cluster_of_row[ts]
+        return np.bincount(c[c >= 0], minlength=n)
+
+    broken = per_cluster(union([o[pre + "broken_set"] for o in outputs]
+                               + [j["eval"]["broken_set"] for j in joints if "eval" in j]))
+    draws = len(outputs[0][pre + "b_broken_sets"]) if outputs else 0
+    b_broken = np.mean([per_cluster(union([o[pre + "b_broken_sets"][r] for o in outputs]
+                                          + [j["eval"]["b_broken_sets"][r] for j in joints if "eval" in j]))
+                        for r in range(draws)], axis=0) if draws else np.zeros(n)
+    for ci, o in enumerate(outputs):
+        put(o, "broken", int(broken[ci]))
+        put(o, "b_broken", float(b_broken[ci]))
+
+
+def _cluster_of_row(outputs: list[dict], n_rows: int) -> np.ndarray:
+    """The cluster of every original transaction, from the clusters' aligned anchors."""
+    cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
+    for i, o in enumerate(outputs):
+        t = np.asarray(o["aligned"] if "aligned" in o else o["_aligned"], dtype=np.int64)
+        cluster_of_row[t[t >= 0]] = i
+    return cluster_of_row
+
+
+def _merge(ctx: _Context, outputs: list[dict], opts: dict, joints: list[dict] | None = None) -> Reassociation:
     from semtui.metrics.reassociation import (
         accuracy,
         bootstrap_ratios,
@@ -595,7 +696,14 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
     data, x = ctx.data, ctx.x
     evaluate = ctx.key_of is not None
     n_clusters = len(outputs)
+    joints = joints or []
     clusters_out = [o["cluster"] for o in outputs]
+    # a joint cluster's placements extend its members' reconstructed transactions
+    names = data.vocab.names
+    for j in joints:
+        for u, a in zip(j["place_unit"].tolist(), j["place_anchor"].tolist()):
+            rec = outputs[int(j["member_of"][a])]["transactions"][int(j["local"][a])]
+            rec.extend(x for x in names(j["units"][u]) if x not in rec)
     transactions = [t for o in outputs for t in o["transactions"]]
     report: dict = document(REPORT_FORMAT, {
         "method": opts["method"],
@@ -612,7 +720,10 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "transactions": int(sum(c.size for c in data.clusters)),
             "anchors": int(sum(o["anchors"] for o in outputs)),
             "units": int(sum(o["units"] for o in outputs)),
-            "placements": int(sum(o["placements"] for o in outputs)),
+            "placements": int(sum(o["placements"] for o in outputs) + sum(j["placements"] for j in joints)),
+            "joint_clusters": len(joints),
+            "shared_units": int(sum(j["n_units"] for j in joints)),
+            "shared_placements": int(sum(j["placements"] for j in joints)),
             "seconds": 0.0,
         },
     })
@@ -623,10 +734,16 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
         cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
         for i, o in enumerate(outputs):
             cluster_of_row[o["truth"]] = i
+        if joints:
+            _with_joints(outputs, joints, cluster_of_row, light=False)
+            counts = {key: np.asarray([o["counts"][key] for o in outputs], dtype=np.float64)
+                      for key in outputs[0]["counts"]}
         km = {}
         for label in ("attack", "baseline"):
-            rr = np.concatenate([o["recon"][label][0] for o in outputs])
-            ii = np.concatenate([o["recon"][label][1] for o in outputs])
+            rr = np.concatenate([o["recon"][label][0] for o in outputs]
+                                + [j["eval"]["recon"][label][0] for j in joints if "eval" in j])
+            ii = np.concatenate([o["recon"][label][1] for o in outputs]
+                                + [j["eval"]["recon"][label][1] for j in joints if "eval" in j])
             km[label] = _km_counts(x, rr, ii, n_rows, opts["k"], data.m, cluster_of_row, n_clusters)
             km[label]["protected"] = int(km[label]["per_cluster_protected"].sum())
             km[label]["exposed"] = int(km[label]["per_cluster_exposed"].sum())
@@ -670,7 +787,17 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
             "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
         }
+        if joints:
+            # the shared chunks' part of the figures above, on its own
+            jp = sum(j["placements"] for j in joints)
+            jc = sum(int(j["eval"]["correct"].sum()) for j in joints if "eval" in j)
+            jb = sum(float(np.sum(j["eval"]["b_correct"])) for j in joints if "eval" in j)
+            ja, jba = accuracy(jc, jp), accuracy(jb, jp)
+            report["metrics"]["shared_chunks"] = {
+                "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
+                "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
     report["clusters"] = clusters_out
+    report["joint_clusters"] = [j["entry"] for j in joints if "entry" in j]
     report["summary"]["summary_only"] = ctx.summary_only
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
@@ -756,14 +883,23 @@ def _wmd_note(measured: float, opts: dict) -> str | None:
             "and no transaction has every term of its original and its reconstruction scored")
 
 
-def reconstructed_transactions(cluster: dict) -> list[list[str]]:
+def reconstructed_transactions(cluster: dict, joint_clusters: list[dict] | None = None) -> list[list[str]]:
     """The transactions one cluster entry of a report rebuilds, anchor by anchor: the anchor's
-    items, then those of every unit placed on it (each item once, in that order) -- what
-    :attr:`Reassociation.transactions` holds for the cluster, read back from the report."""
+    items, then those of every unit placed on it, then (given the report's ``joint_clusters``)
+    those of every shared sub-record a joint cluster placed on it (each item once, in that
+    order) -- what :attr:`Reassociation.transactions` holds for the cluster, read back from
+    the report."""
     rec: list[list[str]] = [list(a) for a in cluster.get("anchors", [])]
     for unit in cluster.get("units", []):
         for a in unit.get("anchors", []):
             rec[a].extend(unit["items"])
+    for joint in joint_clusters or ():
+        if cluster.get("id") not in joint.get("clusters", ()):
+            continue
+        for unit in joint.get("units", []):
+            for cid, a in unit.get("anchors", []):
+                if cid == cluster.get("id"):
+                    rec[a].extend(unit["items"])
     return [list(dict.fromkeys(items)) for items in rec]
 
 

@@ -66,6 +66,10 @@ class ClusterTask:
     a_to_w: np.ndarray | None = None
     u_to_w: np.ndarray | None = None
     orig: dict = field(default_factory=dict)  # transaction index -> its items (w ids)
+    #: anchors x units: where the release's rules let a unit go (None: anywhere).  A joint
+    #: cluster's shared sub-record cannot belong to a member that shows one of its items in
+    #: its own chunks (each item of a cluster is in one place of the release)
+    allowed: np.ndarray | None = None
 
 
 @dataclass
@@ -190,7 +194,7 @@ def assign_anchors(scores: np.ndarray, counts: np.ndarray, chunks: np.ndarray,
 
 
 def random_anchors(n_anchors: int, counts: np.ndarray, chunks: np.ndarray,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                   rng: np.random.Generator, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The papers' random attack RA, respecting multiplicities: each record chunk's sub-records
     (repeated by multiplicity) go to distinct random anchors (a random injection), each term to
     ``count`` distinct random anchors."""
@@ -204,8 +208,15 @@ def random_anchors(n_anchors: int, counts: np.ndarray, chunks: np.ndarray,
                 anchors_out.append(np.sort(rng.choice(n_anchors, c, replace=False)))
             continue
         reps = np.repeat(units, np.minimum(counts[units], n_anchors))[:n_anchors]
-        units_out.append(reps)
-        anchors_out.append(rng.permutation(n_anchors)[:len(reps)])
+        if allowed is None:
+            units_out.append(reps)
+            anchors_out.append(rng.permutation(n_anchors)[:len(reps)])
+        else:
+            from semtui.metrics.reassociation import masked_injection
+
+            reps = reps[rng.permutation(len(reps))]
+            units_out.append(reps)
+            anchors_out.append(masked_injection(reps, allowed, n_anchors, rng))
     if not units_out:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     u = np.concatenate(units_out)
@@ -221,7 +232,8 @@ def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarra
     if task.method == "assign":
         return assign_anchors(scores, task.unit_count, task.unit_chunk, rng)
     if task.method == "ra":
-        return random_anchors(task.n_anchors, task.unit_count, task.unit_chunk, cluster_rng(task.seed, task.index))
+        return random_anchors(task.n_anchors, task.unit_count, task.unit_chunk, cluster_rng(task.seed, task.index),
+                              task.allowed)
     raise ValueError(f"unknown method {task.method!r}")
 
 
@@ -230,7 +242,14 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
     """Score, select and (with the key) evaluate one cluster."""
     scores = cluster_scores(task.close, task.anchor_ptr, task.anchor_terms, task.unit_ptr, task.unit_terms,
                             task.method if task.method in ("rga", "mra", "nba") else "aba")
-    place_unit, place_anchor = select(task, scores)
+    if task.allowed is None:
+        place_unit, place_anchor = select(task, scores)
+    else:
+        # the release's rules first: an anchor a unit may not go to ranks below every other,
+        # an unscorable one it may go to just below the scored ones
+        finite = np.isfinite(scores)
+        floor = (scores[finite].min() - 1.0) if finite.any() else 0.0
+        place_unit, place_anchor = select(task, np.where(task.allowed, np.where(finite, scores, floor), -np.inf))
     evaluation = None
     if task.anchor_truth is not None:
         evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor)}
@@ -239,13 +258,17 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
         # WMD and the reconstruction (for k^m breakage) of the first draw
         draws = []
         for r in range(BASELINE_DRAWS):
-            bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r))
+            bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r),
+                                    task.allowed)
             ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
             ev["place_unit"], ev["place_anchor"] = bu, ba
             draws.append(ev)
         baseline = draws[0]
         baseline["mean_correct"] = float(np.mean([int(d["correct"].sum()) for d in draws]))
         baseline["mean_broken"] = float(np.mean([d["broken"] for d in draws]))
+        baseline["broken_sets"] = [d["broken_set"] for d in draws]
+        baseline["correct_counts"] = [d["correct"] for d in draws]
+        baseline["draw_anchors"] = [d["place_anchor"] for d in draws]
         evaluation["baseline"] = baseline
     return ClusterResult(task.index, scores, place_unit, place_anchor, evaluation)
 
@@ -295,5 +318,5 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
             if not math.isnan(d):
                 wmd_sum += d
                 wmd_n += 1
-    return {"transactions": trans, "correct": correct, "broken": len(broken),
+    return {"transactions": trans, "correct": correct, "broken": len(broken), "broken_set": broken,
             "wmd_sum": wmd_sum, "wmd_n": wmd_n}

@@ -169,6 +169,20 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
             cells.append(t)
         columns_data.append(cells)
         columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=14))
+    # REFINE: the shared chunks of the cluster's joint cluster(s), over all their members' records
+    joints = [data.joint_clusters[ji] for ji in data.joint_of().get(cluster.id, ())]
+    for jc in joints:
+        for j, chunk in enumerate(jc.shared_chunks):
+            cells = []
+            for sr, n in distinct_sub_records(chunk):
+                t = Text(f"{n}× ", style="dim")
+                if len(sr):
+                    append_items(t, [names[i] for i in sr.tolist()], marked)
+                else:
+                    t.append("∅", style="dim")
+                cells.append(t)
+            columns_data.append(cells)
+            columns.append(Column(f"{jc.id}s{j + 1}", f"{jc.id}/S{j + 1} ({len(chunk)})", None, min_width=14))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
         terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
@@ -188,7 +202,10 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     recs += [[cluster.id, "term", 1, names[t]] for t in cluster.term_chunk.tolist()]
     pane.set_records(["cluster", "chunk", "count", "items"], lambda i: recs if i == 0 else ())
     pane.border_subtitle = (f"{cluster.size} transactions · {len(cluster.record_chunks)} record chunks · "
-                            f"{len(cluster.term_chunk)} terms" + (" · marked: cover problem" if marked else ""))
+                            f"{len(cluster.term_chunk)} terms"
+                            + "".join(f" · joint cluster {jc.id}: {len(jc.shared_chunks)} shared chunks over "
+                                      f"{len(jc.clusters)} clusters" for jc in joints)
+                            + (" · marked: cover problem" if marked else ""))
 
 
 def _placements(index: ClusterIndex, unit: dict, anchors_t: list[int] | None) -> Text:
@@ -324,7 +341,7 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         pane.border_subtitle = ""
         return
     entry = result.report["clusters"][c]
-    recon = reconstructed_transactions(entry)
+    recon = reconstructed_transactions(entry, result.report.get("joint_clusters"))
     anchors_t = entry.get("anchor_transactions")
     have_orig = anchors_t is not None and session.original is not None
 

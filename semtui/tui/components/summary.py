@@ -52,6 +52,11 @@ def _fmt(v) -> str:
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
+#: facts of ``semtui info`` that only a release with REFINE's joint clusters gives anything to
+_JOINT_FACTS = ("associated_share_without_joint_clusters", "joint_clusters", "clusters_in_joint_clusters",
+                "shared_chunks", "shared_sub_records", "shared_occurrences", "shared_placements")
+
+
 class SummaryPanel(VerticalScroll):
     DEFAULT_CSS = """
     SummaryPanel { height: 1fr; padding: 0 1; }
@@ -116,6 +121,8 @@ class SummaryPanel(VerticalScroll):
         for key, value in self.facts().items():
             if key in ("clusters", "record_chunks", "term_chunk_terms", "generalised_items") and not value:
                 continue  # facts of another kind of dataset
+            if key in _JOINT_FACTS and not self.facts().get("joint_clusters"):
+                continue  # a release without REFINE's joint clusters
             facts.add_row(key.replace("_", " "), _fmt(value))
         return [Text(f"Dataset {self.session.path.name}", style="bold underline"), facts]
 

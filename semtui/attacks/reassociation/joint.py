@@ -1,0 +1,184 @@
+"""Re-association across a joint cluster (REFINE; ALGORITHMS.md §8): a shared chunk's
+sub-records go to records of *any* member cluster.
+
+A joint cluster is attacked as one more kernel task (:func:`semtui.attacks.reassociation.kernel.run_cluster`)
+whose anchors are the anchors of all its member clusters, member after member (each member's
+C1 sub-records, then its empty anchors), and whose units are the distinct non-empty sub-records
+of its shared chunks with their multiplicity; a shared chunk obeys the record-chunk rule (a
+transaction takes at most one sub-record of it), so ``assign``, RA and the budget-matched
+baseline treat it as a record chunk.  The anchors stand for the transactions the member's own
+cluster task aligned them with, so the joint placements extend the same reconstructed
+transactions and are judged against the same truth; no second alignment favours the attack.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from semtui.attacks.reassociation.kernel import ClusterTask, run_cluster
+from semtui.metrics.reassociation import accuracy
+
+
+def _plan_joint(data, ji: int, index_of: dict, anchors_of) -> dict:
+    jc = data.joint_clusters[ji]
+    members = [index_of[x] for x in jc.clusters]
+    anchors: list[np.ndarray] = []
+    member_of: list[int] = []
+    local: list[int] = []
+    for ci in members:
+        a = anchors_of(ci)
+        anchors += a
+        member_of += [ci] * len(a)
+        local += list(range(len(a)))
+    units: list[np.ndarray] = []
+    unit_chunk: list[int] = []
+    unit_count: list[int] = []
+    unit_rows: list[list[int]] = []
+    for s, ch in enumerate(jc.shared_chunks):
+        seen: dict[tuple, int] = {}
+        ptr = ch.indptr.tolist()
+        for r in range(len(ch)):
+            if ptr[r] == ptr[r + 1]:
+                continue
+            sr = ch.items[ptr[r]:ptr[r + 1]]
+            key = tuple(sorted(sr.tolist()))
+            u = seen.get(key)
+            if u is None:
+                seen[key] = len(units)
+                units.append(sr)
+                unit_chunk.append(s)
+                unit_count.append(1)
+                unit_rows.append([r])
+            else:
+                unit_count[u] += 1
+                unit_rows[u].append(r)
+    return {"members": members, "anchors": anchors, "member_of": np.asarray(member_of, dtype=np.int64),
+            "local": np.asarray(local, dtype=np.int64), "units": units, "unit_chunk": unit_chunk,
+            "unit_count": unit_count, "unit_rows": unit_rows}
+
+
+def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None) -> dict:
+    """Attack (and with the key, judge) joint cluster ``ji``.  ``anchors_of(ci)``: cluster
+    ``ci``'s anchors; ``aligned[ci]``: the transaction each of its anchors was aligned with by
+    its own cluster task (-1: none)."""
+    from semtui.attacks.reassociation.attack import _csr
+
+    data = ctx.data
+    jc = data.joint_clusters[ji]
+    p = _plan_joint(data, ji, index_of, anchors_of)
+    n_vocab = len(data.vocab)
+    a_ids = np.unique(np.concatenate(p["anchors"] + [np.zeros(0, np.int32)]).astype(np.int64))
+    u_ids = np.unique(np.concatenate(p["units"] + [np.zeros(0, np.int32)]).astype(np.int64))
+    a_loc = np.full(n_vocab, -1, dtype=np.int64)
+    a_loc[a_ids] = np.arange(len(a_ids))
+    u_loc = np.full(n_vocab, -1, dtype=np.int64)
+    u_loc[u_ids] = np.arange(len(u_ids))
+    anchor_ptr, anchor_terms = _csr(p["anchors"], a_loc)
+    unit_ptr, unit_terms = _csr(p["units"], u_loc)
+    n_anchors = len(p["anchors"])
+    # a task index of its own (clusters take 0..n-1) so that its random streams are its own
+    task = ClusterTask(
+        index=len(data.clusters) + ji, method=ctx.method, seed=ctx.seed, ties=ctx.ties, n_anchors=n_anchors,
+        anchor_ptr=anchor_ptr, anchor_terms=anchor_terms, unit_ptr=unit_ptr, unit_terms=unit_terms,
+        unit_chunk=np.asarray(p["unit_chunk"], dtype=np.int64), unit_count=np.asarray(p["unit_count"], dtype=np.int64),
+        close=ctx.close[np.ix_(ctx.a_pos[a_ids], ctx.u_pos[u_ids])],
+    )
+    task.allowed = _allowed(data, p, n_anchors)
+    jk = ctx.joint_key_of.get(jc.id) if ctx.key_of is not None else None
+    if jk is not None and aligned is not None:
+        task.anchor_truth = np.concatenate([aligned[ci] for ci in p["members"]] + [np.zeros(0, np.int64)]).astype(np.int64)
+        task.anchor_class = np.arange(n_anchors, dtype=np.int64)   # aligned already: no second alignment
+        task.unit_truth = [frozenset(jk.shared_chunks[s][r] for r in rows)
+                           for s, rows in zip(p["unit_chunk"], p["unit_rows"])]
+    res = run_cluster(task)
+    out = {"joint": ji, "members": p["members"], "member_of": p["member_of"], "local": p["local"],
+           "place_unit": res.place_unit, "place_anchor": res.place_anchor, "units": p["units"],
+           "n_units": len(p["units"]), "placements": len(res.place_unit)}
+    if ctx.light and res.evaluation is None:
+        return out
+    names = data.vocab.names
+    order = np.argsort(res.place_unit, kind="stable")
+    by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
+    cid = [data.clusters[ci].id for ci in range(len(data.clusters))]
+    units_out = []
+    for u, unit in enumerate(p["units"]):
+        sel = by_unit[u].tolist() if len(p["units"]) else []
+        units_out.append({"chunk": f"S{p['unit_chunk'][u] + 1}", "items": names(unit), "count": int(p["unit_count"][u]),
+                          "anchors": [[cid[int(p["member_of"][a])], int(p["local"][a])] for a in sel]})
+    out["entry"] = {"id": jc.id, "clusters": list(jc.clusters), "anchors": n_anchors, "units": units_out}
+    if res.evaluation is None:
+        return out
+    at, bl = res.evaluation["attack"], res.evaluation["baseline"]
+    ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
+    for u, entry in enumerate(units_out):
+        entry["correct"] = [bool(v) for v in ok[u].tolist()]
+    mo = p["member_of"]
+    n_cl = len(data.clusters)
+    held_t = np.fromiter((t for tr in task.unit_truth for t in tr), dtype=np.int64)
+    out["eval"] = {
+        "placements": np.bincount(mo[res.place_anchor], minlength=n_cl) if len(res.place_anchor) else np.zeros(n_cl),
+        "correct": np.bincount(mo[res.place_anchor[at["correct"]]], minlength=n_cl),
+        "b_correct": np.mean([np.bincount(mo[bp[bc]], minlength=n_cl)
+                              for bp, bc in zip(bl["draw_anchors"], bl["correct_counts"])], axis=0),
+        "held_t": held_t,
+        "broken_set": at["broken_set"], "b_broken_sets": bl["broken_sets"],
+        "recon": {label: _recon(e, p, task) for label, e in (("attack", {**at, "place_unit": res.place_unit,
+                                                                         "place_anchor": res.place_anchor}),
+                                                             ("baseline", bl))},
+    }
+    correct_n = int(at["correct"].sum())
+    out["entry"]["metrics"] = {"placements": len(res.place_unit), "correct": correct_n,
+                               "accuracy": _r(accuracy(correct_n, len(res.place_unit))),
+                               "baseline_accuracy": _r(accuracy(bl["mean_correct"], len(res.place_unit)))}
+    return out
+
+
+def _allowed(data, p: dict, n_anchors: int) -> np.ndarray:
+    """anchors x units: a shared sub-record cannot belong to a member cluster that shows one
+    of its items in its own record chunks or term chunk (each item of a cluster is in one
+    place of the release) -- a rule the release itself tells every attacker."""
+    from scipy.sparse import csr_matrix
+
+    n_units = len(p["units"])
+    if n_units == 0 or n_anchors == 0:
+        return np.ones((n_anchors, n_units), dtype=bool)
+    v = len(data.vocab)
+    shown_rows, shown_items = [], []
+    for i, ci in enumerate(p["members"]):
+        c = data.clusters[ci]
+        items = np.unique(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
+                                                                                   np.zeros(0, np.int32)]))
+        shown_rows.append(np.full(len(items), i, dtype=np.int64))
+        shown_items.append(items.astype(np.int64))
+    rows, cols = np.concatenate(shown_rows), np.concatenate(shown_items)
+    shown = csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(len(p["members"]), v))
+    lens = np.fromiter((len(u) for u in p["units"]), dtype=np.int64, count=n_units)
+    u_items = np.concatenate(p["units"]).astype(np.int64)
+    units = csr_matrix((np.ones(len(u_items), dtype=np.int32), (np.repeat(np.arange(n_units), lens), u_items)),
+                       shape=(n_units, v))
+    clash = (shown @ units.T).toarray() > 0          # members x units
+    slot = np.full(len(data.clusters), -1, dtype=np.int64)
+    slot[np.asarray(p["members"], dtype=np.int64)] = np.arange(len(p["members"]))
+    return ~clash[slot[p["member_of"]]]
+
+
+def _recon(e: dict, p: dict, task) -> tuple[np.ndarray, np.ndarray]:
+    rows, items = [], []
+    trans = e["transactions"]
+    for u, a in zip(e["place_unit"].tolist(), e["place_anchor"].tolist()):
+        t = int(trans[a])
+        if t >= 0:
+            unit = p["units"][u]
+            rows.append(np.full(len(unit), t, dtype=np.int64))
+            items.append(np.asarray(unit, dtype=np.int64))
+    return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
+            np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
+
+
+def _r(x, digits: int = 6):
+    if x is None:
+        return None
+    x = float(x)
+    return round(x, digits) if math.isfinite(x) else None
