@@ -227,6 +227,9 @@ def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
     if not isinstance(release, TransactionData):
         raise InputError(f"a set-generalisation sidecar is for a set-generalised release; {rel} is {release.kind}",
                          sidecar_path)
+    if str(sidecar.get("format", "")).startswith("semtui-km-report/"):
+        _km_sidecar_fits(release, sidecar, rel, sidecar_path)
+        return
     n = (sidecar.get("stats") or {}).get("n_transactions")
     if isinstance(n, int) and n != release.n_transactions:
         raise InputError(f"the sidecar describes {n} transactions but {rel} has {release.n_transactions}: "
@@ -241,3 +244,23 @@ def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
             if members not in known:
                 raise InputError(f"the generalised item {release.label(g)!r} of {rel} is not in the sidecar's "
                                  f"generalisation: it does not belong to {rel} (a stale sidecar?)", sidecar_path)
+
+
+def _km_sidecar_fits(release: TransactionData, sidecar: dict, rel: str, sidecar_path) -> None:
+    """A k^m report beside its release: as many transactions, and every generalised item one
+    of the cut's nodes (by label when the release names them; by count for leaf lists)."""
+    from semtui.model.sidecar import km_nodes
+
+    n = sidecar.get("n_transactions")
+    if isinstance(n, int) and n != release.n_transactions:
+        raise InputError(f"the k^m report describes {n} transactions but {rel} has {release.n_transactions}: "
+                         f"it does not belong to {rel} (a stale report?)", sidecar_path)
+    nodes = km_nodes(sidecar)
+    if release.gen_labels is not None:
+        stray = [x for x in dict.fromkeys(release.gen_labels) if x not in nodes]
+        if stray:
+            raise InputError(f"node {stray[0]!r} of {rel} is not in the k^m report's cut: it does not belong to "
+                             f"{rel} (a stale report?)", sidecar_path)
+    elif release.n_generalised > len(nodes):
+        raise InputError(f"{rel} has {release.n_generalised} generalised items but the k^m report's cut only "
+                         f"{len(nodes)} nodes: it does not belong to {rel} (a stale report?)", sidecar_path)
