@@ -113,17 +113,25 @@ def _aligned(release: TransactionData, original: TransactionData, rel: str, orig
     tokens = release.tokens.astype(np.int64)
     plain = tokens >= 0
     bad_plain = rows[plain][~_member(codes, rows[plain] * v + tokens[plain])]
-    # generalised tokens: expand each to (row, member) and ask whether any member is held
+    # generalised tokens: is any member held?  Either expand each token to (row, member) codes,
+    # or each original occurrence to the generalised items holding its item: whichever is smaller
+    # (a k^m release's high nodes have hundreds of members and occur in most transactions)
     gen_rows = rows[~plain]
     g = -tokens[~plain] - 1
-    starts = release.gen_indptr[g].astype(np.int64)
     counts = (release.gen_indptr[g + 1] - release.gen_indptr[g]).astype(np.int64)
-    total = int(counts.sum())
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    members = release.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
-    held = _member(codes, np.repeat(gen_rows, counts) * v + members)
-    token_of = np.repeat(np.arange(len(g), dtype=np.int64), counts)
-    any_held = np.bincount(token_of[held], minlength=len(g)) > 0
+    n_gen = release.n_generalised
+    holders = np.bincount(release.gen_members.astype(np.int64), minlength=v) if n_gen else np.zeros(v, np.int64)
+    by_original = int(holders[codes % v].sum()) if v else 0
+    if n_gen and by_original < int(counts.sum()):
+        any_held = _held_by_original(release, codes, v, gen_rows, g)
+    else:
+        starts = release.gen_indptr[g].astype(np.int64)
+        total = int(counts.sum())
+        offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        members = release.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
+        held = _member(codes, np.repeat(gen_rows, counts) * v + members)
+        token_of = np.repeat(np.arange(len(g), dtype=np.int64), counts)
+        any_held = np.bincount(token_of[held], minlength=len(g)) > 0
     bad_gen = gen_rows[~any_held]
     bad = np.concatenate([bad_plain, bad_gen])
     if bad.size:
@@ -133,6 +141,25 @@ def _aligned(release: TransactionData, original: TransactionData, rel: str, orig
             f"disagree in all: a shuffled original, or another dataset's?); it does not belong to {rel} "
             "(an original must align line for line)", original_path,
             original.line_of(i))
+
+
+def _held_by_original(release: TransactionData, codes: np.ndarray, v: int, gen_rows: np.ndarray,
+                      g: np.ndarray) -> np.ndarray:
+    """For each generalised token (row ``gen_rows``, item ``g``): whether the original row holds
+    one of its members, from the (row, generalised item) pairs the original's occurrences give."""
+    n_gen = release.n_generalised
+    owner = np.repeat(np.arange(n_gen, dtype=np.int64), np.diff(release.gen_indptr))
+    mem = release.gen_members.astype(np.int64)
+    order = np.argsort(mem, kind="stable")
+    by_item = np.zeros(v + 1, dtype=np.int64)
+    np.cumsum(np.bincount(mem, minlength=v), out=by_item[1:])
+    owners = owner[order]  # generalised items holding each item: owners[by_item[i]:by_item[i + 1]]
+    o_rows, o_items = codes // v, codes % v
+    cnt = by_item[o_items + 1] - by_item[o_items]
+    starts = np.repeat(by_item[o_items], cnt)
+    offs = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    pairs = np.unique(np.repeat(o_rows, cnt) * n_gen + owners[starts + offs])
+    return _member(pairs, gen_rows * n_gen + g)
 
 
 def _release_occurrences(release: DisassociatedData) -> np.ndarray:
