@@ -116,12 +116,6 @@ def is_km(head: bytes) -> bool:
     return head.lstrip(b"\xef\xbb\xbf").startswith(MAGIC_PREFIX)
 
 
-def read_header(path: str | Path) -> dict:
-    """The header of a k^m release (``hierarchy`` resolved against the release's folder)."""
-    text = read_text(path)
-    return _header(text.split("\n", 8), path)[0]
-
-
 def _header(lines: list[str], path) -> tuple[dict, int]:
     first = lines[0].strip() if lines else ""
     if first != MAGIC:
@@ -129,6 +123,8 @@ def _header(lines: list[str], path) -> tuple[dict, int]:
     head: dict = {"members": None, "hierarchy": None, "domain": None}
     for i in range(1, len(lines)):
         line = lines[i].strip()
+        if not line:
+            continue
         if line == "@data":
             if head["hierarchy"] is None:
                 raise InputError("the header names no '@hierarchy FILE'", path, i + 1)
