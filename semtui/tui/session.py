@@ -156,6 +156,12 @@ class Session:
         labels = getattr(self, "_labels", None)
         return labels[g] if labels is not None else self.data.label(g)
 
+    def display_label(self, g: int) -> str:
+        """What the screens show for group ``g``: a k^m release's hierarchy node first,
+        ``{node} (a, b)``; its label otherwise (``label`` stays the key reports match on)."""
+        nodes = getattr(self.data, "gen_labels", None)
+        return f"{{{nodes[g]}}} {self.label(g)}" if nodes else self.label(g)
+
     def labels(self) -> list[str]:
         """Generalised item labels, ``(a, b)``, cached (built on first use only)."""
         if getattr(self, "_labels", None) is None:

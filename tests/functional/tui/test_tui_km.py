@@ -56,6 +56,7 @@ async def test_all_root_release_opens_with_its_original(meps_root):
         await pilot.pause()
         assert app.internal_error is None
         assert app.screen.list_pane.row_count == 1
+        assert session.display_label(0).startswith("{*} (")  # the node first, then its members
 
 
 async def test_km_report_given_as_report_gives_k(meps_root, tmp_path):
