@@ -28,7 +28,12 @@ def read_sidecar_doc(path: str | Path) -> dict:
     """A setgen sidecar or a k^m report, read and checked (InputError naming ``path`` otherwise)."""
     from semtui import reports
 
-    doc = reports.read(path, (SETGEN_SIDECAR, KM_SIDECAR), "a release's sidecar (setgen sidecar or k^m report)")
+    return check_sidecar_doc(reports.read(path, (SETGEN_SIDECAR, KM_SIDECAR),
+                                          "a release's sidecar (setgen sidecar or k^m report)"), path)
+
+
+def check_sidecar_doc(doc: dict, path) -> dict:
+    """The k (and a k^m report's m) a sidecar must give."""
     k = doc.get("k")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"the sidecar's k must be a positive integer (got {k!r})", path)
@@ -46,10 +51,13 @@ def read_release_sidecar(data_path, data=None) -> tuple[dict | None, Path | None
     side = sidecar_path(data_path)
     if side is None or not side.is_file():
         return None, None
+    from semtui import reports
+
     try:
-        doc = read_sidecar_doc(side)
+        doc = reports.read(side, (SETGEN_SIDECAR, KM_SIDECAR), "a release's sidecar")
     except InputError:
-        return None, None
+        return None, None  # a JSON file there that is not a sidecar says nothing
+    check_sidecar_doc(doc, side)  # a sidecar that says a wrong k is refused
     if data is not None:
         from semtui.model.belongs import check_belongs
 

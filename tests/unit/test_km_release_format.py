@@ -182,6 +182,11 @@ def test_km_report_is_the_sidecar_exposure_and_info_read(tmp_path, cli, semtui):
     facts = json.loads(info.out)
     assert (facts["k"], facts["m"], facts["algorithm"], facts["cut_rules"]) == (2, 2, "oa", 1)
     assert facts["ml2"] == pytest.approx(5 / 11) and facts["sidecar"] == f"{out}.json"
+    # a sidecar that gives no usable k is refused, one line, exit 2
+    (tmp_path / "r.txt.json").write_text(json.dumps({**doc, "k": "five"}))
+    bad = semtui("info", out)
+    assert bad.rc == 2
+    bad.one_error_line("r.txt.json", "k must be a positive integer")
     # a stale sidecar (another release's) is refused, one line, exit 2
     doc["n_transactions"] = 5
     (tmp_path / "r.txt.json").write_text(json.dumps(doc))
