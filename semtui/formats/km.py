@@ -46,7 +46,8 @@ MEMBERS = ("observed", "all")
 EMPTY_TRANSACTION = "-"
 
 _LINE = re.compile(r"\s*(?:\{[^{}]*\}|[^,{}]*[^,{}\s])\s*(?:,\s*(?:\{[^{}]*\}|[^,{}]*[^,{}\s])\s*)*")
-_TOKEN = re.compile(r"\{[^{}]*\}|[^,{}\s](?:[^,{}]*[^,{}\s])?")
+#: an item (a node in braces, a plain item, or nothing) with blanks around it, and its separator
+_SCAN = re.compile(r"([ \t\r]*(\{[^{}\n]*\}[ \t\r]*|[^,{}\n]*)(,|\n))")
 
 
 def writable_item(item: str) -> bool:
@@ -202,35 +203,45 @@ def parse_km(text: str, path: str | Path, hierarchy: Hierarchy | None = None) ->
         gen_labels.append(label)
         return -len(gen_members)
 
+    # one scan of the whole body: every match is an item (or nothing) and the separator after it;
+    # the matches cover the body exactly when every line is well formed
+    body = "\n".join(lines[start:]) + "\n"
+    matches = _SCAN.findall(body)
+    if sum(len(m[0]) for m in matches) != len(body):
+        for lineno in range(start + 1, len(lines) + 1):
+            line = lines[lineno - 1].strip()
+            if line and not _LINE.fullmatch(line):
+                raise InputError("malformed line: items separated by commas, a node written {label}", name, lineno)
+        raise InputError("malformed transactions: items separated by commas, a node written {label}", name)
     flat: list[int] = []
     lengths: list[int] = []
     linenos: list[int] = []
-    for lineno in range(start + 1, len(lines) + 1):
-        line = lines[lineno - 1].strip()
-        if not line:
-            continue
-        linenos.append(lineno)
-        if line == EMPTY_TRANSACTION:
-            lengths.append(0)
-            continue
-        if "{" in line or "}" in line or "(" in line or ")" in line:
-            if not _LINE.fullmatch(line):
-                raise InputError("malformed line: items separated by commas, a node written {label}", name, lineno)
-            parts = _TOKEN.findall(line)
-        else:
-            parts = line.split(",")
-        row = []
-        for p in parts:
-            p = p.strip()
-            if not p:
-                raise InputError("empty item (two commas in a row, or one at an end)", name, lineno)
-            t = lookup.get(p)
-            if t is None:
-                t = lookup[p] = token(p, lineno)
-            row.append(t)
-        row = list(dict.fromkeys(row))
-        flat.extend(row)
-        lengths.append(len(row))
+    row: list[int] = []
+    lineno = start + 1
+    dash = False
+    for _, item, sep in matches:
+        if item and item[-1] in " \t\r":  # blanks before the separator (greedy: no backtracking)
+            item = item.rstrip()
+        if item:
+            if item == EMPTY_TRANSACTION and not row and sep == "\n":
+                dash = True
+            else:
+                t = lookup.get(item)
+                if t is None:
+                    t = lookup[item] = token(item, lineno)
+                row.append(t)
+        elif row or sep == ",":
+            raise InputError("empty item (two commas in a row, or one at an end)", name, lineno)
+        if sep == "\n":
+            if row or dash:
+                if len(row) > 1:
+                    row = list(dict.fromkeys(row))
+                flat.extend(row)
+                lengths.append(len(row))
+                linenos.append(lineno)
+                row = []
+                dash = False
+            lineno += 1
     if not lengths:
         raise InputError("no transactions in file", name)
     indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
