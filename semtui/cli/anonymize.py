@@ -123,6 +123,8 @@ def km(
         "--parts", help="LRA: transaction parts; VPA: domain parts. auto: LRA as many as keep >= k non-empty "
         "transactions each, at most 3; VPA 3.")] = "auto",
     jobs: Annotated[int, typer.Option("--jobs", help="Processes for the parts of LRA and VPA.")] = 1,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="LRA/VPA: run the parts on a Dask cluster: "
+                                                  "local:N or tcp://HOST:PORT (needs semtui[dask]).")] = None,
     members: Annotated[str, typer.Option(
         "--members", help="A node is written as its leaves seen in ORIG (observed) or all its leaves.")] = "observed",
     minimal: Annotated[bool, typer.Option(
@@ -155,22 +157,29 @@ def km(
             raise InputError(f"--parts must be 'auto' or a positive integer (got {parts!r})") from None
     if (n_parts is not None and n_parts < 1) or jobs < 1:
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
-    if (n_parts is not None or jobs != 1) and algorithm not in ("lra", "vpa"):
-        raise InputError("--parts and --jobs only apply to --algorithm lra or vpa")
+    if (n_parts is not None or jobs != 1 or scheduler is not None) and algorithm not in ("lra", "vpa"):
+        raise InputError("--parts, --jobs and --scheduler only apply to --algorithm lra or vpa")
     if release_format not in ("nodes", "leaves"):
         raise InputError(f"--release-format must be nodes or leaves (got {release_format!r})")
     if not 0 <= ml2_support <= 1:
         raise InputError(f"--ml2-support must be a share in [0, 1] (got {ml2_support})")
     if ml2_max_size < 0:
         raise InputError(f"--ml2-max-size must be 0 (no cap) or more (got {ml2_max_size})")
+    from semtui.cli.common import options_error
+    from semtui.runtime.scheduler import check_scheduler
+
+    try:
+        scheduler = check_scheduler(scheduler)
+    except InputError as exc:
+        raise options_error(exc) from None
     side = report if report is not None else default_sidecar(out, "--report")
     check_outputs({"-o": out, "--report": side}, [orig, hierarchy], stdout_taken="--json" if json_out else None)
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     note_jobs(jobs)
     with StderrProgress(f"k^m {algorithm}") as progress:
-        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, members=members,
-                               minimal=minimal, ml2_min_support=ml2_support or None,
+        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, scheduler=scheduler,
+                               members=members, minimal=minimal, ml2_min_support=ml2_support or None,
                                ml2_max_size=ml2_max_size or None, path=orig, progress=progress)
     doc = result.to_json()
     from semtui.fileio import is_stdin
