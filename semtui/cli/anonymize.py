@@ -108,8 +108,17 @@ def km(
     hierarchy: Annotated[Path, typer.Option("--hierarchy", help="The generalisation hierarchy (leaf;...;*).")],
     k: Annotated[int, typer.Option("-k", help="Every itemset of at most m items occurs 0 or >= k times.")],
     m: Annotated[int, typer.Option("-m", help="The attacker knows at most m items of a transaction.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release (set-generalised text; '-': standard output).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The generalised release ('-': standard output).")],
     algorithm: Annotated[str, typer.Option("--algorithm", help="aa, da, oa, lra or vpa.")] = "aa",
+    release_format: Annotated[str, typer.Option(
+        "--release-format", help="nodes: a generalised item written as its hierarchy node, {label}, the "
+        "release naming its hierarchy (the k^m release format); leaves: as the list of its leaves "
+        "(set-generalised text).")] = "nodes",
+    ml2_support: Annotated[float, typer.Option(
+        "--ml2-support", help="Support threshold of ML²/dML²'s frequent itemsets, a share of the transactions "
+        "(the paper's 0.02); 0 skips ML².")] = 0.02,
+    ml2_max_size: Annotated[int, typer.Option(
+        "--ml2-max-size", help="Largest itemset ML² mines (0: no cap).")] = 4,
     parts: Annotated[str, typer.Option(
         "--parts", help="LRA: transaction parts; VPA: domain parts. auto: LRA as many as keep >= k non-empty "
         "transactions each, at most 3; VPA 3.")] = "auto",
@@ -121,16 +130,17 @@ def km(
     minimal: Annotated[bool, typer.Option(
         "--minimal/--no-minimal", help="Lower the rules the greedy committed that the data does not need, "
         "so the cut is minimal (ours, not the paper's; --no-minimal gives the paper's DA/AA/LRA/VPA as written).")] = True,
-    report: Annotated[Path | None, typer.Option("--report", help="The JSON report (default OUT.json; '-': standard output).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="The JSON report, the release's sidecar (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ORIG (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report on stdout.")] = False,
 ) -> None:
-    """k^m-anonymity by hierarchy generalisation (Terrovitis et al. 2011); the release is
-    set-generalised text, so `semtui attack setgen` can attack it."""
+    """k^m-anonymity by hierarchy generalisation (Terrovitis et al. 2011); every reader of a
+    set-generalised release (`semtui attack setgen`, open, info) reads the release, and its
+    k, m and cut from the report beside it (OUT.json)."""
 
     from semtui import formats
     from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
-    from semtui.cli.common import StderrProgress, default_sidecar, echo, note_jobs, write_outputs
+    from semtui.cli.common import StderrProgress, default_sidecar, echo, note_jobs, warn, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
     from semtui.formats.text import dump_setgen
@@ -149,6 +159,12 @@ def km(
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
     if (n_parts is not None or jobs != 1 or scheduler is not None) and algorithm not in ("lra", "vpa"):
         raise InputError("--parts, --jobs and --scheduler only apply to --algorithm lra or vpa")
+    if release_format not in ("nodes", "leaves"):
+        raise InputError(f"--release-format must be nodes or leaves (got {release_format!r})")
+    if not 0 <= ml2_support <= 1:
+        raise InputError(f"--ml2-support must be a share in [0, 1] (got {ml2_support})")
+    if ml2_max_size < 0:
+        raise InputError(f"--ml2-max-size must be 0 (no cap) or more (got {ml2_max_size})")
     from semtui.cli.common import options_error
     from semtui.runtime.scheduler import check_scheduler
 
@@ -163,22 +179,43 @@ def km(
     note_jobs(jobs)
     with StderrProgress(f"k^m {algorithm}") as progress:
         result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, scheduler=scheduler,
-                               members=members, minimal=minimal, path=orig, progress=progress)
+                               members=members, minimal=minimal, ml2_min_support=ml2_support or None,
+                               ml2_max_size=ml2_max_size or None, path=orig, progress=progress)
     doc = result.to_json()
+    from semtui.fileio import is_stdin
+    from semtui.formats.km import can_write, dump_km, hierarchy_reference
     from semtui.reports import document
 
+    written = release_format
+    if written == "nodes" and (is_stdin(hierarchy) or not can_write(result.data)):
+        written = "leaves"
+        warn("the release is written as leaf lists: " + (
+            "a hierarchy read from standard input has no file for the release to name" if is_stdin(hierarchy)
+            else "an item or node label holds a character the node format cannot write ({, }, a comma or a bracket)"))
     fmt = doc.pop("format")
     doc.pop("semtui_version")
-    doc = document(fmt, {"original": str(orig), "hierarchy_file": str(hierarchy), "output": str(out), **doc})
-    # the release and its report are committed together
-    write_outputs([(out, lambda fh: dump_setgen(result.data, fh, out)), (side, doc)])
+    href = hierarchy_reference(hierarchy, out) if written == "nodes" else str(hierarchy)
+    doc = document(fmt, {"original": str(orig), "hierarchy_file": str(hierarchy), "output": str(out),
+                         "release_format": "km" if written == "nodes" else "setgen",
+                         **({"release_hierarchy": href} if written == "nodes" else {}), **doc})
+    if written == "nodes":
+        def write_release(fh):
+            dump_km(result.data, fh, href, members, out)
+    else:
+        def write_release(fh):
+            dump_setgen(result.data, fh, out)
+    # the release and its report (its sidecar) are committed together; neither holds original records
+    write_outputs([(out, write_release), (side, doc)])
     if json_out:
         emit_json(doc)
         return
     rules = len(doc["cut"]) if "cut" in doc else sum(len(c["cut"]) for c in doc["local_cuts"])
+    mining = ""
+    if result.ml2 is not None and result.ml2["ml2"] is not None:
+        mining = f", ML² {result.ml2['ml2']:.4%}, dML² {result.ml2['dml2']:.4g}"
     echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
                f"{rules} generalisation rules, {result.data.n_generalised} generalised items, "
-               f"NCP {result.ncp:.4%}, {result.count_tree_nodes} count-tree nodes, "
+               f"NCP {result.ncp:.4%}{mining}, {result.count_tree_nodes} count-tree nodes, "
                f"{result.seconds:.2f} s; report {side}")
 
 

@@ -1,7 +1,7 @@
 """Readers and writers for every dataset format, with detection.
 
 ``read(path)`` picks the format from the extension, then the content; ``format=``
-overrides.  Formats: ``plain``, ``setgen``, ``fimi``, ``jsonl``, ``disassociated``
+overrides.  Formats: ``plain``, ``setgen``, ``km`` (a k^m release naming hierarchy nodes), ``fimi``, ``jsonl``, ``disassociated``
 (see docs/formats.md).  Every reader raises :class:`semtui.errors.InputError` with the
 file and line for bad input; every writer is atomic.
 """
@@ -13,10 +13,10 @@ from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.fileio import check_readable, held, read_head
-from semtui.formats import disassociated, fimi, jsonl, text
+from semtui.formats import disassociated, fimi, jsonl, km, text
 from semtui.model import Dataset, DisassociatedData, TransactionData
 
-FORMATS = ("plain", "setgen", "fimi", "jsonl", "disassociated")
+FORMATS = ("plain", "setgen", "km", "fimi", "jsonl", "disassociated")
 
 _NUMERIC_LINE = re.compile(rb"^[\s\d-]*\d[\s\d-]*$")
 
@@ -25,13 +25,15 @@ def detect(path: str | Path) -> str:
     """Guess the format of ``path`` from its extension, then its first bytes."""
     p = check_readable(path)
     suffix = p.suffix.lower()
+    head = read_head(p, 64 * 1024)
+    if km.is_km(head):  # its first line says so, whatever the extension
+        return "km"
     if suffix in fimi.SUFFIXES:
         return "fimi"
     if suffix in jsonl.SUFFIXES:
         return "jsonl"
     if suffix == ".json":
         return "disassociated"
-    head = read_head(p, 64 * 1024)
     if head.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark says nothing of the format
         head = head[3:]
     stripped = head.lstrip()
@@ -71,6 +73,8 @@ def _read(path, fmt: str, names) -> Dataset:
         return text.read_setgen(path)
     if fmt == "plain":
         return text.read_plain(path)
+    if fmt == "km":
+        return km.read_km(path)
     if fmt == "fimi":
         return fimi.read_fimi(path, fimi.read_names(names) if names else None)
     if fmt == "jsonl":

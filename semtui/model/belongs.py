@@ -113,17 +113,25 @@ def _aligned(release: TransactionData, original: TransactionData, rel: str, orig
     tokens = release.tokens.astype(np.int64)
     plain = tokens >= 0
     bad_plain = rows[plain][~_member(codes, rows[plain] * v + tokens[plain])]
-    # generalised tokens: expand each to (row, member) and ask whether any member is held
+    # generalised tokens: is any member held?  Either expand each token to (row, member) codes,
+    # or each original occurrence to the generalised items holding its item: whichever is smaller
+    # (a k^m release's high nodes have hundreds of members and occur in most transactions)
     gen_rows = rows[~plain]
     g = -tokens[~plain] - 1
-    starts = release.gen_indptr[g].astype(np.int64)
     counts = (release.gen_indptr[g + 1] - release.gen_indptr[g]).astype(np.int64)
-    total = int(counts.sum())
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    members = release.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
-    held = _member(codes, np.repeat(gen_rows, counts) * v + members)
-    token_of = np.repeat(np.arange(len(g), dtype=np.int64), counts)
-    any_held = np.bincount(token_of[held], minlength=len(g)) > 0
+    n_gen = release.n_generalised
+    holders = np.bincount(release.gen_members.astype(np.int64), minlength=v) if n_gen else np.zeros(v, np.int64)
+    by_original = int(holders[codes % v].sum()) if v else 0
+    if n_gen and by_original < int(counts.sum()):
+        any_held = _held_by_original(release, codes, v, gen_rows, g)
+    else:
+        starts = release.gen_indptr[g].astype(np.int64)
+        total = int(counts.sum())
+        offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        members = release.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
+        held = _member(codes, np.repeat(gen_rows, counts) * v + members)
+        token_of = np.repeat(np.arange(len(g), dtype=np.int64), counts)
+        any_held = np.bincount(token_of[held], minlength=len(g)) > 0
     bad_gen = gen_rows[~any_held]
     bad = np.concatenate([bad_plain, bad_gen])
     if bad.size:
@@ -133,6 +141,25 @@ def _aligned(release: TransactionData, original: TransactionData, rel: str, orig
             f"disagree in all: a shuffled original, or another dataset's?); it does not belong to {rel} "
             "(an original must align line for line)", original_path,
             original.line_of(i))
+
+
+def _held_by_original(release: TransactionData, codes: np.ndarray, v: int, gen_rows: np.ndarray,
+                      g: np.ndarray) -> np.ndarray:
+    """For each generalised token (row ``gen_rows``, item ``g``): whether the original row holds
+    one of its members, from the (row, generalised item) pairs the original's occurrences give."""
+    n_gen = release.n_generalised
+    owner = np.repeat(np.arange(n_gen, dtype=np.int64), np.diff(release.gen_indptr))
+    mem = release.gen_members.astype(np.int64)
+    order = np.argsort(mem, kind="stable")
+    by_item = np.zeros(v + 1, dtype=np.int64)
+    np.cumsum(np.bincount(mem, minlength=v), out=by_item[1:])
+    owners = owner[order]  # generalised items holding each item: owners[by_item[i]:by_item[i + 1]]
+    o_rows, o_items = codes // v, codes % v
+    cnt = by_item[o_items + 1] - by_item[o_items]
+    starts = np.repeat(by_item[o_items], cnt)
+    offs = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    pairs = np.unique(np.repeat(o_rows, cnt) * n_gen + owners[starts + offs])
+    return _member(pairs, gen_rows * n_gen + g)
 
 
 def _release_occurrences(release: DisassociatedData) -> np.ndarray:
@@ -248,6 +275,9 @@ def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
     if not isinstance(release, TransactionData):
         raise InputError(f"a set-generalisation sidecar is for a set-generalised release; {rel} is {release.kind}",
                          sidecar_path)
+    if str(sidecar.get("format", "")).startswith("semtui-km-report/"):
+        _km_sidecar_fits(release, sidecar, rel, sidecar_path)
+        return
     n = (sidecar.get("stats") or {}).get("n_transactions")
     if isinstance(n, int) and n != release.n_transactions:
         raise InputError(f"the sidecar describes {n} transactions but {rel} has {release.n_transactions}: "
@@ -262,3 +292,23 @@ def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
             if members not in known:
                 raise InputError(f"the generalised item {release.label(g)!r} of {rel} is not in the sidecar's "
                                  f"generalisation: it does not belong to {rel} (a stale sidecar?)", sidecar_path)
+
+
+def _km_sidecar_fits(release: TransactionData, sidecar: dict, rel: str, sidecar_path) -> None:
+    """A k^m report beside its release: as many transactions, and every generalised item one
+    of the cut's nodes (by label when the release names them; by count for leaf lists)."""
+    from semtui.model.sidecar import km_nodes
+
+    n = sidecar.get("n_transactions")
+    if isinstance(n, int) and n != release.n_transactions:
+        raise InputError(f"the k^m report describes {n} transactions but {rel} has {release.n_transactions}: "
+                         f"it does not belong to {rel} (a stale report?)", sidecar_path)
+    nodes = km_nodes(sidecar)
+    if release.gen_labels is not None:
+        stray = [x for x in dict.fromkeys(release.gen_labels) if x not in nodes]
+        if stray:
+            raise InputError(f"node {stray[0]!r} of {rel} is not in the k^m report's cut: it does not belong to "
+                             f"{rel} (a stale report?)", sidecar_path)
+    elif release.n_generalised > len(nodes):
+        raise InputError(f"{rel} has {release.n_generalised} generalised items but the k^m report's cut only "
+                         f"{len(nodes)} nodes: it does not belong to {rel} (a stale report?)", sidecar_path)

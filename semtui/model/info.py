@@ -27,6 +27,13 @@ class DatasetInfo(Report):
 def dataset_info(data: Dataset, path: str | Path | None = None) -> DatasetInfo:
     """What kind of dataset ``data`` is, its size, items, lengths, groups or clusters."""
     facts = _disassociated_info(data) if isinstance(data, DisassociatedData) else _transactions_info(data)
+    if isinstance(data, TransactionData) and data.n_generalised:
+        from semtui.model.sidecar import is_km, km_facts, read_release_sidecar
+
+        doc, side = read_release_sidecar(path, data)
+        if doc is not None:
+            facts["sidecar"] = str(side)
+            facts.update(km_facts(doc) if is_km(doc) else {"k": doc["k"]})
     return DatasetInfo(facts, None if path is None else str(path))
 
 

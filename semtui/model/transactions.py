@@ -54,6 +54,8 @@ class TransactionData:
     lines: np.ndarray | None = None
     ids: list | None = None
     _groups: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: a k^m release's hierarchy node of each generalised item (None: not known), see formats/km.py
+    gen_labels: list[str] | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     @classmethod

@@ -40,6 +40,27 @@ class SemtuiApp(App[None]):
         self.autorun = autorun
         self.document = document
 
+    #: an unexpected exception (a bug) in a screen, a widget or a worker: the app exits with
+    #: ``INTERNAL_ERROR`` and ``run_session`` raises it, so the CLI says one line and exits 3
+    internal_error: BaseException | None = None
+    INTERNAL_ERROR = 3  # semtui.cli.exitcodes.INTERNAL (the TUI never imports the CLI)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Never a full-screen traceback: remember the error and exit (SEMTUI_DEBUG=1 keeps
+        Textual's traceback, for the developer)."""
+        import os
+
+        if os.environ.get("SEMTUI_DEBUG"):
+            super()._handle_exception(error)
+            return
+        from textual.worker import WorkerFailed
+
+        if isinstance(error, WorkerFailed) and isinstance(error.error, BaseException):
+            error = error.error
+        if self.internal_error is None:
+            self.internal_error = error
+        self.exit(return_code=self.INTERNAL_ERROR)
+
     def on_mount(self) -> None:
         keymap = user_keymap()
         if keymap:
@@ -190,12 +211,18 @@ def run_session(session, *, autorun: bool = False) -> None:
     app.run()
     import threading
 
+    error = app.internal_error
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         # A weighted replay cannot be interrupted inside the eliminator: do not make the user
         # wait for a result nobody will see (the interpreter would join its thread at exit).
         import os
         import sys
 
+        if error is not None:
+            sys.stderr.write(f"semtui: internal error (a bug in semtui; please report it with the command line): "
+                             f"{type(error).__name__}: {error}\n")
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(0)
+        os._exit(0 if error is None else SemtuiApp.INTERNAL_ERROR)
+    if error is not None:
+        raise error  # the CLI words it as one line and exits 3

@@ -163,6 +163,12 @@ class Session:
         labels = getattr(self, "_labels", None)
         return labels[g] if labels is not None else self.data.label(g)
 
+    def display_label(self, g: int) -> str:
+        """What the screens show for group ``g``: a k^m release's hierarchy node first,
+        ``{node} (a, b)``; its label otherwise (``label`` stays the key reports match on)."""
+        nodes = getattr(self.data, "gen_labels", None)
+        return f"{{{nodes[g]}}} {self.label(g)}" if nodes else self.label(g)
+
     def labels(self) -> list[str]:
         """Generalised item labels, ``(a, b)``, cached (built on first use only)."""
         if getattr(self, "_labels", None) is None:
@@ -191,6 +197,15 @@ def load_session(
     data = formats.read(file)
     session = Session(path=Path(file), data=data)
     report_doc = None
+    km_doc = None
+    if report is not None and isinstance(data, TransactionData) and _is_km_report(report):
+        # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results
+        from semtui.model.belongs import check_belongs
+        from semtui.model.sidecar import read_sidecar_doc
+
+        km_doc = read_sidecar_doc(report)
+        check_belongs(data, sidecar=km_doc, release_path=file, sidecar_path=report)
+        report = None
     if report is not None:
         report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
     if isinstance(data, TransactionData) and not data.n_generalised and \
@@ -212,6 +227,8 @@ def load_session(
 
         # an unmarked release's recovered items need not be the sidecar's: its sidecar is not checked against them
         session.release_k = release_k(file, data if session.unmarked is None else None)
+    if km_doc is not None:
+        session.release_k = int(km_doc["k"])
     if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])
@@ -253,6 +270,13 @@ def load_session(
         session.add_result(Result(report_doc, f"file:{report}"))
         check_report(session, session.results[-1].report, report)
     return session
+
+
+def _is_km_report(path) -> bool:
+    """Whether ``path`` is a k^m report (``anonymize km``'s sidecar), by its first bytes."""
+    from semtui.fileio import read_head
+
+    return b'"semtui-km-report/' in read_head(path, 256)
 
 
 def read_report(path: Path) -> dict:

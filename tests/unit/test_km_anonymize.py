@@ -326,7 +326,20 @@ def test_cli_km_release_is_attackable(tmp_path, cli):
     assert doc["format"] == "semtui-km-report/1" and doc["cut"][0]["node"] == "A"
     assert doc["ncp"] == pytest.approx(2.5 / 11)
     assert json.loads((tmp_path / "out.txt.json").read_text()) == doc
-    assert out.read_text().splitlines()[3] == "(a1, a2), b2"
+    lines = out.read_text().splitlines()  # the k^m release format: a node by its label
+    assert lines[:5] == ["@semtui-km-release/1", "@hierarchy h.txt", "@members observed",
+                         "@domain a1, b1, b2, a2", "@data"]
+    assert lines[5 + 3] == "{A}, b2" and doc["release_format"] == "km"
+    leaves = tmp_path / "leaves.txt"
+    r = cli("anonymize", "km", d, "--hierarchy", h, "-k", "2", "-m", "2", "--algorithm", "oa", "-o", leaves,
+            "--release-format", "leaves")
+    assert r.returncode == 0, r.stderr
+    assert leaves.read_text().splitlines()[3] == "(a1, a2), b2"
+    from semtui import formats
+
+    nodes, listed = formats.read(out), formats.read(leaves)
+    assert nodes.gen_labels == ["A"] and listed.gen_labels is None
+    assert [nodes.token_names(i) for i in range(4)] == [listed.token_names(i) for i in range(4)]
     a = cli("attack", "setgen", out, "--original", d, "--method", "ra", "--seed", "1", "--json")
     assert a.returncode == 0, a.stderr
     rep = json.loads(a.stdout)

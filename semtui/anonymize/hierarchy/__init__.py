@@ -42,6 +42,8 @@ class KmResult:
     local_cuts: list[tuple[np.ndarray, list[int]]] | None
     members: str
     stats: dict = field(default_factory=dict)
+    #: the multiple-level mining loss (semtui.metrics.utility.ml2), None when not asked for
+    ml2: dict | None = None
 
     def _rules(self, nodes: list[int]) -> list[dict]:
         h = self.hierarchy
@@ -63,6 +65,8 @@ class KmResult:
             "count_tree_nodes": self.count_tree_nodes,
             "generalised_items": self.data.n_generalised,
         }
+        if self.ml2 is not None:
+            doc["ml2"] = self.ml2
         if self.cut is not None:
             doc["cut"] = self._rules(self.cut)
         if self.local_cuts is not None:
@@ -112,6 +116,8 @@ def generalise_km(
     scheduler: str | None = None,
     members: str = "observed",
     minimal: bool = True,
+    ml2_min_support: float | None = None,
+    ml2_max_size: int | None = None,
     path=None,
     progress: Progress = None,
 ) -> KmResult:
@@ -119,7 +125,11 @@ def generalise_km(
 
     ``minimal`` (ours, not the paper's): after DA, AA, VPA (and each part of LRA) lower the
     rules the greedy committed that the data turns out not to need, so the cut is a
-    minimal one (§3.4; see ``minimal.py``).  OA's cut is already optimal."""
+    minimal one (§3.4; see ``minimal.py``).  OA's cut is already optimal.
+
+    ``ml2_min_support`` (a share of the transactions) measures ML² and dML² of the release
+    (:func:`semtui.metrics.utility.ml2`, itemsets of at most ``ml2_max_size`` items); None
+    skips them."""
     from semtui.anonymize.hierarchy.aa import aa
     from semtui.anonymize.hierarchy.da import da
     from semtui.anonymize.hierarchy.lra import lra
@@ -189,9 +199,18 @@ def generalise_km(
 
     ncp = ncp_occurrences(occ, h.n_leaves_under, h.n_leaves)
     out = release(data, p, occ, h, members)
+    mining = None
+    if ml2_min_support is not None:
+        from semtui.metrics.utility import ml2
+
+        if progress is not None:
+            progress(0, 1, "ML² (frequent itemsets at every level)")
+        t1 = time.perf_counter()
+        mining = ml2(data, out, h, min_support=ml2_min_support, max_size=ml2_max_size, original_path=path)
+        mining["seconds"] = round(time.perf_counter() - t1, 4)
     seconds = time.perf_counter() - t0
     return KmResult(algorithm, k, m, out, h, ncp, seconds, int(stats.get("count_tree_nodes", 0)),
-                    cut_rules, local, members, stats)
+                    cut_rules, local, members, stats, mining)
 
 
 def _local_ncp(p: Problem, local_cuts, h: Hierarchy) -> float:
@@ -231,6 +250,7 @@ def release(data: TransactionData, p: Problem, occ: np.ndarray, h: Hierarchy, me
     item_of_leaf[p.leaves] = data.tokens
     token_of_node = np.zeros(h.n_nodes, dtype=np.int64)
     gen_members: list[np.ndarray] = []
+    gen_labels: list[str] = []
     for v in np.unique(nodes_out).tolist():
         leaves = h.leaves(v)
         if members == "all":
@@ -243,10 +263,12 @@ def release(data: TransactionData, p: Problem, occ: np.ndarray, h: Hierarchy, me
         else:
             token_of_node[v] = -len(gen_members) - 1
             gen_members.append(ids)
+            gen_labels.append(h.labels[v])
     tokens = token_of_node[nodes_out].astype(np.int32)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows_out, minlength=n), out=indptr[1:])
     gen_indptr = np.zeros(len(gen_members) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in gen_members], out=gen_indptr[1:])
     flat = np.concatenate(gen_members).astype(np.int32) if gen_members else np.zeros(0, dtype=np.int32)
-    return TransactionData(vocab, indptr, tokens, gen_indptr, flat, data.lines, data.ids)
+    return TransactionData(vocab, indptr, tokens, gen_indptr, flat, data.lines, data.ids,
+                           gen_labels=gen_labels or None)

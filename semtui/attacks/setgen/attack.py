@@ -103,25 +103,13 @@ class SetgenAttackReport(Report):
 # --------------------------------------------------------------------------- exposure's k
 def release_k(data_path: str | Path | None, data: TransactionData | None = None) -> int | None:
     """The k a set-generalised release was made for, from its sidecar ``DATA.json`` when there
-    is one (what ``semtui anonymize setgen`` writes).  With ``data``, a sidecar that does not
-    belong to it (:func:`semtui.model.belongs.check_belongs`) is refused."""
-    if data_path is None or str(data_path) == "-":
-        return None
-    side = Path(str(data_path) + ".json")
-    if not side.is_file():
-        return None
-    from semtui import reports
+    is one (what ``semtui anonymize setgen`` writes, or the report ``anonymize km`` writes:
+    semtui.model.sidecar).  With ``data``, a sidecar that does not belong to it
+    (:func:`semtui.model.belongs.check_belongs`) is refused."""
+    from semtui.model.sidecar import read_release_sidecar
 
-    try:
-        doc = reports.read(side, "semtui-setgen-sidecar/", "a set-generalisation sidecar")
-    except InputError:
-        return None  # a JSON file beside the release that is not its sidecar says nothing
-    if data is not None:
-        from semtui.model.belongs import check_belongs
-
-        check_belongs(data, sidecar=doc, release_path=data_path, sidecar_path=side)
-    k = doc.get("k")
-    return k if isinstance(k, int) and k >= 1 else None
+    doc, _ = read_release_sidecar(data_path, data)
+    return None if doc is None else int(doc["k"])
 
 
 # --------------------------------------------------------------------------- the attack

@@ -106,7 +106,7 @@ class DetailPane(VirtualTable):
         label = "what the attacker now believes (b: the released one)" if believed else "transaction"
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
                       cursor=self.cursor_row if self.showing == g else 0)
-        self.border_title = f"Transactions of {self.session.label(g)}"
+        self.border_title = f"Transactions of {self.session.display_label(g)}"
         self.border_subtitle = f"{len(rows):,} transactions"
 
     @property

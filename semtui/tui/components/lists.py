@@ -239,7 +239,7 @@ class GroupsSource:
         return max(4, len(str(int(e.max()))) + 1 + len(str(int(n.max()))))
 
     def cells(self, g: int, columns: list[Column]) -> Sequence[Cell]:
-        out: list[Cell] = [self.session.label(g), f"{int(self.sizes[g]):,}"]
+        out: list[Cell] = [self.session.display_label(g), f"{int(self.sizes[g]):,}"]
         rc = self.result_columns()
         for c in columns[2:]:
             if c.key == "density" and self.densities is not None:

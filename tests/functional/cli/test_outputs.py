@@ -128,7 +128,9 @@ def _normal(text: str):
     try:
         doc = json.loads(text)
     except ValueError:
-        return text
+        # a k^m release names its hierarchy relative to its own folder; on standard output,
+        # which has none, by its absolute path (docs/formats.md)
+        return "\n".join(ln for ln in text.split("\n") if not ln.startswith("@hierarchy "))
 
     def drop(o):
         if isinstance(o, dict):
