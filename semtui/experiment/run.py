@@ -82,7 +82,7 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
     want = spec.inputs()
     for doc in have.cells:
         got = doc.get("inputs")
-        if got is not None and got != want:
+        if got is not None and _norm(got) != _norm(want):
             raise InputError(f"holds cells measured with other inputs ({_differs(got, want)}): give another "
                              "-o, or the spec those cells came from", results)
     done_ids = {doc["id"] for doc in have.cells}
@@ -131,6 +131,22 @@ def dumps_line(doc: dict) -> str:
     return orjson.dumps(doc, default=_default).decode()
 
 
+def _norm(inputs: dict) -> dict:
+    """Inputs compared by what they name: a file by its absolute path (the spec may be run from
+    another folder), measures as a list."""
+    out = {}
+    for k in ("original", "background", "corpus"):
+        v = inputs.get(k)
+        if isinstance(v, str) and not v.startswith(("wordfreq:", "counts:")):
+            v = str(Path(v).resolve())
+        elif isinstance(v, str) and v.startswith("counts:"):
+            v = "counts:" + str(Path(v[len("counts:"):]).resolve())
+        out[k] = v
+    out["measures"] = list(inputs.get("measures") or [])
+    return out
+
+
 def _differs(got: dict, want: dict) -> str:
+    got, want = _norm(got), _norm(want)
     bits = [f"{k} {got.get(k)!r} here, {want.get(k)!r} in the spec" for k in want if got.get(k) != want.get(k)]
     return "; ".join(bits[:2])
