@@ -184,7 +184,7 @@ class Assessor:
                 raise InputError("a key belongs to a disassociated release", option="key")
         self.report = AssessmentReport(kind=kind, inputs=inputs, scored=scored)
         self._best_doc: dict | None = None  # the report of the strongest attack so far (or the default, unscored)
-        self._opened = opened if opened is not None else Opened()  # every measure and the background, opened once
+        self.opened = opened if opened is not None else Opened()  # every measure and the background, opened once
         self._records_wanted = records
         self._breached: dict[int, set] = {}  # transaction -> {(cover attacker, breached item)}
         self._started = time.perf_counter()
@@ -345,10 +345,10 @@ class Assessor:
 
     # ---------------------------------------------------------------- shared knowledge
     def _measure(self, spec: str):
-        return self._opened.measure(spec, self.inputs.cache)
+        return self.opened.measure(spec, self.inputs.cache)
 
     def _background(self):
-        return self._opened.load_background(self.inputs.background)
+        return self.opened.load_background(self.inputs.background)
 
     def _setgen_command(self, method, measure, background, knowledge, seed) -> str:
         i = self.inputs

@@ -113,7 +113,12 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
         from semtui.formats.text import dump_setgen, parse_text
 
         if p.get("privacy"):
-            constraints = read_privacy(p["privacy"])
+            if str(p["privacy"]).endswith(".json"):  # a sidecar: the constraints it records
+                from semtui.checks.privacy import read_constraints
+
+                constraints = read_constraints(p["privacy"])
+            else:
+                constraints = read_privacy(p["privacy"])
             source = {"source": "file", "file": str(p["privacy"])}
             how = f"--privacy {_q(p['privacy'])}"
         else:
