@@ -26,7 +26,8 @@ class _RunByDefault(TyperGroup):
 
 app = typer.Typer(
     cls=_RunByDefault,
-    help="Measure a grid of candidate releases (risk and utility) from a TOML spec; plot the results.",
+    help="Measure a grid of candidate releases (risk and utility) from a TOML spec; plot the results.\n\n"
+         "semtui experiment SPEC.toml -o RESULTS.jsonl is short for semtui experiment run SPEC.toml -o RESULTS.jsonl.",
     no_args_is_help=True,
 )
 
@@ -53,7 +54,7 @@ def run(
     check_outputs({"-o": out}, [spec, s.original, *(r.get("privacy") for r in s.releases
                                                      if isinstance(r.get("privacy"), str))])
     if not s.original.is_file():
-        raise InputError("original: no such file", s.original)
+        raise InputError("no such file (the spec's original)", s.original)
     from semtui.attacks.setgen import AttackOptions
 
     try:  # every measure and the background validated before any cell runs

@@ -144,8 +144,8 @@ def read_spec(path: str | Path) -> Spec:
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        raise InputError(f"not valid TOML: {re.sub(r' ?[(]at line.*[)]', '', msg)}", p,
-                         int(m.group(1)) if m else None) from None
+        line = int(m.group(1)) if m else (text.rstrip("\n").count("\n") + 1 if "end of document" in msg else None)
+        raise InputError(f"not valid TOML: {re.sub(r' ?[(]at (line|end).*[)]', '', msg)}", p, line) from None
     base = p.parent
 
     def err(message: str, key: str = "", table: int | None = None) -> InputError:
