@@ -565,6 +565,11 @@ def _setgen_figures(m: dict) -> dict:
     out["popularity"] = {k: pop.get(k) for k in ("correct", "precision", "recall", "error_ratio")} if pop else None
     out["intervals"] = {k: v for k, v in (m.get("intervals") or {}).items()
                         if k in ("precision", "recall", "auc_within_table", "baseline_precision")}
+    out["density"], out["density_per_item"], out["groups"] = m.get("density"), m.get("density_per_item"), m.get("groups")
+    small = (m.get("by_table_size") or {}).get("members<=16")
+    if small:  # the tables of the papers' size
+        out["small_tables"] = {"groups": small.get("groups"), "precision": small.get("precision"),
+                               "error_ratio": (small.get("baseline") or {}).get("error_ratio")}
     return out
 
 

@@ -255,6 +255,24 @@ def privacy_of(report, family: str) -> dict:
     return out
 
 
+def every_attack(report) -> list[dict]:
+    """Every attack the assessment ran on the cell, with its figures (a knowledge run: one entry
+    per knowledge table), for tables of every method (benchmarks/render_tables.py)."""
+    out = []
+    for a in report.attacks:
+        if "figures" not in a:
+            continue
+        base = {k: a.get(k) for k in ("family", "attack", "method", "measure", "background", "knowledge", "role",
+                                      "attacker", "seconds")}
+        if a.get("by_knowledge"):
+            for v, c in a["by_knowledge"].items():
+                out.append({**base, "attack": f"{(c.get('method') or '').upper()} on the {v} table",
+                            "method": c.get("method"), "knowledge": v, "figures": c["figures"]})
+        else:
+            out.append({**base, "figures": a["figures"]})
+    return out
+
+
 def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None = None) -> dict:
     """Anonymise → check → attack → utility: one ``semtui-experiment/1`` cell."""
     from semtui.metrics.release_utility import disassociated_utility, generalised_utility
@@ -281,12 +299,14 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
         privacy = {"attack": None, "command": None, "needs": "nothing: the release holds the original items",
                    "beats_chance": None, "figures": {}, "intervals": {}, "risk": 1.0,
                    "note": "nothing was generalised: every item is published as it was"}
+        attacks = []
     else:
         assessor = Assessor(release, ctx.inputs(name, key_name), original=ctx.original, key=made.key,
                             progress=stage("attacking"), opened=ctx.opened, records=False)
         report = assessor.run()
         privacy = privacy_of(report, cell.family)
         privacy["attacks_run"] = len(report.attacks)
+        attacks = every_attack(report)
     t3 = time.perf_counter()
     if isinstance(release, DisassociatedData):
         utility = disassociated_utility(release)
@@ -307,6 +327,7 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
         "check": made.check,
         "privacy": privacy,
         "utility": utility,
+        "attacks": attacks,
         "times": {"anonymize_s": round(t1 - t0 - made.anonymiser["check_s"], 3),
                   "check_s": round(made.anonymiser["check_s"], 3),
                   "attack_s": round(t3 - t2, 3), "total_s": round(t3 - t0, 3)},

@@ -172,6 +172,10 @@ def read_spec(path: str | Path) -> Spec:
         measure = [measure]
     if not isinstance(measure, list) or not all(isinstance(m, str) and m for m in measure):
         raise err("'measure' must be a measure or a list of measures (e.g. \"embedding\")", "measure")
+    # a measure that names a file names it from the spec's folder
+    measure = [f"{m.split(':', 1)[0]}:{base / m.split(':', 1)[1]}"
+               if m.split(":", 1)[0] in ("ngd", "scores", "counts") and ":" in m and m.split(":", 1)[1] != "-"
+               else m for m in measure]
     keep = doc.get("keep_releases")
     if keep is not None and not (isinstance(keep, str) and keep):
         raise err("'keep_releases' must name a folder", "keep_releases")
