@@ -200,7 +200,7 @@ def read_spec(path: str | Path) -> Spec:
             values = value if isinstance(value, list) else [value]
             if not values:
                 raise err(f"{key!r} is an empty list: give at least one value", key, ti)
-            checked = [_check_value(family, key, v, base, lambda m, k=key: err(m, k, ti)) for v in values]
+            checked = [_check_value(family, key, v, base, lambda m, k=key, t=ti: err(m, k, t)) for v in values]
             out[key] = checked if isinstance(value, list) else checked[0]
         for key, default in allowed.items():
             if default is None and key not in out and key not in ("privacy", "hierarchy"):

@@ -110,7 +110,7 @@ def test_results_drop_a_torn_last_line_and_refuse_other_bad_lines(tmp_path):
     p.write_text(good + "not json\n")  # a complete last line that is not JSON: torn as well
     assert read_results(p).torn
     p.write_text("not json\n" + good)
-    with pytest.raises(InputError, match="R.jsonl:1"):
+    with pytest.raises(InputError, match=r"R\.jsonl:1"):
         read_results(p)
     p.write_text('{"format": "other"}\n' + good)
     with pytest.raises(InputError, match="not a semtui-experiment/1 line"):

@@ -99,7 +99,7 @@ def test_every_line_follows_the_cell_contract(grid):
 
 
 def test_cells_of_other_inputs_are_not_resumed(grid, tmp_path):
-    d, _, results, _ = grid
+    _, _, results, _ = grid
     _slice(tmp_path)
     spec = tmp_path / "grid.toml"
     spec.write_text(SPEC)
@@ -149,7 +149,7 @@ def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, sig,
         time.sleep(0.05)
     assert results.exists(), "no cell finished in time"
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:  # every cell finished before the signal: nothing to say about an interrupt
         pytest.skip("the run ended before the signal landed")
     assert proc.returncode == code, err
