@@ -93,7 +93,9 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
     if not todo:
         return summary
     if spec.keep_releases is not None and not spec.keep_releases.is_dir():
-        raise InputError("keep_releases: no such folder", spec.keep_releases)
+        if not spec.keep_releases.parent.is_dir() or spec.keep_releases.exists():
+            raise InputError("keep_releases: not a folder, and its parent folder does not exist", spec.keep_releases)
+        spec.keep_releases.mkdir()
     progress(0, len(todo), "reading the original")
     original = formats.read_transactions(spec.original)
     if original.n_generalised:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import struct
 import subprocess
@@ -23,6 +24,7 @@ CONTRACT = ("format", "id", "cell", "label", "release", "check", "privacy", "uti
 
 SPEC = """original = "orig.txt"
 background = "bg.txt"
+keep_releases = "kept"
 
 [[release]]
 family = "setgen"
@@ -72,7 +74,8 @@ def test_every_line_follows_the_cell_contract(grid):
     assert "3 measured now, 0 already there" in out
     for c in cells:
         assert all(k in c for k in CONTRACT), c.keys()
-        assert c["format"] == "semtui-experiment/1" and c["release"] is None
+        assert c["format"] == "semtui-experiment/1" and Path(c["release"]).is_file()
+        assert Path(c["release"]).parent == d / "kept"
         assert c["check"]["passed"] is True and c["check"]["checker"] and c["check"]["detail"]
         p, u = c["privacy"], c["utility"]
         assert p["attack"] and p["command"].startswith("semtui attack ")
@@ -91,11 +94,22 @@ def test_every_line_follows_the_cell_contract(grid):
     assert dis["privacy"]["risk"] == dis["privacy"]["figures"]["accuracy"]
     assert dis["utility"]["score"] == dis["utility"]["associated_share"]
     assert set(dis["privacy"]["cover_breaches"]) == {"strong", "moderate", "weak"}
-    # the release a cell measured is the one its anonymize command makes (seeded, deterministic)
-    name = s3["anonymize_command"].split(" -o ")[-1]
-    r = run_cli(*s3["anonymize_command"].split()[1:], cwd=d)
+    # the kept release is the one its anonymize command makes again (seeded, deterministic), with its
+    # sidecar (private); a disassociated release with its key (private)
+    assert os.stat(s3["release"] + ".json").st_mode & 0o777 == 0o600
+    assert os.stat(dis["key"]).st_mode & 0o777 == 0o600 and dis["privacy"]["command"].count(dis["key"]) == 1
+    kept = Path(s3["release"]).read_bytes()
+    args = shlex.split(s3["anonymize_command"])[1:]
+    args[args.index("-o") + 1] = str(d / "again.txt")
+    r = run_cli(*args, cwd=d)
     assert r.returncode == 0, r.stderr
-    assert (d / name).is_file()
+    assert (d / "again.txt").read_bytes() == kept
+    # the strongest attack's command, run alone on the kept release, gives the cell's figures
+    alone = run_cli(*shlex.split(s3["privacy"]["command"])[1:], "--json", cwd=d)
+    assert alone.returncode == 0, alone.stderr
+    m = json.loads(alone.stdout)["metrics"]
+    assert m["correct"] == s3["privacy"]["figures"]["correct"]
+    assert m["recall"] == pytest.approx(s3["privacy"]["risk"], abs=1e-6)
 
 
 def test_cells_of_other_inputs_are_not_resumed(grid, tmp_path):
