@@ -22,6 +22,10 @@ class Results:
     lines: list[str] = field(default_factory=list)  # the whole lines, as written
 
 
+#: how every line semtui experiment writes begins (orjson, compact)
+_MARK = '{"format":"' + FORMAT
+
+
 def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
     """Every cell of a RESULTS file.  A last line without its newline, or one that is not JSON,
     is what an older crash left: it is dropped (``torn`` says so).  Any other bad line is an
@@ -36,7 +40,9 @@ def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
     raw = text.split("\n")  # the last piece is "" when the file ends with its newline
     numbered = [(i + 1, line) for i, line in enumerate(raw) if line.strip()]
     for n, (lineno, line) in enumerate(numbered):
-        last = n == len(numbered) - 1
+        # a torn line is the start of one of ours (what run_experiment writes begins so); anything
+        # else is not a RESULTS file and is never rewritten
+        last = n == len(numbered) - 1 and (line.startswith(_MARK) or _MARK.startswith(line))
         if last and lineno == len(raw) and not text.endswith("\n"):
             out.torn = f"{p}:{lineno}: dropped a torn last line (no newline: a write an older run did not finish)"
             break

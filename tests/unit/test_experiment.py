@@ -102,13 +102,16 @@ def test_the_choice_is_closest_to_chance_then_most_useful():
 
 
 def test_results_drop_a_torn_last_line_and_refuse_other_bad_lines(tmp_path):
-    good = '{"format": "semtui-experiment/1", "id": "a"}\n'
+    good = '{"format":"semtui-experiment/1","id":"a"}\n'
     p = tmp_path / "R.jsonl"
-    p.write_text(good + '{"format": "semtui-exp')
+    p.write_text(good + '{"format":"semtui-exp')
     r = read_results(p)
     assert [c["id"] for c in r.cells] == ["a"] and "R.jsonl:2: dropped a torn last line" in r.torn
-    p.write_text(good + "not json\n")  # a complete last line that is not JSON: torn as well
+    p.write_text(good + good[:-20] + "\n")  # a complete last line cut short: torn as well
     assert read_results(p).torn
+    p.write_text("some notes of mine\n")  # not a RESULTS file: never taken for a torn line (nor rewritten)
+    with pytest.raises(InputError, match="not valid JSON"):
+        read_results(p)
     p.write_text("not json\n" + good)
     with pytest.raises(InputError, match=r"R\.jsonl:1"):
         read_results(p)
