@@ -221,6 +221,8 @@ def print_summary(doc: dict) -> None:
                    else f"error ratio {_f(f.get('error_ratio'), 2)}")
             if pr.get("beats_chance") is False:
                 far = "no attack beats chance"
+            elif pr.get("attack") is None:
+                far = "no attack applies (nothing generalised)"
             chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")

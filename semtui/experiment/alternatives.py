@@ -289,7 +289,7 @@ def _far(c: dict) -> str:
     p = c["privacy"]
     f = p.get("figures") or {}
     if p.get("attack") is None:
-        return "nothing generalised" if p.get("risk") == 1.0 else "not scored"
+        return "nothing generalised" if p.get("risk") == 1.0 else "no attack applies"
     if not p.get("beats_chance"):
         return "no attack beats chance"
     if c["cell"]["family"] == "disassoc":

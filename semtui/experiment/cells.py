@@ -295,10 +295,16 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
     t2 = time.perf_counter()
     release = made.release
     if isinstance(release, TransactionData) and release.n_generalised == 0:
-        # nothing generalised: the release is the original's items as they were (the whole take)
-        privacy = {"attack": None, "command": None, "needs": "nothing: the release holds the original items",
-                   "beats_chance": None, "figures": {}, "intervals": {}, "risk": 1.0,
-                   "note": "nothing was generalised: every item is published as it was"}
+        suppressed = generalised_utility(ctx.original, release)["suppressed_occurrences"]
+        if suppressed:  # protected by suppression alone: no added item, nothing for an attack to take back
+            privacy = {"attack": None, "command": None, "needs": None, "beats_chance": None, "figures": {},
+                       "intervals": {}, "risk": None,
+                       "note": f"nothing was generalised ({suppressed} occurrences suppressed): no attack applies; "
+                               "the items published are published as they were"}
+        else:  # the release is the original's items as they were: the whole take
+            privacy = {"attack": None, "command": None, "needs": "nothing: the release holds the original items",
+                       "beats_chance": None, "figures": {}, "intervals": {}, "risk": 1.0,
+                       "note": "nothing was generalised: every item is published as it was"}
         attacks = []
     else:
         assessor = Assessor(release, ctx.inputs(name, key_name), original=ctx.original, key=made.key,
