@@ -91,6 +91,8 @@ class Made:
     command: str = ""
     extra_files: list = field(default_factory=list)  # (path, text) written beside a kept release
     anonymiser: dict = field(default_factory=dict)
+    #: k^m: the hierarchy the release was generalised along (for ML² and dML²)
+    hierarchy: object | None = None
 
 
 def _q(x) -> str:
@@ -177,6 +179,7 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
         cmd = (f"{build}semtui anonymize km {o} --hierarchy {_q(hpath)} -k {p['k']} -m {p['m']}"
                + (f" --algorithm {p['algorithm']}" if p.get("algorithm", "aa") != "aa" else "") + f" -o {_q(name)}")
         return Made(release, text, ".txt", sidecar=res.to_json(), check=check, command=cmd, extra_files=extra,
+                    hierarchy=h,
                     anonymiser={"seconds": res.seconds, "ncp_hierarchy": json_float(res.ncp), "check_s": check_s,
                                 "hierarchy": {"leaves": h.n_leaves, "height": h.height}})
     if cell.family == "disassoc":
@@ -320,6 +323,8 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
         utility = generalised_utility(ctx.original, release)
         if "ncp_hierarchy" in made.anonymiser:
             utility["ncp_hierarchy"] = made.anonymiser["ncp_hierarchy"]
+            # the paper's ML² and dML² (metrics/utility.py, branch kmfirst) join here: the original, the
+            # release and made.hierarchy
     return {
         "format": FORMAT,
         "id": cell.id,
