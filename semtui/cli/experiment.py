@@ -94,19 +94,30 @@ def plot(
     width: Annotated[int, typer.Option("--width", help="Width in pixels.")] = 1200,
     height: Annotated[int, typer.Option("--height", help="Height in pixels.")] = 500,
     title: Annotated[str, typer.Option("--title", help="A title above both panels.")] = "",
+    format: Annotated[str | None, typer.Option("--format", "-f", help="svg or png (default: from FIG's name; "
+                                               "needed for '-', standard output).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what was drawn as JSON on stdout.")] = False,
 ) -> None:
     """Precision/recall (or accuracy) against k, and risk against utility with the Pareto frontier."""
     from semtui.cli.common import echo
     from semtui.experiment.plot import FORMATS, load_cells, render
-    from semtui.fileio import check_outputs, write_together
+    from semtui.fileio import check_outputs, display_name, write_together
 
-    fmt = out.suffix.lower().lstrip(".")
+    fmt = (format or out.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
-        raise InputError(f"-o: the figure's name must end in .svg or .png (got {out.name!r})")
+        raise InputError(f"--format: svg or png (got {format!r})" if format else
+                         f"-o: the figure's name must end in .svg or .png, or give --format (got {out.name!r})")
     if width < 100 or height < 100 or width > 10000 or height > 10000:
         raise InputError(f"--width and --height: between 100 and 10000 pixels (got {width}x{height})")
-    check_outputs({"-o": out}, [results])
+    check_outputs({"-o": out}, [results], stdout_taken="--json" if json_out else None)
     cells, kind = load_cells(results)
     write = render(cells, fmt, title=title, width=width, height=height)
     write_together([(out, write, False, "wb")])
-    echo(f"{out}: {len(cells)} {'alternatives' if kind == 'assessment' else 'cells'}, {width}x{height} {fmt}")
+    if json_out:
+        from semtui.cli.common import emit_json
+        from semtui.reports import document
+
+        emit_json(document("semtui-plot/1", {"input": str(results), "kind": kind, "output": str(out), "format": fmt,
+                                             "width": width, "height": height, "cells": len(cells)}))
+        return
+    echo(f"{display_name(out) if str(out) != '-' else '<stdout>'}: {len(cells)} {'alternatives' if kind == 'assessment' else 'cells'}, {width}x{height} {fmt}")

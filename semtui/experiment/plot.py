@@ -135,6 +135,10 @@ def render(cells: list[dict], fmt: str, *, title: str = "", width: int = WIDTH, 
     fig = figure(cells, title=title, width=width, height=height, dpi=dpi)
 
     def write(fh) -> None:
-        fig.savefig(fh, format=fmt, dpi=dpi, metadata={"Date": None} if fmt == "svg" else None)
+        import matplotlib
+
+        # the same figure gives the same bytes (SVG ids from a fixed salt, no date)
+        with matplotlib.rc_context({"svg.hashsalt": "semtui"}):
+            fig.savefig(fh, format=fmt, dpi=dpi, metadata={"Date": None} if fmt == "svg" else {"Software": None})
 
     return write
