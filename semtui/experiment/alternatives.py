@@ -10,8 +10,12 @@ options become new rows.
 chance — its distance from chance is ``1 − error ratio`` (set generalisation, k^m) or
 ``lift − 1`` (disassociation), 0 when no attack beat chance, 1 when nothing was generalised —
 at the least utility cost: among the releases whose distance is within :data:`TOLERANCE` of
-the smallest, the one with the highest utility score (then the lower risk).  A release whose
-independent check failed is never chosen.
+the smallest, the one with the highest utility score (then the lower risk).  Only releases that
+take back no more than the assessed release (risk no higher) are candidates: closer to chance
+can mean that a random attacker also takes back more (on MEPS-half k = 3 every larger k and the
+WordNet classes bring the error ratio from 0.15 to 0.25–0.40 while the take rises from 67 % to
+84–92 %, docs/assess.md), and a careful publisher does not trade the one for the other.  A release
+whose independent check failed is never chosen.
 """
 
 from __future__ import annotations
@@ -208,8 +212,16 @@ def distance(cell: dict) -> float:
 
 
 def choose(cells: list[dict]) -> int | None:
-    """The index of the release a careful publisher would choose (module docstring)."""
-    ok = [i for i, c in enumerate(cells) if c["check"].get("passed") is not False and math.isfinite(distance(c))]
+    """The index of the release a careful publisher would choose (module docstring); ``cells[0]``
+    is the assessed release."""
+    this_risk = (cells[0].get("privacy") or {}).get("risk") if cells else None
+
+    def no_more_taken(i: int) -> bool:
+        r = (cells[i].get("privacy") or {}).get("risk")
+        return i == 0 or this_risk is None or (r is not None and r <= this_risk)
+
+    ok = [i for i, c in enumerate(cells) if c["check"].get("passed") is not False and math.isfinite(distance(c))
+          and no_more_taken(i)]
     if not ok:
         return None
     best = min(distance(cells[i]) for i in ok)
@@ -303,8 +315,10 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     n = len(alts) - 1
     su, tu = pick["utility"].get("score"), this["utility"].get("score")
     if k == 0:
-        return (f"Of the {n} safer alternative(s) measured, none brings the strongest attacker closer to chance "
-                f"at a lower utility cost than this release ({_far(this)}, risk {_r(this)}, utility {tu:.3f}).")
+        others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
+        return (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
+                f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
+                f"{_r(this)}, utility {tu:.3f}; {others}).")
     return (f"Publish instead: {pick['label']} — the strongest attacker there has {_far(pick)} (this release: "
             f"{_far(this)}), takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
             f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")

@@ -92,9 +92,11 @@ def _cell(label, er, score, risk=0.5, passed=True, beats=True, family="setgen"):
 
 def test_the_choice_is_closest_to_chance_then_most_useful():
     cells = [_cell("this release", 0.2, 0.99), _cell("a", 0.8, 0.90), _cell("b", 0.78, 0.95),
-             _cell("c", 0.99, 0.5, passed=False)]
+             _cell("c", 0.99, 0.5, passed=False), _cell("d", 0.95, 0.99, risk=0.6)]
     assert distance(cells[1]) == pytest.approx(0.2)
-    assert choose(cells) == 2  # a and b are within the tolerance of each other; b keeps more; c failed its check
+    # a and b are within the tolerance of each other, b keeps more; c failed its check; d takes back more
+    assert choose(cells) == 2
+    assert choose([cells[0], cells[4]]) == 0
     # no attack beating chance is distance 0; a lift below 1 too
     assert distance(_cell("d", 0.3, 1, beats=False)) == 0
     assert distance(_cell("e", 0.9, 1, family="disassoc")) == 0
