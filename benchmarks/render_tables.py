@@ -62,7 +62,8 @@ def strongest(rows: list[dict], name: str, background: str) -> None:
             print(f"| {release_name(c, name)} | {background} | {(a['method'] or '').upper()} | {a['knowledge']} | "
                   f"{f(g.get('auc_within_table'))}{iv(g, 'auc_within_table')} | {f(g.get('precision'))}"
                   f"{iv(g, 'precision')} | {f(g.get('recall'))}{iv(g, 'recall')} | {f(g.get('error_ratio'), 2)} | "
-                  f"{f(base.get('precision'))} | {f(pop.get('precision'))} / {f(pop.get('recall'))} / "
+                  f"{f(base.get('precision'))} | {f(pop.get('precision'))} / "
+                  f"{f(pop.get('recall') if pop.get('precision') is not None else None)} / "
                   f"{f(pop.get('error_ratio'), 2)} |")
 
 
