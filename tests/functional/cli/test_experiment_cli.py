@@ -283,3 +283,40 @@ def test_assess_no_alternatives_and_no_original():
     r = run_cli("assess", SAMPLES / "meps400-setgen.txt", "--json")
     doc = json.loads(r.stdout)
     assert doc["alternatives"] == [] and "--original" in doc["alternatives_note"]
+
+
+def test_an_interrupt_while_the_alternatives_run_keeps_those_finished(tmp_path):
+    """The bar (stderr a terminal) names the alternative being measured; SIGINT then writes every
+    attack, the alternatives finished ("this release" at least) and the choice among them, partial."""
+    import pty
+    import select
+
+    rep = tmp_path / "a.json"
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200")
+    env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "semtui", "assess", str(SAMPLES / "meps400-setgen.txt"),
+                             "--original", str(SAMPLES / "meps400-original.txt"), "--report", str(rep)],
+                            stdout=subprocess.PIPE, stderr=slave, text=True, env=env)
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and b"[alternative 1/" not in seen:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(master, 1 << 16)
+                except OSError:
+                    break
+        assert b"[alternative 1/" in seen, seen[-500:]
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+    assert proc.returncode == 130
+    doc = json.loads(rep.read_text())
+    assert doc["partial"] is True and "interrupted" in doc["alternatives_note"]
+    assert len(doc["attacks"]) == 6 and doc["strongest"] is not None  # every attack had finished
+    alts = doc["alternatives"]
+    assert alts[0]["label"] == "this release" and len(alts) < 4 and sum(a["chosen"] for a in alts) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
