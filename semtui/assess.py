@@ -98,6 +98,11 @@ class AssessmentReport(Report):
     seconds: float = 0.0
     #: disassociation with key and original: NBA with the original's own statistics (a reference, not an attack)
     how_sure_reference: dict | None = None
+    #: safer releases of the same family measured with the experiment engine (docs/assess.md), each
+    #: a ``semtui-experiment/1`` cell plus ``chosen``; "this release" among them
+    alternatives: list[dict] = field(default_factory=list)
+    #: why there are no alternatives, or what was assumed to make them
+    alternatives_note: str | None = None
 
     def payload(self) -> dict:
         i = self.inputs
@@ -117,8 +122,33 @@ class AssessmentReport(Report):
             "not_modelled": self.not_modelled,
             "attacks": self.attacks,
             "skipped": self.skipped,
+            "alternatives": self.alternatives,
+            "alternatives_note": self.alternatives_note,
             "seconds": round(self.seconds, 3),
         }
+
+
+@dataclass
+class Opened:
+    """The measures and the background an assessment opens once (several assessments may
+    share one: the experiment's cells, ``assess``'s alternatives)."""
+
+    measures: dict = field(default_factory=dict)
+    backgrounds: dict = field(default_factory=dict)
+
+    def measure(self, spec: str, cache: bool = True):
+        from semtui.measures import open_measure
+
+        if spec not in self.measures:
+            self.measures[spec] = open_measure(spec, cache=cache)
+        return self.measures[spec]
+
+    def load_background(self, spec: str):
+        if spec not in self.backgrounds:
+            from semtui.attacks.background import load_background
+
+            self.backgrounds[spec] = load_background(spec)
+        return self.backgrounds[spec]
 
 
 def _q(path) -> str:
@@ -133,7 +163,12 @@ def _f(v, digits: int = 3) -> str:
 class Assessor:
     """Runs every applicable attack on one release; :attr:`report` holds what has finished."""
 
-    def __init__(self, release, inputs: AssessInputs, *, original=None, key=None, progress: ProgressCallback | None = None):
+    def __init__(self, release, inputs: AssessInputs, *, original=None, key=None, progress: ProgressCallback | None = None,
+                 opened: Opened | None = None, records: bool = True):
+        """``opened``: measures and background already opened (shared by several assessments, as
+        the experiment's cells share them); ``records``: find the records at risk at the end
+        (an experiment cell needs only the figures, and skips re-running the strongest attack
+        alone for them)."""
         from semtui.model import DisassociatedData
 
         self.release, self.original, self.key, self.inputs = release, original, key, inputs
@@ -156,8 +191,8 @@ class Assessor:
                 raise InputError("a key belongs to a disassociated release", option="key")
         self.report = AssessmentReport(kind=kind, inputs=inputs, scored=scored)
         self._best_doc: dict | None = None  # the report of the strongest attack so far (or the default, unscored)
-        self._measures: dict = {}  # every measure opened once, shared by the attacks
-        self._bg = None  # the background, loaded once
+        self.opened = opened if opened is not None else Opened()  # every measure and the background, opened once
+        self._records_wanted = records
         self._breached: dict[int, set] = {}  # transaction -> {(cover attacker, breached item)}
         self._started = time.perf_counter()
 
@@ -323,18 +358,10 @@ class Assessor:
 
     # ---------------------------------------------------------------- shared knowledge
     def _measure(self, spec: str):
-        from semtui.measures import open_measure
-
-        if spec not in self._measures:
-            self._measures[spec] = open_measure(spec, cache=self.inputs.cache)
-        return self._measures[spec]
+        return self.opened.measure(spec, self.inputs.cache)
 
     def _background(self):
-        if self._bg is None:
-            from semtui.attacks.background import load_background
-
-            self._bg = load_background(self.inputs.background)
-        return self._bg
+        return self.opened.load_background(self.inputs.background)
 
     def _setgen_command(self, method, measure, background, knowledge, seed) -> str:
         i = self.inputs
@@ -350,22 +377,8 @@ class Assessor:
         return " ".join(cmd)
 
     # ---------------------------------------------------------------- the strongest
-    def _candidates(self, entry: dict) -> list[dict]:
-        """The attacks an entry holds (a knowledge run holds one per knowledge table)."""
-        if entry["role"] != "attack" or "figures" not in entry:
-            return []
-        if entry.get("by_knowledge"):
-            return [{"attack": f"{c['method'].upper()} on the {v} table"
-                              f"{'' if v == 'prior' else ' with ' + entry['measure']}",
-                     "method": c["method"], "measure": entry["measure"], "background": entry["background"],
-                     "knowledge": v, "main": v == entry["knowledge"], **c}
-                    for v, c in entry["by_knowledge"].items()]
-        return [{"attack": entry["attack"], "method": entry["method"], "measure": entry["measure"],
-                 "background": entry.get("background"), "knowledge": None, "main": True,
-                 "figures": entry["figures"], "command": entry["command"], "needs": entry["needs"]}]
-
     def _consider(self, entry: dict, doc: dict) -> None:
-        for c in self._candidates(entry):
+        for c in candidates(entry):
             f = c["figures"]
             if not _beats_chance(f):
                 continue
@@ -427,7 +440,9 @@ class Assessor:
         ``partial``: interrupted, only the attacks finished are in it (no attack is re-run)."""
         rep = self.report
         rep.partial = partial
-        if not partial:
+        if not self._records_wanted:
+            pass
+        elif not partial:
             self._records()
         elif self._best_doc is not None:
             if rep.kind == "set-generalised":
@@ -455,6 +470,36 @@ def run_assessment(release, inputs: AssessInputs, *, original=None, key=None,
 
 
 # --------------------------------------------------------------------------- helpers
+def candidates(entry: dict) -> list[dict]:
+    """The attacks an entry holds (a knowledge run holds one per knowledge table)."""
+    if entry["role"] != "attack" or "figures" not in entry:
+        return []
+    if entry.get("by_knowledge"):
+        return [{"attack": f"{c['method'].upper()} on the {v} table"
+                          f"{'' if v == 'prior' else ' with ' + entry['measure']}",
+                 "method": c["method"], "measure": entry["measure"], "background": entry["background"],
+                 "knowledge": v, "main": v == entry["knowledge"], **c}
+                for v, c in entry["by_knowledge"].items()]
+    return [{"attack": entry["attack"], "method": entry["method"], "measure": entry["measure"],
+             "background": entry.get("background"), "knowledge": None, "main": True,
+             "figures": entry["figures"], "command": entry["command"], "needs": entry["needs"]}]
+
+
+def top_attack(rep: AssessmentReport) -> dict | None:
+    """The strongest attack (``beats_chance: true``); when none beats chance, the attack that
+    took back the most all the same (``beats_chance: false``), so a figure of risk is never left
+    blank or set to zero because the attacks tried were no better than a coin.  None: no attack
+    was scored."""
+    if rep.strongest is not None:
+        return {**rep.strongest, "beats_chance": True}
+    best = None
+    for entry in rep.attacks:
+        for c in candidates(entry):
+            if best is None or _rank(c["figures"]) > _rank(best["figures"]):
+                best = c
+    return None if best is None else {**{k: v for k, v in best.items() if k != "main"}, "beats_chance": False}
+
+
 def _is_default(family: str, o: dict, inputs: AssessInputs) -> bool:
     """The attack ``semtui attack`` runs by default on these inputs (its records are listed,
     unscored, when nothing can be scored)."""
@@ -525,6 +570,11 @@ def _setgen_figures(m: dict) -> dict:
     out["popularity"] = {k: pop.get(k) for k in ("correct", "precision", "recall", "error_ratio")} if pop else None
     out["intervals"] = {k: v for k, v in (m.get("intervals") or {}).items()
                         if k in ("precision", "recall", "auc_within_table", "baseline_precision")}
+    out["density"], out["density_per_item"], out["groups"] = m.get("density"), m.get("density_per_item"), m.get("groups")
+    small = (m.get("by_table_size") or {}).get("members<=16")
+    if small:  # the tables of the papers' size
+        out["small_tables"] = {"groups": small.get("groups"), "precision": small.get("precision"),
+                               "error_ratio": (small.get("baseline") or {}).get("error_ratio")}
     return out
 
 

@@ -22,7 +22,10 @@ file (tests/unit/test_one_writer.py checks it).  Around that rule:
 * ``-`` is standard output: the output is written to a private temporary file and copied to
   stdout once every file output of the command is committed (a stream cannot be taken
   back); a reader that goes away raises BrokenPipeError, which the CLI answers with 141;
-* any failure to write (a full disk, an I/O error) is an :class:`InputError` naming the file.
+* any failure to write (a full disk, an I/O error) is an :class:`InputError` naming the file;
+* one kind of output grows rather than being replaced: a results file that a long run appends
+  one whole line to at a time (``append_line``: one ``write`` with SIGINT and SIGTERM held, then
+  ``fsync``), so an interrupted run leaves only whole lines behind.
 """
 
 from __future__ import annotations
@@ -556,3 +559,31 @@ def write_together(outputs: list, *, private: bool = False) -> None:
         for p in pending:
             p.abort()
         raise
+
+
+def append_line(path: str | Path, line: str, *, private: bool = False) -> None:
+    """Append one line (a newline is added) to ``path``, creating it (0600 when ``private``).
+
+    The line goes in one ``write`` of the whole line with SIGINT and SIGTERM held, then
+    ``fsync``: an interrupt lands before the line or after it, never inside, so the file only
+    ever holds whole lines (``semtui experiment``'s RESULTS.jsonl, resumed from them).  A
+    line is never split across writes unless the disk is full (then an InputError)."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("is a directory, not a file", target)
+    with _signals_held():
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _new_mode(private))
+        except OSError as exc:
+            raise write_error(exc, target) from None
+        try:
+            view = memoryview(data)
+            while view:  # a regular file takes it in one write; a full disk may take part
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        except OSError as exc:
+            raise write_error(exc, target) from None
+        finally:
+            os.close(fd)

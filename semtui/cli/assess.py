@@ -25,6 +25,8 @@ def assess(
     report_path: Path | None = typer.Option(None, "--report", help="Write the semtui-assessment/1 document here."),
     json_out: bool = typer.Option(False, "--json", help="The document on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
+    no_alternatives: bool = typer.Option(False, "--no-alternatives", help="With --original, do not measure "
+                                         "safer alternatives of the same family (faster)."),
 ) -> None:
     """Run every attack that applies to a release: how exposed it is, whose records, how sure."""
     from semtui import formats
@@ -81,6 +83,9 @@ def assess(
         assessor = Assessor(release, inputs, original=orig, key=the_key, progress=bar)
     except InputError as exc:
         raise options_error(exc) from None
+    from semtui.experiment.alternatives import AlternativesRun
+
+    alternatives = AlternativesRun(assessor, progress=bar)
     with bar:
         try:
             report = assessor.run()
@@ -92,6 +97,20 @@ def assess(
             if report_path is not None:
                 write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
             raise
+        if no_alternatives:
+            report.alternatives_note = "no alternatives: --no-alternatives"
+        else:
+            try:
+                alternatives.run()
+            except InputError as exc:
+                raise options_error(exc) from None
+            except KeyboardInterrupt:
+                # every attack finished; the alternatives measured so far are kept, the choice among them
+                bar.__exit__(None, None, None)
+                if report_path is not None:
+                    alternatives.close(interrupted=True)
+                    write_outputs([(report_path, report.to_json(), private)])
+                raise
     doc = report.to_json()
     if report_path is not None:
         write_outputs([(report_path, doc, private)])
@@ -196,6 +215,24 @@ def print_summary(doc: dict) -> None:
         p(f"{line[0].upper()}{line[1:]}.")
     for sk in doc.get("skipped") or []:
         p(f"Skipped: {sk['attack']}: {sk['why']}.")
+    alts = doc.get("alternatives") or []
+    if alts:
+        p(f"Publish this instead? ({doc.get('alternatives_note')})")
+        for a in alts:
+            pr, ut = a["privacy"], a["utility"]
+            f = pr.get("figures") or {}
+            far = (f"lift {_f(f.get('lift'), 2)}" if a["cell"]["family"] == "disassoc"
+                   else f"error ratio {_f(f.get('error_ratio'), 2)}")
+            if pr.get("beats_chance") is False:
+                far = "no attack beats chance"
+            elif pr.get("attack") is None:
+                far = "no attack applies (nothing generalised)"
+            chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
+            p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
+              f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")
+              + f", {chk}")
+    elif doc.get("alternatives_note"):
+        p(f"{doc['alternatives_note'][0].upper()}{doc['alternatives_note'][1:]}.")
     p("The document (--report / --json) lists every attack with its figures and command.")
     sys.stdout.flush()
 

@@ -241,8 +241,11 @@ class StderrProgress:
         if now - self._last < 0.05 and done < total:
             return
         self._last = now
+        from rich.markup import escape
+
+        # a message is text, not markup: "[alternative 1/3]" or an item named "[x]" is shown as written
         self._progress.update(self._task, completed=done, total=total or None,
-                              description=f"{self.label} {message}".strip())
+                              description=escape(f"{self.label} {message}".strip()))
 
     def __exit__(self, *exc) -> None:
         if self._progress is not None:

@@ -16,36 +16,6 @@ app = typer.Typer(
 )
 
 
-ORDERS = ("id", "support", "random")
-
-
-def _item_order(items: list[str]) -> list[str]:
-    """Numeric ids in numeric order, other names sorted."""
-    try:
-        return sorted(items, key=int)
-    except ValueError:
-        return sorted(items)
-
-
-def _ordered(data, order: str, seed: int) -> list[str]:
-    """The leaves in the order they are grouped: id order, decreasing support (ties in id
-    order), or id order shuffled with ``seed``.  The paper (§6) does not say which items its
-    artificial hierarchies put together, and the choice moves NCP by a factor of 6 on
-    BMS-WebView-1 (docs/performance.md)."""
-    import random
-
-    import numpy as np
-
-    names = _item_order(list(data.vocab.items))
-    if order == "support":
-        index = {x: i for i, x in enumerate(data.vocab.items)}
-        sup = np.bincount(data.tokens, minlength=len(data.vocab))
-        return sorted(names, key=lambda x: -int(sup[index[x]]))  # stable: ties stay in id order
-    if order == "random":
-        random.Random(seed).shuffle(names)
-    return names
-
-
 @app.command("build")
 def build(
     items: Annotated[Path, typer.Argument(help="A dataset (any format): its distinct items become the leaves.")],
@@ -64,7 +34,7 @@ def build(
     from semtui.cli.common import echo, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import dump_hierarchy
-    from semtui.model.hierarchy import balanced
+    from semtui.model.hierarchy import ORDERS, balanced, ordered_leaves
 
     if fanout < 2:
         raise InputError(f"--fanout must be at least 2 (got {fanout})")
@@ -82,7 +52,7 @@ def build(
             why = "is named '*', the label of the root" if name == "*" else "holds a line break"
             raise InputError(f"item {name!r} {why}: it cannot be a leaf of a hierarchy file", items,
                              _line_of_item(data, name))
-    h = balanced(_ordered(data, order, seed), fanout)
+    h = balanced(ordered_leaves(data, order, seed), fanout)
     write_outputs([(out, lambda fh: dump_hierarchy(h, fh, out))])
     facts = _facts(h, out)
     if json_out:

@@ -17,7 +17,21 @@ import typer
 from typer.core import TyperGroup
 
 from semtui import __version__
-from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, extract, hierarchy, score, table
+from semtui.cli import (
+    anonymize,
+    assess,
+    attack,
+    cache,
+    check,
+    corpus,
+    cover,
+    exitcodes,
+    experiment,
+    extract,
+    hierarchy,
+    score,
+    table,
+)
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -186,6 +200,7 @@ COMMANDS = [  # (name, a command group's Typer or a command's function, help pan
     ("check", check.app, CHECK),
     ("attack", attack.app, ATTACK),
     ("assess", assess.assess, ATTACK),
+    ("experiment", experiment.app, ATTACK),
     ("cover", cover.cover, ATTACK),
     ("open", open_, LOOK),
     ("info", info, LOOK),

@@ -50,7 +50,7 @@ def background(tmp_path_factory) -> Path:
 def test_setgen_with_background_strongest_is_its_command(tmp_path, background):
     rep = tmp_path / "a.json"
     r = run_cli("assess", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt",
-                "--background", background, "--report", rep)
+                "--background", background, "--report", rep, "--no-alternatives")  # alternatives: test_experiment_cli
     assert r.returncode == 0, r.stderr
     doc = _doc(rep)
     assert not doc["partial"] and doc["scored"] and doc["kind"] == "set-generalised"
@@ -127,6 +127,11 @@ def test_disassociated_sample_strongest_and_records(tmp_path):
     implicated = {c["anchor_transactions"][a] for c in alone["clusters"] for u in c["units"]
                   for a, ok in zip(u["anchors"], u["correct"]) if ok}
     assert {r["transaction"] for r in doc["records_at_risk"] if r["reassociated"]} == implicated
+    # the alternatives of a disassociated release: k and m from the release, checked with the key
+    alts = doc["alternatives"]
+    assert alts[0]["label"] == "this release" and alts[0]["check"]["passed"] is True
+    assert "largest cluster" in doc["alternatives_note"] and len(alts) >= 2
+    assert {a["cell"]["family"] for a in alts} == {"disassoc"} and sum(a["chosen"] for a in alts) == 1
 
 
 def test_disassociated_without_key_skips_the_moderate_attacker():
@@ -202,8 +207,13 @@ def test_km_release_no_plain_item(tmp_path, background):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["strongest"] is None
+    # the alternatives of a k^m release: its parameters from the report anonymize km wrote beside it
+    alts = doc["alternatives"]
+    assert alts[0]["label"] == "this release" and alts[0]["cell"]["k"] == 5 and len(alts) >= 3
+    assert {a["cell"]["family"] for a in alts} == {"km"} and sum(a["chosen"] for a in alts) == 1
+    assert any(a["cell"].get("order") == "support" for a in alts[1:])
     assert "not a sign the release is safe" in doc["verdict"] and "how common each item is" in doc["verdict"]
-    r = run_cli("assess", rel, "--original", orig, "--background", background, "--json")
+    r = run_cli("assess", rel, "--original", orig, "--background", background, "--json", "--no-alternatives")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     s = doc["strongest"]

@@ -1,0 +1,96 @@
+"""Speed of `semtui experiment` (issue 22): the issue's 3-cell grid (setgen k = 2, 4 with 200 random
+3-6-item constraints, seed 1; disassociation k = 3, m = 2, clusters <= 30) on the first 6,000 MEPS
+patients, the next 6,000 as the attacker's background; then the same command again (every cell
+resumed, nothing recomputed).  Goals: under 3 minutes, the resumed run under 3 s.
+
+Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N]   (~2 minutes)
+Also measures `semtui assess` with its alternatives on the MEPS-half k=3 release when given
+--assess (the issue 21 figure, ~3 minutes more).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _util import REPO, SHARED_DATA, machine, meps_halves
+
+SPEC = """original = "meps6k.txt"
+background = "meps6k-bg.txt"
+
+[[release]]
+family = "setgen"
+k = [2, 4]
+random_privacy = 200
+sizes = "3-6"
+seed = 1
+
+[[release]]
+family = "disassoc"
+k = [3]
+m = [2]
+max_cluster_size = [30]
+"""
+
+
+def semtui(*args: str) -> float:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise SystemExit(r.stderr)
+    return time.perf_counter() - t0
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def main() -> None:
+    work = Path(sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "/tmp/bench-experiment")
+    jobs = sys.argv[sys.argv.index("--jobs") + 1] if "--jobs" in sys.argv else "1"
+    work.mkdir(parents=True, exist_ok=True)
+    lines = (SHARED_DATA / "meps2005-conditions.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (work / "meps6k.txt").write_text("".join(lines[:6000]), encoding="utf-8")
+    (work / "meps6k-bg.txt").write_text("".join(lines[6000:12000]), encoding="utf-8")
+    spec = work / "grid.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    results = work / "RESULTS.jsonl"
+    results.unlink(missing_ok=True)
+    print(f"{datetime.date.today()}, {machine()}; load before {load()}; --jobs {jobs}")
+    first = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
+    l1 = load()
+    again = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
+    print(f"| run | seconds | load after |\n|---|---:|---:|\n| 3 cells, from nothing | {first:.1f} | {l1} |\n"
+          f"| the same again (every cell resumed) | {again:.2f} | {load()} |")
+    for line in results.read_text().splitlines():
+        d = json.loads(line)
+        p = d["privacy"]
+        print(f"  {d['label']}: {d['times']}, risk {p['risk']}, {p['attack']}")
+    if "--assess" in sys.argv:
+        first_half, second_half = meps_halves(work)
+        rel = work / "meps-half1-k3.txt"
+        if not rel.exists():
+            semtui("anonymize", "setgen", str(first_half), "-k", "3", "-o", str(rel), "--random-privacy", "300",
+                   "--seed", "1", "--sizes", "3-6")
+        t = semtui("assess", str(rel), "--original", str(first_half), "--background", str(second_half),
+                   "--jobs", "2", "--report", str(work / "assess.json"))
+        doc = json.loads((work / "assess.json").read_text())
+        print(f"assess MEPS-half k=3 with alternatives, --jobs 2: {t:.1f} s (load after {load()})")
+        print(doc["verdict"])
+        for a in doc["alternatives"]:
+            f = a["privacy"]["figures"]
+            print(f"  {'*' if a['chosen'] else ' '} {a['label']}: risk {a['privacy']['risk']}, error ratio "
+                  f"{f.get('error_ratio')}, precision {f.get('precision')}, utility {a['utility']['score']} "
+                  f"(NCP {a['utility'].get('ncp')}), check {a['check']['passed']}")
+
+
+if __name__ == "__main__":
+    main()

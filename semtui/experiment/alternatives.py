@@ -1,0 +1,329 @@
+"""Publish this instead (issue 21 item 2): safer releases of the assessed release's family,
+each measured with the experiment engine (:func:`semtui.experiment.cells.run_cell`), the
+assessed release beside them as "this release", and the one a careful publisher would choose.
+
+:data:`ALTERNATIVES` is the table of what is tried, per family: each row turns the assessed
+release's parameters into an alternative's (or None where it does not apply).  New anonymiser
+options become new rows.
+
+**The choice** (:func:`choose`): the release that brings the strongest attacker closest to
+chance — its distance from chance is ``1 − error ratio`` (set generalisation, k^m) or
+``lift − 1`` (disassociation), 0 when no attack beat chance, 1 when nothing was generalised —
+at the least utility cost: among the releases whose distance is within :data:`TOLERANCE` of
+the smallest, the one with the highest utility score (then the lower risk).  Only releases that
+take back no more than the assessed release (risk no higher) are candidates: closer to chance
+can mean that a random attacker also takes back more (on MEPS-half k = 3 every larger k and the
+WordNet classes bring the error ratio from 0.15 to 0.25–0.40 while the take rises from 67 % to
+84–92 %, docs/assess.md), and a careful publisher does not trade the one for the other.  A release
+whose independent check failed is never chosen.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from semtui.errors import InputError
+from semtui.experiment.cells import FORMAT, Context, privacy_of, run_cell
+from semtui.experiment.spec import PARAMS, make_cell
+from semtui.runtime import ProgressCallback, no_progress
+
+#: distances from chance this close to the smallest count as equal (the choice then goes to utility)
+TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Alternative:
+    family: str
+    name: str
+    #: why it should be safer, in a publisher's words
+    why: str
+    make: Callable[[dict], dict | None]
+
+
+def _unless_same(p: dict, q: dict) -> dict | None:
+    return None if q == p else q
+
+
+ALTERNATIVES: tuple[Alternative, ...] = (
+    Alternative("setgen", "k doubled", "each constraint's items shared by twice as many transactions",
+                lambda p: {**p, "k": 2 * p["k"]}),
+    Alternative("setgen", "k tripled", "each constraint's items shared by three times as many transactions",
+                lambda p: {**p, "k": 3 * p["k"]}),
+    Alternative("setgen", "items generalised within WordNet classes",
+                "only items of one WordNet class are generalised together (members of similar meaning, so "
+                "the context tells an added member from a real one less)",
+                lambda p: _unless_same(p, {**p, "utility": "wordnet"})),
+    Alternative("km", "k doubled", "every itemset of m items shared by twice as many transactions",
+                lambda p: {**p, "k": 2 * p["k"]}),
+    Alternative("km", "hierarchy ordered by support",
+                "items of similar frequency generalised together (semtui hierarchy build --order support), so "
+                "a member's rarity says less about whether it is real",
+                lambda p: None if p.get("order") == "support" else
+                {**{k: v for k, v in p.items() if k != "hierarchy"}, "fanout": p.get("fanout", 5),
+                 "order": "support"}),
+    Alternative("disassoc", "k doubled", "every itemset of a record chunk shared by twice as many records",
+                lambda p: {**p, "k": 2 * p["k"], "max_cluster_size": max(p["max_cluster_size"], 2 * p["k"])}),
+    Alternative("disassoc", "clusters halved", "smaller clusters: fewer records to choose among, but fewer "
+                "items kept together (HORPART splits more)",
+                lambda p: {**p, "max_cluster_size": p["max_cluster_size"] // 2}
+                if p["max_cluster_size"] // 2 >= p["k"] else None),
+)
+
+#: what the alternatives assume of a set-generalised release with no sidecar (docs/assess.md)
+ASSUMED_SETGEN = {"k": 3, "random_privacy": 300, "sizes": "3-6", "seed": 1, "utility": "all"}
+
+
+@dataclass
+class Assessed:
+    """The assessed release as a cell: its family, its parameters, and what was assumed."""
+
+    family: str
+    params: dict
+    known: bool
+    note: str
+    #: the privacy constraints of a set-generalised release (from its sidecar), for the check
+    constraints: list | None = None
+
+
+def assessed_params(kind: str, release, data_path: str) -> Assessed:
+    """The parameters of the assessed release: from a disassociated release itself (its k and m;
+    the largest cluster for the maximum size, which the release does not record), from a
+    set-generalised release's sidecar ``RELEASE.json`` (``anonymize setgen``'s, or ``anonymize
+    km``'s report), else the documented defaults, said so."""
+    if kind == "disassociated":
+        largest = max((c.size for c in release.clusters), default=release.k)
+        return Assessed("disassoc", {"k": release.k, "m": release.m, "max_cluster_size": max(largest, release.k)},
+                        True, f"k={release.k} and m={release.m} read from the release; the release does not record "
+                              f"its maximum cluster size: taken as its largest cluster ({largest})")
+    side = Path(str(data_path) + ".json")
+    doc = None
+    if side.is_file():
+        from semtui.fileio import parse_json, read_text
+
+        try:
+            doc = parse_json(read_text(side), side)
+        except InputError:
+            doc = None
+    fmt = (doc or {}).get("format", "") if isinstance(doc, dict) else ""
+    if fmt.startswith("semtui-setgen-sidecar/"):
+        src = doc.get("privacy") or {}
+        p = {"k": int(doc["k"]), "utility": doc.get("utility") or "all"}
+        if src.get("source") == "random":
+            p.update(random_privacy=int(src["n"]), sizes=f"{src['sizes'][0]}-{src['sizes'][1]}", seed=int(src["seed"]))
+        else:
+            p["privacy"] = str(side)  # the sidecar holds the constraints (check privacy reads it too)
+        return Assessed("setgen", p, True, f"parameters read from the sidecar {side}",
+                        constraints=doc.get("privacy_constraints"))
+    if fmt.startswith("semtui-km-report/"):
+        p = {"k": int(doc["k"]), "m": int(doc["m"]), "algorithm": doc.get("algorithm", "aa")}
+        h = doc.get("hierarchy_file")
+        if h and Path(h).is_file():
+            p["hierarchy"] = h
+            note = f"parameters read from the report {side}"
+        else:
+            p.update(fanout=5, order="id")
+            note = (f"parameters read from the report {side}; its hierarchy file {h!r} is not there: the "
+                    "alternatives build one (fanout 5, items in id order)")
+        return Assessed("km", p, True, note)
+    return Assessed("setgen", dict(ASSUMED_SETGEN), False,
+                    f"no sidecar beside the release ({side}): its parameters are unknown, so the alternatives "
+                    f"assume the documented defaults (set generalisation, k={ASSUMED_SETGEN['k']}, "
+                    f"{ASSUMED_SETGEN['random_privacy']} random {ASSUMED_SETGEN['sizes']}-item constraints, seed "
+                    f"{ASSUMED_SETGEN['seed']}) and this release is not checked")
+
+
+def this_release(report, release, original, key, assessed: Assessed) -> dict:
+    """The assessed release as a cell ("this release"): the assessment's figures, its utility, and
+    its check where its parameters are known."""
+    from semtui.metrics.release_utility import disassociated_utility, generalised_utility
+
+    p = assessed.params
+    fam = assessed.family
+    t0 = time.perf_counter()
+    check = {"passed": None, "checker": None, "detail": "not checked: the release's parameters are unknown"}
+    if assessed.known:
+        if fam == "setgen" and assessed.constraints is not None:
+            from semtui.checks.privacy import check_privacy
+
+            c = check_privacy(release, assessed.constraints, p["k"])
+            check = {"passed": bool(c.holds), "checker": "check privacy",
+                     "detail": f"k={p['k']}: {len(assessed.constraints)} constraints (from the sidecar), "
+                               f"{len(c.violated)} with support in (0, {p['k']})"}
+        elif fam == "km":
+            from semtui.checks.km import check_transactions
+
+            c = check_transactions(release, p["k"], p["m"])
+            check = {"passed": bool(c.holds), "checker": "check km",
+                     "detail": f"k={p['k']}, m={p['m']}: {c.core.n_violations} minimal violating itemsets"}
+        elif fam == "disassoc" and key is not None:
+            from semtui.checks.km import check_disassociated
+
+            c = check_disassociated(release, release.k, release.m, key, original)
+            check = {"passed": bool(c.holds), "checker": "check km (disassociated, with the key and the original)",
+                     "detail": f"k={release.k}, m={release.m}: {c.core.n_violations} minimal violating itemsets, "
+                               f"{c.n_structure} structure problems"}
+    check_s = time.perf_counter() - t0
+    utility = disassociated_utility(release) if fam == "disassoc" else generalised_utility(original, release)
+    i = report.inputs
+    return {"format": FORMAT, "id": f"this-release:{i.data}", "cell": {"family": fam, **p, "known": assessed.known},
+            "label": "this release", "release": i.data, "key": i.key, "anonymize_command": None,
+            "inputs": {"original": i.original, "background": i.background, "corpus": i.corpus,
+                       "measures": list(i.measures)},
+            "check": check, "privacy": privacy_of(report, fam), "utility": utility,
+            "times": {"anonymize_s": None, "check_s": round(check_s, 3), "attack_s": round(report.seconds, 3)},
+            "why": "the release assessed", "chosen": False}
+
+
+def plan(assessed: Assessed) -> list[tuple[Alternative, dict]]:
+    """The alternatives of the table that apply to this release, with their parameters."""
+    out, seen = [], set()
+    for alt in ALTERNATIVES:
+        if alt.family != assessed.family:
+            continue
+        q = alt.make(dict(assessed.params))
+        if q is None:
+            continue
+        q = {k: v for k, v in q.items() if k in PARAMS[alt.family]}
+        cell = make_cell(alt.family, q)
+        if cell.id in seen:
+            continue
+        seen.add(cell.id)
+        out.append((alt, q))
+    return out
+
+
+def distance(cell: dict) -> float:
+    """How far the cell's strongest attacker is from chance (0: at chance or worse)."""
+    p = cell.get("privacy") or {}
+    if p.get("attack") is None:
+        return 1.0 if p.get("risk") == 1.0 else math.inf
+    if not p.get("beats_chance"):
+        return 0.0
+    f = p.get("figures") or {}
+    if cell["cell"]["family"] == "disassoc":
+        lift = f.get("lift")
+        return math.inf if lift is None else max(0.0, lift - 1.0)
+    er = f.get("error_ratio")
+    return math.inf if er is None else max(0.0, 1.0 - er)
+
+
+def choose(cells: list[dict]) -> int | None:
+    """The index of the release a careful publisher would choose (module docstring); ``cells[0]``
+    is the assessed release."""
+    this_risk = (cells[0].get("privacy") or {}).get("risk") if cells else None
+
+    def no_more_taken(i: int) -> bool:
+        r = (cells[i].get("privacy") or {}).get("risk")
+        return i == 0 or this_risk is None or (r is not None and r <= this_risk)
+
+    ok = [i for i, c in enumerate(cells) if c["check"].get("passed") is not False and math.isfinite(distance(c))
+          and no_more_taken(i)]
+    if not ok:
+        return None
+    best = min(distance(cells[i]) for i in ok)
+    near = [i for i in ok if distance(cells[i]) <= best + TOLERANCE]
+    return max(near, key=lambda i: ((cells[i]["utility"].get("score") or 0.0),
+                                    -((cells[i]["privacy"].get("risk")) or 0.0), cells[i]["label"] == "this release"))
+
+
+class AlternativesRun:
+    """Measures the alternatives of one assessment into ``report.alternatives`` one at a time,
+    so an interrupted run keeps those finished (:meth:`close`)."""
+
+    def __init__(self, assessor, progress: ProgressCallback | None = None):
+        self.assessor = assessor
+        self.report = assessor.report
+        self.progress = progress or no_progress
+        self.total = 0
+
+    def run(self) -> None:
+        a = self.assessor
+        rep = self.report
+        if a.original is None:
+            rep.alternatives_note = "no alternatives: give --original to measure safer releases beside this one"
+            return
+        assessed = assessed_params("disassociated" if rep.kind == "disassociated" else "set-generalised",
+                                   a.release, rep.inputs.data)
+        rep.alternatives = [this_release(rep, a.release, a.original, a.key, assessed)]
+        todo = plan(assessed)
+        self.total = len(todo)
+        rep.alternatives_note = assessed.note
+        i = rep.inputs
+        from semtui.fileio import check_readable
+
+        ctx = Context(original=a.original, original_path=i.original, background=i.background, corpus=i.corpus,
+                      measures=i.measures, jobs=i.jobs, cache=i.cache, opened=a.opened)
+        for n, (alt, q) in enumerate(todo):
+            if q.get("privacy"):
+                check_readable(q["privacy"])
+            cell = make_cell(alt.family, q)
+
+            def inner(d, t, m="", _n=n, _name=alt.name):
+                self.progress(_n, len(todo), f"[alternative {_n + 1}/{len(todo)}] {_name}: {m}".rstrip(": "))
+
+            try:
+                doc = run_cell(cell, ctx, inner)
+            except InputError as exc:  # an option this machine cannot run (no WordNet files): said, not fatal
+                rep.alternatives_note += f"; not measured: {alt.name} ({exc.message})"
+                continue
+            doc["label"] = f"{alt.name} ({cell.label})"
+            doc["why"] = alt.why
+            doc["chosen"] = False
+            rep.alternatives.append(doc)
+        self.close(interrupted=False)
+
+    def close(self, interrupted: bool) -> None:
+        """Choose among the alternatives measured, and say so in the summary and the verdict."""
+        rep = self.report
+        alts = rep.alternatives
+        if not alts:
+            return
+        measured = len(alts) - 1
+        if interrupted:
+            rep.partial = True
+            rep.alternatives_note = (rep.alternatives_note or "") + \
+                f" (interrupted: {measured} of {self.total} alternatives measured)"
+        for c in alts:
+            c["chosen"] = False
+        k = choose(alts)
+        if k is None:
+            rep.verdict += " No alternative could be chosen: none passed its check with a scored attack."
+            return
+        alts[k]["chosen"] = True
+        rep.verdict += " " + chosen_sentence(alts, k)
+
+
+def _far(c: dict) -> str:
+    p = c["privacy"]
+    f = p.get("figures") or {}
+    if p.get("attack") is None:
+        return "nothing generalised" if p.get("risk") == 1.0 else "no attack applies"
+    if not p.get("beats_chance"):
+        return "no attack beats chance"
+    if c["cell"]["family"] == "disassoc":
+        return f"lift {f.get('lift'):.2f} over random"
+    return f"error ratio {f.get('error_ratio'):.2f}"
+
+
+def chosen_sentence(alts: list[dict], k: int) -> str:
+    """The choice in one sentence, worded from the numbers."""
+    this, pick = alts[0], alts[k]
+    n = len(alts) - 1
+    su, tu = pick["utility"].get("score"), this["utility"].get("score")
+    if k == 0:
+        others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
+        return (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
+                f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
+                f"{_r(this)}, utility {tu:.3f}; {others}).")
+    return (f"Publish instead: {pick['label']} — the strongest attacker there has {_far(pick)} (this release: "
+            f"{_far(this)}), takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
+            f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")
+
+
+def _r(c: dict) -> str:
+    r = c["privacy"].get("risk")
+    return "-" if r is None else f"{r:.0%}"

@@ -1,0 +1,160 @@
+"""Running a spec's grid into RESULTS.jsonl: one whole line per finished cell, appended as it
+finishes (``fileio.append_line``), so a run stopped at any moment leaves only whole lines and
+the next run skips every cell already there (docs/experiment.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from semtui.errors import InputError
+from semtui.experiment.cells import FORMAT, Context, run_cell
+from semtui.experiment.spec import Spec
+from semtui.runtime import ProgressCallback, no_progress
+
+
+@dataclass
+class Results:
+    """What a RESULTS file holds: its whole lines (parsed), and a torn last line dropped."""
+
+    cells: list[dict] = field(default_factory=list)
+    torn: str | None = None  # the warning about a dropped last line
+    lines: list[str] = field(default_factory=list)  # the whole lines, as written
+
+
+#: how every line semtui experiment writes begins (orjson, compact)
+_MARK = '{"format":"' + FORMAT
+
+
+def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
+    """Every cell of a RESULTS file.  A last line without its newline, or one that is not JSON,
+    is what an older crash left: it is dropped (``torn`` says so).  Any other bad line is an
+    error naming its line."""
+    from semtui.fileio import decode_text, parse_json, read_bytes
+
+    p = Path(path)
+    if not p.exists() and missing_ok:
+        return Results()
+    text = decode_text(read_bytes(p), p, allow_empty=True)
+    out = Results()
+    raw = text.split("\n")  # the last piece is "" when the file ends with its newline
+    numbered = [(i + 1, line) for i, line in enumerate(raw) if line.strip()]
+    for n, (lineno, line) in enumerate(numbered):
+        # a torn line is the start of one of ours (what run_experiment writes begins so); anything
+        # else is not a RESULTS file and is never rewritten
+        last = n == len(numbered) - 1 and (line.startswith(_MARK) or _MARK.startswith(line))
+        if last and lineno == len(raw) and not text.endswith("\n"):
+            out.torn = f"{p}:{lineno}: dropped a torn last line (no newline: a write an older run did not finish)"
+            break
+        try:
+            doc = parse_json(line, p, lineno)
+        except InputError:
+            if last:
+                out.torn = f"{p}:{lineno}: dropped a torn last line (not JSON: a write an older run did not finish)"
+                break
+            raise
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("id"), str):
+            raise InputError(f"not a {FORMAT} line (a RESULTS file of semtui experiment?)", p, lineno)
+        out.cells.append(doc)
+        out.lines.append(line)
+    return out
+
+
+@dataclass
+class RunSummary:
+    total: int = 0
+    skipped: int = 0
+    done: int = 0
+    warnings: list[str] = field(default_factory=list)
+    results: Path | None = None
+
+
+def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: bool = True,
+                   progress: ProgressCallback | None = None, on_cell=None) -> RunSummary:
+    """Every cell of ``spec`` not yet in ``results``, each appended as one line when it ends.
+    ``on_cell(cell_doc)`` is called after each line is written."""
+    from semtui import formats
+    from semtui.fileio import append_line, write_together
+
+    progress = progress or no_progress
+    results = Path(results)
+    have = read_results(results)
+    summary = RunSummary(results=results)
+    if have.torn:
+        summary.warnings.append(have.torn)
+        # the whole lines only, so the next line does not continue the torn one
+        text = "".join(line + "\n" for line in have.lines)
+        write_together([(results, lambda fh: fh.write(text), True)])
+    want = spec.inputs()
+    for doc in have.cells:
+        got = doc.get("inputs")
+        if got is not None and _norm(got) != _norm(want):
+            raise InputError(f"holds cells measured with other inputs ({_differs(got, want)}): give another "
+                             "-o, or the spec those cells came from", results)
+    done_ids = {doc["id"] for doc in have.cells}
+    cells = spec.cells()
+    summary.total = len(cells)
+    todo = [c for c in cells if c.id not in done_ids]
+    summary.skipped = len(cells) - len(todo)
+    if not todo:
+        return summary
+    if spec.keep_releases is not None and not spec.keep_releases.is_dir():
+        if not spec.keep_releases.parent.is_dir() or spec.keep_releases.exists():
+            raise InputError("keep_releases: not a folder, and its parent folder does not exist", spec.keep_releases)
+        spec.keep_releases.mkdir()
+    progress(0, len(todo), "reading the original")
+    original = formats.read_transactions(spec.original)
+    if original.n_generalised:
+        raise InputError("the original must be plain transactions, not a release", spec.original)
+    ctx = Context(original=original, original_path=str(spec.original), background=spec.background,
+                  corpus=None if spec.corpus is None else str(spec.corpus), measures=spec.measures,
+                  jobs=jobs, cache=cache, keep_dir=spec.keep_releases)
+    # every measure and the background opened before the first cell: a bad one is refused at once
+    ai = ctx.inputs("-")
+    for m in ai.measure_list():
+        ctx.opened.measure(m, cache)
+    if spec.background:
+        progress(0, len(todo), "reading the background")
+        ctx.opened.load_background(spec.background)
+    for n, cell in enumerate(todo):
+        def inner(d, t, message="", _n=n, _label=cell.label):
+            progress(_n, len(todo), f"[{_n + 1}/{len(todo)}] {_label}: {message}".rstrip(": "))
+
+        inner(0, 0, "starting")
+        doc = run_cell(cell, ctx, inner)
+        append_line(results, dumps_line(doc), private=True)
+        summary.done += 1
+        progress(n + 1, len(todo), f"[{n + 1}/{len(todo)}] {cell.label}: done")
+        if on_cell is not None:
+            on_cell(doc)
+    return summary
+
+
+def dumps_line(doc: dict) -> str:
+    """One cell as one line of JSON (orjson, no indent)."""
+    import orjson
+
+    from semtui.reports import _default
+
+    return orjson.dumps(doc, default=_default).decode()
+
+
+def _norm(inputs: dict) -> dict:
+    """Inputs compared by what they name: a file by its absolute path (the spec may be run from
+    another folder), measures as a list."""
+    out = {}
+    for k in ("original", "background", "corpus"):
+        v = inputs.get(k)
+        if isinstance(v, str) and not v.startswith(("wordfreq:", "counts:")):
+            v = str(Path(v).resolve())
+        elif isinstance(v, str) and v.startswith("counts:"):
+            v = "counts:" + str(Path(v[len("counts:"):]).resolve())
+        out[k] = v
+    out["measures"] = list(inputs.get("measures") or [])
+    return out
+
+
+def _differs(got: dict, want: dict) -> str:
+    got, want = _norm(got), _norm(want)
+    bits = [f"{k} {got.get(k)!r} here, {want.get(k)!r} in the spec" for k in want if got.get(k) != want.get(k)]
+    return "; ".join(bits[:2])

@@ -1,0 +1,243 @@
+"""The experiment spec (TOML, docs/experiment.md): one original, optional background knowledge,
+corpus and measures, and ``[[release]]`` tables whose parameter lists make a grid.
+
+``read_spec(path)`` returns a :class:`Spec`; a bad spec is one :class:`InputError` naming the
+file and, where it can be told, the line.  ``Spec.cells()`` is the grid: one
+:class:`CellParams` per candidate release, in the spec's order (tables in order, each table's
+product with its keys in the order written).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from semtui.errors import InputError
+
+FAMILIES = ("setgen", "disassoc", "km")
+
+#: every parameter a family's table takes, with its default (None: required, or absent when not given)
+PARAMS: dict[str, dict[str, object]] = {
+    "setgen": {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all"},
+    "disassoc": {"k": None, "m": None, "max_cluster_size": None},
+    "km": {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"},
+}
+#: parameters that name a file (read relative to the spec's folder)
+PATH_PARAMS = {"privacy", "hierarchy"}
+#: the keys of the spec's top level
+TOP = ("original", "background", "corpus", "measure", "keep_releases")
+
+
+@dataclass(frozen=True)
+class CellParams:
+    """One candidate release: its family and parameters (canonical: defaults filled in, keys sorted)."""
+
+    family: str
+    params: tuple[tuple[str, object], ...]
+
+    def as_dict(self) -> dict:
+        return {"family": self.family, **dict(self.params)}
+
+    @property
+    def id(self) -> str:
+        """Stable: the family and every parameter, sorted (a file is named by its path)."""
+        return self.family + ":" + ",".join(f"{k}={_canon(v)}" for k, v in self.params)
+
+    @property
+    def label(self) -> str:
+        p = dict(self.params)
+        bits = [f"k={p['k']}"]
+        if "m" in p:
+            bits.append(f"m={p['m']}")
+        if self.family == "disassoc":
+            bits.append(f"clusters<={p['max_cluster_size']}")
+        if self.family == "km":
+            bits.append(f"hierarchy {Path(str(p['hierarchy'])).name}" if p.get("hierarchy")
+                        else f"fanout {p['fanout']} by {p['order']}")
+            if p.get("algorithm", "aa") != "aa":
+                bits.append(str(p["algorithm"]).upper())
+        if self.family == "setgen" and p.get("utility", "all") != "all":
+            bits.append(f"utility {p['utility']}")
+        return f"{self.family} " + " ".join(bits)
+
+
+def _canon(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def make_cell(family: str, params: dict) -> CellParams:
+    """A cell from a family and its parameters: defaults filled in, parameters that do not apply
+    dropped (``privacy`` replaces the random constraints; ``hierarchy`` replaces fanout/order)."""
+    full = {k: v for k, v in PARAMS[family].items() if v is not None}
+    full.update({k: v for k, v in params.items() if v is not None})
+    if family == "setgen" and full.get("privacy"):
+        for k in ("random_privacy", "sizes", "seed"):
+            full.pop(k, None)
+    if family == "km" and full.get("hierarchy"):
+        full.pop("fanout", None)
+        full.pop("order", None)
+    return CellParams(family, tuple(sorted(full.items())))
+
+
+@dataclass
+class Spec:
+    path: Path
+    original: Path
+    background: str | None = None
+    corpus: Path | None = None
+    measures: tuple[str, ...] = ()
+    keep_releases: Path | None = None
+    releases: list[dict] = field(default_factory=list)
+
+    def cells(self) -> list[CellParams]:
+        out: list[CellParams] = []
+        seen = set()
+        for table in self.releases:
+            family = table["family"]
+            keys = [k for k in table if k != "family"]
+            lists = [v if isinstance(v, list) else [v] for v in (table[k] for k in keys)]
+            for combo in itertools.product(*lists):
+                cell = make_cell(family, dict(zip(keys, combo)))
+                if cell.id not in seen:
+                    seen.add(cell.id)
+                    out.append(cell)
+        return out
+
+    def inputs(self) -> dict:
+        """What every cell of this spec was measured with (a RESULTS file from other inputs is
+        not resumed)."""
+        return {"original": str(self.original), "background": self.background,
+                "corpus": None if self.corpus is None else str(self.corpus), "measures": list(self.measures)}
+
+
+def _line_of(text: str, key: str, table_index: int | None) -> int | None:
+    """The line of ``key = ...`` (in the ``table_index``-th ``[[release]]`` table, or at the top)."""
+    lines = text.split("\n")
+    starts = [i for i, ln in enumerate(lines) if re.match(r"\s*\[\[\s*release\s*\]\]", ln)]
+    if table_index is None:
+        lo, hi = 0, starts[0] if starts else len(lines)
+    else:
+        if table_index >= len(starts):
+            return None
+        lo = starts[table_index]
+        hi = starts[table_index + 1] if table_index + 1 < len(starts) else len(lines)
+        if key == "":
+            return lo + 1
+    pat = re.compile(rf"\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    for i in range(lo, hi):
+        if pat.match(lines[i]):
+            return i + 1
+    return None if table_index is None else lo + 1
+
+
+def read_spec(path: str | Path) -> Spec:
+    """Parse and validate a spec; every error names the file (and line)."""
+    from semtui.fileio import read_text
+
+    p = Path(path)
+    text = read_text(p)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else (text.rstrip("\n").count("\n") + 1 if "end of document" in msg else None)
+        raise InputError(f"not valid TOML: {re.sub(r' ?[(]at (line|end).*[)]', '', msg)}", p, line) from None
+    base = p.parent
+
+    def err(message: str, key: str = "", table: int | None = None) -> InputError:
+        return InputError(message, p, _line_of(text, key, table) if key or table is not None else None)
+
+    for key in doc:
+        if key not in (*TOP, "release"):
+            raise err(f"unknown key {key!r} (the top level takes {', '.join(TOP)} and [[release]] tables)", key)
+    original = doc.get("original")
+    if not isinstance(original, str) or not original:
+        raise err("'original' must name the original transactions file", "original" if "original" in doc else "")
+    background = doc.get("background")
+    if background is not None and not (isinstance(background, str) and background):
+        raise err("'background' must be a file, counts:FILE or wordfreq:LANG", "background")
+    if isinstance(background, str) and not re.match(r"^(counts|wordfreq):", background):
+        background = str(base / background)
+    elif isinstance(background, str) and background.startswith("counts:"):
+        background = "counts:" + str(base / background[len("counts:"):])
+    corpus = doc.get("corpus")
+    if corpus is not None and not (isinstance(corpus, str) and corpus):
+        raise err("'corpus' must name an NGD corpus index", "corpus")
+    measure = doc.get("measure", [])
+    if isinstance(measure, str):
+        measure = [measure]
+    if not isinstance(measure, list) or not all(isinstance(m, str) and m for m in measure):
+        raise err("'measure' must be a measure or a list of measures (e.g. \"embedding\")", "measure")
+    # a measure that names a file names it from the spec's folder
+    measure = [f"{m.split(':', 1)[0]}:{base / m.split(':', 1)[1]}"
+               if m.split(":", 1)[0] in ("ngd", "scores", "counts") and ":" in m and m.split(":", 1)[1] != "-"
+               else m for m in measure]
+    keep = doc.get("keep_releases")
+    if keep is not None and not (isinstance(keep, str) and keep):
+        raise err("'keep_releases' must name a folder", "keep_releases")
+    tables = doc.get("release")
+    if not isinstance(tables, list) or not tables:
+        raise err("no [[release]] table: give at least one (family = \"setgen\", \"disassoc\" or \"km\")")
+    releases = []
+    for ti, table in enumerate(tables):
+        if not isinstance(table, dict):
+            raise err("each [[release]] must be a table", "", ti)
+        family = table.get("family")
+        if family not in FAMILIES:
+            raise err(f"'family' must be one of {', '.join(FAMILIES)} (got {family!r})",
+                      "family" if "family" in table else "", ti)
+        allowed = PARAMS[family]
+        out = {"family": family}
+        for key, value in table.items():
+            if key == "family":
+                continue
+            if key not in allowed:
+                raise err(f"unknown parameter {key!r} for family {family} (it takes {', '.join(allowed)})", key, ti)
+            values = value if isinstance(value, list) else [value]
+            if not values:
+                raise err(f"{key!r} is an empty list: give at least one value", key, ti)
+            checked = [_check_value(family, key, v, base, lambda m, k=key, t=ti: err(m, k, t)) for v in values]
+            out[key] = checked if isinstance(value, list) else checked[0]
+        for key, default in allowed.items():
+            if default is None and key not in out and key not in ("privacy", "hierarchy"):
+                raise err(f"family {family} needs {key!r}", "", ti)
+        if family == "setgen" and "privacy" in out and "random_privacy" in out:
+            raise err("give one of 'privacy' (a file) or 'random_privacy' (a number)", "privacy", ti)
+        if family == "km" and "hierarchy" in out and ({"fanout", "order"} & set(out)):
+            raise err("give one of 'hierarchy' (a file) or 'fanout'/'order' (a hierarchy built from the original)",
+                      "hierarchy", ti)
+        releases.append(out)
+    return Spec(path=p, original=base / original, background=background,
+                corpus=None if corpus is None else base / corpus, measures=tuple(measure),
+                keep_releases=None if keep is None else base / keep, releases=releases)
+
+
+def _check_value(family: str, key: str, v, base: Path, err):
+    ints = {"k": 1, "m": 1, "max_cluster_size": 1, "random_privacy": 1, "seed": 0, "fanout": 2}
+    if key in ints:
+        if not isinstance(v, int) or isinstance(v, bool) or v < ints[key]:
+            raise err(f"{key!r} must be a whole number of at least {ints[key]} (got {v!r})")
+        return v
+    if not isinstance(v, str) or not v:
+        raise err(f"{key!r} must be a string (got {v!r})")
+    if key in PATH_PARAMS:
+        return str(base / v)
+    if key == "sizes":
+        from semtui.anonymize.setgen import parse_sizes
+
+        try:
+            parse_sizes(v)
+        except InputError as exc:
+            raise err(f"'sizes': {exc.message}") from None
+    if key == "order" and v not in ("id", "support", "random"):
+        raise err(f"'order' must be id, support or random (got {v!r})")
+    if key == "algorithm":
+        from semtui.anonymize.hierarchy import ALGORITHMS
+
+        if v not in ALGORITHMS:
+            raise err(f"'algorithm' must be one of {', '.join(ALGORITHMS)} (got {v!r})")
+    return v
