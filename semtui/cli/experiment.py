@@ -68,10 +68,12 @@ def run(
 
     def said(doc: dict) -> None:
         p = doc["privacy"]
-        risk = "-" if p.get("risk") is None else f"{p['risk']:.3f}"
+        risk = "unknown" if p.get("risk") is None else f"{p['risk']:.3f}"
         score = doc["utility"].get("score")
         finished.append(f"  {doc['label']}: check {'passed' if doc['check']['passed'] else 'FAILED'}, "
-                        f"risk {risk} ({p.get('attack') or 'no attack'}), utility "
+                        f"risk {risk} ({p.get('attack') or 'no attack'}"
+                        + ("; no attack tried could score it: give a background" if p.get("note", "").startswith(
+                            "no attack tried") else "") + "), utility "
                         f"{'-' if score is None else f'{score:.3f}'}, {doc['times']['total_s']:.1f} s")
 
     with StderrProgress("experiment") as bar:

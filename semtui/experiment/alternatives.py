@@ -201,6 +201,8 @@ def distance(cell: dict) -> float:
     p = cell.get("privacy") or {}
     if p.get("attack") is None:
         return 1.0 if p.get("risk") == 1.0 else math.inf
+    if p.get("risk") is None:  # no attack could score it: unknown, never the safest
+        return math.inf
     if not p.get("beats_chance"):
         return 0.0
     f = p.get("figures") or {}

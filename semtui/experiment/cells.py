@@ -250,11 +250,21 @@ def privacy_of(report, family: str) -> dict:
         intervals = {"precision": _interval(raw.get("precision")), "recall": _interval(raw.get("recall")),
                      "auc_within": _interval(raw.get("auc_within_table"))}
         risk = f.get("recall")
+    unscored = family != "disassoc" and not f.get("eliminated") and f.get("recall_attackable") is None
+    if unscored:
+        # no attack tried could score a single row (nothing plain beside the generalised items, and no
+        # background knowledge given): a risk of 0 would read as "out of reach" without the strongest
+        # attacker having been tried (ALGORITHMS.md §6-7) -- it is unknown
+        risk = None
     out = {"attack": top["attack"], "command": top["command"], "needs": top.get("needs"),
            "beats_chance": top["beats_chance"], "figures": figures,
            "intervals": {k: v for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
     if covers:
         out["cover_breaches"] = covers
+    if unscored:
+        out["note"] = ("no attack tried could score a row (nothing plain in the release, no background "
+                       "knowledge given): the risk is unknown, not 0 -- give the spec a background to try the "
+                       "strongest attacker")
     return out
 
 

@@ -132,3 +132,27 @@ def test_append_line_adds_whole_lines_and_makes_a_private_file(tmp_path):
     assert os.stat(p).st_mode & 0o777 == 0o600
     with pytest.raises(InputError, match="is a directory"):
         append_line(tmp_path, "x")
+
+
+def test_a_release_no_attack_could_score_has_unknown_risk_never_the_safest(tmp_path):
+    """A k^m release with nothing plain and no background: no attack scores a row, so the risk
+    is unknown (None), not 0 -- and such a release is never chosen as the one closest to chance."""
+    from conftest import SAMPLES
+
+    from semtui.experiment.alternatives import distance
+    from semtui.experiment.run import run_experiment
+    from semtui.experiment.spec import read_spec
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'original = "{SAMPLES / "meps400-original.txt"}"\n[[release]]\nfamily = "km"\nk = [3]\n'
+                    'm = [2]\nfanout = 5\n')
+    out = tmp_path / "r.jsonl"
+    run_experiment(read_spec(spec), out)
+    import json
+
+    cell = json.loads(out.read_text().splitlines()[0])
+    assert cell["utility"]["ml2"] is not None and 0 <= cell["utility"]["ml2"] <= 1
+    p = cell["privacy"]
+    assert p["figures"]["eliminated"] == 0
+    assert p["risk"] is None and "unknown" in p["note"]
+    assert distance(cell) == float("inf")
