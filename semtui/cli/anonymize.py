@@ -27,7 +27,8 @@ def setgen(
     sizes: Annotated[str, typer.Option("--sizes", help="Sizes of the random constraints, e.g. 3-6.")] = "3-6",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random constraints.")] = 0,
     utility: Annotated[str, typer.Option(
-        "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
+        "--utility", help="all (one set of every item), wordnet, freq[:BANDS] (items of similar support), "
+        "similar[:BANDS[:SIZE]] (similar support and meaning), or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
         "--sidecar", help="JSON sidecar path (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option(
@@ -186,6 +187,9 @@ def disassoc(
     out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON; '-': standard output).")],
     key: Annotated[Path | None, typer.Option(
         "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
+    safe: Annotated[bool, typer.Option(
+        "--safe", help="Then remove every cover problem by partial suppression (after Awad et al. 2019): "
+        "the suppressed occurrences are lost, the key lists them.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
 ) -> None:
     """Disassociation (HORPART + VERPART, Terrovitis et al. 2012): clusters of record chunks and a term chunk."""
@@ -199,7 +203,7 @@ def disassoc(
     check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
-        result = disassociate(data, k, m, max_cluster_size, progress=progress)
+        result = disassociate(data, k, m, max_cluster_size, progress=progress, safe=safe)
     # the release and its key are committed together; the key undoes the release (0600)
     outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
     if key is not None:
@@ -218,5 +222,10 @@ def disassoc(
         f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms; "
         f"{doc['associated_share']:.1%} of (cluster, item) pairs stay in record chunks; {doc['seconds']:.2f} s"
         + (f"; key {key}" if key is not None else "")
+        + ("" if not safe else
+           f"\n  safe: {doc['safe']['cover_problems_before']} cover problems removed by suppressing "
+           f"{doc['safe']['suppressed_occurrences']} occurrences of {doc['safe']['suppressed_items']} items "
+           f"({doc['safe']['cuts']} cuts, {doc['safe']['drops']} items dropped from a chunk, "
+           f"{doc['safe']['lost_pairs']} (cluster, item) pairs lost)")
     )
 

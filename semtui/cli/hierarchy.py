@@ -16,7 +16,7 @@ app = typer.Typer(
 )
 
 
-ORDERS = ("id", "support", "random")
+ORDERS = ("id", "support", "random", "meaning")
 
 
 def _item_order(items: list[str]) -> list[str]:
@@ -43,6 +43,11 @@ def _ordered(data, order: str, seed: int) -> list[str]:
         return sorted(names, key=lambda x: -int(sup[index[x]]))  # stable: ties stay in id order
     if order == "random":
         random.Random(seed).shuffle(names)
+    if order == "meaning":
+        from semtui.measures.order import embedding_vectors, meaning_chain
+
+        # the chain over the embedding's vectors; items it does not know at the end, in id order
+        return [names[i] for i in meaning_chain(embedding_vectors(names))]
     return names
 
 
@@ -52,8 +57,9 @@ def build(
     fanout: Annotated[int, typer.Option("--fanout", help="Items (then classes) grouped per class.")],
     out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write ('-': standard output).")],
     order: Annotated[str, typer.Option(
-        "--order", help="Which items go together: id (consecutive ids), support (decreasing support) "
-        "or random (ids shuffled with --seed).")] = "id",
+        "--order", help="Which items go together: id (consecutive ids), support (decreasing support), "
+        "random (ids shuffled with --seed) or meaning (a nearest-neighbour chain in the default "
+        "embedding; unknown items last, in id order).")] = "id",
     seed: Annotated[int, typer.Option("--seed", help="Seed of --order random.")] = 0,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ITEMS (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the hierarchy's facts on stdout.")] = False,

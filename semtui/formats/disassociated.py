@@ -13,7 +13,9 @@ Key (``semtui-disassociation-key/1``), kept apart from the release because it un
      "clusters": [{"id": "P1", "record_chunks": [[0, 1, 2, 3], [1, 2]], "term_chunk": [[0], [0], [1]]}]}
 
 ``record_chunks[j][r]`` is the 0-based index, in the original file, of the transaction that
-sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from.
+sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from;
+``suppressed`` (only in a safe release, ``anonymize disassoc --safe``) lists the item occurrences
+suppressed to remove the cover problems, as ``[transaction, item]`` pairs.
 """
 
 from __future__ import annotations
@@ -200,9 +202,13 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
               f"{where}.record_chunks must be lists of transaction indices", path)
         _need(isinstance(tc, list) and all(type(ts) is list for ts in tc),
               f"{where}.term_chunk must be a list of lists of transaction indices", path)
+        sup = c.get("suppressed", [])
+        _need(isinstance(sup, list) and all(type(e) is list and len(e) == 2 and type(e[0]) is int and e[0] >= 0
+                                            and type(e[1]) is str for e in sup),
+              f"{where}.suppressed must be a list of [transaction index, item] pairs", path)
         lists.extend(rc)
         lists.extend(tc)
-        out.append(ClusterKey(str(c["id"]), rc, tc))
+        out.append(ClusterKey(str(c["id"]), rc, tc, [(t, it) for t, it in sup]))
     # every index at once: one pass of type checks in C, then the minimum
     flat = list(chain.from_iterable(lists))
     if not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
@@ -224,20 +230,23 @@ def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
     check_belongs(data, key=key, key_path=path)
 
 
+def _cluster_key_json(c) -> dict:
+    """One cluster of the key; ``suppressed`` (safe disassociation) only when there is any."""
+    out = {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
+    if c.suppressed:
+        out["suppressed"] = [[t, it] for t, it in c.suppressed]
+    return out
+
+
 def key_to_json(key: DisassociationKey) -> dict:
-    return {
-        "format": KEY_FORMAT,
-        "clusters": [
-            {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters
-        ],
-    }
+    return {"format": KEY_FORMAT, "clusters": [_cluster_key_json(c) for c in key.clusters]}
 
 
 def dump_key(key: DisassociationKey, fh: IO[str]) -> None:
     """Write a key to an open text file, one line per cluster; the same document as
     :func:`key_to_json`.  The key undoes the release: write it as a private output."""
     _dump_lines(fh, {"format": KEY_FORMAT},
-                ({"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk} for c in key.clusters))
+                (_cluster_key_json(c) for c in key.clusters))
 
 
 def write_key(key: DisassociationKey, path: str | Path) -> None:

@@ -7,7 +7,7 @@ transaction it came from, for evaluation only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -80,6 +80,9 @@ class ClusterKey:
     id: str
     record_chunks: list[list[int]]
     term_chunk: list[list[int]]
+    #: item occurrences the anonymiser suppressed (safe disassociation): (transaction, item name);
+    #: they are nowhere in the release, and the check counts them as accounted for, not missing
+    suppressed: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass

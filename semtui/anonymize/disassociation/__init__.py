@@ -29,6 +29,7 @@ from itertools import pairwise
 import numpy as np
 
 from semtui.anonymize.disassociation.horpart import horpart
+from semtui.anonymize.disassociation.safe import SafeReport, remove_cover_problems
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.errors import InputError
 from semtui.model import (
@@ -40,7 +41,7 @@ from semtui.model import (
     TransactionData,
 )
 
-__all__ = ["DisassociationResult", "disassociate", "horpart"]
+__all__ = ["DisassociationResult", "SafeReport", "disassociate", "horpart", "remove_cover_problems"]
 
 Progress = Callable[[int, int, str], None] | None
 
@@ -52,13 +53,17 @@ class DisassociationResult:
     max_cluster_size: int
     seconds: float
     seconds_horpart: float
+    #: what ``safe=True`` suppressed to remove the cover problems (None: not asked)
+    safe: SafeReport | None = None
 
     def summary(self) -> dict:
         d = self.data
         sizes = np.array([c.size for c in d.clusters], dtype=np.int64)
         chunk_items = sum(len(np.unique(ch.items)) for c in d.clusters for ch in c.record_chunks)
         terms = d.n_term_chunk_terms
-        placed = chunk_items + terms
+        # a (cluster, item) pair suppressed entirely is lost: it counts in the denominator
+        placed = chunk_items + terms + (self.safe.lost_pairs if self.safe is not None else 0)
+        safe = {} if self.safe is None else {"safe": self.safe.to_json()}
         return {
             "n_transactions": d.n_transactions,
             "k": d.k,
@@ -73,6 +78,7 @@ class DisassociationResult:
             "term_chunk_share": round(terms / placed, 4) if placed else 0.0,
             "seconds": round(self.seconds, 4),
             "seconds_horpart": round(self.seconds_horpart, 4),
+            **safe,
         }
 
 
@@ -92,8 +98,10 @@ def disassociate(
     m: int,
     max_cluster_size: int,
     progress: Progress = None,
+    safe: bool = False,
 ) -> DisassociationResult:
-    """HORPART + VERPART over plain transactions."""
+    """HORPART + VERPART over plain transactions; ``safe``: then remove every cover problem by
+    partial suppression (:func:`remove_cover_problems`, docs/anonymize.md)."""
     check_parameters(k, m, max_cluster_size)
     if data.n_generalised:
         raise InputError("disassociation needs plain transactions, not set-generalised ones")
@@ -107,7 +115,10 @@ def disassociate(
     t1 = time.perf_counter()
 
     release, key = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress)
-    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0)
+    report = None
+    if safe:
+        release, key, report = remove_cover_problems(release, key, progress)
+    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, report)
 
 
 def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
