@@ -91,7 +91,9 @@ def _problems(items_l: np.ndarray, mat_l: np.ndarray, sup_j: np.ndarray) -> np.n
     prefix = np.logical_and.accumulate(mat_l[:, order], axis=1).sum(axis=0) if len(order) else s_sorted
     size = np.searchsorted(-s_sorted, -sup_j, side="right")
     last = np.maximum(size - 1, 0)
-    bad = (size >= 2) & (prefix[last] == s_sorted[last]) if len(order) else np.zeros(len(sup_j), dtype=bool)
+    # an item suppressed from Cj (support 0) is no x
+    bad = (size >= 2) & (prefix[last] == s_sorted[last]) & (sup_j > 0) if len(order) else \
+        np.zeros(len(sup_j), dtype=bool)
     return np.where(bad, size, 0)
 
 
