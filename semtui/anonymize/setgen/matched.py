@@ -87,7 +87,8 @@ def matched_classes(support: np.ndarray, bands: int, vectors: np.ndarray | None 
         cuts = list(range(0, len(chain), size))
         pieces = [chain[a:a + size] for a in cuts]
         if len(pieces) > 1 and len(pieces[-1]) < 2:
-            pieces[-2] = np.concatenate([pieces[-2], pieces.pop()])
+            last = pieces.pop()
+            pieces[-1] = np.concatenate([pieces[-1], last])
         out.extend(np.sort(p) for p in pieces if len(p))
         if unknown.any():
             out.append(items[unknown])
