@@ -59,3 +59,53 @@ def test_matched_release_passes_the_privacy_check(rows, k, bands, seed):
     assert all(len({cls[it] for it in g}) == 1 for g in result.groups)
     report = check_privacy(result.data, privacy, k)
     assert report.holds, report.to_json()
+
+
+def test_cli_bad_utility_specs_exit_2_with_one_line(semtui, tmp_path, samples):
+    orig = samples / "meps400-original.txt"
+    for spec, needle in [("freq:0", "BANDS"), ("similar:4:1", "SIZE"), ("freq:x", "whole numbers"),
+                         ("freq:2:3", "freq:BANDS")]:
+        r = semtui("anonymize", "setgen", orig, "-k", "3", "-o", tmp_path / "o.txt", "--random-privacy", "5",
+                   "--utility", spec)
+        assert r.rc == 2, (spec, r.err)
+        r.one_error_line(needle)
+
+
+def test_cli_freq_utility_release_passes_check_privacy(semtui, tmp_path, samples):
+    orig, out = samples / "meps400-original.txt", tmp_path / "o.txt"
+    r = semtui("anonymize", "setgen", orig, "-k", "3", "-o", out, "--random-privacy", "30", "--seed", "1",
+               "--utility", "freq:4")
+    assert r.rc == 0, r.err
+    import json
+
+    side = json.loads((tmp_path / "o.txt.json").read_text())
+    # quantile ties (many items of support 1) merge bands: at most 4, at least 2 here
+    assert side["utility"] == "freq:4" and 2 <= len(side["utility_constraints"]) <= 4
+    assert semtui("check", "privacy", out, "--privacy", tmp_path / "o.txt.json", "-k", "3").rc == 0
+
+
+def test_cli_hierarchy_order_meaning(semtui, tmp_path, samples):
+    out = tmp_path / "h.txt"
+    r = semtui("hierarchy", "build", samples / "meps400-original.txt", "--fanout", "5", "-o", out,
+               "--order", "meaning")
+    assert r.rc == 0, r.err
+    from semtui.formats.hierarchy import read_hierarchy
+
+    leaves = read_hierarchy(out).leaf_labels  # in the order they are grouped
+    data = __import__("semtui.formats", fromlist=["x"]).read_transactions(samples / "meps400-original.txt")
+    assert sorted(leaves) == sorted(data.vocab.items)
+    from semtui.measures.order import embedding_vectors
+
+    vec = embedding_vectors(leaves)
+    known = ~np.isnan(vec).any(axis=1)
+    # unknown items come last, in id order; known siblings are nearer than random pairs
+    assert not known[np.argmax(~known):].any() if (~known).any() else True
+    v = vec[known]
+    near = np.mean(np.sum(v[:-1] * v[1:], axis=1))
+    rng = np.random.default_rng(0)
+    perm = v[rng.permutation(len(v))]
+    assert near > np.mean(np.sum(perm[:-1] * perm[1:], axis=1))
+    bad = semtui("hierarchy", "build", samples / "meps400-original.txt", "--fanout", "5", "-o", out,
+                 "--order", "meanings")
+    assert bad.rc == 2
+    bad.one_error_line("--order")
