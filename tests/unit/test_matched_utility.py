@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from semtui.anonymize.setgen import anonymize, matched_classes, support_bands
 from semtui.checks.privacy import check_privacy
-from semtui.model import TransactionData
 from semtui.measures.order import meaning_chain
+from semtui.model import TransactionData
 
 
 def test_support_bands_split_by_log_support_and_skip_absent_items():
