@@ -539,6 +539,8 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
             problems[kind].append(message)
 
     key_of = {c.id: c for c in key.clusters}
+    sup_t: list[int] = []
+    sup_names: list[str] = []
     for ci, c in enumerate(data.clusters):
         ck = key_of.get(c.id)
         if ck is None:
@@ -554,6 +556,11 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
             member_c.append(np.full(len(ts), ci, dtype=np.int64))
         if len(ck.term_chunk) != len(c.term_chunk):
             raise InputError(f"cluster {c.id!r}: the key's term chunk does not match the release")
+        # occurrences the key says were suppressed (safe disassociation): accounted for once,
+        # like a placed occurrence, so one not in the original or also placed is caught
+        if ck.suppressed:
+            sup_t.extend(t for t, _ in ck.suppressed)
+            sup_names.extend(it for _, it in ck.suppressed)
         term_lists.extend(ck.term_chunk)
         term_ids.append(np.asarray(c.term_chunk, dtype=np.int64))
         term_cl.append(np.full(len(c.term_chunk), ci, dtype=np.int64))
@@ -590,6 +597,13 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     i_parts.append(np.repeat(cat(term_ids), t_lens))
     member_t.append(t_flat)
     member_c.append(np.repeat(cat(term_cl), t_lens))
+    rel_ids = {name: i for i, name in enumerate(data.vocab.items)}
+    unnamed = sorted({it for it in sup_names if it not in rel_ids})
+    for it in unnamed[:LIMIT]:
+        note("unknown_items", f"suppressed item {it!r} is not in the release's vocabulary")
+    named = [j for j, it in enumerate(sup_names) if it in rel_ids]
+    t_parts.append(np.asarray([sup_t[j] for j in named], dtype=np.int64))
+    i_parts.append(np.asarray([rel_ids[sup_names[j]] for j in named], dtype=np.int64))
     pt, pi_rel = cat(t_parts), cat(i_parts)
     mt, mc = cat(member_t), cat(member_c)
 
@@ -601,7 +615,7 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     unknown = pi < 0
     for it in np.unique(pi_rel[unknown])[:LIMIT].tolist():
         note("unknown_items", f"item {data.vocab[it]!r} is not in the original")
-    counts["unknown_items"] = len(np.unique(pi_rel[unknown]))
+    counts["unknown_items"] = len(np.unique(pi_rel[unknown])) + len(unnamed)
     ok = ~bad_t & ~unknown
     placed = pt[ok] * vo + pi[ok]
 
@@ -638,6 +652,7 @@ def _check_key(data: DisassociatedData, key: DisassociationKey, original: Transa
     missing = np.setdiff1d(orig, uniq_placed, assume_unique=True)
     names = ov.items
     out = {
+        "suppressed_occurrences": len(sup_t),
         "n_misplaced": len(extra),
         "n_missing": len(missing),
         "n_placed_twice": len(twice),

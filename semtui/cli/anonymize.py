@@ -27,7 +27,8 @@ def setgen(
     sizes: Annotated[str, typer.Option("--sizes", help="Sizes of the random constraints, e.g. 3-6.")] = "3-6",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random constraints.")] = 0,
     utility: Annotated[str, typer.Option(
-        "--utility", help="all (one set of every item), wordnet, or a FILE of item sets.")] = "all",
+        "--utility", help="all (one set of every item), wordnet, freq[:BANDS] (items of similar support), "
+        "similar[:BANDS[:SIZE]] (similar support and meaning), or a FILE of item sets.")] = "all",
     sidecar: Annotated[Path | None, typer.Option(
         "--sidecar", help="JSON sidecar path (default OUT.json; '-': standard output).")] = None,
     format: Annotated[str | None, typer.Option(
@@ -232,6 +233,10 @@ def disassoc(
     out: Annotated[Path, typer.Option("-o", "--output", help="The disassociated release (JSON; '-': standard output).")],
     key: Annotated[Path | None, typer.Option(
         "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
+    safe: Annotated[bool, typer.Option(
+        "--safe", help="Then remove every cover problem by partial suppression (after Awad et al. 2019): "
+        "the suppressed occurrences are lost, the key lists them. The repair reaches record chunks only, so a "
+        "safe release is built without REFINE.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
     refine: Annotated[bool, typer.Option(
         "--refine/--no-refine", help="REFINE, the paper's third step: joint clusters of neighbouring clusters whose "
@@ -249,15 +254,15 @@ def disassoc(
     from semtui.formats.disassociated import dump_disassociated, dump_key
 
     check_parameters(k, m, max_cluster_size)
-    if refine:
+    if refine and not safe:
         check_joint_max_size(k, joint_max_size)
     elif joint_max_size is not None:
-        raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine")
+        raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine or --safe")
     check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
         result = disassociate(data, k, m, max_cluster_size, progress=progress, refine=refine,
-                              joint_max_size=joint_max_size)
+                              joint_max_size=joint_max_size, safe=safe)
     # the release and its key are committed together; the key undoes the release (0600)
     outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
     if key is not None:
@@ -281,5 +286,10 @@ def disassoc(
           f"({doc.get('associated_share_record_chunks', doc['associated_share']):.1%} in record chunks); "
           f"{doc['seconds']:.2f} s"
         + (f"; key {key}" if key is not None else "")
+        + ("" if not safe else
+           f"\n  safe: {doc['safe']['cover_problems_before']} cover problems removed by suppressing "
+           f"{doc['safe']['suppressed_occurrences']} occurrences of {doc['safe']['suppressed_items']} items "
+           f"({doc['safe']['cuts']} cuts, {doc['safe']['drops']} items dropped from a chunk, "
+           f"{doc['safe']['lost_pairs']} (cluster, item) pairs lost)")
     )
 

@@ -158,6 +158,9 @@ def _km_lines(file: Path, doc: dict) -> list[str]:
             if not bad:
                 lines.append("  key: every original item occurrence is where the key says, once; "
                              "every term-chunk term is below k in its cluster")
+                if key.get("suppressed_occurrences"):
+                    lines.append(f"  key: {key['suppressed_occurrences']} occurrences suppressed (safe "
+                                 "disassociation): original occurrences, nowhere in the release")
             for name, n in bad.items():
                 lines.append(f"  key: {n} {name.replace('_', ' ')}, e.g. {key[name][0]}")
     return lines

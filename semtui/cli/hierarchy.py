@@ -22,8 +22,9 @@ def build(
     fanout: Annotated[int, typer.Option("--fanout", help="Items (then classes) grouped per class.")],
     out: Annotated[Path, typer.Option("-o", "--output", help="The hierarchy file to write ('-': standard output).")],
     order: Annotated[str, typer.Option(
-        "--order", help="Which items go together: id (consecutive ids), support (decreasing support) "
-        "or random (ids shuffled with --seed).")] = "id",
+        "--order", help="Which items go together: id (consecutive ids), support (decreasing support), "
+        "random (ids shuffled with --seed) or meaning (a nearest-neighbour chain in the default "
+        "embedding; unknown items last, in id order).")] = "id",
     seed: Annotated[int, typer.Option("--seed", help="Seed of --order random.")] = 0,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ITEMS (default: detect).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the hierarchy's facts on stdout.")] = False,

@@ -23,6 +23,8 @@ Key (``semtui-disassociation-key/2``; ``/1`` read), kept apart from the release 
 sub-record r of chunk j came from; ``term_chunk[t]`` lists the transactions term t came from;
 ``records`` every transaction of the cluster; ``shared_chunks[s][r]`` the transaction that
 sub-record r of shared chunk s came from (and so, through ``records``, its cluster).
+``suppressed`` (only in a safe release, ``anonymize disassoc --safe``) lists the item occurrences
+suppressed to remove the cover problems, as ``[transaction, item]`` pairs.
 """
 
 from __future__ import annotations
@@ -288,7 +290,11 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
         lists.extend(tc)
         if records is not None:
             lists.append(records)
-        out.append(ClusterKey(str(c["id"]), rc, tc, records))
+        sup = c.get("suppressed", [])
+        _need(isinstance(sup, list) and all(type(e) is list and len(e) == 2 and type(e[0]) is int and e[0] >= 0
+                                            and type(e[1]) is str for e in sup),
+              f"{where}.suppressed must be a list of [transaction index, item] pairs", path)
+        out.append(ClusterKey(str(c["id"]), rc, tc, records, [(t, it) for t, it in sup]))
     joints_doc = doc.get("joint_clusters", [])
     _need(isinstance(joints_doc, list), "'joint_clusters' must be a list", path)
     joints = []
@@ -330,6 +336,8 @@ def _cluster_key_json(c: ClusterKey) -> dict:
     out = {"id": c.id, "record_chunks": c.record_chunks, "term_chunk": c.term_chunk}
     if c.records is not None:
         out["records"] = c.records
+    if c.suppressed:
+        out["suppressed"] = [[t, it] for t, it in c.suppressed]
     return out
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from semtui.anonymize.disassociation import refine as _refine
 from semtui.anonymize.disassociation.horpart import horpart, horpart_tree
+from semtui.anonymize.disassociation.safe import SafeReport, remove_cover_problems
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.errors import InputError
 from semtui.model import (
@@ -45,7 +46,7 @@ from semtui.model import (
     TransactionData,
 )
 
-__all__ = ["DisassociationResult", "disassociate", "horpart"]
+__all__ = ["DisassociationResult", "SafeReport", "disassociate", "horpart", "remove_cover_problems"]
 
 Progress = Callable[[int, int, str], None] | None
 
@@ -59,13 +60,17 @@ class DisassociationResult:
     seconds_horpart: float
     #: REFINE's facts (None: not run): see :func:`semtui.anonymize.disassociation.refine.refine`
     refine: dict | None = None
+    #: what ``safe=True`` suppressed to remove the cover problems (None: not asked)
+    safe: SafeReport | None = None
 
     def summary(self) -> dict:
         d = self.data
         sizes = np.array([c.size for c in d.clusters], dtype=np.int64)
         chunk_items = sum(len(np.unique(ch.items)) for c in d.clusters for ch in c.record_chunks)
         terms = d.n_term_chunk_terms
-        placed = chunk_items + terms
+        # a (cluster, item) pair suppressed entirely is lost: it counts in the denominator
+        placed = chunk_items + terms + (self.safe.lost_pairs if self.safe is not None else 0)
+        safe = {} if self.safe is None else {"safe": self.safe.to_json()}
         out = {
             "n_transactions": d.n_transactions,
             "k": d.k,
@@ -80,6 +85,7 @@ class DisassociationResult:
             "term_chunk_share": round(terms / placed, 4) if placed else 0.0,
             "seconds": round(self.seconds, 4),
             "seconds_horpart": round(self.seconds_horpart, 4),
+            **safe,
         }
         out.update(self.refine if self.refine is not None else {"refine": False})
         return out
@@ -104,10 +110,13 @@ def disassociate(
     *,
     refine: bool = True,
     joint_max_size: int | None = None,
+    safe: bool = False,
 ) -> DisassociationResult:
     """HORPART + VERPART (+ REFINE unless ``refine=False``) over plain transactions;
     ``joint_max_size``: the most records of a joint cluster (default
-    :data:`.refine.DEFAULT_JOINT_MAX_SIZE`)."""
+    :data:`.refine.DEFAULT_JOINT_MAX_SIZE`); ``safe``: then remove every cover problem by partial
+    suppression (:func:`remove_cover_problems`, docs/anonymize.md) -- on the two-step release:
+    the repair does not reach shared chunks, so ``safe`` runs without REFINE."""
     check_parameters(k, m, max_cluster_size)
     joint_max = _refine.check_joint_max_size(k, joint_max_size) if refine else 0
     if data.n_generalised:
@@ -120,9 +129,13 @@ def disassociate(
                               n_items)
     clusters_rows, parent, cluster_node = horpart_tree(indptr, tokens, n_items, max_cluster_size, progress)
     t1 = time.perf_counter()
-    tree = (parent, cluster_node, joint_max) if refine else None
+    tree = (parent, cluster_node, joint_max) if refine and not safe else None
     release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree)
-    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, facts)
+    report = None
+    if safe:
+        release, key, report = remove_cover_problems(release, key, progress)
+    return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, facts,
+                                safe=report)
 
 
 def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:

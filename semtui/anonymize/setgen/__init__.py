@@ -12,6 +12,7 @@ from semtui.anonymize.setgen.constraints import (
     utility_files,
     wordnet_utility,
 )
+from semtui.anonymize.setgen.matched import matched_classes, matched_utility, parse_matched, support_bands
 from semtui.anonymize.setgen.unmarked import flatten
 
 __all__ = [
@@ -20,10 +21,14 @@ __all__ = [
     "SetgenSidecar",
     "anonymize",
     "flatten",
+    "matched_classes",
+    "matched_utility",
+    "parse_matched",
     "parse_sizes",
     "random_privacy",
     "read_privacy",
     "read_utility",
+    "support_bands",
     "utility_constraints",
     "utility_files",
     "wordnet_utility",

@@ -147,10 +147,15 @@ def wordnet_utility(
 
 def utility_constraints(spec: str, data: TransactionData, privacy: Sequence[Sequence[str]]) -> list[list[str]] | None:
     """The utility constraints a spec names: ``all`` (None: one constraint holding every item,
-    as in the thesis' experiments), ``wordnet`` (§6.2.3, needs the wordnet measure) or a FILE
-    of item sets."""
+    as in the thesis' experiments), ``wordnet`` (§6.2.3, needs the wordnet measure),
+    ``freq:B`` / ``similar:B:S`` (items of similar support, and meaning: :mod:`.matched`) or a
+    FILE of item sets."""
     if spec == "all":
         return None
+    from semtui.anonymize.setgen.matched import matched_utility, parse_matched
+
+    if parse_matched(spec) is not None:
+        return matched_utility(data, spec)
     if spec == "wordnet":
         from semtui.measures import check_measure, open_measure
 
@@ -166,4 +171,6 @@ def utility_constraints(spec: str, data: TransactionData, privacy: Sequence[Sequ
 
 def utility_files(spec: str) -> list[Path]:
     """The file a utility spec reads, if any (never an output)."""
-    return [] if spec in ("all", "wordnet") else [Path(spec)]
+    from semtui.anonymize.setgen.matched import parse_matched
+
+    return [] if spec in ("all", "wordnet") or parse_matched(spec) is not None else [Path(spec)]
