@@ -27,6 +27,7 @@ from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Result, Session
+from semtui.tui.text import num
 
 VIEWS = ("chunks", "subrecords", "recon")
 VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
@@ -314,15 +315,12 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
     m = entry.get("metrics") or {}
     sub = f"{result.label}"
     if m:
-        sub += (f" · accuracy {_f(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
-                f"breakage {_f(m.get('transaction_breakage'))}")
+        sub += (f" · accuracy {num(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
+                f"breakage {num(m.get('transaction_breakage'))}")
     elif session.key is None or session.original is None:
         sub += " · open with --key and --original to judge it"
     pane.border_subtitle = sub
 
-
-def _f(v) -> str:
-    return "—" if v is None else f"{v:.2f}"
 
 
 class ProblemsView(VirtualTable):

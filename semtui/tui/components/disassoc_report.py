@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
+from semtui.tui.text import num
 
 #: (label, path in the report's metrics) of a re-association, in the order shown
 REASSOC_ROWS = (
@@ -40,15 +41,7 @@ COVER_ROWS = (("cover problems", "cover_problems"), ("breaches", "breaches"),
 
 
 def fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
+    return num(v)
 
 
 def _get(d: dict, path):

@@ -27,6 +27,7 @@ from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
 from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
+from semtui.tui.text import num
 
 ELIMINATED = "✗"
 ORIGINAL = "●"
@@ -255,8 +256,8 @@ class DistanceView(Vertical):
                 mark = ORIGINAL if orig is not None and orig[i][j] else ""
                 if s is not None:
                     shown = a.table[i, j] if not self.weighted else a.eliminations[s - 1].get("weighted")
-                    num = "" if self.compact or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
-                    cell = Text(f"{mark}{ELIMINATED}{s}{num}", style=ELIMINATED_STYLE)
+                    dist = "" if self.compact or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
+                    cell = Text(f"{mark}{ELIMINATED}{s}{dist}", style=ELIMINATED_STYLE)
                     if s == current:
                         cell.stylize(CURRENT_STEP_STYLE)
                 elif not np.isfinite(v):
@@ -299,9 +300,9 @@ class DistanceView(Vertical):
             shown.append(np.array([e.get("weighted") for e in a.eliminations], dtype=np.float64))
         widest = max((np.nanmax(np.abs(v)) for v in shown if np.isfinite(v).any()), default=0.0)
         negative = any((v[np.isfinite(v)] < 0).any() for v in shown)
-        num = len(f"{widest:.2f}") + int(negative)
+        digits = len(f"{widest:.2f}") + int(negative)
         step = 1 + len(str(a.n_steps)) if a.n_steps else 0
-        width = int(marks) + max(num, step + (0 if self.compact else 1 + num))
+        width = int(marks) + max(digits, step + (0 if self.compact else 1 + digits))
         return max(width, 6) if self.compact else width
 
     def follow_step(self) -> None:
@@ -383,7 +384,7 @@ class DistanceView(Vertical):
             m = grp.get("metrics") or {}
             pr = ""
             if m:
-                pr = f" · P {_f(m.get('precision'))} R {_f(m.get('recall'))}"
+                pr = f" · P {num(m.get('precision'))} R {num(m.get('recall'))}"
             skipped = f" · {len(grp.get('skipped', []))} skipped" if grp.get("skipped") else ""
             exposed = f" · {len(grp.get('exposed', []))} exposed" if grp.get("exposed") else ""
             hint = " · space steps" if a.n_steps else ""
@@ -467,6 +468,3 @@ def chosen_by(group: str, grp: dict) -> str:
         return f"column {grp['members'][i]}"
     return group
 
-
-def _f(v) -> str:
-    return "—" if v is None else f"{v:.2f}"

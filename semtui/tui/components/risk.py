@@ -16,8 +16,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, bindings, only
 from semtui.tui.session import Session
@@ -117,7 +118,7 @@ class RiskScreen(Screen[int | None]):
         table = ItemsTable(self.rows, id="items")
         table.border_title = "Items at risk"
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"items at risk — {self.session.result.label}"
@@ -139,3 +140,8 @@ class RiskScreen(Screen[int | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_wrap(self) -> None:
+        """``z``: the cursor row drawn whole (a long item or group name wrapped), or not."""
+        table = self.query_one(ItemsTable)
+        table.set_wrap(not table.wrap)

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
+from semtui.tui.text import num
 
 BAR_WIDTH = 16
 #: unknown terms listed before "… and N more"
@@ -43,13 +44,9 @@ def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.3f}"
     if isinstance(v, dict):
         return " / ".join(f"{k} {_fmt(x)}" for k, x in v.items())
-    return f"{v:,}" if isinstance(v, int) else str(v)
+    return num(v)
 
 
 class SummaryPanel(VerticalScroll):

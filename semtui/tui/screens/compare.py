@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from semtui.tui.components.distance import DistanceView, GroupAttack
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 
@@ -43,7 +44,7 @@ class CompareScreen(Screen):
         with Horizontal(id="sides"):
             yield DistanceView(id="left", compact=True)
             yield DistanceView(id="right", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"compare — {self.label}"
@@ -110,6 +111,12 @@ class CompareScreen(Screen):
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+    def action_wrap(self) -> None:
+        """``z``: both cursor rows drawn whole (the context wrapped), or not."""
+        on = not self.views[0].table.wrap
+        for v in self.views:
+            v.table.set_wrap(on)
 
 
 def differing_cells(a: GroupAttack | None, b: GroupAttack | None) -> set[tuple[int, int]]:
