@@ -86,7 +86,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "compare.shift_tab": ("shift+tab", "other_side", "Other side", False),
     # modals and panels
     "form.cancel": ("escape", "cancel", "Cancel", True),
-    "form.run": ("ctrl+s", "run", "Run attack", True),
+    "form.run": ("ctrl+s", "run", "Run", True),
     "confirm.yes": ("y,q", "answer(True)", "Yes", True),
     "confirm.no": ("n,escape", "answer(False)", "No", True),
     "export.cancel": ("escape", "cancel", "Cancel", True),

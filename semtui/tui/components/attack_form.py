@@ -77,8 +77,10 @@ def validate(values: dict) -> dict:
 
 class OptionsForm(ModalScreen[dict | None]):
     """A form of an operation's options: ``validated()`` checks its fields with the engine's
-    own options code; enter runs, escape cancels; an error about one option is shown and that
-    field focused.  Subclasses compose the fields (an ``#error`` Static, ``#run``/``#cancel``
+    own options code; ctrl+s (or enter in a text field, or the Run button) runs, enter on a
+    list opens it, escape cancels; an error about one option is shown and that field focused.
+    The form opens on its first field; the focused field and its label stand out, and text
+    selected in a field (all of it when tab arrives: typing replaces it) is drawn reversed.  Subclasses compose the fields (an ``#error`` Static, ``#run``/``#cancel``
     buttons) and define ``validated()``: the values, checked, or InputError naming the option."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("form")
@@ -91,16 +93,34 @@ class OptionsForm(ModalScreen[dict | None]):
     }
     OptionsForm Label { margin-top: 0; color: $text-muted; width: 100%; }
     OptionsForm Input, OptionsForm Select { margin: 0; background: $boost; }
+    OptionsForm Label.-current { color: $text; text-style: bold; }
+    OptionsForm Input:focus { background: $accent 45%; text-style: bold; }
+    OptionsForm Input:focus > .input--selection { background: $foreground; color: $background; }
+    OptionsForm Select:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
+    OptionsForm Button:focus { text-style: bold reverse; }
     OptionsForm #error { color: $error; height: auto; }
     OptionsForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     OptionsForm Button { margin-left: 1; min-width: 10; }
     """
 
+    #: the form's own subtitle: how to run it
+    KEYS_HINT = "ctrl+s runs · enter opens a list · escape cancels"
+
     def on_mount(self) -> None:
         for inp in self.query(Input):
             inp.cursor_blink = False
-        # Enter on the form runs the prefilled values at once; tab reaches the fields.
-        self.query_one("#run", Button).focus()
+        for box in self.query(VerticalScroll):
+            box.can_focus = False  # tab goes from field to field, never to an invisible stop
+            box.border_subtitle = self.KEYS_HINT
+        # the first field: enter on a list opens it (it never starts a run); ctrl+s runs
+        first = next(iter(self.query("Select, Input")), None)
+        (first if first is not None else self.query_one("#run", Button)).focus()
+
+    def on_descendant_focus(self, event) -> None:
+        """The focused field's label stands out too (the field alone is easy to lose)."""
+        ident = getattr(event.widget, "id", None)
+        for label in self.query(Label):
+            label.set_class(ident is not None and label.id == f"{ident}-label", "-current")
 
     def action_run(self) -> None:
         try:
@@ -130,7 +150,8 @@ class AttackForm(OptionsForm):
     """Returns the validated keyword arguments of ``run_setgen_attack``, or None."""
 
     HELP_TITLE = "attack form"
-    HELP = ("tab moves between fields; enter runs the attack, escape cancels. Every option of "
+    HELP = ("tab moves between fields; ctrl+s runs the attack (or enter in a text field), enter on a list opens "
+            "it, escape cancels. Every option of "
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
     def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
@@ -147,8 +168,7 @@ class AttackForm(OptionsForm):
         v = self.values
         with VerticalScroll() as box:
             box.border_title = "Attack the equivalence groups"
-            box.border_subtitle = "enter runs · escape cancels"
-            yield Label("method")
+            yield Label("method", id="method-label")
             yield Select([(DEFAULT_METHOD_LABEL, ""), *((METHOD_HELP.get(m, m), m) for m in METHODS)],
                          value=v["method"] if v["method"] in METHODS else "",
                          allow_blank=False, id="method", compact=True)

@@ -94,7 +94,8 @@ class DisassocForm(OptionsForm):
     """Returns the validated options of one disassociation attack, or None."""
 
     HELP_TITLE = "attack form"
-    HELP = ("tab moves between fields; enter runs, escape cancels. Every option of the headless "
+    HELP = ("tab moves between fields; ctrl+s runs (or enter in a text field), enter on a list opens it, escape "
+            "cancels. Every option of the headless "
             "command is here; a blank field takes the engine's default.")
 
     DEFAULT_CSS = """
@@ -113,7 +114,6 @@ class DisassocForm(OptionsForm):
         with VerticalScroll() as box:
             box.border_title = ("Find the cover problems (semtui cover)" if self.kind == "cover"
                                 else "Re-associate the chunks (semtui attack disassoc)")
-            box.border_subtitle = "enter runs · escape cancels"
             for name, label in FIELDS[self.kind]:
                 yield Label(label.format(k=self.release_k, k1=max((self.release_k or 2) - 1, 1)), id=f"{name}-label")
                 value = self.values.get(name, "")
