@@ -75,6 +75,37 @@ def validate(values: dict) -> dict:
     return {k: getattr(opts, k) for k in params}
 
 
+def measure_reach(spec: str, vectors: str | None, items: list[str]) -> tuple[str, int, int, list[str]] | None:
+    """In a thread: (measure, items it knows, items, a few it does not) — or None when the
+    measure cannot be opened (the run itself will say why)."""
+    from semtui.measures import open_measure
+
+    try:
+        measure = open_measure(spec, vectors=vectors, cache=False)
+        unknown = measure.unknown(items)
+    except Exception:  # a bad spec or file: the form's validation and the run report it
+        return None
+    return spec, len(items) - len(unknown), len(items), unknown[:3]
+
+
+#: below this share of the release's items known to the measure, the form warns before a run
+REACH_WARNING = 0.01
+
+
+def reach_warning(spec: str, known: int, total: int, examples: list[str], *, original: str | None = None) -> str:
+    """What the form says when the measure knows (almost) none of the release's items: the
+    attack would skip nearly every row; the prior/background attacker needs no measure."""
+    if not total or known / total >= REACH_WARNING:
+        return ""
+    ids = all(e.strip().isdigit() for e in examples) and examples
+    what = f" (they are ids, e.g. {', '.join(examples)})" if ids else ""
+    knows = "none" if not known else f"only {known:,}"
+    bg = f" — the original, {original}, is the strongest —" if original else ""
+    return (f"⚠ {spec} knows {knows} of the release's {total:,} items{what}: an attack with it skips nearly "
+            f"every row. Use the prior/background attacker instead: a background file of a similar "
+            f"population{bg} in the background field (or a scores:FILE measure over these items).")
+
+
 class OptionsForm(ModalScreen[dict | None]):
     """A form of an operation's options: ``validated()`` checks its fields with the engine's
     own options code; ctrl+s (or enter in a text field, or the Run button) runs, enter on a
@@ -154,11 +185,55 @@ class AttackForm(OptionsForm):
             "it, escape cancels. Every option of "
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
-    def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
-        """``k_default``: the k a blank k field means, and where it comes from."""
+    DEFAULT_CSS = """
+    AttackForm #note { color: $warning; height: auto; }
+    """
+
+    def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, ""),
+                 items: list[str] | None = None, original: str | None = None) -> None:
+        """``k_default``: the k a blank k field means, and where it comes from; ``items``: the
+        release's item names, checked against the measure before anything runs; ``original``:
+        the original's path, when open (the strongest background to suggest)."""
         super().__init__()
         self.values = {**DEFAULTS, **{k: v for k, v in (values or {}).items() if v is not None}}
         self.k_default = k_default
+        self.items = items or []
+        self.original = original
+        self._checked: tuple | None = None
+
+    # ------------------------------------------------------------------ the measure's reach
+    def on_mount(self) -> None:  # Textual runs OptionsForm.on_mount too
+        self.check_measure()
+
+    def on_descendant_blur(self, event) -> None:
+        if getattr(event.widget, "id", None) in ("measure", "vectors", "background"):
+            self.check_measure()
+
+    def check_measure(self) -> None:
+        """Before anything runs: does the measure know the release's items?  Opening a measure
+        takes a second (GloVe), so a thread asks it; the answer shows in ``#note``."""
+        values = self.current()
+        spec = str(values.get("measure") or "").strip()
+        vectors = str(values.get("vectors") or "").strip() or None
+        key = (spec, vectors, bool(str(values.get("background") or "").strip()))
+        if not self.items or key == self._checked:
+            return
+        self._checked = key
+        if key[2]:  # a background attacks every row whatever the measure knows
+            self.query_one("#note", Static).update("")
+            return
+        self.run_worker(lambda: measure_reach(spec, vectors, self.items), thread=True, exclusive=True,
+                        group="measure-reach", exit_on_error=False)
+
+    def on_worker_state_changed(self, event) -> None:
+        from textual.worker import WorkerState
+
+        if event.worker.group != "measure-reach" or event.state != WorkerState.SUCCESS:
+            return
+        found = event.worker.result
+        if found is None:
+            return
+        self.query_one("#note", Static).update(reach_warning(*found, original=self.original))
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS
@@ -168,6 +243,7 @@ class AttackForm(OptionsForm):
         v = self.values
         with VerticalScroll() as box:
             box.border_title = "Attack the equivalence groups"
+            yield Static("", id="note", markup=False)
             yield Label("method", id="method-label")
             yield Select([(DEFAULT_METHOD_LABEL, ""), *((METHOD_HELP.get(m, m), m) for m in METHODS)],
                          value=v["method"] if v["method"] in METHODS else "",

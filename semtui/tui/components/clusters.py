@@ -27,7 +27,7 @@ from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Result, Session
-from semtui.tui.text import num
+from semtui.tui.text import num, plural
 
 VIEWS = ("chunks", "subrecords", "recon")
 VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
@@ -174,8 +174,8 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
         return [cells[i] if i < len(cells) else "" for cells in columns_data]
 
     pane.set_rows(n_rows, row, columns, cursor=0)
-    pane.border_subtitle = (f"{cluster.size} transactions · {len(cluster.record_chunks)} record chunks · "
-                            f"{len(cluster.term_chunk)} terms" + (" · marked: cover problem" if marked else ""))
+    pane.border_subtitle = (f"{plural(cluster.size, 'transaction')} · {plural(len(cluster.record_chunks), 'record chunk')}"
+                            f" · {plural(len(cluster.term_chunk), 'term')}" + (" · marked: cover problem" if marked else ""))
 
 
 def _placements(index: ClusterIndex, unit: dict, anchors_t: list[int] | None) -> Text:
@@ -396,13 +396,15 @@ class ProblemsView(VirtualTable):
         if self.all_clusters:
             s = report.get("summary", {})
             self.border_title = "Cover problems of the release"
-            self.border_subtitle = (f"{s.get('cover_problems', 0):,} problems · {s.get('breaches', 0):,} breaches · "
-                                    f"{s.get('vulnerable_records', 0):,} vulnerable records · attacker {who}")
+            self.border_subtitle = (f"{plural(s.get('cover_problems', 0), 'problem')} · "
+                                    f"{plural(s.get('breaches', 0), 'breach', 'breaches')} · "
+                                    f"{plural(s.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}")
         else:
             cl = report["clusters"][c] if c is not None else {}
             self.border_title = f"Cover problems of cluster {cl.get('id', '')}"
-            self.border_subtitle = (f"{cl.get('cover_problems', 0)} problems · {cl.get('breaches', 0)} breaches · "
-                                    f"{cl.get('vulnerable_records', 0)} vulnerable records · attacker {who}"
+            self.border_subtitle = (f"{plural(cl.get('cover_problems', 0), 'problem')} · "
+                                    f"{plural(cl.get('breaches', 0), 'breach', 'breaches')} · "
+                                    f"{plural(cl.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}"
                                     " · enter marks the items")
 
 

@@ -16,6 +16,7 @@ from semtui.model import DisassociatedData, TransactionData, token_label
 from semtui.tui.components.lists import highlight_matches, transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
+from semtui.tui.text import plural
 
 
 class DetailPane(VirtualTable):
@@ -107,7 +108,7 @@ class DetailPane(VirtualTable):
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
                       cursor=self.cursor_row if self.showing == g else 0)
         self.border_title = f"Transactions of {self.session.label(g)}"
-        self.border_subtitle = f"{len(rows):,} transactions"
+        self.border_subtitle = plural(len(rows), "transaction")
 
     @property
     def cluster_index(self):
@@ -131,4 +132,4 @@ class DetailPane(VirtualTable):
         )
         line = data.line_of(t)
         self.border_title = f"Transaction on line {line}"
-        self.border_subtitle = f"{len(names)} items"
+        self.border_subtitle = plural(len(names), "item")

@@ -27,7 +27,7 @@ from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
 from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
-from semtui.tui.text import num
+from semtui.tui.text import num, plural
 
 ELIMINATED = "✗"
 ORIGINAL = "●"
@@ -390,7 +390,7 @@ class DistanceView(Vertical):
             hint = " · space steps" if a.n_steps else ""
             legend_s = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
             diff = f" · {len(self.differs)} underlined differ" if self.differs else ""
-            return (f"{rep.get('method', '?')}: {a.n_steps} eliminations · {delta_s}{pr}{skipped}{exposed}"
+            return (f"{rep.get('method', '?')}: {plural(a.n_steps, 'elimination')} · {delta_s}{pr}{skipped}{exposed}"
                     f" · {kind}{hint}{legend_s}{diff} · colour 0 green … {a.result.scale[1]:.2g} red")
         if self.step == 0:
             return f"step 0/{a.n_steps}: the table before the attack · {delta_s} · {kind}"

@@ -17,6 +17,7 @@ from textual.binding import BindingType
 from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
+from semtui.tui.text import num, plural
 from semtui.tui.workers import cancel_job, start_job
 
 #: what ``e`` proposes as the file name, per result kind
@@ -216,11 +217,11 @@ class DisassociatedScreen(BaseScreen):
     def attack_notice(self, r) -> str:
         if r.kind == "cover":
             s = r.report["summary"]
-            return (f"{r.label}: {s['cover_problems']:,} cover problems, {s['breaches']:,} breaches, "
-                    f"{s['vulnerable_records']:,} vulnerable records")
+            return (f"{r.label}: {plural(s['cover_problems'], 'cover problem')}, {plural(s['breaches'], 'breach', 'breaches')}, "
+                    f"{plural(s['vulnerable_records'], 'vulnerable record')}")
         m = r.report.get("metrics")
-        return (f"{r.label}: accuracy {m['accuracy']}, breakage {m['transaction_breakage']}" if m
-                else f"{r.label}: {r.report['summary']['placements']:,} placements")
+        return (f"{r.label}: accuracy {num(m['accuracy'])}, breakage {num(m['transaction_breakage'])}" if m
+                else f"{r.label}: {plural(r.report['summary']['placements'], 'placement')}")
 
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
@@ -252,7 +253,9 @@ class DisassociatedScreen(BaseScreen):
             title = f"cover/{params['attacker'] if not params.get('knowledge') else 'knowledge'}"
             fn = run_cover_job
         else:
-            title = f"{params['method']}/{params.get('background') if params['method'] == 'nba' else params['measure']}"
+            # the measure names only a method that uses one: random placement (ra) uses none, nba the background
+            used = {"ra": "random, no measure", "nba": f"background {params.get('background')}"}
+            title = f"{params['method']}/{used.get(params['method'], params['measure'])}"
             fn = run_reassociation_job
         self.job_title = title
         self.progress.start(title)
