@@ -25,7 +25,7 @@ from rich.text import Text
 
 from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
-from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.components.vtable import Cell, Column, KeptText, VirtualTable
 from semtui.tui.session import Result, Session
 from semtui.tui.text import num, plural
 
@@ -287,11 +287,12 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
         orig = index.original_items(t) if have_orig and t >= 0 else None
         held = set(orig) if orig is not None else None
-        r = Text()
+        r = KeptText()  # the wrongly added items are what this view is about: a cut keeps them
         for k, name in enumerate(rec):
             if k:
                 r.append(", ")
             if held is not None and name not in held:
+                r.keep.append((len(r), len(r) + 1 + len(name)))
                 r.append("✗" + name, style="red" if name not in marked else MARK)
             else:
                 r.append(name, style=MARK if name in marked else "")
@@ -308,9 +309,9 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
             out.append(o)
         return out
 
-    columns = [Column("anchor", "anch", 5), Column("rec", "reconstructed (✗ not in the original)", None, min_width=16)]
+    columns = [Column("anchor", "anch", 5), Column("rec", "reconstructed (✗ wrongly added)", None, min_width=16)]
     if anchors_t is not None:
-        columns.append(Column("orig", "original (dim: not brought back)", None, min_width=16))
+        columns.append(Column("orig", "original (dim: missed)", None, min_width=16))
     pane.set_rows(len(recon), row, columns, cursor=0)
     m = entry.get("metrics") or {}
     sub = f"{result.label}"
@@ -360,15 +361,22 @@ class ProblemsView(VirtualTable):
             cid = index.data.clusters[c].id if c is not None else None
             self.rows = index.problems(result).get(cid, [])
         has_real = any("real" in problems[i] for i in self.rows[:1])
+        shown = [problems[i] for i in self.rows[:2000]]
+        room = self.scrollable_content_region.width or 80
+        # numbers are never cut: the supports column is as wide as its longest list; the covered
+        # item y* (what the problem is about) gets its whole name up to a quarter of the room
+        supports_w = max((len(supports_text(p)) for p in shown), default=8)
+        covered_w = min(max((len(", ".join(p["covered"])) for p in shown), default=10), max(room // 4, 12))
         columns = []
         if self.all_clusters:
-            columns.append(Column("cluster", "cluster", 8))
+            columns.append(Column("cluster", "cluster", max(7, max((len(str(p["cluster"])) for p in shown),
+                                                                     default=7))))
         columns += [
             Column("x", "x (chunk, support)", None, min_width=14),
-            Column("covered", "y* covered", None, min_width=10),
-            Column("covering", "covering items", None, min_width=12),
+            Column("covered", "y* covered", max(covered_w, 10)),
+            Column("covering", "covering items", None, min_width=10),
             Column("in", "in", 3),
-            Column("supports", "supports", 10),
+            Column("supports", "supports", max(supports_w, 8), "right"),
             Column("itemset", "s(I)", 4, "right"),
             Column("breach", "breach", 6),
         ]
@@ -379,11 +387,11 @@ class ProblemsView(VirtualTable):
             p = problems[self.rows[i]]
             out: list[Cell] = [p["cluster"]] if self.all_clusters else []
             out += [
-                Text(f"{p['x']} (C{p['chunk']}, {p['support_x']})"),
+                _x_cell(p),
                 Text(", ".join(p["covered"]), style="bold"),
                 covering_words(p),
                 f"C{p['earlier_chunk']}",
-                " ".join(str(v) for v in p["supports"].values()),
+                supports_text(p),
                 str(p["itemset_support"]),
                 Text("yes", style="bold red") if p["breach"] else Text("no", style="dim"),
             ]
@@ -406,6 +414,17 @@ class ProblemsView(VirtualTable):
                                     f"{plural(cl.get('breaches', 0), 'breach', 'breaches')} · "
                                     f"{plural(cl.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}"
                                     " · enter marks the items")
+
+
+def _x_cell(p: dict) -> KeptText:
+    """``x (C2, 5)``: the chunk and the support are numbers, never cut."""
+    tail = f" (C{p['chunk']}, {p['support_x']})"
+    return KeptText(p["x"] + tail, keep=[(len(p["x"]), len(p["x"]) + len(tail))])
+
+
+def supports_text(p: dict) -> str:
+    """The supports of the items of I, in the report's order."""
+    return " ".join(str(v) for v in p["supports"].values())
 
 
 def problem_items(p: dict) -> frozenset[str]:

@@ -163,6 +163,10 @@ class DistanceView(Vertical):
         context column, so that two tables fit side by side at 80 columns."""
         super().__init__(**kw)
         self.compact = compact
+        #: compact cells now: asked for, and the full cells (``✗3 0.56``) leave the context too little room
+        self.narrow = compact
+        #: the other side's number of steps (compare): both sides then size their cells alike
+        self.peer_steps = 0
         self.attack: GroupAttack | None = None
         self.step: int | None = None  # None: the final table; k: after k eliminations
         self.weighted = False
@@ -239,6 +243,11 @@ class DistanceView(Vertical):
         values = self.values()
         step_of = self.step_marks()
         orig = a.group.get("original") if self.show_original else None
+        if self.compact:  # side by side: the full cells whenever they leave the context 16 columns
+            self.narrow = False
+            full = self.cell_width(values, orig is not None)
+            room = self.table.scrollable_content_region.width or 80
+            self.narrow = len(members) * (full + 1) + 1 + 16 > room
         width = self.cell_width(values, orig is not None)
         columns = self.columns(width, members, rows)
         current = self.step if self.step is not None else -1
@@ -256,7 +265,7 @@ class DistanceView(Vertical):
                 mark = ORIGINAL if orig is not None and orig[i][j] else ""
                 if s is not None:
                     shown = a.table[i, j] if not self.weighted else a.eliminations[s - 1].get("weighted")
-                    dist = "" if self.compact or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
+                    dist = "" if self.narrow or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
                     cell = Text(f"{mark}{ELIMINATED}{s}{dist}", style=ELIMINATED_STYLE)
                     if s == current:
                         cell.stylize(CURRENT_STEP_STYLE)
@@ -279,13 +288,17 @@ class DistanceView(Vertical):
         n = max(len(members), 1)
         longest_ctx = max((len(f"L{r['line']}: " + ", ".join(r.get("context", [])))
                            for r in rows[:2000]), default=8)
-        if self.compact:
+        if self.narrow:
             ctx_min = min(max(6, room // 5), longest_ctx)
+        elif self.compact:
+            ctx_min = min(16, longest_ctx)
         else:
             ctx_min = min(max(14, room // 3), max(longest_ctx, 14))
+        # the room of the member columns: everything but the context, the gutter and one gap per column
+        avail = room - ctx_min - 1 - n
         names = [max(width, len(m)) for m in members]
-        if sum(names) + len(names) + ctx_min + 1 > room:
-            share = max(width, (room - ctx_min - 1) // n - 1)
+        if sum(names) > avail:
+            share = max(width, avail // n)
             names = [max(width, min(len(m), share)) for m in members]
         ctx_label = "context" if self.compact else "transaction: context"
         columns = [Column("ctx", ctx_label, None, min_width=ctx_min)]
@@ -301,9 +314,10 @@ class DistanceView(Vertical):
         widest = max((np.nanmax(np.abs(v)) for v in shown if np.isfinite(v).any()), default=0.0)
         negative = any((v[np.isfinite(v)] < 0).any() for v in shown)
         digits = len(f"{widest:.2f}") + int(negative)
-        step = 1 + len(str(a.n_steps)) if a.n_steps else 0
-        width = int(marks) + max(digits, step + (0 if self.compact else 1 + digits))
-        return max(width, 6) if self.compact else width
+        steps = max(a.n_steps, self.peer_steps)
+        step = 1 + len(str(steps)) if steps else 0
+        width = int(marks) + max(digits, step + (0 if self.narrow else 1 + digits))
+        return max(width, 6) if self.narrow else width
 
     def follow_step(self) -> None:
         """Put the cursor on the cell the current step eliminated (scrolling to it)."""

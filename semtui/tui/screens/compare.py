@@ -62,9 +62,11 @@ class CompareScreen(Screen):
             attacks[side] = GroupAttack.of(result, self.label)
             view.show(attacks[side])
         differs = differing_cells(attacks["left"], attacks["right"])
+        steps = max((a.n_steps for a in attacks.values() if a is not None), default=0)
         for side in ("left", "right"):
             view = self.query_one(f"#{side}", DistanceView)
             view.differs = differs
+            view.peer_steps = steps  # the same cell width on both sides: the columns line up
             view.redraw()
         self.sub_title = f"{len(differs):,} differ"
 
