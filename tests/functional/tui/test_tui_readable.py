@@ -227,7 +227,30 @@ async def test_compare_shows_every_member_and_the_distances_it_has_room_for(size
         assert left.table.layout_columns() == right.table.layout_columns()
 
 
-from test_tui_disassociated import meps, run_from_form, table4  # noqa: E402,F401  (fixtures)
+from test_tui_disassociated import run_from_form  # noqa: E402
+
+
+@pytest.fixture
+def meps(tmp_path) -> dict:
+    """400 MEPS transactions disassociated (k=3, m=2, clusters of at most 30), its key, and
+    seeded random similarities over every pair of its items."""
+    import numpy as np
+
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    original = SAMPLES / "meps400-original.txt"
+    result = disassociate(read_transactions(original), 3, 2, 30)
+    paths = {"data": tmp_path / "meps.json", "key": tmp_path / "meps.key.json", "original": original,
+             "scores": tmp_path / "meps-scores.csv"}
+    write_disassociated(result.data, paths["data"])
+    write_key(result.key, paths["key"])
+    items = result.data.vocab.items
+    rng = np.random.default_rng(7)
+    paths["scores"].write_text("a,b,similarity\n" + "".join(f"{a},{b},{rng.random():.3f}\n" for i, a in enumerate(items)
+                                                            for b in items[i + 1:]))
+    return paths
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -296,7 +319,7 @@ async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, 
                 assert "✗" in shown, (cell.plain, shown)
 
 
-async def test_words_take_their_plural_and_a_random_method_names_no_measure(table4):
+async def test_words_take_their_plural_and_a_random_method_names_no_measure():
     app = app_for(SAMPLES / "disassociated.json", key=SAMPLES / "disassociated.key.json",
                   original=SAMPLES / "disassociated-original.txt")
     async with app.run_test(size=(80, 24)) as pilot:
