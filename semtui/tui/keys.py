@@ -41,7 +41,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "main.clear": ("escape", "escape", "Cancel / clear filter", False),
     "main.inspect": ("i", "inspect", "Inspect", True),
     "main.summary": ("s", "summary", "Summary", True),
-    "main.zoom": ("z", "zoom", "Zoom pane: rows whole", True),
+    "main.zoom": ("z", "zoom", "Zoom pane: rows whole", False),
     "main.wider": ("greater_than_sign", "resize(1)", "Widen list", False),
     "main.narrower": ("less_than_sign", "resize(-1)", "Narrow list", False),
     "main.next_pane": ("tab", "next_pane", "Switch pane", False),

@@ -45,6 +45,8 @@ def ratio(v) -> str:
     """A share or a distance in a narrow table cell: two decimals, blank for none."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
+    if 0 < v < 0.005:  # not 0.00: a share that is small is not none
+        return "<.01"
     return f"{v:.2f}"
 
 
@@ -70,6 +72,9 @@ def elide(text: str | Text, width: int, *, head: float = 0.6) -> Text:
     room = width - 1
     a = max(1, round(room * head)) if room > 1 else room
     b = room - a
+    snapped = _on_items(t.plain, room, a)
+    if snapped is not None:
+        a, b = snapped
     out = t[:a]
     out.append(ELLIPSIS, style="dim")
     if b:
@@ -79,6 +84,26 @@ def elide(text: str | Text, width: int, *, head: float = 0.6) -> Text:
     if out.cell_len > width:  # wide characters: fall back to a plain cut
         out.truncate(width, overflow="ellipsis")
     return out
+
+
+def _on_items(plain: str, room: int, a: int) -> tuple[int, int] | None:
+    """For a list (``a, b, c``): the cut on item boundaries — (head length, tail length) with
+    whole items at both ends, so no item (an id, a number) is cut in part — or None when the
+    first item alone does not fit."""
+    seps = [i for i in range(len(plain) - 1) if plain.startswith(", ", i)]
+    if not seps:
+        return None
+    heads = [i for i in seps if i <= room]
+    if not heads:
+        return None
+    # the head ends at the separator nearest the planned cut, at or before it when one is
+    head = max((i for i in heads if i <= a), default=min(heads))
+    n = len(plain)
+    tails = [n - (i + 2) for i in seps if n - (i + 2) <= room - head and i + 2 > head]
+    tail = max(tails, default=0)
+    if not tail and not plain[seps[-1] + 2:].strip(" )]").isdigit():
+        return None  # a list of names keeps both its ends, even cut inside a word
+    return head, tail
 
 
 def elide_str(text: str, width: int, *, head: float = 0.6) -> str:

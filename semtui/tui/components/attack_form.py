@@ -186,7 +186,8 @@ class AttackForm(OptionsForm):
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
     DEFAULT_CSS = """
-    AttackForm #note { color: $warning; height: auto; }
+    AttackForm #note { color: $warning; height: auto; display: none; }
+    AttackForm #note.-shown { display: block; }
     """
 
     def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, ""),
@@ -220,7 +221,7 @@ class AttackForm(OptionsForm):
             return
         self._checked = key
         if key[2]:  # a background attacks every row whatever the measure knows
-            self.query_one("#note", Static).update("")
+            self.show_note("")
             return
         self.run_worker(lambda: measure_reach(spec, vectors, self.items), thread=True, exclusive=True,
                         group="measure-reach", exit_on_error=False)
@@ -233,7 +234,12 @@ class AttackForm(OptionsForm):
         found = event.worker.result
         if found is None:
             return
-        self.query_one("#note", Static).update(reach_warning(*found, original=self.original))
+        self.show_note(reach_warning(*found, original=self.original))
+
+    def show_note(self, text: str) -> None:
+        note = self.query_one("#note", Static)
+        note.update(text)
+        note.set_class(bool(text), "-shown")
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS

@@ -16,7 +16,7 @@ from semtui.model import DisassociatedData, TransactionData, token_label
 from semtui.tui.components.lists import highlight_matches, transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
-from semtui.tui.text import plural
+from semtui.tui.text import elide_str, plural
 
 
 class DetailPane(VirtualTable):
@@ -107,7 +107,9 @@ class DetailPane(VirtualTable):
         label = "what the attacker now believes (b: the released one)" if believed else "transaction"
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
                       cursor=self.cursor_row if self.showing == g else 0)
-        self.border_title = f"Transactions of {self.session.label(g)}"
+        # a long label loses its middle (the border would cut its end)
+        room = max((self.parent.size.width if self.parent is not None else 80) - 24, 20)
+        self.border_title = f"Transactions of {elide_str(self.session.label(g), room)}"
         self.border_subtitle = plural(len(rows), "transaction")
 
     @property

@@ -14,12 +14,18 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-#: actions shown first, in this order, whatever the screen
-FIRST = ("help", "close", "dismiss", "cancel", "answer(False)")
+#: actions shown first, in this order, whatever the screen: help and quit / close, then what the
+#: screen is for (attacks and what they found), before moving about
+FIRST = ("help", "close", "dismiss", "cancel", "answer(False)", "attack", "cover", "risk", "problems", "cycle_view",
+         "run")
 
 
 class KeyFooter(Footer):
     """A compact footer whose first keys are always help and quit / close."""
+
+    DEFAULT_CSS = """
+    KeyFooter FooterKey.-disabled { text-style: dim; }
+    """
 
     def __init__(self, **kw) -> None:
         kw.setdefault("compact", True)

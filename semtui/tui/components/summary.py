@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
-from semtui.tui.text import num
+from semtui.tui.text import elide_str, num
 
 BAR_WIDTH = 16
 #: unknown terms listed before "… and N more"
@@ -234,7 +234,7 @@ class SummaryPanel(VerticalScroll):
                 for k in METRICS:
                     v = r.metrics.get(k)
                     name = r.label if k == "precision" else ""
-                    chart.add_row(Text(f"{name[:18]:<18} {k[0].upper() if k != 'f1' else 'F'}"),
+                    chart.add_row(Text(f"{elide_str(name, 18):<18} {k[0].upper() if k != 'f1' else 'F'}"),
                                   bar(v), _fmt(v))
             parts += [chart, Text("")]
         return parts

@@ -14,6 +14,7 @@ from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
+from semtui.tui.text import elide_str
 
 
 class CompareScreen(Screen):
@@ -47,7 +48,7 @@ class CompareScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.title = f"compare — {self.label}"
+        self.title = f"compare — {elide_str(self.label, max(self.app.size.width - 30, 20))}"
         self._fill()
         self.query_one("#left", DistanceView).table.focus()
 

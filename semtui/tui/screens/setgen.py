@@ -14,7 +14,7 @@ from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.export import ExportPrompt
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
-from semtui.tui.text import plural
+from semtui.tui.text import elide_str, plural
 from semtui.tui.workers import cancel_job, start_job
 
 #: actions that act on the distance table shown in the right pane
@@ -69,7 +69,8 @@ class SetgenScreen(BaseScreen):
         dv = self.distances
         if attack is None or dv.attack is not attack:
             dv.show(attack)
-        self.switcher.border_title = f"Distances of {label}" if label else "Distances"
+        room = max(self.switcher.size.width - 20, 20)  # a long label loses its middle, not its end
+        self.switcher.border_title = f"Distances of {elide_str(label, room)}" if label else "Distances"
         self.switcher.border_subtitle = (f"{len(self.session.results)} result(s) · now {result.label}"
                                          if result else "")
 

@@ -25,6 +25,7 @@ from semtui.tui.components.help import HelpScreen
 from semtui.tui.components.modal import ErrorModal
 from semtui.tui.screens.disassociated import DisassociatedScreen
 from semtui.tui.session import load_session
+from semtui.tui.text import plural
 
 DATA = SAMPLES / "disassociated.json"
 KEY = SAMPLES / "disassociated.key.json"
@@ -311,7 +312,7 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
 
         assert plain(pv._getter(0))[:3] == [f"{p['x']} (C{p['chunk']}, {p['support_x']})", ", ".join(p["covered"]),
                                             covering_words(p)]
-        assert f"{entry['vulnerable_records']} vulnerable records" in screen.switcher.border_subtitle
+        assert plural(entry["vulnerable_records"], "vulnerable record") in screen.switcher.border_subtitle
         await pilot.press("tab", "enter")
         assert screen.switcher.current == "detail" and screen.detail.cluster_view == "chunks"
         assert screen.detail.showing == c

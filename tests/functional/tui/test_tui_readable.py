@@ -68,8 +68,11 @@ async def test_help_and_quit_are_always_in_the_footer(size, release):
     path = {"setgen": SETGEN, "disassoc": SAMPLES / "disassociated.json", "plain": ORIGINAL}[release]
     app = app_for(path)
     async with app.run_test(size=SIZES[size]) as pilot:
-        await pilot.pause()
-        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        for _ in range(40):  # the footer composes once the bindings are known (later under load)
+            await pilot.pause(0.05)
+            footer = screen_text(app).rstrip("\n").splitlines()[-1]
+            if footer.strip():
+                break
         assert footer.startswith("? Help") and " q " in footer, footer
 
 
