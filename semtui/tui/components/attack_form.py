@@ -92,18 +92,18 @@ def measure_reach(spec: str, vectors: str | None, items: list[str]) -> tuple[str
 REACH_WARNING = 0.01
 
 
-def reach_warning(spec: str, known: int, total: int, examples: list[str], *, original: str | None = None) -> str:
-    """What the form says when the measure knows (almost) none of the release's items: the
-    attack would skip nearly every row; the prior/background attacker needs no measure."""
+def reach_warning(spec: str, known: int, total: int, examples: list[str], *, instead: str = "",
+                  original: str | None = None) -> str:
+    """What a form says when the measure knows (almost) none of the release's items: the
+    attack would score nearly nothing; ``instead`` says what needs no measure."""
     if not total or known / total >= REACH_WARNING:
         return ""
     ids = all(e.strip().isdigit() for e in examples) and examples
     what = f" (they are ids, e.g. {', '.join(examples)})" if ids else ""
     knows = "none" if not known else f"only {known:,}"
     bg = f" — the original, {original}, is the strongest —" if original else ""
-    return (f"⚠ {spec} knows {knows} of the release's {total:,} items{what}: an attack with it skips nearly "
-            f"every row. Use the prior/background attacker instead: a background file of a similar "
-            f"population{bg} in the background field (or a scores:FILE measure over these items).")
+    return (f"⚠ {spec} knows {knows} of the release's {total:,} items{what}: an attack with it scores "
+            f"nearly nothing. " + instead.format(bg=bg))
 
 
 class OptionsForm(ModalScreen[dict | None]):
@@ -130,6 +130,8 @@ class OptionsForm(ModalScreen[dict | None]):
     OptionsForm Select:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
     OptionsForm Button:focus { text-style: bold reverse; }
     OptionsForm #error { color: $error; height: auto; }
+    OptionsForm #note { color: $warning; height: auto; display: none; }
+    OptionsForm #note.-shown { display: block; }
     OptionsForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     OptionsForm Button { margin-left: 1; min-width: 10; }
     """
@@ -146,12 +148,68 @@ class OptionsForm(ModalScreen[dict | None]):
         # the first field: enter on a list opens it (it never starts a run); ctrl+s runs
         first = next(iter(self.query("Select, Input")), None)
         (first if first is not None else self.query_one("#run", Button)).focus()
+        self.check_measure()
 
     def on_descendant_focus(self, event) -> None:
         """The focused field's label stands out too (the field alone is easy to lose)."""
         ident = getattr(event.widget, "id", None)
         for label in self.query(Label):
             label.set_class(ident is not None and label.id == f"{ident}-label", "-current")
+
+    # ------------------------------------------------------------------ the measure's reach
+    #: the release's item names (checked against the form's measure before anything runs) and
+    #: the original's path, when open (the strongest background to suggest)
+    items: tuple[str, ...] | list[str] = ()
+    original: str | None = None
+    _checked: tuple | None = None
+    #: what the warning proposes instead ({bg}: the original, when open)
+    INSTEAD = ""
+
+    def uses_measure(self, values: dict) -> bool:
+        """Whether the run as filled in scores with the measure."""
+        return True
+
+    def on_descendant_blur(self, event) -> None:
+        if getattr(event.widget, "id", None) in ("measure", "vectors", "background", "method"):
+            self.check_measure()
+
+    def on_select_changed(self) -> None:
+        self.check_measure()
+
+    def check_measure(self) -> None:
+        """Before anything runs: does the measure know the release's items?  Opening a measure
+        takes a second (GloVe), so a thread asks it; the answer shows in ``#note``."""
+        if not self.items or not self.query("#measure") or not self.query("#note"):
+            return
+        values = self.current()
+        spec = str(values.get("measure") or "").strip()
+        vectors = str(values.get("vectors") or "").strip() or None
+        uses = self.uses_measure(values)
+        key = (spec, vectors, uses)
+        if key == self._checked:
+            return
+        self._checked = key
+        if not uses:
+            self.show_note("")
+            return
+        items = self.items
+        self.run_worker(lambda: measure_reach(spec, vectors, items), thread=True, exclusive=True,
+                        group="measure-reach", exit_on_error=False)
+
+    def on_worker_state_changed(self, event) -> None:
+        from textual.worker import WorkerState
+
+        if event.worker.group != "measure-reach" or event.state != WorkerState.SUCCESS:
+            return
+        found = event.worker.result
+        if found is None or found[0] != str(self.current().get("measure") or "").strip():
+            return  # a measure that could not open, or one the field no longer names
+        self.show_note(reach_warning(*found, instead=self.INSTEAD, original=self.original))
+
+    def show_note(self, text: str) -> None:
+        note = self.query_one("#note", Static)
+        note.update(text)
+        note.set_class(bool(text), "-shown")
 
     def action_run(self) -> None:
         try:
@@ -185,10 +243,12 @@ class AttackForm(OptionsForm):
             "it, escape cancels. Every option of "
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
-    DEFAULT_CSS = """
-    AttackForm #note { color: $warning; height: auto; display: none; }
-    AttackForm #note.-shown { display: block; }
-    """
+    #: what the warning proposes instead of a measure that knows none of the items
+    INSTEAD = ("Use the prior/background attacker instead: a background file of a similar population{bg} in the "
+               "background field (or a scores:FILE measure over these items).")
+
+    def uses_measure(self, values: dict) -> bool:
+        return not str(values.get("background") or "").strip()  # a background attacks every row
 
     def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, ""),
                  items: list[str] | None = None, original: str | None = None) -> None:
@@ -200,46 +260,6 @@ class AttackForm(OptionsForm):
         self.k_default = k_default
         self.items = items or []
         self.original = original
-        self._checked: tuple | None = None
-
-    # ------------------------------------------------------------------ the measure's reach
-    def on_mount(self) -> None:  # Textual runs OptionsForm.on_mount too
-        self.check_measure()
-
-    def on_descendant_blur(self, event) -> None:
-        if getattr(event.widget, "id", None) in ("measure", "vectors", "background"):
-            self.check_measure()
-
-    def check_measure(self) -> None:
-        """Before anything runs: does the measure know the release's items?  Opening a measure
-        takes a second (GloVe), so a thread asks it; the answer shows in ``#note``."""
-        values = self.current()
-        spec = str(values.get("measure") or "").strip()
-        vectors = str(values.get("vectors") or "").strip() or None
-        key = (spec, vectors, bool(str(values.get("background") or "").strip()))
-        if not self.items or key == self._checked:
-            return
-        self._checked = key
-        if key[2]:  # a background attacks every row whatever the measure knows
-            self.show_note("")
-            return
-        self.run_worker(lambda: measure_reach(spec, vectors, self.items), thread=True, exclusive=True,
-                        group="measure-reach", exit_on_error=False)
-
-    def on_worker_state_changed(self, event) -> None:
-        from textual.worker import WorkerState
-
-        if event.worker.group != "measure-reach" or event.state != WorkerState.SUCCESS:
-            return
-        found = event.worker.result
-        if found is None:
-            return
-        self.show_note(reach_warning(*found, original=self.original))
-
-    def show_note(self, text: str) -> None:
-        note = self.query_one("#note", Static)
-        note.update(text)
-        note.set_class(bool(text), "-shown")
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS

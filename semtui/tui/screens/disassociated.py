@@ -244,7 +244,9 @@ class DisassociatedScreen(BaseScreen):
         values = dict(self.form_values.get(kind, {}))
         if not values and kind in self.attack_values:
             values = self.attack_values[kind]
-        self.app.push_screen(DisassocForm(kind, values, self.session.data.k), done)
+        s = self.session
+        self.app.push_screen(DisassocForm(kind, values, s.data.k, items=s.data.vocab.items if kind != "cover" else None,
+                                          original=None if s.original_path is None else str(s.original_path)), done)
 
     def start_job_for(self, kind: str, params: dict):
         """Run a re-association or a cover search in a worker; returns the worker."""

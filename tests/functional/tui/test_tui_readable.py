@@ -380,3 +380,29 @@ async def test_the_form_says_before_a_run_when_the_measure_knows_none_of_the_ite
         app.screen.check_measure()
         await pilot.pause()
         assert str(app.screen.query_one("#note").render()) == ""
+
+
+async def test_the_reassociation_form_warns_too_and_not_for_methods_that_use_no_measure(tmp_path):
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated
+
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"{10311 + i % 5}, {20311 + i % 3}, {30311 + i % 2}\n" for i in range(12)))
+    write_disassociated(disassociate(read_transactions(ids), 2, 2, 30).data, tmp_path / "ids.json")
+    counts = tmp_path / "counts.csv"
+    counts.write_text("N,1000\nheart,40\nlung,30\nheart,lung,12\n")
+    app = app_for(tmp_path / "ids.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.screen.attack_values = {"reassociation": {"measure": f"counts:{counts}"}}
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, DisassocForm)
+        assert "knows none" in str(form.query_one("#note").render()) and "nba" in str(form.query_one("#note").render())
+        form.query_one("#method").value = "ra"  # random placement uses no measure: nothing to warn about
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert str(form.query_one("#note").render()) == ""
