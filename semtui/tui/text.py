@@ -151,8 +151,17 @@ def fit(text: str | Text, width: int, keep: Sequence[tuple[int, int]] = ()) -> T
         pos = b
     gaps.append((pos, n))
     room = max(width - sum(len(x.plain) for x in kept), 0)
-    total = sum(b - a for a, b in gaps) or 1
-    shares = [min(b - a, max(1 if b > a else 0, room * (b - a) // total)) for a, b in gaps]
+    # a separator between two kept ranges (", ") stays whole; the longer stretches share the rest
+    small = [i for i, (a, b) in enumerate(gaps) if 0 < i < len(gaps) - 1 and b - a <= 3]
+    room_small = min(room, sum(gaps[i][1] - gaps[i][0] for i in small))
+    room -= room_small
+    total = sum(b - a for i, (a, b) in enumerate(gaps) if i not in small) or 1
+    shares = [0 if i in small else min(b - a, max(1 if b > a else 0, room * (b - a) // total))
+              for i, (a, b) in enumerate(gaps)]
+    for i in small:
+        shares[i] = min(gaps[i][1] - gaps[i][0], room_small)
+        room_small -= shares[i]
+    room += room_small + sum(shares[i] for i in small)  # the whole room again, for what rounding left
     spare = room - sum(shares)
     for i, (a, b) in enumerate(gaps):  # hand out what rounding left, first stretch first
         add = max(min(spare, (b - a) - shares[i]), 0)

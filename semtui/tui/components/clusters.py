@@ -287,7 +287,9 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
         orig = index.original_items(t) if have_orig and t >= 0 else None
         held = set(orig) if orig is not None else None
-        r = KeptText()  # the wrongly added items are what this view is about: a cut keeps them
+        r = KeptText()  # the wrongly added items are what this view is about: first, and kept by a cut
+        if held is not None:
+            rec = [x for x in rec if x not in held] + [x for x in rec if x in held]
         for k, name in enumerate(rec):
             if k:
                 r.append(", ")
@@ -333,6 +335,7 @@ class ProblemsView(VirtualTable):
         self.index: ClusterIndex | None = None
         self.all_clusters = False
         self.rows: list[int] = []
+        self._showing: int | None = None
         self.tooltip = COVER_HELP
 
     def problem(self, row: int) -> dict | None:
@@ -341,8 +344,14 @@ class ProblemsView(VirtualTable):
             return None
         return result.report["cover_problems"][self.rows[row]]
 
+    def on_resize(self) -> None:
+        """The columns' widths follow the room (the covered item's share, the supports)."""
+        if self.index is not None and self.session.latest("cover") is not None:
+            self.show(self.index, self._showing)
+
     def show(self, index: ClusterIndex, c: int | None) -> None:
         self.index = index
+        self._showing = c
         result = self.session.latest("cover")
         if result is None:
             self.rows = []

@@ -399,8 +399,8 @@ class DistanceView(Vertical):
             pr = ""
             if m:
                 pr = f" · P {num(m.get('precision'))} R {num(m.get('recall'))}"
-            skipped = f" · {len(grp.get('skipped', []))} skipped" if grp.get("skipped") else ""
-            exposed = f" · {len(grp.get('exposed', []))} exposed" if grp.get("exposed") else ""
+            skipped = f" · {len(grp.get('skipped', [])):,} skipped" if grp.get("skipped") else ""
+            exposed = f" · {len(grp.get('exposed', [])):,} exposed" if grp.get("exposed") else ""
             hint = " · space steps" if a.n_steps else ""
             legend_s = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
             diff = f" · {len(self.differs)} underlined differ" if self.differs else ""

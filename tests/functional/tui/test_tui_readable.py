@@ -56,6 +56,23 @@ def test_fit_keeps_what_the_row_is_about():
     assert "(the" in out and "group)" in out and len(out) <= 20
 
 
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.text(alphabet="ab ,()0123456789", max_size=80), st.integers(1, 60), st.data())
+def test_fit_never_overflows_and_keeps_a_range_that_fits(text, width, data):
+    out = fit(Text(text), width).plain
+    assert len(out) <= width and (out == text if len(text) <= width else "…" in out)
+    if text:
+        a = data.draw(st.integers(0, len(text) - 1))
+        b = data.draw(st.integers(a + 1, len(text)))
+        kept = fit(Text(text), width, [(a, b)]).plain
+        assert len(kept) <= width
+        if b - a <= (width * 2 // 3) - 2:  # a short kept range is on screen whole
+            assert text[a:b] in kept, (text, a, b, kept)
+
+
 def test_numbers_have_a_sane_precision_and_words_a_plural():
     assert num(0.248155) == "0.248" and num(12345) == "12,345" and num(None) == "—"
     assert plural(1, "record chunk") == "1 record chunk" and plural(2, "record chunk") == "2 record chunks"
