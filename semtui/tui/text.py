@@ -13,6 +13,7 @@ Every table, header, title and status line of the TUI goes through these functio
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from rich.text import Text
@@ -86,22 +87,26 @@ def elide(text: str | Text, width: int, *, head: float = 0.6) -> Text:
     return out
 
 
+#: what separates the items of a list on screen: ``a, b`` and ``A1=T5 ✓ 0.83 · A2=T7 ✗ 0.41``
+_SEPARATOR = re.compile(r", | · ")
+
+
 def _on_items(plain: str, room: int, a: int) -> tuple[int, int] | None:
     """For a list (``a, b, c``): the cut on item boundaries — (head length, tail length) with
-    whole items at both ends, so no item (an id, a number) is cut in part — or None when the
+    whole items at both ends, so no item (an id, a score) is cut in part — or None when the
     first item alone does not fit."""
-    seps = [i for i in range(len(plain) - 1) if plain.startswith(", ", i)]
+    seps = [(m.start(), m.end()) for m in _SEPARATOR.finditer(plain)]
     if not seps:
         return None
-    heads = [i for i in seps if i <= room]
+    heads = [i for i, _ in seps if i <= room]
     if not heads:
         return None
     # the head ends at the separator nearest the planned cut, at or before it when one is
     head = max((i for i in heads if i <= a), default=min(heads))
     n = len(plain)
-    tails = [n - (i + 2) for i in seps if n - (i + 2) <= room - head and i + 2 > head]
+    tails = [n - j for i, j in seps if n - j <= room - head and j > head]
     tail = max(tails, default=0)
-    if not tail and not plain[seps[-1] + 2:].strip(" )]").isdigit():
+    if not tail and not re.search(r"\d[\s)\]]*$", plain[seps[-1][1]:]):
         return None  # a list of names keeps both its ends, even cut inside a word
     return head, tail
 

@@ -152,6 +152,9 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     names = data.vocab.items
     columns_data: list[list[Cell]] = []
     columns = []
+    # every chunk and the term chunk on screen while each keeps 10 columns (then: scroll with →)
+    room = pane.scrollable_content_region.width or 80
+    least = max(10, min(14, room // (len(cluster.record_chunks) + 1) - 1))
     for j, chunk in enumerate(cluster.record_chunks):
         cells: list[Cell] = []
         for sr, n in distinct_sub_records(chunk):
@@ -162,12 +165,12 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
                 t.append("∅", style="dim")
             cells.append(t)
         columns_data.append(cells)
-        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=14))
+        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=least))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
         terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
     columns_data.append(terms)
-    columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=12))
+    columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=least))
     n_rows = max((len(cells) for cells in columns_data), default=0)
 
     def row(i: int) -> list[Cell]:
@@ -238,7 +241,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         label = "true transaction" if session.original is not None else "origin"
         columns.append(Column("origin", label, None if session.original is not None else 10, min_width=16))
     if units is not None:
-        columns.append(Column("went", "went to (anchor=true, ✓/✗, score)", None, min_width=16))
+        columns.append(Column("went", "went to (✓/✗, score)", None, min_width=16))
 
     def origin_text(o) -> Text:
         if isinstance(o, list):
