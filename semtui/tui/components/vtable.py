@@ -266,7 +266,7 @@ class VirtualTable(ScrollView, can_focus=True):
                         line.append(" ")
                     w = self.columns[i]
                     # a long label loses its middle: two members that share a beginning stay apart
-                    cell = elide(w.label, c - len(self.sort_marks.get(i, "")), head=0.5)
+                    cell = elide(w.label, c - len(self.sort_marks.get(i, "")), head=0.4)
                     cell.append(self.sort_marks.get(i, ""))
                     pad = " " * (c - cell.cell_len)
                     cell = cell + pad if w.justify == "left" else Text(pad) + cell
