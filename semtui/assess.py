@@ -54,8 +54,15 @@ class AssessInputs:
     corpus: str | None = None
     measures: tuple[str, ...] = ()
     jobs: int = 1
+    #: a Dask scheduler for every attack's units (local:N, tcp://HOST:PORT); None: ``jobs`` processes here
+    scheduler: str | None = None
     #: read and write the persistent score cache (the results are the same without it)
     cache: bool = True
+
+    def __post_init__(self) -> None:
+        from semtui.runtime.scheduler import check_scheduler
+
+        object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
 
     def measure_list(self) -> list[str]:
         """The measures every semantic attack runs with: those given, else ``embedding``; a corpus
@@ -176,6 +183,12 @@ class Assessor:
         return out
 
     def run(self) -> AssessmentReport:
+        from semtui.runtime.scheduler import session
+
+        with session(self.inputs.scheduler):  # one cluster for every attack
+            return self._run()
+
+    def _run(self) -> AssessmentReport:
         plan = self.plan()
         n = len(plan)
         # every measure and the background opened before the first attack: a file that cannot be
@@ -215,7 +228,7 @@ class Assessor:
 
         i = self.inputs
         opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
-                             background=o.get("background"), jobs=i.jobs, cache=i.cache)
+                             background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background() if opts.background else None, progress=progress,
                                 data_path=i.data, original_path=i.original)
@@ -246,7 +259,7 @@ class Assessor:
         i = self.inputs
         method = o["method"]
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs, cache=i.cache)
+                                    background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache)
         # the informed reference depends on the tie rule only, not on the method: computed once, under
         # seeded random ties (NBA's default; under the paper's stable ties tied units pile onto the first
         # anchors and the reference would understate what statistics give) -- with NBA when a background
@@ -370,7 +383,8 @@ class Assessor:
 
         s = self.report.strongest
         opts = AttackOptions(method=s["method"], measure=s["measure"], background=s["background"],
-                             knowledge=s["knowledge"], jobs=self.inputs.jobs, cache=self.inputs.cache)
+                             knowledge=s["knowledge"], jobs=self.inputs.jobs,
+                             scheduler=self.inputs.scheduler, cache=self.inputs.cache)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background(), progress=self.progress,
                                 data_path=self.inputs.data, original_path=self.inputs.original)
@@ -382,21 +396,12 @@ class Assessor:
         """Cover breaches, per record, with the key (which transaction holds the breached item)."""
         if self.key is None:
             return
-        import numpy as np
+        from semtui.attacks.cover import problem_records
 
         breached = self._breached
-        by_id = {c.id: (c, ck) for c, ck in zip(self.release.clusters, self.key.clusters)}
-        for p in doc["cover_problems"]:
-            if not p["breach"]:
-                continue
-            c, ck = by_id[p["cluster"]]
-            chunk = c.record_chunks[p["chunk"] - 1]
-            x = self.release.vocab.get(p["x"])
-            if x is None:
-                continue
-            sub = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))  # the sub-record of each item
-            for r in np.unique(sub[chunk.items == x]).tolist():
-                t = ck.record_chunks[p["chunk"] - 1][r]
+        hits = [p for p in doc["cover_problems"] if p["breach"]]
+        for p, ts in zip(hits, problem_records(self.release, self.key, hits)):
+            for t in ts:
                 breached.setdefault(t, set()).add((doc["attacker"], p["x"]))
 
     def _records(self) -> None:
@@ -593,7 +598,8 @@ def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
                 t = anchors[a]
                 if not ok or t is None or t < 0:
                     continue
-                r = recs.setdefault(t, {"transaction": t, "line": _line(original, t), "reassociated": 0, "items": []})
+                r = recs.setdefault(t, {"transaction": t, "line": _line(original, t), "cluster": c.get("id"),
+                                        "reassociated": 0, "items": []})
                 r["reassociated"] += len(u["items"])
                 r["items"] += u["items"]
                 items.update(u["items"])

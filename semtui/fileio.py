@@ -16,7 +16,9 @@ file (tests/unit/test_one_writer.py checks it).  Around that rule:
 * overwriting keeps the existing file's mode; a new file gets the mode ``open()`` would
   give it (0666 less the umask), or 0600 when it holds original (private) data
   (``private=True``: attack reports with the original, disassociation keys, anonymisation
-  sidecars, see docs/cli.md);
+  sidecars, the TUI's exports of original data, see docs/cli.md);
+* the score cache's folder and database are private too (:func:`private_folder`,
+  :func:`private_file`: 0700 and 0600, tightened when found more open);
 * ``-`` is standard output: the output is written to a private temporary file and copied to
   stdout once every file output of the command is committed (a stream cannot be taken
   back); a reader that goes away raises BrokenPipeError, which the CLI answers with 141;
@@ -199,6 +201,31 @@ def _umask() -> int:
 
 def _new_mode(private: bool) -> int:
     return 0o600 if private else 0o666 & ~_umask()
+
+
+def private_folder(path: str | Path, *, tighten: bool = True) -> Path:
+    """A folder of semtui's own that holds private data (the score cache): made 0700 if absent,
+    and, with ``tighten``, an existing one is brought down to 0700 (a folder someone else named
+    for us, ``SEMTUI_CACHE_DIR``, is left as it is: it may be shared, like /tmp)."""
+    p = Path(path)
+    p.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if tighten and stat.S_IMODE(p.stat().st_mode) & 0o077:
+        os.chmod(p, 0o700)
+    return p
+
+
+def private_file(path: str | Path) -> Path:
+    """A file semtui updates in place (an SQLite database) that holds private data: created
+    empty with 0600 if absent, brought down to 0600 if it is more open.  Not an output (those go
+    through :func:`write_together`), so it is never renamed."""
+    p = Path(path)
+    fd = os.open(p, os.O_RDONLY | os.O_CREAT, 0o600)
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return p
 
 
 #: Outputs committed in this process (for the line an interrupt prints, docs/cli.md)
@@ -477,6 +504,29 @@ def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | N
             raise InputError("output directory is not writable", out)
     if to_stdout:
         _stdout_output.append(to_stdout[0])
+
+
+@contextlib.contextmanager
+def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[IO]]:
+    """Open every output of one command at once (for a writer that streams into several of
+    them side by side) and rename them into place together when the block ends without an
+    error, as :func:`write_together` does.  An item is ``path`` or ``(path, private)``."""
+    pending: list[PendingOutput] = []
+    try:
+        for item in outputs:
+            path, priv = (item, private) if isinstance(item, str | Path) else item
+            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
+        try:
+            yield [p.fh for p in pending]
+        except OSError as exc:
+            raise write_error(exc, pending[-1].target if pending else "<output>") from None
+        for p in pending:
+            p.finish()
+        _commit_all(pending)
+    except BaseException:
+        for p in pending:
+            p.abort()
+        raise
 
 
 def write_together(outputs: list, *, private: bool = False) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.model import DisassociatedData, RecordChunk, TransactionData
+from semtui.model import DisassociatedData, DisassociationKey, RecordChunk, TransactionData
 
 REPORT_FORMAT = "semtui-cover-report/1"
 ATTACKERS = ("strong", "moderate", "weak", "knowledge")
@@ -246,11 +246,60 @@ def covering_words(problem: dict) -> str:
     return "each other" + (f" and by {', '.join(covering)}" if covering else "")
 
 
+def problem_records(data: DisassociatedData, key: DisassociationKey, problems: list[dict]) -> list[list[int]]:
+    """Per cover problem of a report (its ``cluster`` id, 1-based ``chunk``, ``x``), the original
+    transactions (0-based, the key's) whose sub-record in that chunk holds x: the records an
+    attacker who knows {x, y*} of them, when the problem is a breach, learns more about."""
+    keys = {ck.id: ck for ck in key.clusters}
+    by_id = {c.id: (c, keys[c.id]) for c in data.clusters}
+    subs: dict[tuple[str, int], np.ndarray] = {}
+    out = []
+    for p in problems:
+        c, ck = by_id[p["cluster"]]
+        j = p["chunk"] - 1
+        chunk = c.record_chunks[j]
+        sub = subs.get((c.id, j))
+        if sub is None:  # the sub-record of each item of the chunk
+            sub = subs[(c.id, j)] = np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr))
+        x = data.vocab.get(p["x"])
+        rows = np.unique(sub[chunk.items == x]).tolist() if x is not None else []
+        out.append(sorted(int(ck.record_chunks[j][r]) for r in rows))
+    return out
+
+
+def _attach_records(problems_out: list[dict], data: DisassociatedData, key: DisassociationKey,
+                    original: TransactionData | None) -> tuple[int, int | None]:
+    """Each problem's ``records``: ``{"transaction", "line"}`` (line with the original, which also
+    says whether the record ``holds_covered``: really holds x with a covered item, so an attacker
+    who knows that pair of it is right).  Returns the number of distinct records a breach reaches,
+    and (with the original) of those that really hold the pair."""
+    breached: set[int] = set()
+    real: set[int] = set()
+    held = None
+    if original is not None:
+        names = original.vocab.items
+        held = lambda t: {names[i] for i in original.transaction(t).tolist() if i >= 0}  # noqa: E731
+    for p, ts in zip(problems_out, problem_records(data, key, problems_out)):
+        recs = []
+        for t in ts:
+            r = {"transaction": t}
+            if original is not None and 0 <= t < original.n_transactions:
+                r["line"] = original.line_of(t)
+                r["holds_covered"] = bool(held(t) & set(p["covered"]))
+            recs.append(r)
+        p["records"] = recs
+        if p["breach"]:
+            breached.update(ts)
+            real.update(r["transaction"] for r in recs if r.get("holds_covered"))
+    return len(breached), (len(real) if original is not None else None)
+
+
 def run_cover(
     data: DisassociatedData,
     options: CoverOptions | None = None,
     *,
     original: TransactionData | None = None,
+    key: DisassociationKey | None = None,
     knowledge: list[np.ndarray] | None = None,
     knowledge_lines: int | None = None,
     progress=None,
@@ -260,17 +309,21 @@ def run_cover(
     make; return the JSON-ready report (``semtui-cover-report/1``).  The knowledge file of the
     options is read here; ``knowledge`` (itemsets over the release vocabulary, with
     ``knowledge_lines`` lines read) gives it already read.  ``sources`` names the files the run
-    read (``data``, ``original``, ``knowledge``); the report carries them."""
+    read (``data``, ``original``, ``knowledge``); the report carries them.  With the ``key``, every
+    problem lists its ``records`` (the original transactions it reaches, with their source lines
+    when the original is given too: :func:`problem_records`), and the summary counts
+    ``breached_records``."""
     options = options or CoverOptions()
     progress = progress or (lambda done, total, message="": None)
     attacker, seed = options.who, options.seed
     src = sources or {}
     if not data.clusters:
         raise InputError("nothing to check: the release has no cluster", src.get("data"))
-    if original is not None:
+    if original is not None or key is not None:
         from semtui.model.belongs import check_belongs
 
-        check_belongs(data, original=original, release_path=src.get("data"), original_path=src.get("original"))
+        check_belongs(data, original=original, key=key, release_path=src.get("data"),
+                      original_path=src.get("original"), key_path=src.get("key"))
     if knowledge is None and options.knowledge is not None:
         knowledge, knowledge_lines = read_knowledge(options.knowledge, data)
     if knowledge is not None:
@@ -346,6 +399,10 @@ def run_cover(
                 entry["real"] = p.real
             problems_out.append(entry)
     progress(n_clusters, n_clusters, "cover problems")
+    if key is not None:
+        totals["breached_records"], real_records = _attach_records(problems_out, data, key, original)
+        if real_records is not None:
+            totals["breached_records_real"] = real_records
     summary = {"clusters": n_clusters, "transactions": data.n_transactions, **totals,
                "seconds": round(time.perf_counter() - started, 4)}
     if real_pairs is None:

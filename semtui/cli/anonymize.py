@@ -114,6 +114,8 @@ def km(
         "--parts", help="LRA: transaction parts; VPA: domain parts. auto: LRA as many as keep >= k non-empty "
         "transactions each, at most 3; VPA 3.")] = "auto",
     jobs: Annotated[int, typer.Option("--jobs", help="Processes for the parts of LRA and VPA.")] = 1,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="LRA/VPA: run the parts on a Dask cluster: "
+                                                  "local:N or tcp://HOST:PORT (needs semtui[dask]).")] = None,
     members: Annotated[str, typer.Option(
         "--members", help="A node is written as its leaves seen in ORIG (observed) or all its leaves.")] = "observed",
     minimal: Annotated[bool, typer.Option(
@@ -145,16 +147,23 @@ def km(
             raise InputError(f"--parts must be 'auto' or a positive integer (got {parts!r})") from None
     if (n_parts is not None and n_parts < 1) or jobs < 1:
         raise InputError(f"--parts and --jobs must be at least 1 (got {parts}, {jobs})")
-    if (n_parts is not None or jobs != 1) and algorithm not in ("lra", "vpa"):
-        raise InputError("--parts and --jobs only apply to --algorithm lra or vpa")
+    if (n_parts is not None or jobs != 1 or scheduler is not None) and algorithm not in ("lra", "vpa"):
+        raise InputError("--parts, --jobs and --scheduler only apply to --algorithm lra or vpa")
+    from semtui.cli.common import options_error
+    from semtui.runtime.scheduler import check_scheduler
+
+    try:
+        scheduler = check_scheduler(scheduler)
+    except InputError as exc:
+        raise options_error(exc) from None
     side = report if report is not None else default_sidecar(out, "--report")
     check_outputs({"-o": out, "--report": side}, [orig, hierarchy], stdout_taken="--json" if json_out else None)
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     note_jobs(jobs)
     with StderrProgress(f"k^m {algorithm}") as progress:
-        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, members=members,
-                               minimal=minimal, path=orig, progress=progress)
+        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, scheduler=scheduler,
+                               members=members, minimal=minimal, path=orig, progress=progress)
     doc = result.to_json()
     from semtui.reports import document
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from semtui.cli.common import emit_json, stdout_console
+from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console
 
 
 def assess(
@@ -21,6 +21,7 @@ def assess(
     measure: list[str] = typer.Option([], "--measure", help="A measure every semantic attack runs with "
                                       "(repeatable; default embedding)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for each attack (same result as 1)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     report_path: Path | None = typer.Option(None, "--report", help="Write the semtui-assessment/1 document here."),
     json_out: bool = typer.Option(False, "--json", help="The document on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
@@ -35,10 +36,13 @@ def assess(
 
     if int(jobs) != jobs or jobs < 1:
         raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")
-    inputs = AssessInputs(data=str(data), original=None if original is None else str(original),
-                          key=None if key is None else str(key), background=background,
-                          corpus=None if corpus is None else str(corpus), measures=tuple(measure), jobs=jobs,
-                          cache=not no_cache)
+    try:
+        inputs = AssessInputs(data=str(data), original=None if original is None else str(original),
+                              key=None if key is None else str(key), background=background,
+                              corpus=None if corpus is None else str(corpus), measures=tuple(measure), jobs=jobs,
+                              scheduler=scheduler, cache=not no_cache)
+    except InputError as exc:
+        raise options_error(exc) from None
     from semtui.attacks.setgen import AttackOptions
 
     try:  # every measure and the background validated before any file is read

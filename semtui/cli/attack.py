@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from semtui.cli.common import emit_json, stdout_console
+from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console
 
 app = typer.Typer(help="Attack an anonymised release and measure what it gives back.", no_args_is_help=True)
 
@@ -32,6 +32,7 @@ def setgen(
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the persistent score cache."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-group attack (same result as 1)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     unmarked: bool = typer.Option(False, "--unmarked", help="DATA writes its generalised items as plain items: recover them first."),
 ) -> None:
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
@@ -44,7 +45,8 @@ def setgen(
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
                              threshold=threshold, seed=seed, k=k, vectors=None if vectors is None else str(vectors),
-                             cache=not no_cache, jobs=jobs, unmarked=unmarked, background=background,
+                             cache=not no_cache, jobs=jobs, scheduler=scheduler, unmarked=unmarked,
+                             background=background,
                              knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
@@ -257,6 +259,9 @@ def disassoc(
                                     "(seeded). Default per method: first for aba, rga, mra and assign; random for nba "
                                     "(and ra, which places at random anyway)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    summary_only: bool = typer.Option(False, "--summary-only", help="Per cluster only its size and metrics in the "
+                                      "report (no placements or scores): a large release's report stays small."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain; '-': standard output)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
@@ -275,11 +280,14 @@ def disassoc(
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
                                     background=background, k=k, term_placements=term_placements, seed=seed,
-                                    ties=ties, jobs=jobs, cache=not no_cache)
+                                    ties=ties, jobs=jobs, scheduler=scheduler, cache=not no_cache,
+                                    summary_only=summary_only)
     except InputError as exc:
         raise options_error(exc) from None
     if (key is None) != (original is None):
         raise InputError("--key and --original go together (the metrics need both)")
+    if summary_only and output is not None:
+        raise InputError("--summary-only keeps no reconstructed transaction to write with -o")
     check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
                   stdout_taken="--json" if json_out else None)
     release = formats.read(data)

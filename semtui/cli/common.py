@@ -140,6 +140,11 @@ def warn(message: str) -> None:
         pass
 
 
+#: the help of every command's ``--scheduler`` (one wording: semtui.runtime.scheduler)
+SCHEDULER_HELP = ("Run the independent units on a Dask cluster: local:N (N worker processes here) or "
+                  "tcp://HOST:PORT (a running scheduler); needs semtui[dask]. Same result as without.")
+
+
 def note_jobs(jobs: int) -> None:
     """``--jobs`` beyond the cores runs on the cores (the executor caps it): say so in one line."""
     from semtui.runtime.executor import available_cores, capped_jobs

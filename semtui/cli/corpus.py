@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
-from semtui.cli.common import emit_json, stdout_console, warn
+from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console, warn
 from semtui.errors import InputError
 
-app = typer.Typer(help="Build and inspect the local full-text index behind the ngd: measure.", no_args_is_help=True)
+app = typer.Typer(help="Build and inspect the local full-text index behind the ngd: measure, or count terms "
+                  "over a corpus for the counts: measure.", no_args_is_help=True)
 
 
 @app.command()
@@ -23,27 +24,22 @@ def build(
     field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text (a string or a list of strings); default: text.")] = None,
     smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
     separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this ('' = a blank line).")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Documents are separated by lines this regular expression matches in full.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
     from semtui.cli.common import StderrProgress
     from semtui.measures.corpus import build_index
 
-    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
-                              ("smart", smart), ("separator", separator is not None)) if on]
-    if len(chosen) > 1:
-        raise InputError(f"choose one of --{', --'.join(chosen)}")
-    kind = chosen[0] if chosen else "auto"
-    if field is not None and kind not in ("auto", "jsonl"):
-        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
+    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
     from semtui.fileio import check_outputs
 
     check_outputs({"-o": output}, list(sources), stdout_taken="--json" if json_out else None)
     if kind == "lines":
         _warn_if_smart(sources)
     with StderrProgress("indexing") as bar:
-        report = build_index(sources, output, kind=kind, field=field or "text", separator=separator,
-                             progress=bar)
+        report = build_index(sources, output, kind=kind, field=field or "text",
+                             separator=split if kind == "split" else separator, progress=bar)
     from semtui.measures.corpus import FEW_DOCUMENTS
 
     if report.documents < FEW_DOCUMENTS:
@@ -71,6 +67,73 @@ def _warn_if_smart(sources: list[Path]) -> None:
             if is_smart(head):
                 warn(f"{s} looks like a SMART collection ('.I'/'.W' records): --lines makes every line a "
                      f"document, markers included; without it each record is one document")
+
+
+@app.command()
+def count(
+    sources: Annotated[list[Path], typer.Argument(help="Text files or directories, JSON Lines, or a transactions file.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The counts to write (CSV in the counts: format; '-': standard output).")],
+    terms: Annotated[Path | None, typer.Option("--terms", help="The terms to count: one per line.")] = None,
+    terms_of: Annotated[Path | None, typer.Option("--terms-of", help="Count every distinct item of this dataset (e.g. the release to attack).")] = None,
+    lines: Annotated[bool, typer.Option("--lines", help="One document per line of a text file.")] = False,
+    transactions: Annotated[bool, typer.Option("--transactions", help="One document per transaction (any dataset format).")] = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines, one document per line (default for .jsonl).")] = False,
+    field: Annotated[str | None, typer.Option("--field", help="The JSON Lines field holding the text; default: text.")] = None,
+    smart: Annotated[bool, typer.Option("--smart", help="A SMART collection: one document per '.I' record (detected by default).")] = False,
+    separator: Annotated[str | None, typer.Option("--separator", help="Documents are separated by lines that are exactly this.")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Documents are separated by lines this regular expression matches in full.")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help=SCHEDULER_HELP)] = None,
+    partition: Annotated[int, typer.Option("--partition", help="Documents per partition (one task each).")] = 20_000,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON summary on stdout")] = False,
+) -> None:
+    """f(x) and f(x, y) of a term list over SOURCES, as a map-reduce over partitions of the
+    documents (here, or on a Dask cluster with --scheduler), written in the counts: format
+    (`--measure counts:COUNTS.csv`): the same counts as `corpus build` and `ngd:` would give."""
+    from semtui.cli.common import StderrProgress, options_error, write_outputs
+    from semtui.fileio import check_outputs
+    from semtui.measures.cooccurrence import count_terms, read_terms
+
+    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
+    if (terms is None) == (terms_of is None):
+        raise InputError("give the terms to count: --terms FILE (one per line) or --terms-of DATASET")
+    check_outputs({"-o": output}, [*sources, terms, terms_of], stdout_taken="--json" if json_out else None)
+    if terms is not None:
+        wanted = read_terms(terms)
+    else:
+        from semtui import formats
+
+        data = formats.read_transactions(terms_of)
+        wanted = list(data.vocab.items)
+        if not wanted:
+            raise InputError("the dataset holds no item", terms_of)
+    with StderrProgress("counting") as bar:
+        try:
+            report = count_terms(sources, wanted, kind=kind, field=field or "text",
+                                 separator=split if kind == "split" else separator,
+                                 scheduler=scheduler, partition=partition, progress=bar)
+        except InputError as exc:
+            raise options_error(exc) from None
+    # counts of a public corpus; from a transactions file they describe original data: private
+    write_outputs([(output, report.write_csv, kind == "transactions")])
+    if json_out:
+        emit_json(report)
+    else:
+        warn(f"counted {len(report.terms):,} terms over {report.documents:,} documents into {output} "
+             f"({int((report.f > 0).sum()):,} found; {report.partitions} partition(s), {report.seconds:.2f} s)")
+
+
+def _kind(lines: bool, transactions: bool, jsonl: bool, smart: bool, separator: str | None,
+          field: str | None, split: str | None = None) -> str:
+    """The source kind the options choose (one at most), as ``corpus build`` reads them."""
+    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
+                              ("smart", smart), ("separator", separator is not None), ("split", split is not None))
+              if on]
+    if len(chosen) > 1:
+        raise InputError(f"choose one of --{', --'.join(chosen)}")
+    kind = chosen[0] if chosen else "auto"
+    if field is not None and kind not in ("auto", "jsonl"):
+        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
+    return kind
 
 
 @app.command()

@@ -18,6 +18,8 @@ def cover(
                                          "attacker's records, and which covered pairs really co-occur."),
     knowledge: Path | None = typer.Option(None, "--knowledge", help="Background knowledge: one itemset per line "
                                           "(replaces --attacker)."),
+    key: Path | None = typer.Option(None, "--key", help="The release's private key: every problem lists the "
+                                    "records it reaches (with --original, their source lines)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the moderate and weak attackers' knowledge."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
 ) -> None:
@@ -36,11 +38,18 @@ def cover(
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
     orig = formats.read_transactions(original) if original is not None else None
+    the_key = None
+    if key is not None:
+        from semtui.formats.disassociated import read_key
+
+        the_key = read_key(key)
+    sources = {"data": str(data), "original": None if original is None else str(original),
+               "knowledge": None if knowledge is None else str(knowledge)}
+    if key is not None:
+        sources["key"] = str(key)
     with StderrProgress("cover") as bar:
         try:
-            report = run_cover(release, opts, original=orig, progress=bar,
-                               sources={"data": str(data), "original": None if original is None else str(original),
-                                        "knowledge": None if knowledge is None else str(knowledge)})
+            report = run_cover(release, opts, original=orig, key=the_key, progress=bar, sources=sources)
         except InputError as exc:
             raise options_error(exc) from None
     if json_out:
@@ -76,4 +85,16 @@ def _print(report: dict) -> None:
     more = s["breaches"] - len(shown)
     if more > 0:
         lines.append(f"  ... {more} more (--json lists them all)")
+    if "breached_records" in s:
+        real_of: dict[tuple, bool] = {}
+        for p in report["cover_problems"]:
+            for r in p.get("records", []) if p["breach"] else []:
+                k = (r["transaction"], r.get("line"))
+                real_of[k] = real_of.get(k, False) or bool(r.get("holds_covered"))
+        recs = sorted(real_of, key=lambda k: (not real_of[k], k[0]))  # those really holding the pair first
+        where = ", ".join(f"T{t + 1}" + (f" (line {line})" if line is not None else "") for t, line in recs[:20])
+        real = (f" ({s['breached_records_real']} really hold x with the covered item)"
+                if "breached_records_real" in s else "")
+        lines.append(f"  records a breach reaches: {s['breached_records']}{real}" + (f": {where}" if where else "")
+                     + (" ..." if len(recs) > 20 else ""))
     typer.echo("\n".join(lines))

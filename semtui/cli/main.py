@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from semtui import __version__
-from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, hierarchy, score, table
+from semtui.cli import anonymize, assess, attack, cache, check, corpus, cover, exitcodes, extract, hierarchy, score, table
 from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
@@ -100,13 +100,20 @@ def info(
 def open_(
     file: Path | None = typer.Argument(None, help="Dataset to open (default: the bundled sample)."),
     original: Path | None = typer.Option(None, "--original", help="The original data, for evaluation."),
-    report: Path | None = typer.Option(None, "--report", help="A JSON report of a headless attack."),
+    report: Path | None = typer.Option(None, "--report", help="A JSON report of a headless attack, or an "
+                                       "assessment (semtui assess --report)."),
     key: Path | None = typer.Option(None, "--key", help="The private key of a disassociated release."),
     format: str | None = FormatOpt,
     unmarked: bool = typer.Option(False, "--unmarked", help="FILE writes its generalised items as plain items: recover them."),
 ) -> None:
-    """Open the TUI on a dataset."""
+    """Open the TUI on a dataset, a RESULTS file of semtui experiment, or an assessment (--report A.json)."""
     autorun = False
+    from semtui.tui.documents import sniff
+
+    if (file is not None and sniff(file) == "experiment") or (report is not None and sniff(report) == "assessment") \
+            or (file is not None and report is None and sniff(file) == "assessment"):
+        _open_document(file, original, report, key)
+        return
     if file is None:
         from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
@@ -156,11 +163,25 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
     run_session(session, autorun=autorun)
 
 
+def _open_document(file: Path | None, original: Path | None, report: Path | None, key: Path | None) -> None:
+    from semtui.tui.app import document_screen
+
+    # bad input first, as for a release: the document (and the release given with it) read and checked
+    screen = document_screen(file, original=original, report=report, key=key)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError("the TUI needs a terminal (standard input and output are not one); "
+                         "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")
+    from semtui.tui.app import run_document
+
+    run_document(screen)
+
+
 # The commands in the order of the work (README): anonymise a release, check it, attack
 # it, look at it; the tools behind the measures last.  Each group lives in its own module
 # (a missing module is an import error, not a missing command).
 ANONYMISE, CHECK, ATTACK, LOOK, TOOLS = "Anonymise", "Check", "Attack", "Look", "Tools"
 COMMANDS = [  # (name, a command group's Typer or a command's function, help panel)
+    ("extract", extract.extract, ANONYMISE),
     ("anonymize", anonymize.app, ANONYMISE),
     ("check", check.app, CHECK),
     ("attack", attack.app, ATTACK),

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from semtui.fileio import private_file, private_folder
 from semtui.measures.base import Measure
 
 DEFAULT_LIMIT_MB = 256
@@ -88,6 +89,11 @@ def cache_dir() -> Path:
     env = os.environ.get("SEMTUI_CACHE_DIR")
     if env:
         return Path(env)
+    return _default_dir()
+
+
+def _default_dir() -> Path:
+    """semtui's own folder under ``$XDG_CACHE_HOME`` or ``~/.cache`` (kept 0700)."""
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "semtui"
@@ -116,7 +122,11 @@ class ScoreCache:
     def _connect(self) -> sqlite3.Connection | None:
         if self._con is None and not self.disabled:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # it holds other users' index paths and what they scored: 0700 folder, 0600 files
+                private_folder(self.path.parent, tighten=self.path.parent == _default_dir())
+                for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    if p == self.path or p.exists():
+                        private_file(p)
                 # used by one thread at a time: the caller's, or the background write it waits for
                 con = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
                 # a cache can be rebuilt: no fsync (an OS crash may cost it, never a run's result)

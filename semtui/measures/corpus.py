@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import check_readable, decode_text, output_path, read_bytes
+from semtui.fileio import check_readable, output_path
+from semtui.formats.documents import SOURCE_KINDS, is_smart, iter_documents  # noqa: F401 (the reader corpus build shares)
 from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
@@ -34,142 +34,9 @@ from semtui.runtime.progress import ProgressCallback, no_progress
 INDEX_FORMAT = "semtui-corpus/1"
 #: unicode61 folds case and (with remove_diacritics 2) accents; punctuation separates tokens.
 TOKENIZER = "unicode61 remove_diacritics 2"
-SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions", "smart", "separator")
 _BATCH = 20_000
 #: fewer documents than this make an index whose NGDs hardly tell terms apart
 FEW_DOCUMENTS = 100
-#: a SMART collection (``.I 1`` / ``.W`` ... as the MEDLINE, CACM, CISI test collections)
-_SMART_START = re.compile(r"^\.I(\s+\S+)?\s*$")
-_SMART_FIELD = re.compile(r"^\.([A-Z])\s*$")
-#: SMART fields holding text (title, words, authors, bibliography, keywords); others
-#: (.X citations, .N dates, .C categories) are left out
-_SMART_TEXT = set("TWABKM")
-
-
-# --------------------------------------------------------------------------- reading sources
-def _source_kind(path: Path, kind: str, text: str | None = None) -> str:
-    if kind != "auto":
-        return kind
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if text is not None and is_smart(text):
-        return "smart"
-    return "text"
-
-
-def is_smart(text: str) -> bool:
-    """Does ``text`` look like a SMART collection (its first line ``.I <id>``)?"""
-    first = text.lstrip("\n").split("\n", 1)[0].strip()
-    return bool(_SMART_START.match(first))
-
-
-def _smart_docs(path: Path, text: str) -> Iterator[str]:
-    """One document per ``.I`` record: the text of its .T/.W/.A/.B/.K/.M fields."""
-    if not is_smart(text):
-        raise InputError("not a SMART collection (the first line must be '.I <id>')", path, 1)
-    parts: list[str] = []
-    keep = False
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if _SMART_START.match(stripped):
-            if parts and any(p.strip() for p in parts):
-                yield "\n".join(parts)
-            parts, keep = [], False
-            continue
-        field = _SMART_FIELD.match(stripped)
-        if field:
-            keep = field.group(1) in _SMART_TEXT
-            continue
-        if keep:
-            parts.append(line)
-    if parts and any(p.strip() for p in parts):
-        yield "\n".join(parts)
-
-
-def _separated_docs(text: str, separator: str) -> Iterator[str]:
-    """Documents separated by lines that are exactly ``separator`` (trimmed; '' = a blank line)."""
-    sep = separator.strip()
-    parts: list[str] = []
-    for line in text.split("\n"):
-        if line.strip() == sep:
-            if any(p.strip() for p in parts):
-                yield "\n".join(parts)
-            parts = []
-        else:
-            parts.append(line)
-    if any(p.strip() for p in parts):
-        yield "\n".join(parts)
-
-
-def _files(source: Path) -> list[Path]:
-    if source.is_dir():
-        files = sorted(p for p in source.rglob("*") if p.is_file() and not p.name.startswith("."))
-        if not files:
-            raise InputError("directory holds no files", source)
-        return files
-    return [check_readable(source)]
-
-
-def _jsonl_docs(path: Path, text: str, field: str) -> Iterator[str]:
-    from semtui.formats.jsonl import json_objects
-
-    for lineno, obj in json_objects(text, path):
-        if field not in obj:
-            raise InputError(f"no field {field!r} (choose another field)", path, lineno, option="field")
-        value = obj[field]
-        if isinstance(value, list):
-            value = ", ".join(_flatten(value, path, lineno))
-        if not isinstance(value, str):
-            raise InputError(f"field {field!r} must be a string or a list of strings", path, lineno)
-        yield value
-
-
-def _flatten(values: list, path: Path, lineno: int) -> Iterator[str]:
-    for v in values:
-        if isinstance(v, str):
-            yield v
-        elif isinstance(v, list):
-            yield from _flatten(v, path, lineno)
-        else:
-            raise InputError("a list field must hold strings", path, lineno)
-
-
-def _transaction_docs(path: Path) -> Iterator[str]:
-    """One document per transaction: its plain items.  A generalised item is left out,
-    since which of its members was really there is exactly what is unknown."""
-    from semtui import formats
-
-    data = formats.read_transactions(path)
-    names = data.vocab.items
-    for i in range(data.n_transactions):
-        yield ", ".join(names[int(t)] for t in data.plain_items(i))
-
-
-def iter_documents(sources: Sequence[str | Path], kind: str = "auto", field: str = "text",
-                   separator: str | None = None) -> Iterator[str]:
-    """Every document of ``sources`` in order (see :func:`build_index` for ``kind``)."""
-    if kind not in SOURCE_KINDS:
-        raise InputError(f"unknown source kind {kind!r} (choose from {', '.join(SOURCE_KINDS)})")
-    if kind == "separator" and separator is None:
-        raise InputError("the separator kind needs a separator line")
-    for source in sources:
-        for path in _files(Path(source)):
-            if kind == "transactions":
-                yield from _transaction_docs(path)
-                continue
-            text = decode_text(read_bytes(path), path, allow_empty=True)
-            k = _source_kind(path, kind, text)
-            if k == "smart":
-                yield from _smart_docs(path, text)
-            elif k == "separator":
-                yield from _separated_docs(text, separator or "")
-            elif k == "text":
-                if text.strip():
-                    yield text
-            elif k == "lines":
-                yield from (ln for ln in text.split("\n") if ln.strip())
-            else:
-                yield from _jsonl_docs(path, text, field)
 
 
 # --------------------------------------------------------------------------- building
@@ -208,7 +75,8 @@ def build_index(
     ``lines`` (one document per non-empty line), ``jsonl`` (one per line, the string or
     list-of-strings ``field``), ``transactions`` (any dataset semtui reads, one document
     per transaction), ``smart`` (a SMART collection: one document per ``.I`` record),
-    ``separator`` (documents separated by lines that are exactly ``separator``) or ``auto``
+    ``separator`` (documents separated by lines that are exactly ``separator``), ``split``
+    (separated by lines the regular expression ``separator`` matches in full) or ``auto``
     (``jsonl`` for .jsonl/.ndjson, ``smart`` for a file starting ``.I <id>``, else ``text``).
 
     The index follows every output's rules (semtui.fileio): a symbolic link is followed, an

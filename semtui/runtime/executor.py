@@ -51,7 +51,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
 from semtui.runtime._forkserver import MARKER, detach_stdio
-from semtui.runtime.progress import ProgressCallback, no_progress
+from semtui.runtime.progress import ProgressCallback, beating, no_progress
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -230,21 +230,38 @@ def run_units(
     costs: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
     message: str = "",
+    scheduler: str | None = None,
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
-    the cores and to the units) when more than one."""
+    the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
+    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.scheduler`; ``jobs`` is then unused)."""
     progress = progress or no_progress
+    if scheduler is not None:
+        from semtui.runtime.scheduler import run_units_distributed
+
+        return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs, progress=progress,
+                                     message=message, batches=batches)
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
     if jobs == 1:
         out = []
         last = 0.0
-        for i, unit in enumerate(units):
-            out.append(kernel(shared, unit))
-            now = time.monotonic()
-            if now - last >= POLL / 4 or i + 1 == n:
-                last = now
-                progress(i + 1, n, message)
+        current = [0]
+
+        def within(count: int, what: str) -> None:
+            # a long unit: say how far it got (the bar stays at the units done)
+            i = current[0]
+            where = f"{i + 1:,}/{n:,}" + (f": {count:,} {what}" if what else "")
+            progress(i, n, f"{message} {where}" if message else where)
+
+        with beating(within):
+            for i, unit in enumerate(units):
+                current[0] = i
+                out.append(kernel(shared, unit))
+                now = time.monotonic()
+                if now - last >= POLL / 4 or i + 1 == n:
+                    last = now
+                    progress(i + 1, n, message)
         return out
     groups = batches(list(costs) if costs is not None else [1.0] * n, jobs)
     results: list[Any] = [None] * n

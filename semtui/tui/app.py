@@ -35,20 +35,22 @@ class SemtuiApp(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")
 
-    def __init__(self, session: Session, *, attack_defaults: dict | None = None, autorun: bool = False,
-                 **kw) -> None:
+    def __init__(self, session: Session | None, *, attack_defaults: dict | None = None, autorun: bool = False,
+                 document=None, **kw) -> None:
         """``attack_defaults`` prefill the attack form (e.g. a ``scores:FILE`` measure);
-        ``autorun`` runs that attack at once (plain ``semtui`` on the sample)."""
+        ``autorun`` runs that attack at once (plain ``semtui`` on the sample); ``document``: a
+        screen of a document (:func:`document_screen`) to open first instead of ``session``'s."""
         super().__init__(**kw)
         self.session = session
         self.attack_defaults = attack_defaults
         self.autorun = autorun
+        self.document = document
 
     def on_mount(self) -> None:
         keymap = user_keymap()
         if keymap:
             self.set_keymap(keymap)
-        self.push_screen(self._main(self.session))
+        self.push_screen(self.document if self.document is not None else self._main(self.session))
 
     def _main(self, session: Session):
         screen = screen_for(session, self.attack_defaults)
@@ -82,15 +84,27 @@ class SemtuiApp(App[None]):
         self.push_screen(Confirm(warning), done)
 
     def action_open_file(self) -> None:
-        """``o``: open another dataset (``FILE [--original FILE] [--report FILE]``)."""
+        """``o``: open another dataset (``FILE [--original FILE] [--report FILE]``) — after
+        asking, as ``q`` does, when a running job or results never exported would be lost."""
+        from semtui.tui.components.confirm import Confirm
         from semtui.tui.components.export import ExportPrompt
 
         def done(text: str | None) -> None:
             if text:
                 self.open_file(text)
 
-        self.push_screen(ExportPrompt(str(self.session.path), title="Open: FILE [--original FILE] [--report FILE]",
-                                      check_exists=False), done)
+        def ask_path(go: bool | None = True) -> None:
+            if go:
+                current = str(self.session.path) if self.session is not None else ""
+                self.push_screen(ExportPrompt(current, title="Open: FILE [--original FILE] [--report FILE]",
+                                              check_exists=False), done)
+
+        main = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        warning = getattr(main, "quit_warning", lambda doing="quit": None)(doing="open another file")
+        if warning is None:
+            ask_path()
+        else:
+            self.push_screen(Confirm(warning, yes="Yes, open another"), ask_path)
 
     def open_file(self, text: str) -> None:
         try:
@@ -110,22 +124,58 @@ class SemtuiApp(App[None]):
                 kw[a[2:]] = Path(value)
             else:
                 files.append(a)
-        if len(files) != 1:
+        if len(files) > 1 or (not files and "report" not in kw):
             self.show_error("Cannot open", "give one dataset file")
             return
         try:
-            session = load_session(Path(files[0]), **kw)
+            screen = document_screen(Path(files[0]) if files else None, **kw)
+            if screen is None:
+                session = load_session(Path(files[0]), **kw)
         except (InputError, OSError) as exc:
             self.show_error("Cannot open", str(exc))
             return
-        self.session = session
+        if screen is None:
+            self.session = session
+            screen = self._main(session)
         self.autorun = False
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.switch_screen(self._main(session))
+        self.switch_screen(screen)
 
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))
+
+
+def document_screen(file: Path | None, *, original: Path | None = None, report: Path | None = None,
+                    key: Path | None = None):
+    """The screen of a document, or None when ``file`` is a release (no document involved):
+    ``FILE`` a RESULTS file of ``semtui experiment`` (its first line's ``format`` says so) → the
+    experiment screen; ``--report`` (or ``FILE``) an assessment → the assessment screen, over
+    ``FILE`` as its release when both are given.  Reads and checks first (InputError)."""
+    from semtui.tui.documents import read_assessment, read_experiment, sniff
+
+    if file is not None and sniff(file) == "experiment":
+        if original is not None or report is not None or key is not None:
+            raise InputError("a RESULTS file opens alone (each cell names its release)", file)
+        from semtui.tui.screens.experiment import ExperimentScreen
+
+        return ExperimentScreen(read_experiment(file))
+    doc_path = report if report is not None and sniff(report) == "assessment" else \
+        file if file is not None and report is None and sniff(file) == "assessment" else None
+    if doc_path is None:
+        return None
+    from semtui.tui.screens.assessment import AssessmentScreen
+
+    doc = read_assessment(doc_path)
+    session = None
+    if file is not None and doc_path is not file:
+        session = load_session(Path(file), original=original, key=key)
+    return AssessmentScreen(doc, path=Path(doc_path), session=session)
+
+
+def run_document(screen) -> None:
+    """Run the app on a document's screen (see :func:`document_screen`)."""
+    SemtuiApp(None, document=screen).run()
 
 
 def run_tui(

@@ -45,6 +45,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "main.wider": ("greater_than_sign", "resize(1)", "Widen list", False),
     "main.narrower": ("less_than_sign", "resize(-1)", "Narrow list", False),
     "main.next_pane": ("tab", "next_pane", "Switch pane", False),
+    "main.assess": ("A", "assess", "Assess: every attack", False),
     "main.prev_pane": ("shift+tab", "next_pane", "Switch pane", False),
     # set-generalised releases
     "setgen.attack": ("a", "attack", "Attack", True),
@@ -71,6 +72,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "disassoc.export": ("e", "export", "Export report", False),
     "disassoc.compare": ("c", "compare", "Compare results", False),
     "disassoc.next_result": ("m", "next_result", "Next result", False),
+    "disassoc.records": ("r", "records", "Records at risk", False),
     # other kinds: keys that say why they do nothing
     "other.attack": ("a", "no_attack", "Attack (set-generalised data only)", False),
     # compare
@@ -106,10 +108,24 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "summary.bottom": ("G,end", "scroll_end", "Bottom", False),
     "summary.down": ("j", "scroll_down", "Down", False),
     "summary.up": ("k", "scroll_up", "Up", False),
+    # assessment screen (semtui open --report A.json, or A on a release)
+    "assess.view": ("v", "next_view", "Next view", True),
+    "assess.attacks": ("1", "view('attacks')", "Attacks ranked", False),
+    "assess.records": ("2", "view('records')", "Records at risk", False),
+    "assess.items": ("3", "view('items')", "Items exposed", False),
+    "assess.alternatives": ("4", "view('alternatives')", "Alternatives (risk–utility)", False),
+    "assess.export": ("e", "export", "Export assessment", False),
+    "assess.rerun": ("R", "rerun", "Run the assessment again", False),
+    "assess.back": ("escape", "back", "Back", True),
+    # experiment screen (semtui open RESULTS.jsonl)
+    "experiment.back": ("escape", "back", "Back", True),
     # risk view
     "risk.close": ("escape", "close", "Back", True),
     "risk.open": ("enter", "open_group", "Go to group", True),
     "risk.wrap": ("z", "wrap", "Row whole", False),
+    # records at risk of a disassociated release
+    "records.close": ("escape", "close", "Back", True),
+    "records.open": ("enter", "open_record", "Go to the record", True),
 }
 
 #: One-line explanations of the words on screen (help screens and tooltips).

@@ -114,6 +114,13 @@ class Session:
     recovery_k: int | None = None
 
     @property
+    def holds_private(self) -> bool:
+        """What the TUI shows may hold original data: an original or a key is open, or a
+        report scored against the original.  Every export of such a session is private (0600)."""
+        return (self.original is not None or self.key is not None
+                or any(r.report.get("original") is not None for r in self.results))
+
+    @property
     def unexported(self) -> list[Result]:
         """Results of attacks run here that were never written to a file."""
         return [r for r in self.results if not r.exported]
@@ -276,6 +283,8 @@ def read_disassoc_report(path: Path) -> dict:
     doc = reports.read(path, (REASSOC, COVER), "a re-association or cover report")
     if not isinstance(doc.get("clusters"), list):
         raise InputError("report has no 'clusters' list", path)
+    if (doc.get("summary") or {}).get("summary_only"):
+        raise InputError("a --summary-only report holds no placement to show (run the attack without it)", path)
     return doc
 
 

@@ -181,3 +181,48 @@ def test_cli_cover_on_sample(cli, samples):
     doc = json.loads(r.stdout)
     assert (r.returncode == 1) == (doc["summary"]["breaches"] > 0)
     assert doc["summary"]["real_pairs"] <= doc["summary"]["cover_problems"]
+
+
+def test_with_the_key_every_problem_names_the_records_it_reaches(samples, tmp_path):
+    """Issue 23, finding 7: with the key, a problem lists the original transactions whose
+    sub-record of its chunk holds x; each really holds x (the key and the original agree), and
+    ``holds_covered`` says whether it holds the covered item too.  ``semtui cover --key`` prints them."""
+    from conftest import run_cli
+
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.formats import read_transactions
+    from semtui.formats.disassociated import write_disassociated, write_key
+
+    orig = read_transactions(samples / "meps400-original.txt")
+    made = disassociate(orig, 3, 2, 30)
+    doc = run_cover(made.data, original=orig, key=made.key)
+    breached, real = set(), set()
+    assert doc["cover_problems"]
+    for p in doc["cover_problems"]:
+        assert p["records"]
+        for r in p["records"]:
+            held = set(orig.vocab.names(orig.transaction(r["transaction"])))
+            assert p["x"] in held and r["line"] == orig.line_of(r["transaction"])
+            assert r["holds_covered"] == bool(held & set(p["covered"]))
+            if p["breach"]:
+                breached.add(r["transaction"])
+                if r["holds_covered"]:
+                    real.add(r["transaction"])
+        # no record holding x in that chunk is left out: the key's sub-records of the chunk
+        c = next(c for c in made.data.clusters if c.id == p["cluster"])
+        ck = made.key.cluster(p["cluster"])
+        chunk = c.record_chunks[p["chunk"] - 1]
+        x = made.data.vocab.get(p["x"])
+        holders = {ck.record_chunks[p["chunk"] - 1][i] for i in range(len(chunk)) if x in chunk.sub_record(i)}
+        assert {r["transaction"] for r in p["records"]} == holders
+    assert doc["summary"]["breached_records"] == len(breached) and doc["summary"]["breached_records_real"] == len(real)
+    # without the key nothing changes in the report but the records
+    plain = run_cover(made.data, original=orig)
+    assert "breached_records" not in plain["summary"] and all("records" not in p for p in plain["cover_problems"])
+    data, key = tmp_path / "d.json", tmp_path / "k.json"
+    write_disassociated(made.data, data)
+    write_key(made.key, key)
+    out = run_cli("cover", str(data), "--key", str(key), "--original", str(samples / "meps400-original.txt"))
+    assert out.returncode == 1 and f"records a breach reaches: {len(breached)} ({len(real)} really" in out.stdout
+    first = min(breached)
+    assert f"T{first + 1} (line {orig.line_of(first)})" in out.stdout

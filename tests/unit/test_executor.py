@@ -18,8 +18,10 @@ from semtui.errors import Interrupted
 from semtui.runtime.executor import available_cores, capped_jobs, run_units
 
 EXECUTOR = "semtui/runtime/executor.py"
-#: modules that start processes or pools; only the executor may import them
-PROCESS_MODULES = ("multiprocessing", "concurrent", "subprocess")
+#: the executor's other backend: units on a Dask cluster (``--scheduler``)
+SCHEDULER = "semtui/runtime/scheduler.py"
+#: modules that start processes or pools (Dask's local clusters too); only the executor may import them
+PROCESS_MODULES = ("multiprocessing", "concurrent", "subprocess", "dask", "distributed")
 #: functions that start processes without those modules
 PROCESS_CALLS = {"fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen", "execv", "execvp",
                  "spawnv", "spawnl", "spawnlp", "spawnvp"}
@@ -48,8 +50,9 @@ def test_the_executor_is_the_only_place_that_starts_processes():
         found = _starters(path)
         if found:
             starters[str(path.relative_to(REPO))] = found
-    assert set(starters) == {EXECUTOR}, starters
+    assert set(starters) == {EXECUTOR, SCHEDULER}, starters
     assert "multiprocessing" in starters[EXECUTOR]
+    assert set(starters[SCHEDULER]) <= {"dask", "distributed"}, starters[SCHEDULER]
 
 
 def _pid(shared, unit):

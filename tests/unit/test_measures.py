@@ -203,6 +203,48 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path: Path):
     assert cache_dir() == tmp_path / "xdg" / "semtui"
 
 
+@pytest.mark.parametrize("via", ["home", "xdg"])
+def test_cache_folder_is_0700_and_database_0600_tightened_on_open(monkeypatch, tmp_path: Path,
+                                                                  small_index: Path, via: str):
+    """The cache holds other users' index paths: semtui's folder is 0700, scores.sqlite (and its
+    write-ahead log) 0600, and ones left more open by an older semtui are tightened on open.
+    A folder the user named (SEMTUI_CACHE_DIR, perhaps shared) is never chmod-ed."""
+    monkeypatch.delenv("SEMTUI_CACHE_DIR", raising=False)
+    if via == "home":
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        folder = tmp_path / "home" / ".cache" / "semtui"
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+        folder = tmp_path / "xdg" / "semtui"
+    assert cache_dir() == folder
+    cm = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache())
+    cm.matrix(["a", "b"], ["c"])
+    cm.cache.close()
+    mode = lambda p: p.stat().st_mode & 0o777  # noqa: E731
+    assert mode(folder) == 0o700 and mode(folder / "scores.sqlite") == 0o600
+    # an older cache, world-readable: the next open tightens folder and files
+    os.chmod(folder, 0o755)
+    os.chmod(folder / "scores.sqlite", 0o644)
+    stale = folder / "scores.sqlite-wal"
+    stale.write_bytes(b"")
+    os.chmod(stale, 0o644)
+    again = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache())
+    assert again.matrix(["a", "b"], ["c"]).shape == (2, 1)
+    again.cache.close()
+    assert mode(folder) == 0o700 and mode(folder / "scores.sqlite") == 0o600
+    assert all(mode(p) == 0o600 for p in folder.iterdir() if p.name.startswith("scores.sqlite"))
+    # SEMTUI_CACHE_DIR: a folder the user chose keeps its mode; the database is still private
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    os.chmod(shared, 0o755)
+    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(shared))
+    mine = CachedMeasure(NGDIndexMeasure(small_index), ScoreCache())
+    mine.matrix(["a"], ["b"])
+    mine.cache.close()
+    assert mode(shared) == 0o755 and mode(shared / "scores.sqlite") == 0o600
+
+
 def test_cache_reuse(tmp_path: Path, small_index: Path):
     cache = ScoreCache(tmp_path / "cache.sqlite")
     terms = ["a", "b", "zz"]

@@ -109,6 +109,7 @@ def generalise_km(
     *,
     parts: int | None = None,
     jobs: int = 1,
+    scheduler: str | None = None,
     members: str = "observed",
     minimal: bool = True,
     path=None,
@@ -134,6 +135,9 @@ def generalise_km(
         raise InputError(f"k and m must be at least 1 (got k={k}, m={m})")
     if jobs < 1:
         raise InputError(f"--jobs must be at least 1 (got {jobs})")
+    from semtui.runtime.scheduler import check_scheduler
+
+    scheduler = check_scheduler(scheduler)
     t0 = time.perf_counter()
     p = problem_from_data(data, hierarchy, k, m, path)
     from semtui.anonymize.hierarchy.counttree import check_size
@@ -146,7 +150,7 @@ def generalise_km(
 
     lowering = {"rules_lowered": 0, "greedy_ncp": None, "seconds": 0.0}
     if algorithm == "lra":
-        local_cuts, stats = lra(p, parts, jobs, progress=progress)
+        local_cuts, stats = lra(p, parts, jobs, progress=progress, scheduler=scheduler)
         if minimal:
             lowering["greedy_ncp"] = _local_ncp(p, local_cuts, h)
             t1 = time.perf_counter()
@@ -172,7 +176,7 @@ def generalise_km(
         elif algorithm == "oa":
             cut, stats = oa(p, progress=progress)
         else:
-            cut, stats = vpa(p, 3 if parts is None else parts, jobs, progress=progress)
+            cut, stats = vpa(p, 3 if parts is None else parts, jobs, progress=progress, scheduler=scheduler)
         if minimal and algorithm != "oa":
             lowering["greedy_ncp"] = ncp_occurrences(cut[p.leaves], h.n_leaves_under, h.n_leaves)
             t1 = time.perf_counter()

@@ -106,14 +106,15 @@ def _aa_part(_shared, sub: Problem):
 
 
 def lra(p: Problem, parts: int | None = None, jobs: int = 1, flexibility: int = FLEXIBILITY,
-        progress: Progress = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
+        progress: Progress = None, scheduler: str | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
     """Returns the local cuts: (transaction indices, cut) per part; ``parts=None`` is auto."""
     p.check_solvable()
     if parts is not None and parts < 1:
         raise InputError(f"--parts must be at least 1 (got {parts})")
     chunks = auto_partition(p, flexibility) if parts is None else gray_partition(p, parts, flexibility)
     subs = [p.rows(c) for c in chunks]
-    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="LRA parts")
+    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="LRA parts",
+                        scheduler=scheduler)
     local = [(c, cut) for c, (cut, _) in zip(chunks, results)]
     stats = [st for _, st in results]
     return local, {"count_tree_nodes": max(s["count_tree_nodes"] for s in stats),

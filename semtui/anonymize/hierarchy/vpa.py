@@ -37,7 +37,7 @@ def _aa_part(_shared, sub: Problem):
 
 
 def vpa(p: Problem, parts: int = 3, jobs: int = 1, level: int = 1,
-        progress: Progress = None) -> tuple[np.ndarray, dict]:
+        progress: Progress = None, scheduler: str | None = None) -> tuple[np.ndarray, dict]:
     """AA on every projection of the data onto a part of the domain; the rules found are
     committed (HC_temp) and a final AA pass over all of D starts from them."""
     p.check_solvable()
@@ -52,7 +52,8 @@ def vpa(p: Problem, parts: int = 3, jobs: int = 1, level: int = 1,
         sub = p.project(keep)
         if sub.n_nonempty >= p.k:  # a part seen by fewer than k transactions is left to the final pass
             subs.append(sub)
-    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="VPA parts")
+    results = run_units(_aa_part, None, subs, jobs=jobs, progress=progress, message="VPA parts",
+                        scheduler=scheduler)
     rules = set()
     for cut, _ in results:
         rules.update(v for v in set(cut[h.leaf_order].tolist()) if not h.is_leaf[v])

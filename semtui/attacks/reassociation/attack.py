@@ -161,6 +161,7 @@ class _Context:
     wmd: tuple | None        # (distances, positions, known) for WMD
     informed: np.ndarray | None = None  # NBA's log-lifts from the original itself (the informed reference)
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
+    summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
 
 
 @dataclass
@@ -312,6 +313,7 @@ def plan_release(
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
                 wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
+    ctx.summary_only = bool(options.summary_only)
     return Plan(ctx, meta)
 
 
@@ -373,17 +375,21 @@ def run_reassociation(
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
                         progress=progress, original_path=original_path, release_path=named.get("data"),
                         key_path=named.get("key"))
-    outputs = _execute(plan.ctx, options.jobs, progress)
-    result = _merge(plan.ctx, outputs, plan.meta)
-    if plan.ctx.informed is not None:
-        from dataclasses import replace as dc_replace
+    from semtui.runtime.scheduler import session
 
-        # under the run's own tie rule, so that the summary compares like with like (NBA's default
-        # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
-        # reference as for the attack)
-        ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
-        result.report["metrics"]["informed_reference"] = _informed_reference(
-            _execute(ref_ctx, options.jobs, progress, "informed reference"), plan.meta["seed"], plan.ctx.ties)
+    with session(options.scheduler):  # one cluster for the attack and its reference
+        outputs = _execute(plan.ctx, options.jobs, progress, scheduler=options.scheduler)
+        result = _merge(plan.ctx, outputs, plan.meta)
+        if plan.ctx.informed is not None:
+            from dataclasses import replace as dc_replace
+
+            # under the run's own tie rule, so that the summary compares like with like (NBA's default
+            # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
+            # reference as for the attack)
+            ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
+            result.report["metrics"]["informed_reference"] = _informed_reference(
+                _execute(ref_ctx, options.jobs, progress, "informed reference", scheduler=options.scheduler),
+                plan.meta["seed"], plan.ctx.ties)
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
@@ -427,7 +433,8 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
         task.orig = {t: w_loc[v] for t, v in orig_items.items()}
 
 
-def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating") -> list[dict]:
+def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating", *,
+             scheduler: str | None = None) -> list[dict]:
     """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes of
     the one executor; the context goes to each worker once, cluster indices are all that is
     sent after."""
@@ -435,7 +442,8 @@ def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating"
 
     clusters = ctx.data.clusters
     return run_units(_cluster_output, ctx, list(range(len(clusters))), jobs=jobs,
-                     costs=[float(c.size) for c in clusters], progress=progress, message=message)
+                     costs=[float(c.size) for c in clusters], progress=progress, message=message,
+                     scheduler=scheduler)
 
 
 def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
@@ -502,16 +510,18 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
-    scores = res.scores if ctx.kind == "similarity" else -res.scores
     rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
     units_out = []
     order = np.argsort(res.place_unit, kind="stable")
     by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
-    score_rows = np.round(scores.T, 4).tolist()
+    score_rows = None if ctx.summary_only else np.round((res.scores if ctx.kind == "similarity"
+                                                         else -res.scores).T, 4).tolist()
     for u, unit in enumerate(p.units):
         sel = by_unit[u]
         for a in sel.tolist():
             rec_items[a].extend(unit.tolist())
+        if ctx.summary_only:
+            continue
         j = p.unit_chunk[u]
         units_out.append({
             "chunk": "term" if j == TERM_CHUNK else j + 1,
@@ -520,9 +530,14 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
             "anchors": sel.tolist(),
             "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
         })
-    cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
-    out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
-           "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
+    if ctx.summary_only:  # a large release's report stays small: no placement, no transaction
+        cl = {"id": c.id, "size": int(c.size)}
+        out = {"cluster": cl, "transactions": [], "anchors": p.n_anchors, "units": len(p.units),
+               "placements": len(res.place_unit)}
+    else:
+        cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
+        out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
+               "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
     if res.evaluation is None:
         return out
     at, bl = res.evaluation["attack"], res.evaluation["baseline"]
@@ -554,7 +569,8 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
     for u, entry in enumerate(units_out):
         entry["correct"] = [bool(v) for v in ok[u].tolist()]
-    cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
+    if not ctx.summary_only:
+        cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
     cl["metrics"] = {
         "placements": counts["placements"], "correct": counts["correct"],
         "accuracy": _r(accuracy(counts["correct"], counts["placements"])),
@@ -655,6 +671,7 @@ def _merge(ctx: _Context, outputs: list[dict], opts: dict) -> Reassociation:
             "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
         }
     report["clusters"] = clusters_out
+    report["summary"]["summary_only"] = ctx.summary_only
     report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
     return Reassociation(report, transactions)
 

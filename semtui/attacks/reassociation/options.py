@@ -48,7 +48,8 @@ class ReassociationOptions:
     keeps the anchoring chunk's order (the paper), ``random`` a seeded order, None the method's
     default (:data:`DEFAULT_TIES`; :attr:`tie_rule` is the rule a run uses); ``wmd_measure``: the
     measure whose distances WMD uses (None: no WMD); ``jobs``: worker processes for the kernels
-    (the report is the same whatever it is); ``background``: the attacker's knowledge of a similar
+    (the report is the same whatever it is); ``scheduler``: a Dask cluster for them instead
+    (``local:N``, ``tcp://HOST:PORT``; the same report again); ``background``: the attacker's knowledge of a similar
     population (``FILE``, ``counts:FILE`` or ``wordfreq:LANG``, :mod:`semtui.attacks.background`),
     which ``nba`` scores with — the default method when a background is given, ``aba`` otherwise.
     ``informed``: with the key and the original, also run the informed reference (NBA with the
@@ -64,9 +65,12 @@ class ReassociationOptions:
     seed: int = 0
     ties: str | None = None
     jobs: int = 1
+    scheduler: str | None = None
     wmd_measure: str | None = "embedding"
     background: str | None = None
     informed: bool = True
+    #: per cluster only its id, size and metrics: no placements, scores or reconstructed transactions
+    summary_only: bool = False
 
     def __post_init__(self) -> None:
         if self.background is not None:
@@ -109,8 +113,12 @@ class ReassociationOptions:
             object.__setattr__(self, "term_placements",
                                _whole(self.term_placements, "term_placements", 1, "the term placements"))
         object.__setattr__(self, "jobs", _whole(self.jobs, "jobs", 1, "jobs"))
+        from semtui.runtime.scheduler import check_scheduler
+
+        object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
         object.__setattr__(self, "cache", bool(self.cache))
         object.__setattr__(self, "informed", bool(self.informed))
+        object.__setattr__(self, "summary_only", bool(self.summary_only))
 
     @property
     def tie_rule(self) -> str:

@@ -226,7 +226,8 @@ def run_setgen_attack(
 
     # 3. the per-group kernel, serially or in worker processes
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
-                                             costs=[u.cost for u in units], progress=progress, message="attacking")
+                                             costs=[u.cost for u in units], progress=progress, message="attacking",
+                                             scheduler=options.scheduler)
 
     # 4. merge (with ``auto``: first the choice of method, over the whole release)
     method_choice = None
@@ -305,6 +306,10 @@ def unscored_rows(units, skipped: int, background: bool = False) -> dict:
     return {"rows": skipped, "reasons": reasons}
 
 
+#: seconds between two progress reports while the groups are planned (a big group takes long)
+PLAN_POLL = 0.05
+
+
 def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,
           progress: ProgressCallback, original_path) -> list[GroupUnit]:
     truth_csr = em.align_original(data, original, original_path, check=not options.unmarked)[0] \
@@ -313,8 +318,11 @@ def _plan(data: TransactionData, original: TransactionData | None, options: Atta
     n_groups = data.n_generalised
     lines = data.lines if data.lines is not None else np.arange(1, data.n_transactions + 1)
     units = []
+    last = 0.0
     for g in range(n_groups):
-        if g % 64 == 0:  # a cancel takes effect here too, not only once the tables are built
+        now = time.monotonic()
+        if now - last >= PLAN_POLL:  # a cancel takes effect here too, not only once the tables are built
+            last = now
             progress(g, n_groups, "contexts")
         rows, cptr, citems = contexts_for_group(data, g, ctx)
         gptr, gitems = generalised_contexts(data, g, rows)

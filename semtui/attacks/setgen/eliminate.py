@@ -61,12 +61,14 @@ loop in Python, but only over their candidate cells, once.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from semtui.errors import InputError
 from semtui.reports import Report, json_float
+from semtui.runtime.progress import heartbeat
 
 METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
 
@@ -295,8 +297,10 @@ def weighted_along(table: np.ndarray, method: str, steps: list[tuple[int, int]],
     W = D * (1.0 - WR) * (1.0 - WC)
     W[~state.live] = np.nan
     sc = state.scorable
+    last = 0.0
     for k, (i, j) in enumerate(path):  # the same update as _grouping's RBA branch
-        if progress is not None and k % 256 == 0:
+        if progress is not None and not k & 15 and (now := time.monotonic()) - last >= 0.05:
+            last = now  # on the clock: a step of a tall table takes milliseconds
             progress(k, len(path), "replaying")
         _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), _lower_cluster(W[:, j], sc[:, j]))
         W[i, ~state.live[i]] = np.nan
@@ -410,7 +414,9 @@ def _sequential(state: _Table, rows: np.ndarray, cols: np.ndarray, limit: int) -
     free = keeps.any(axis=1)[rows] & keeps.any(axis=0)[cols]
     take = free.copy()
     rc, cc = state.rc.copy(), state.cc.copy()
-    for k in np.flatnonzero(~free).tolist():
+    for n_seen, k in enumerate(np.flatnonzero(~free).tolist()):
+        if not n_seen & 0xFFF:
+            heartbeat(n_seen, "candidates")
         i, j = int(rows[k]), int(cols[k])
         if rc[i] >= 2 and cc[j] >= 2:
             take[k] = True
@@ -519,6 +525,7 @@ def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResul
     for k in range(state.nc):
         best[k], best_row[k] = col_best(k)
     while len(state.eliminations) < limit:
+        heartbeat(len(state.eliminations), "eliminations")  # a long table: progress, a chance to cancel
         vmax = best.max()
         if not vmax > delta:
             break
@@ -651,6 +658,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     slack = 16 * np.finfo(np.float64).eps * max(scale, 1e-300)
 
     while len(state.eliminations) < limit:
+        heartbeat(len(state.eliminations), "eliminations")  # a long table: progress, a chance to cancel
         rc, cc = state.rc, state.cc
         rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
         cok = chas & (cc >= 2) & (rc[ccand] >= 2)

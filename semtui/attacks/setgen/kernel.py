@@ -19,6 +19,7 @@ from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
 from semtui.metrics.elimination import budget_matched_eliminations, within_table_pairs
 from semtui.model import generalised_label
 from semtui.reports import json_float
+from semtui.runtime.progress import heartbeat
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
         return memo[(variant, method)]
     result = eliminate(table, method, threshold=threshold, seed=group_seed(shared.seed, unit.group), lean=not full)
     elims = result.eliminations
+    heartbeat(len(elims), "eliminations, measuring")
     e_rows, e_cols = result.eliminated_cells()
     possible = n_all - np.bincount(e_cols, minlength=len(members))
     exposed_cols = np.flatnonzero(possible < shared.k)
@@ -204,6 +206,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
         {"transaction": t, "line": line, "context": context_names[bounds[r]:bounds[r + 1]]}
         for r, (t, line) in enumerate(zip(rows.tolist(), unit.lines[has_ctx].tolist()))
     ]
+    heartbeat(len(elims), "eliminations, writing them up")
     elim_entries = [
         {"step": e.step, "transaction": int(rows[e.row]), "row": int(e.row), "item": member_names[e.col],
          "column": int(e.col), "distance": json_float(e.distance), "weighted": json_float(e.weighted),
@@ -213,6 +216,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     if all_capped is not None:
         for entry, r, c in zip(elim_entries, e_rows.tolist(), e_cols.tolist()):
             entry["capped"] = bool(all_capped[r, c])
+    heartbeat(len(elims), "eliminations, writing them up")
     exposed = [member_names[j] for j in exposed_cols]
     entry = {
         "id": unit.group,
@@ -231,6 +235,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     if all_capped is not None:
         entry["capped_cells"] = np.argwhere(all_capped).tolist()
     out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified)
+    heartbeat(len(elims), "eliminations, writing them up")
     if unit.truth is not None:
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live)
     return out
@@ -261,6 +266,7 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
                                                             unit.group, 0xBA5E]))
         elim_b = correct_b = 0
         for _ in range(shared.baseline_draws):  # a few draws, each vectorised over the table
+            heartbeat(0, "")
             mask = budget_matched_eliminations(present, scorable, budget, rng)
             elim_b += int(mask.sum())
             correct_b += int((mask & ~truth).sum())

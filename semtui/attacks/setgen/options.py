@@ -61,6 +61,8 @@ class AttackOptions:
     vectors: str | None = None
     cache: bool = True
     jobs: int = 1
+    #: a Dask scheduler (local:N or tcp://HOST:PORT) for the per-group kernels; None: ``jobs`` processes here
+    scheduler: str | None = None
     resamples: int = DEFAULT_RESAMPLES
     baseline_draws: int = DEFAULT_BASELINE_DRAWS
     #: the release does not mark its generalised items: recover them first (attacks.setgen.unknown)
@@ -137,6 +139,9 @@ class AttackOptions:
             raise InputError(f"k must be a whole number of at least 1, got {self.k}", option="k")
         if int(self.jobs) != self.jobs or self.jobs < 1:
             raise InputError(f"jobs must be a whole number of at least 1, got {self.jobs}", option="jobs")
+        from semtui.runtime.scheduler import check_scheduler
+
+        object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
         if not isinstance(self.unmarked, bool):
             raise InputError(f"unmarked is true or false, got {self.unmarked!r}", option="unmarked")
         if self.resamples < 0 or self.baseline_draws < 0:

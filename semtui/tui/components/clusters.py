@@ -75,6 +75,13 @@ class ClusterIndex:
         names = self._orig_names
         return [names[i] for i in orig.transaction(t).tolist() if i >= 0]
 
+    def line_of(self, t: int) -> int | None:
+        """The source line of original transaction ``t`` (0-based), or None without the original."""
+        orig = self.session.original
+        if orig is None or not (0 <= t < orig.n_transactions):
+            return None
+        return orig.line_of(t)
+
     def transaction_text(self, t: int, marked=frozenset()) -> Text:
         """``T12: a, b, c``: the original transaction, its items when the original is open."""
         out = Text(f"T{t + 1}", style="bold")
@@ -177,6 +184,13 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
         return [cells[i] if i < len(cells) else "" for cells in columns_data]
 
     pane.set_rows(n_rows, row, columns, cursor=0)
+    # the CSV (ctrl+s): one record per distinct sub-record or term, its count a number
+    recs: list[list] = []
+    for j, chunk in enumerate(cluster.record_chunks):
+        recs += [[cluster.id, f"C{j + 1}", n, ", ".join(names[i] for i in sr.tolist())]
+                 for sr, n in distinct_sub_records(chunk)]
+    recs += [[cluster.id, "term", 1, names[t]] for t in cluster.term_chunk.tolist()]
+    pane.set_records(["cluster", "chunk", "count", "items"], lambda i: recs if i == 0 else ())
     pane.border_subtitle = (f"{plural(cluster.size, 'transaction')} · {plural(len(cluster.record_chunks), 'record chunk')}"
                             f" · {plural(len(cluster.term_chunk), 'term')}" + (" · marked: cover problem" if marked else ""))
 
@@ -210,6 +224,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
     entry = result.report["clusters"][c] if result is not None else None
     anchors_t = entry.get("anchor_transactions") if entry is not None else None
     rows: list[tuple[str, Text, int | list[int] | None, object]] = []
+    placed: list[dict | None] = []  # per row: the report's unit (where it went), for the CSV
     for j, chunk in enumerate(cluster.record_chunks):
         origins = ck.record_chunks[j] if ck is not None else None
         for r in range(len(chunk)):
@@ -229,6 +244,8 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
                     if u is not None and u.get("count", 1) > 1:
                         went.append(f"  (×{u['count']}, shared)", style="dim")
             rows.append((f"C{j + 1}", t, origins[r] if origins is not None else None, went))
+            placed.append({"anchors": [r], "anchor": True} if units is not None and j == 0 else
+                          (units.get((j + 1, frozenset(items))) if units is not None and items else None))
     for k, term in enumerate(cluster.term_chunk.tolist()):
         t = Text(names[term], style=MARK if names[term] in marked else "")
         went = None
@@ -236,6 +253,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
             u = units.get(("term", frozenset([names[term]])))
             went = _placements(index, u, anchors_t) if u is not None else Text("")
         rows.append(("term", t, list(ck.term_chunk[k]) if ck is not None else None, went))
+        placed.append(units.get(("term", frozenset([names[term]]))) if units is not None else None)
     columns = [Column("chunk", "chunk", 5), Column("items", "sub-record / term", None, min_width=14)]
     if ck is not None:
         label = "true transaction" if session.original is not None else "origin"
@@ -263,6 +281,35 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         return out
 
     pane.set_rows(len(rows), row, columns, cursor=0)
+    #: per shown row, its true transactions (0-based; with the key): where a record dives in
+    pane.row_transactions = [set(o) if isinstance(o, list) else ({int(o)} if o is not None else set())
+                             for _, _, o, _ in rows]
+
+    def records(i: int):
+        # one record per (sub-record or term, true transaction, placement): T#, line, the anchor it
+        # went to, that anchor's T#, right or not and the score, each in its own column
+        chunk, items, origin, _ = rows[i]
+        u = placed[i]
+        origins = origin if isinstance(origin, list) else [origin]
+        goes = [(None, None, None, None)]
+        if u is not None:
+            ok, scores = u.get("correct"), u.get("scores") or []
+            goes = [(a + 1, anchors_t[a] + 1 if anchors_t is not None and 0 <= a < len(anchors_t)
+                     and anchors_t[a] >= 0 else None,
+                     True if u.get("anchor") else (ok[k] if ok is not None and k < len(ok) else None),
+                     None if u.get("anchor") or a >= len(scores) or not isinstance(scores[a], (int, float))
+                     else float(scores[a]))
+                    for k, a in enumerate(u.get("anchors", []))] or goes
+        for o in origins:
+            rec = [cluster.id, chunk, items.plain.replace("∅", "")]
+            if ck is not None:
+                t = int(o) if o is not None and int(o) >= 0 else None
+                rec += [None if t is None else t + 1, None if t is None else index.line_of(t)]
+            for g in goes if units is not None else [()]:
+                yield rec + list(g)
+    header = ["cluster", "chunk", "items"] + (["T", "line"] if ck is not None else []) + (
+        ["anchor", "anchor_T", "correct", "score"] if units is not None else [])
+    pane.set_records(header, records)
     sub = f"{len(rows)} sub-records and terms"
     if ck is None:
         sub += " · open with --key (and --original) for their true transactions"
@@ -318,6 +365,19 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
     if anchors_t is not None:
         columns.append(Column("orig", "original (dim: missed)", None, min_width=16))
     pane.set_rows(len(recon), row, columns, cursor=0)
+
+    def records(a: int):
+        # one record per item of the anchor's reconstruction or original, marks as booleans
+        rec = recon[a]
+        t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
+        orig = index.original_items(t) if have_orig and t >= 0 else None
+        items = list(rec) + ([x for x in orig if x not in set(rec)] if orig is not None else [])
+        held = set(orig) if orig is not None else None
+        for name in items:
+            yield [entry.get("id", c), f"A{a + 1}", t + 1 if t >= 0 else None,
+                   index.line_of(t) if t >= 0 else None, name, name in set(rec),
+                   None if held is None else name in held]
+    pane.set_records(["cluster", "anchor", "T", "line", "item", "reconstructed", "original"], records)
     m = entry.get("metrics") or {}
     sub = f"{result.label}"
     if m:

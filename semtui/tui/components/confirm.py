@@ -27,9 +27,10 @@ class Confirm(ModalScreen[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("confirm")
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, *, yes: str = "Yes, quit") -> None:
         super().__init__()
         self.question = question
+        self.yes_label = yes
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -38,7 +39,7 @@ class Confirm(ModalScreen[bool]):
             yield Static(self.question, id="question", markup=False)
             with Horizontal():
                 yield Button("No", id="no", compact=True)
-                yield Button("Yes, quit", variant="warning", id="yes", compact=True)
+                yield Button(self.yes_label, variant="warning", id="yes", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

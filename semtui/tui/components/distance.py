@@ -279,6 +279,27 @@ class DistanceView(Vertical):
             return out
 
         table.set_rows(len(rows), row, columns, cursor=cursor)
+        header = ["T", "line", "context", "member", "weighted_distance" if self.weighted else "distance",
+                  "eliminated", "step", "scored"] + (["original"] if orig is not None else [])
+
+        def records(view_i: int):
+            # one record per cell, values in their own columns (ctrl+s), in the rows' shown order
+            i = int(order[view_i]) if order is not None else view_i
+            r = rows[i]
+            context = ", ".join(r.get("context", []))
+            for j, m in enumerate(members):
+                v = values[i, j]
+                s = step_of.get((i, j))
+                if s is not None and self.weighted:
+                    v = a.eliminations[s - 1].get("weighted")
+                finite = v is not None and bool(np.isfinite(v))
+                rec = [r["transaction"] + 1, r["line"], context, m, float(v) if finite else None,
+                       s is not None, s, finite or s is not None]
+                if orig is not None:
+                    rec.append(bool(orig[i][j]))
+                yield rec
+
+        table.set_records(header, records)
         self.query_one("#status", Static).update(self.status())
 
     def columns(self, width: int, members: list[str], rows: list[dict]) -> list[Column]:
@@ -347,7 +368,7 @@ class DistanceView(Vertical):
 
     def request_replay(self, attack: GroupAttack, step: int | None) -> None:
         """Replay in a worker; a newer request cancels a stale one (the engine checks for
-        that every 256 steps)."""
+        that every 50 ms)."""
         key = (attack, step)
         if self._running == key:
             return

@@ -7,7 +7,8 @@ dataset costs the same as opening a 10-group one; only the visible lines are ren
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -114,6 +115,10 @@ class VirtualTable(ScrollView, can_focus=True):
         #: ``z``: the cursor row is drawn whole, each cell wrapped over as many lines as it needs
         self.wrap = False
         self._wrapped: tuple[tuple, list[list[Text]]] | None = None
+        #: what ``ctrl+s`` writes: a header and, per shown row, its records (values in their own
+        #: columns, numbers as numbers, marks as columns of their own); None: the cells as text,
+        #: numbers made numbers (:func:`csv_value`)
+        self.csv_records: tuple[list[str], Callable[[int], Iterable[Sequence]]] | None = None
 
     # ------------------------------------------------------------------ data
     def set_rows(
@@ -130,6 +135,7 @@ class VirtualTable(ScrollView, can_focus=True):
             self.cursor_col = min(self.cursor_col, max(len(self.columns) - 1, 0))
         self.row_count = row_count
         self._getter = getter
+        self.csv_records = None  # a view that has typed records sets them after set_rows
         self._cache.clear()
         self._wrapped = None
         self._update_virtual_size()
@@ -408,18 +414,42 @@ class VirtualTable(ScrollView, can_focus=True):
         self.app.copy_to_clipboard(text)
         self.app.notify(f"copied: {text[:60]}")
 
+    def set_records(self, header: Sequence[str], records: Callable[[int], Iterable[Sequence]]) -> None:
+        """What the CSV holds (after :meth:`set_rows`): ``records(i)`` the records of shown row ``i``."""
+        self.csv_records = (list(header), records)
+
+    def holds_private(self) -> bool:
+        """The table shows original data (the session has an original, a key or a report
+        scored against the original): its CSV is private (0600), as the CLI's outputs are."""
+        session = getattr(self.screen, "session", None)
+        return bool(session is not None and session.holds_private)
+
     def write_csv(self, path) -> int:
-        """Every row of the table as shown (filter and sort kept), as CSV; returns the row count."""
+        """Every row of the table as shown (filter and sort kept), as CSV; returns the record
+        count.  Private (0600) when the table can show original data (:meth:`holds_private`)."""
         import csv
 
-        from semtui.fileio import atomic_writer
+        from semtui.fileio import write_together
 
-        with atomic_writer(path) as fh:
-            w = csv.writer(fh)
-            w.writerow([c.label for c in self.columns])
+        if self.csv_records is not None:
+            header, records = self.csv_records
+        else:
+            header = [c.label for c in self.columns]
+
+            def records(r: int):
+                return [[csv_value(t) for t in self.row_texts(r)]]
+        count = [0]
+
+        def write(fh) -> None:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
             for r in range(self.row_count):
-                w.writerow(self.row_texts(r))
-        return self.row_count
+                for rec in records(r):
+                    w.writerow(["" if v is None else v for v in rec])
+                    count[0] += 1
+
+        write_together([(path, write, self.holds_private())])
+        return count[0]
 
     def action_save_csv(self) -> None:
         """``ctrl+s``: the table as CSV, in a prompt for the path."""
@@ -438,7 +468,7 @@ class VirtualTable(ScrollView, can_focus=True):
             except (OSError, ValueError, InputError) as exc:
                 self.app.notify(f"could not write {path}: {exc}", severity="error")
                 return
-            self.app.notify(f"wrote {n:,} rows to {path}")
+            self.app.notify(f"wrote {n:,} rows to {path}" + (" (private: 0600)" if self.holds_private() else ""))
 
         self.app.push_screen(ExportPrompt(default, title="Save the table as CSV"), done)
 
@@ -500,6 +530,19 @@ class KeptText(Text):
     def __init__(self, *args, keep=(), **kw) -> None:
         super().__init__(*args, **kw)
         self.keep: list[tuple[int, int]] = list(keep)
+_INT = re.compile(r"-?\d{1,3}(,\d{3})+|-?\d+")
+_FLOAT = re.compile(r"-?\d+\.\d+(e[-+]?\d+)?|-?\d+e[-+]?\d+", re.IGNORECASE)
+
+
+def csv_value(text: str) -> str | int | float:
+    """A cell's text as the value a CSV reader should get: ``5,198`` → 5198, ``0.53`` → 0.53;
+    any other text as it is."""
+    t = text.strip()
+    if _INT.fullmatch(t):
+        return int(t.replace(",", ""))
+    if _FLOAT.fullmatch(t):
+        return float(t)
+    return t
 
 
 def _under(line: Text, style: Style) -> Text:

@@ -71,6 +71,12 @@ class BaseScreen(Screen):
         self.session = session
         self.attack_values: dict = dict(attack_defaults or {})
         self.split = SPLIT_DEFAULT
+        #: pushed over another screen (a document's): escape, with nothing else to undo, goes back
+        self.pushed = False
+        #: a record of an assessment to show once the screen is up (``dive_to_record``)
+        self.pending_dive: dict | None = None
+        #: assessments run here (``A``): [document, exported]
+        self.assessments: list[list] = []
 
     # ------------------------------------------------------------------ layout
     def right_views(self) -> ComposeResult:
@@ -120,6 +126,19 @@ class BaseScreen(Screen):
         self.show_current()
         self._layout(self.app.size.width)
         self.after_first_show()
+        if self.pending_dive is not None:
+            record, self.pending_dive = self.pending_dive, None
+            self.call_after_refresh(self._dive, record)
+
+    def _dive(self, record: dict) -> None:
+        why = self.dive_to_record(record)
+        if why:
+            self.notify(why, severity="warning", timeout=6)
+
+    def dive_to_record(self, record: dict) -> str | None:
+        """Show an assessment's record at risk (``transaction``, from 0) where it lives in this
+        release; returns why it cannot, or None."""
+        return f"a {self.session.kind} release has no groups or clusters to show a record in"
 
     def before_first_show(self) -> None:
         """The kind's own set-up before the right pane is first filled."""
@@ -228,13 +247,19 @@ class BaseScreen(Screen):
         return True
 
     def action_escape(self) -> None:
-        """``escape``: cancel running work, else clear the filter, else un-zoom."""
+        """``escape``: cancel running work, else clear the filter, else un-zoom, else (a screen
+        opened from a document) back to the document."""
+        if self.cancel_assessment():
+            return
         if self.cancel_jobs():
             return
         if self.clear_filter():
             return
         if self.maximized is not None:
             self.minimize()
+            return
+        if self.pushed and self.app.screen is self:
+            self.app.pop_screen()
 
     def cancel_jobs(self) -> bool:
         """Cancel this screen's long work; True if there was some."""
@@ -361,7 +386,8 @@ class BaseScreen(Screen):
 
         result = self.session.result
         self.notify(f"writing {path}…")
-        return start_job(self, "export", export_report, result.report, path, params=(result, path), progress=False)
+        return start_job(self, "export", export_report, result.report, path, params=(result, path), progress=False,
+                         private=self.session.holds_private)
 
     # ------------------------------------------------------------------ jobs
     def on_job_progress(self, message: JobProgress) -> None:
@@ -376,7 +402,11 @@ class BaseScreen(Screen):
     SAY_ATTACK_CANCELLED = True
 
     def on_job_finished(self, message: JobFinished) -> None:
-        if message.job == "attack":
+        if message.job == "assess":
+            self._attack_done()
+            self.assessments.append([message.result, False])
+            self.show_assessment(self.assessments[-1])
+        elif message.job == "attack":
             self._attack_done()
             self.session.add_result(Result(message.result, "run"))
             self.result_changed()
@@ -399,6 +429,10 @@ class BaseScreen(Screen):
 
     def job_failed(self, message: JobFailed) -> None:
         """One place that says what went wrong (subclasses handle their own jobs first)."""
+        if message.job == "assess":
+            if message.cancelled:  # escape said so already
+                return
+            self._attack_done()
         if message.job == "attack":
             self._attack_done()
             if message.cancelled and not self.SAY_ATTACK_CANCELLED:
@@ -413,25 +447,108 @@ class BaseScreen(Screen):
         text = str(err) if isinstance(err, InputError) else f"{type(err).__name__}: {err}"
         self.app.show_error(f"The {message.job} failed", text)
 
-    def quit_warning(self) -> str | None:
-        """What ``q`` would lose, or None: asked by the app before quitting."""
+    def quit_warning(self, doing: str = "quit") -> str | None:
+        """What ``q`` (or ``o``, ``doing="open another file"``) would lose, or None: asked by the
+        app before it leaves this screen's session."""
+        from semtui.tui.workers import job_running
+
+        if self.progress.running and job_running(self, "assess"):
+            return f"An assessment is running: {doing} and lose it?"
         if self.progress.running:
-            return "An attack is running: quit and lose it?"
+            return f"An attack is running: {doing} and lose it?"
+        if any(not exported for _, exported in self.assessments):
+            return f"An assessment was never exported (A shows it, e there writes it): {doing} anyway?"
         unsaved = getattr(self.session, "unexported", None)
         if unsaved:
             n = len(unsaved)
-            return f"{n} {self.RESULT_NOUN}{'s' if n > 1 else ''} not exported (e writes one): quit anyway?"
+            return f"{n} {self.RESULT_NOUN}{'s' if n > 1 else ''} not exported (e writes one): {doing} anyway?"
         return None
 
 
-def export_report(report: dict, path: Path) -> Path:
+    # ------------------------------------------------------------------ assessment (A)
+    def assess_inputs(self):
+        """What ``semtui assess`` would be given for this release as it is open here (the
+        attack form's measure, if one was chosen); raises InputError when it cannot run."""
+        from semtui.assess import AssessInputs
+        from semtui.model import DisassociatedData
+
+        s = self.session
+        if s.unmarked is not None:
+            raise InputError("assess takes releases that mark their generalised items; this one is unmarked "
+                             "(semtui attack setgen --unmarked attacks it)")
+        data = s.data
+        if not isinstance(data, DisassociatedData) and not getattr(data, "n_generalised", 0):
+            raise InputError(f"assess needs a set-generalised, k^m or disassociated release; this is {s.kind} data")
+        disassoc = isinstance(data, DisassociatedData)
+        # a disassociated release is scored with its key and original together, never one alone
+        scored = s.original is not None and (not disassoc or s.key is not None)
+        measure = self.attack_values.get("measure") if isinstance(self.attack_values, dict) else None
+        return AssessInputs(data=str(s.path), original=str(s.original_path) if scored else None,
+                            key=str(s.key_path) if scored and disassoc else None,
+                            measures=(measure,) if measure else ())
+
+    def action_assess(self) -> None:
+        """``A``: the last assessment run here, else every applicable attack (the engine's
+        ``assess``) in a worker, and its screen when done (``R`` there runs it again)."""
+        if self.assessments and not self.progress.running:
+            self.show_assessment(self.assessments[-1])
+            return
+        self.run_assessment()
+
+    def run_assessment(self) -> None:
+        if self.progress.running:
+            self.notify("wait for the running work to finish (escape cancels it)", severity="warning")
+            return
+        try:
+            inputs = self.assess_inputs()
+        except InputError as exc:
+            self.notify(str(exc), severity="warning", timeout=6)
+            return
+        from semtui.assess import run_assessment
+        from semtui.tui.workers import start_job
+
+        s = self.session
+        orig = s.original if inputs.original else None
+        key = s.key if inputs.key else None
+        self.job_title = "assess"
+        self.progress.start("assess: every attack")
+        self.refresh_bindings()
+        if inputs.original is None and s.original is not None:
+            self.notify("assessed unscored: a disassociated release is scored with its key and original together",
+                        timeout=5)
+
+        def assess(progress) -> dict:
+            return run_assessment(s.data, inputs, original=orig, key=key, progress=progress).to_json()
+
+        start_job(self, "assess", assess)
+
+    def cancel_assessment(self) -> bool:
+        from semtui.tui.workers import cancel_job, job_running
+
+        if self.progress.running and job_running(self, "assess"):
+            # stopped here at once; the engine stops at its next progress call
+            cancel_job(self, "assess")
+            self._attack_done()
+            self.notify("assessment cancelled")
+            return True
+        return False
+
+    def show_assessment(self, entry: list) -> None:
+        from semtui.tui.screens.assessment import AssessmentScreen
+
+        screen = AssessmentScreen(entry[0], origin=self)
+        screen.entry = entry  # its export marks this screen's copy exported
+        self.app.push_screen(screen)
+
+
+def export_report(report: dict, path: Path, private: bool = False) -> Path:
     """In a thread: the report as the headless command writes it (one scored against the
-    original holds original data: a new file is made private)."""
+    original, or made in a session that holds original data, is private: 0600)."""
     from semtui import reports
     from semtui.fileio import write_together
 
     text = reports.dumps(report)
-    private = report.get("original") is not None
+    private = private or report.get("original") is not None
     try:
         write_together([(path, lambda fh: fh.write(text + "\n"), private)])
     except OSError as exc:

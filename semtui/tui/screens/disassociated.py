@@ -138,6 +138,40 @@ class DisassociatedScreen(BaseScreen):
         self.notify(f"{p['x']} (C{p['chunk']}) covers {', '.join(p['covered'])} in C{p['earlier_chunk']}: "
                     "marked; escape unmarks")
 
+    def action_records(self) -> None:
+        """``r``: the records a cover breach or a re-association reaches (T#, line); enter dives in."""
+        from semtui.tui.components.records import RecordsScreen
+
+        self.app.push_screen(RecordsScreen(self.session), self.dive_into_record)
+
+    def dive_into_record(self, rec: dict | None) -> None:
+        """The record's cluster, its sub-records with the record's row under the cursor and the
+        items that reach it marked."""
+        if rec is None:
+            return
+        index = self.detail.cluster_index
+        c = index.position.get(rec["cluster"])
+        if c is None:
+            self.notify(f"no cluster {rec['cluster']!r} in this release", severity="warning")
+            return
+        self.go_to_cluster(c, view=None)
+        detail = self.detail
+        detail.cluster_view = "subrecords"
+        self.switcher.current = "detail"
+        self.refresh_detail()
+        detail.marked = frozenset(rec["items"])
+        self.refresh_detail()
+        t = rec["T"] - 1
+        rows = getattr(detail, "row_transactions", [])
+        hits = [i for i, ts in enumerate(rows) if t in ts]
+        # the record's row that holds a marked item, else its first
+        best = next((i for i in hits if set(detail.cell_text(i, 1).split(", ")) & detail.marked), hits[0] if hits
+                    else 0)
+        detail.move_to(best)
+        detail.focus()
+        self.notify(f"T{rec['T']}" + (f" (line {rec['line']})" if rec.get("line") is not None else "")
+                    + f" in cluster {rec['cluster']}: its items marked; escape unmarks")
+
     def go_to_cluster(self, c: int, view: str | None = "detail") -> None:
         lst = self.list_pane
         if not (lst.order == c).any():
@@ -146,6 +180,34 @@ class DisassociatedScreen(BaseScreen):
         if view is not None:
             self.switcher.current = view
         self.show_current()
+
+    def dive_to_record(self, record: dict) -> str | None:
+        """An assessment's record (an original transaction, the key's): the cluster the key puts
+        it in, its sub-records view, the cursor on its first sub-record."""
+        import re
+
+        t = record.get("transaction")
+        key = self.session.key
+        if key is None:
+            return f"which cluster holds T{t + 1} is known only from the key: open the release with --key"
+        c = next((i for i, ck in enumerate(key.clusters)
+                  if any(t in chunk for chunk in ck.record_chunks) or any(t in ts for ts in ck.term_chunk)), None)
+        if c is None:
+            return f"the key puts T{t + 1} in no cluster of {self.session.path.name}"
+        pos = self.detail.cluster_index.position.get(key.clusters[c].id)
+        if pos is None:
+            return f"the key's cluster {key.clusters[c].id} is not in {self.session.path.name}"
+        self.detail.cluster_view = "subrecords"
+        self.go_to_cluster(pos)
+        self.refresh_detail()
+        pattern = re.compile(rf"\bT{t + 1}\b")  # the views number transactions from 1
+        row = next((r for r in range(self.detail.row_count) if any(pattern.search(x) for x in self.detail.row_texts(r))),
+                   0)
+        self.detail.move_to(row)
+        self.detail.focus()
+        self.refresh_bindings()
+        self.notify(f"T{t + 1} in cluster {key.clusters[c].id}")
+        return None
 
     def action_jump(self) -> None:
         """``:``: go to a cluster by its id."""
@@ -217,8 +279,11 @@ class DisassociatedScreen(BaseScreen):
     def attack_notice(self, r) -> str:
         if r.kind == "cover":
             s = r.report["summary"]
-            return (f"{r.label}: {plural(s['cover_problems'], 'cover problem')}, {plural(s['breaches'], 'breach', 'breaches')}, "
-                    f"{plural(s['vulnerable_records'], 'vulnerable record')}")
+            reached = (f", {plural(s['breached_records'], 'record')} reached (r lists them)"
+                       if "breached_records" in s else "")
+            return (f"{r.label}: {plural(s['cover_problems'], 'cover problem')}, "
+                    f"{plural(s['breaches'], 'breach', 'breaches')}, "
+                    f"{plural(s['vulnerable_records'], 'vulnerable record')}{reached}")
         m = r.report.get("metrics")
         return (f"{r.label}: accuracy {num(m['accuracy'])}, breakage {num(m['transaction_breakage'])}" if m
                 else f"{r.label}: {plural(r.report['summary']['placements'], 'placement')}")
@@ -285,7 +350,10 @@ def run_cover_job(session, params: dict, progress=None) -> dict:
     from semtui.attacks.cover import CoverOptions, run_cover
 
     options = CoverOptions(**params)
-    return run_cover(session.data, options, original=session.original, progress=progress,
-                     sources={"data": str(session.path),
-                              "original": None if session.original_path is None else str(session.original_path),
-                              "knowledge": options.knowledge})
+    sources = {"data": str(session.path),
+               "original": None if session.original_path is None else str(session.original_path),
+               "knowledge": options.knowledge}
+    if session.key is not None:  # every problem then lists the records it reaches (r shows them)
+        sources["key"] = None if session.key_path is None else str(session.key_path)
+    return run_cover(session.data, options, original=session.original, key=session.key, progress=progress,
+                     sources=sources)

@@ -205,6 +205,35 @@ class SetgenScreen(BaseScreen):
         self.show_current()
         lst.focus()
 
+    def dive_to_record(self, record: dict) -> str | None:
+        """An assessment's record: its equivalence group (the one of the first item it
+        re-identified or exposed, else its first), the transactions view, the cursor on it."""
+        import numpy as np
+
+        data = self.session.data
+        t = record.get("transaction")
+        if not isinstance(t, int) or not 0 <= t < data.n_transactions:
+            return f"transaction {t} is not one of {self.session.path.name}"
+        tokens = data.transaction(t)
+        groups = [int(-x - 1) for x in tokens.tolist() if x < 0]
+        if not groups:
+            return f"T{t + 1} holds no generalised item in {self.session.path.name}"
+        wanted = [*(record.get("reidentified") or []), *(record.get("exposed") or [])]
+        g = next((g for x in wanted for g in groups if x in data.member_names(g)), groups[0])
+        self.go_to_group(g)
+        self.switcher.current = "detail"
+        self.show_current()
+        rows = data.group(g)
+        self.detail.move_to(int(np.searchsorted(rows, t)))
+        self.detail.focus()
+        self.refresh_bindings()
+        from semtui.tui.screens.assessment import record_text
+
+        more = f" (one of the {len(groups)} groups it holds)" if len(groups) > 1 else ""
+        self.notify(f"T{t + 1}, line {data.line_of(t)}{more}: {record_text(record)}"
+                    + ("" if self.session.result is not None else " · a runs the strongest attack"), timeout=6)
+        return None
+
     def result_changed(self) -> None:
         self.list_pane.rebuild()
         if self.switcher.current == "detail":
@@ -258,8 +287,13 @@ class SetgenScreen(BaseScreen):
             self.notify(f"this unmarked release is shown recovered with k = {s.recovery_k or 'unknown'}; "
                         "leave k blank", severity="warning")
             return
+        background = params.get("background")
+        if background and ":" not in background:  # a file: its name (the bar keeps room for what it is doing)
+            from pathlib import Path
+
+            background = Path(background).name
         self._attack_title = f"{params['method'] or 'default'}/{params['measure']}" + (
-            f"+{params['background']}" if params.get("background") else "")
+            f"+{background}" if background else "")
         self.job_title = self._attack_title
         self.progress.start(self._attack_title)
         self.refresh_bindings()
@@ -274,6 +308,19 @@ class SetgenScreen(BaseScreen):
 
     def cancel_jobs(self) -> bool:
         if self.progress.running:
+            self.progress.cancelling()
             cancel_job(self, "attack")
+            self.set_timer(0.25, self._cancel_settled)
             return True
         return False
+
+    def _cancel_settled(self) -> None:
+        """A worker cancelled before its thread started posts nothing back: end the bar here."""
+        from semtui.tui.workers import job_running
+
+        if self.progress.running and getattr(self.progress, "is_cancelling", False):
+            if job_running(self, "attack"):
+                self.set_timer(0.25, self._cancel_settled)
+            else:
+                self._attack_done()
+                self.notify("attack cancelled")

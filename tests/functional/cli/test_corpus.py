@@ -230,3 +230,17 @@ def test_meps_counts_match_a_direct_count(shared_data: Path, tmp_path: Path):
     has = np.array([[bool(p.search(ln.lower())) for ln in lines] for p in pats])
     assert f.tolist() == has.sum(axis=1).tolist()
     assert both[1, 2] == int((has[1] & has[2]).sum())
+
+
+def test_split_separates_documents_by_a_regular_expression(tmp_path: Path, semtui):
+    """--split shares semtui extract's reader: lines the expression matches in full separate
+    documents and belong to none; nothing between two separators is no document."""
+    src = tmp_path / "notes.txt"
+    src.write_text("=== 1\nblood pressure\n=== 2\n=== 3\nknee injury\nknee\n", encoding="utf-8")
+    out = tmp_path / "n.sqlite"
+    r = semtui("corpus", "build", src, "--split", r"=+ \d+", "-o", out)
+    assert r.rc == 0, r.err
+    idx = CorpusIndex(out)
+    assert idx.n_documents == 2
+    assert idx.counts(["knee", "blood pressure", "2"])[0].tolist() == [1, 1, 0]  # "2": a separator line
+    idx.close()

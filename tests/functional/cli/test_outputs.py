@@ -87,17 +87,20 @@ def commands(inputs: dict[str, Path]) -> dict[str, Command]:
         "assess": Command(["assess", MEDICAL_SETGEN, "--original", MEDICAL, "--measure", f"scores:{inputs['fig4']}",
                            "--no-cache"], {"--report": True}),
         "corpus build": Command(["corpus", "build", MEDICAL, "--transactions"], {"-o": True}, binary=True),
+        "corpus count": Command(["corpus", "count", MEDICAL, "--transactions", "--terms-of", MEDICAL], {"-o": True}),
         "hierarchy build": Command(["hierarchy", "build", MEDICAL, "--fanout", 3], {"-o": False}),
+        "extract": Command(["extract", MEDICAL, "--lines"], {"-o": True, "--sidecar": True}),
     }
 
 
 NAMES = ["anonymize setgen", "anonymize km", "anonymize disassoc", "attack setgen", "attack disassoc", "assess",
-         "corpus build", "hierarchy build"]
+         "corpus build", "corpus count", "hierarchy build", "extract"]
 SUFFIX = {"-o": ".out", "--sidecar": ".side.json", "--report": ".report.json", "--key": ".key.json"}
 
 
 #: options of those names that are inputs
-READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}, "assess": {"--key"}}
+READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc": {"--key"}, "assess": {"--key"},
+        "cover": {"--key"}}
 
 
 def test_every_command_with_an_output_is_walked():
@@ -366,6 +369,8 @@ PRINTERS = [  # every command that prints on stdout, as a table or lines and as 
     ["cache", "info"], ["cache", "info", "--json"], ["cache", "clear", "--json"],
     ["hierarchy", "info", "{hierarchy}"], ["hierarchy", "info", "{hierarchy}", "--json"],
     ["hierarchy", "build", MEDICAL, "--fanout", 3, "-o", "{tmp}/e.txt"],
+    ["extract", MEDICAL, "--lines", "-o", "{tmp}/f.txt", "--json"],
+    ["corpus", "count", MEDICAL, "--transactions", "--terms-of", MEDICAL, "-o", "{tmp}/g.csv", "--json"],
 ]
 
 

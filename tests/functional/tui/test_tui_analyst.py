@@ -262,7 +262,7 @@ async def test_copy_csv_sort_steps_and_resize(tmp_path, fig4_scores):
         assert app.clipboard == view.table.cell_text(0, 1)
         n = view.table.write_csv(tmp_path / "t.csv")
         lines = (tmp_path / "t.csv").read_text().splitlines()
-        assert n == 4 and lines[0].startswith("transaction: context,blood pressure")
+        assert n == 16 and lines[0] == "T,line,context,member,distance,eliminated,step,scored,original"
         await pilot.press("]")  # rows by blood pressure's distance, largest first
         shown = [view.values()[view.row_index(r), 0] for r in range(4)]
         finite = [v for v in shown if np.isfinite(v)]

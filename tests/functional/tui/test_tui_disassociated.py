@@ -291,7 +291,7 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
         await run_from_form(pilot, "p")
         screen = app.screen
         report = app.session.result.report
-        expected = run_cover(app.session.data, original=app.session.original)
+        expected = run_cover(app.session.data, original=app.session.original, key=app.session.key)
         for doc in (report, expected):
             doc["summary"].pop("seconds")
         assert {k: report[k] for k in expected} == expected
@@ -506,7 +506,7 @@ async def test_cover_export_is_what_semtui_cover_prints(tmp_path, meps):
         await pilot.pause()
         assert app.screen.quit_warning() is None  # exported
     done = run_cli("cover", meps["data"], "--attacker", "moderate", "--seed", "5", "--original", meps["original"],
-                   "--json")
+                   "--key", meps["key"], "--json")
     assert done.returncode in (0, 1), done.stderr
     a, b = json.loads(out.read_text()), json.loads(done.stdout)
     for doc in (a, b):

@@ -220,3 +220,34 @@ def most_problems(*keys):
         await pilot.pause()
 
     return run
+
+
+class TestDocumentScreens:
+    """The experiment screen (RESULTS.jsonl in the shared cell format) and the assessment screen
+    (a real assessment of the sample, with alternatives), at both sizes."""
+
+    def test_experiment_80x24(self, snap_compare):
+        from test_tui_documents import RESULTS, doc_app
+
+        assert snap_compare(doc_app(RESULTS), press=["j"], terminal_size=SIZE)
+
+    def test_experiment_120x40(self, snap_compare):
+        from test_tui_documents import RESULTS, doc_app
+
+        assert snap_compare(doc_app(RESULTS), terminal_size=(120, 40))
+
+    def test_assessment_80x24(self, snap_compare, tmp_path, monkeypatch):
+        from test_tui_documents import doc_app, make_assessment
+
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+        make_assessment(tmp_path)
+        assert snap_compare(doc_app(None, report=Path("a.json")), terminal_size=SIZE)
+
+    def test_assessment_alternatives_120x40(self, snap_compare, tmp_path, monkeypatch):
+        from test_tui_documents import doc_app, make_assessment
+
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+        make_assessment(tmp_path)
+        assert snap_compare(doc_app(None, report=Path("a.json")), press=["4", "j"], terminal_size=(120, 40))

@@ -1,0 +1,77 @@
+"""``--scheduler`` and ``corpus count`` (issue 26), whole processes, on this machine:
+
+* **attack setgen, RBA, on the MEPS k=3 release** (all 26,735 patients, COAT-style k=3, 300 random
+  3-6 constraints, seed 1): serial, ``--jobs 2`` (the forkserver pool) and ``--scheduler local:2``
+  (a 2-worker Dask LocalCluster, started by the command: its start-up is in the figure).
+  Goal: local:2 at least 1.5x faster than serial.
+* **corpus count of MEPS' 599 terms over MEPS repeated 20 times** (534,700 documents, one per
+  transaction) serial and on local:2, against building the FTS5 index (``corpus build``) and
+  querying it for the same counts.  Goal: count at least as fast as build + query.
+
+Prints a markdown table with the machine and the load.
+Run: nice python benchmarks/bench_distributed.py WORK_DIR   (~5 minutes on a quiet machine)
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _util import SHARED_DATA, machine, run_measured
+
+MEPS = SHARED_DATA / "meps2005-conditions.txt"
+
+
+def main() -> None:
+    work = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/bench-distributed")
+    work.mkdir(parents=True, exist_ok=True)
+    rel = work / "meps-k3.txt"
+    if not rel.exists():
+        run_measured(["anonymize", "setgen", str(MEPS), "-k", "3", "-o", str(rel), "--random-privacy", "300",
+                      "--seed", "1", "--sizes", "3-6", "--utility", "all"], repeat=1)
+    big = work / "meps-x20.txt"
+    if not big.exists():
+        text = MEPS.read_text()
+        big.write_text(text * 20)
+    terms = work / "meps-terms.txt"
+    if not terms.exists():
+        from semtui import formats
+
+        terms.write_text("\n".join(formats.read_transactions(MEPS).vocab.items) + "\n")
+
+    print(f"# --scheduler and corpus count — {datetime.date.today()} — {machine()} — "
+          f"load before: {tuple(round(x, 2) for x in os.getloadavg())}")
+    print()
+    print("| run | seconds (whole process) | peak RSS MB (largest process) |")
+    print("|---|---:|---:|")
+    attack = ["attack", "setgen", str(rel), "--original", str(MEPS), "--method", "rba", "--report",
+              str(work / "r.json")]
+    for name, extra in (("attack setgen rba, serial", []), ("attack setgen rba, --jobs 2", ["--jobs", "2"]),
+                        ("attack setgen rba, --scheduler local:2", ["--scheduler", "local:2"])):
+        secs, rss = run_measured(attack + extra, repeat=1)
+        print(f"| {name} | {secs:.1f} | {rss:.0f} |", flush=True)
+    count = ["corpus", "count", str(big), "--transactions", "--terms", str(terms), "-o", str(work / "c.csv")]
+    for name, extra in (("corpus count, serial", []), ("corpus count, --scheduler local:2", ["--scheduler", "local:2"])):
+        secs, rss = run_measured(count + extra, repeat=1)
+        print(f"| {name} (534,700 documents, 599 terms) | {secs:.1f} | {rss:.0f} |", flush=True)
+    t0 = time.perf_counter()
+    secs_b, rss_b = run_measured(["corpus", "build", str(big), "--transactions", "-o", str(work / "i.db")], repeat=1)
+    from semtui.measures.corpus import CorpusIndex
+
+    t1 = time.perf_counter()
+    idx = CorpusIndex(work / "i.db")
+    idx.counts(terms.read_text().split("\n")[:-1])
+    idx.close()
+    q = time.perf_counter() - t1
+    print(f"| corpus build + querying the 599 terms' counts | {secs_b + q:.1f} ({secs_b:.1f} + {q:.1f}) | "
+          f"{rss_b:.0f} |")
+    print(f"\nload after: {tuple(round(x, 2) for x in os.getloadavg())}; total {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Units of work on a Dask cluster (``--scheduler``): the executor's other backend.
+
+``--scheduler local:N`` starts a :class:`distributed.LocalCluster` of N worker processes on
+this machine (one thread each) for the length of the command; ``--scheduler tcp://HOST:PORT``
+(or ``tls://``) connects to a running scheduler whose workers have the same semtui installed
+(docs/distributed.md says how to start one over SSH, SLURM/PBS or Kubernetes).  Dask is an
+optional extra, ``semtui[dask]``; without it the option is refused in one line.
+
+What travels to the workers is what the serial kernels already take: the kernel (a
+module-level function, sent by reference), the operation's shared arrays (the distances
+scored once on the driver, positions, the background's priors: sent once, broadcast to every
+worker with ``Client.scatter``) and the units, in **batches** of about equal cost (2-4 per
+worker, largest first; one task per small group would cost more than the work).  No measure,
+corpus or file is opened on a worker.  Results are merged in unit order, so a distributed run
+equals the serial one; a worker that dies is replaced and its batches are run again by Dask.
+
+Streams (``corpus count``) go through :func:`map_stream`: the driver reads its input once and
+keeps at most a few partitions in flight per worker, so its memory stays bounded whatever the
+input's size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from semtui.errors import InputError
+from semtui.runtime.progress import ProgressCallback, no_progress
+
+#: seconds between two progress calls while tasks run (each also a chance to cancel)
+POLL = 0.2
+#: batches per worker (the issue's 2-4: enough to balance, few enough to keep overheads small)
+PER_WORKER = 3
+#: seconds to wait for the workers of a remote scheduler, or for a local cluster to start
+CONNECT_TIMEOUT = 30
+
+_LOCAL = re.compile(r"^local:(\d+)$")
+_REMOTE = re.compile(r"^(tcp|tls)://[^\s/:]+:\d+$")
+
+_sessions: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def check_scheduler(spec: str | None) -> str | None:
+    """``spec`` if it names a scheduler semtui can use (``local:N``, ``tcp://HOST:PORT``,
+    ``tls://HOST:PORT``), else an :class:`InputError` for ``--scheduler``."""
+    if spec is None:
+        return None
+    spec = str(spec).strip()
+    m = _LOCAL.match(spec)
+    if m and int(m.group(1)) < 1:
+        raise InputError(f"local:N needs at least 1 worker, got {spec!r}", option="scheduler")
+    if not m and not _REMOTE.match(spec):
+        raise InputError(f"expected local:N or tcp://HOST:PORT, got {spec!r}", option="scheduler")
+    require_dask()
+    return spec
+
+
+def require_dask() -> None:
+    """An :class:`InputError` naming the extra when Dask is not installed."""
+    try:
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install 'semtui[dask]'", option="scheduler") from None
+
+
+def _open(spec: str):
+    """A connected :class:`distributed.Client` for ``spec`` and what to close after it."""
+    require_dask()
+    from distributed import Client, LocalCluster
+
+    m = _LOCAL.match(spec)
+    if m:
+        cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster, timeout=CONNECT_TIMEOUT)
+        return client, [client, cluster]
+    try:
+        client = Client(spec, timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise InputError(f"cannot reach the scheduler {spec}: {exc}", option="scheduler") from None
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+    except TimeoutError:
+        client.close()
+        raise InputError(f"the scheduler {spec} has no worker (waited {CONNECT_TIMEOUT} s)",
+                         option="scheduler") from None
+    return client, [client]
+
+
+@contextlib.contextmanager
+def session(spec: str | None) -> Iterator[Any]:
+    """One client for ``spec`` over a whole command (an assessment's many attacks share one
+    local cluster); nested sessions of the same spec reuse it.  Yields the client (None when
+    ``spec`` is None)."""
+    if spec is None:
+        yield None
+        return
+    spec = check_scheduler(spec)
+    with _lock:
+        existing = _sessions.get(spec)
+    if existing is not None:
+        yield existing
+        return
+    client, to_close = _open(spec)
+    with _lock:
+        _sessions[spec] = client
+    try:
+        yield client
+    finally:
+        with _lock:
+            _sessions.pop(spec, None)
+        for thing in to_close:
+            with contextlib.suppress(Exception):
+                thing.close()
+
+
+def n_workers(client) -> int:
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _batch(kernel: Callable, shared: Any, units: list) -> list:
+    return [kernel(shared, u) for u in units]
+
+
+def _wait_some(pending: set) -> tuple[set, set]:
+    """The futures of ``pending`` done within POLL seconds (at least one unless none finished)."""
+    from distributed import wait
+
+    try:
+        finished, rest = wait(list(pending), timeout=POLL, return_when="FIRST_COMPLETED")
+        return set(finished), set(rest)
+    except TimeoutError:  # nothing finished in time: a chance to report progress and to cancel
+        finished = {f for f in pending if f.done()}
+        return finished, set(pending) - finished
+
+
+def _wait_all(futures: list, progress: ProgressCallback, total: int, message: str,
+              sizes: dict) -> dict:
+    """Wait for ``futures`` while calling ``progress`` every POLL seconds; results by future key."""
+    done_units = 0
+    out: dict = {}
+    pending = set(futures)
+    progress(0, total, message)
+    while pending:
+        finished, pending = _wait_some(pending)
+        for fut in finished:
+            out[fut.key] = fut.result()
+            done_units += sizes[fut.key]
+        progress(done_units, total, message)
+    return out
+
+
+def run_units_distributed(kernel: Callable, shared: Any, units: Sequence, *, spec: str,
+                          costs: Sequence[float] | None, progress: ProgressCallback | None,
+                          message: str, batches: Callable) -> list:
+    """``[kernel(shared, u) for u in units]`` on the cluster ``spec`` (see the module's docstring)."""
+    progress = progress or no_progress
+    n = len(units)
+    if n == 0:
+        return []
+    with session(spec) as client:
+        groups = batches(list(costs) if costs is not None else [1.0] * n, n_workers(client), PER_WORKER)
+        [shared_f] = client.scatter([shared], broadcast=True, hash=False)
+        futures = []
+        sizes = {}
+        index = {}
+        try:
+            for b in groups:
+                fut = client.submit(_batch, kernel, shared_f, [units[i] for i in b], pure=False)
+                futures.append(fut)
+                sizes[fut.key] = len(b)
+                index[fut.key] = b
+            got = _wait_all(futures, progress, n, message, sizes)
+        except BaseException:
+            client.cancel(futures + [shared_f], force=True)
+            raise
+        results: list = [None] * n
+        for key, b in index.items():
+            for i, r in zip(b, got[key]):
+                results[i] = r
+        client.cancel([shared_f])
+        return results
+
+
+def map_stream(fn: Callable, parts: Iterable, reduce: Callable[[Any, Any], Any], *, spec: str | None,
+               progress: ProgressCallback | None = None, message: str = "", in_flight: int = 2,
+               size_of: Callable[[Any], int] = lambda _: 1) -> Any:
+    """``reduce`` over ``fn(part)`` for every part of the stream ``parts``, in order of arrival
+    (``reduce`` must be associative and commutative, as a sum is).  With ``spec`` the parts run
+    on the cluster, at most ``in_flight`` per worker at a time (the driver never holds more);
+    without, here, one after another.  ``progress`` gets the items done so far (``size_of``)."""
+    progress = progress or no_progress
+    acc = None
+    done = 0
+    if spec is None:
+        last = 0.0
+        for part in parts:
+            r = fn(part)
+            acc = r if acc is None else reduce(acc, r)
+            done += size_of(part)
+            now = time.monotonic()
+            if now - last >= POLL / 4:
+                last = now
+                progress(done, 0, message)
+        progress(done, done, message)
+        return acc
+    with session(spec) as client:
+        limit = max(1, in_flight * n_workers(client))
+        pending: dict = {}
+        try:
+            it = iter(parts)
+            exhausted = False
+            progress(0, 0, message)
+            while pending or not exhausted:
+                while not exhausted and len(pending) < limit:
+                    try:
+                        part = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    fut = client.submit(fn, part, pure=False)
+                    pending[fut] = size_of(part)
+                if not pending:
+                    break
+                finished, _ = _wait_some(set(pending))
+                for fut in finished:
+                    r = fut.result()
+                    acc = r if acc is None else reduce(acc, r)
+                    done += pending.pop(fut)
+                progress(done, 0, message)
+        except BaseException:
+            client.cancel(list(pending), force=True)
+            raise
+        progress(done, done, message)
+        return acc

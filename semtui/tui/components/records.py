@@ -1,0 +1,160 @@
+"""``r`` on a disassociated release: the records at risk, one row per (record, what reaches it),
+by T# (the original transaction, 1-based, as the key numbers it) and its source line:
+
+* a cover breach reaches the records whose sub-record holds its x (``semtui cover --key``:
+  :func:`semtui.attacks.cover.problem_records`); with the original, whether the record really
+  holds x with the covered item — then an attacker who knows that pair of it is right;
+* a re-association breaks the records it put items back with correctly
+  (:func:`semtui.assess.reassoc_records`, what ``semtui assess`` lists).
+
+``enter`` dives into the record: its cluster's sub-records, the record's row under the cursor,
+the items concerned marked.  Needs the key (and the original for lines and for what is real).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import Header, Static
+
+from semtui.tui.components.footer import KeyFooter
+from semtui.tui.components.vtable import Column, VirtualTable
+from semtui.tui.keys import bindings, only
+from semtui.tui.session import Session
+
+#: what ``r`` says when no report names a record
+NO_RECORDS = ("no report names records yet: open the release with --key (and --original for the source lines), "
+              "then p (cover problems) or a (re-association)")
+
+
+def records_at_risk(session: Session) -> list[dict]:
+    """The rows of the view, from the latest cover report and the latest judged re-association:
+    ``{"T", "line", "cluster", "source", "items", "real"}``; records a breach or a re-association
+    really reaches first."""
+    out: list[dict] = []
+    cover = session.latest("cover")
+    if cover is not None:
+        for p in cover.report.get("cover_problems", []):
+            if not p.get("breach"):
+                continue
+            for r in p.get("records", []):
+                out.append({"T": r["transaction"] + 1, "line": r.get("line"), "cluster": p["cluster"],
+                            "source": "cover", "what": f"{p['x']} (C{p['chunk']}) with {', '.join(p['covered'])} "
+                                                       f"(C{p['earlier_chunk']})",
+                            "items": [p["x"], *p["covered"], *p["covering"]], "real": r.get("holds_covered")})
+    reassoc = session.latest("reassociation")
+    if reassoc is not None and session.original is not None:
+        from semtui.assess import reassoc_records
+
+        for r in reassoc_records(reassoc.report, session.original)[0]:
+            out.append({"T": r["transaction"] + 1, "line": r["line"], "cluster": r.get("cluster"),
+                        "source": "re-association",
+                        "what": f"{r['reassociated']} item{'s' if r['reassociated'] != 1 else ''} put back: "
+                                + ", ".join(r["items"]),
+                        "items": list(r["items"]), "real": True})
+    # really reached first, then by record
+    out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))
+    return out
+
+
+class RecordsTable(VirtualTable):
+    BINDINGS: ClassVar[list[BindingType]] = only("table.sort_asc", "table.sort_desc")
+
+    KEYS = ("T", "line", "cluster", "source", "real", "what")
+
+    def __init__(self, rows: list[dict], **kw) -> None:
+        super().__init__(empty=NO_RECORDS, **kw)
+        self.data = rows
+        self.pinned = 1
+
+    def action_sort(self, descending: bool) -> None:
+        key = self.KEYS[min(self.cursor_col, len(self.KEYS) - 1)]
+        keep = self.data[self.cursor_row] if self.row_count else None
+        self.data.sort(key=lambda d: (d[key] is None, str(d[key]) if key in ("cluster", "source", "what")
+                                      else (d[key] or 0)), reverse=descending)
+        self.sort_marks = {self.cursor_col: " ▼" if descending else " ▲"}
+        self.fill()
+        if keep is not None:
+            self.move_to(self.data.index(keep))
+
+    def fill(self) -> None:
+        d = self.data
+        t_w = max((len(f"T{r['T']}") for r in d), default=2)
+        l_w = max((len(str(r["line"])) for r in d if r["line"] is not None), default=4)
+
+        def row(i: int):
+            r = d[i]
+            real = r["real"]
+            mark = Text("yes", style="bold red") if real else Text("no" if real is False else "—", style="dim")
+            return [f"T{r['T']}", "—" if r["line"] is None else str(r["line"]), str(r["cluster"]), r["source"],
+                    mark, r["what"]]
+
+        cols = [Column("T", "T#", max(t_w, 3)), Column("line", "line", max(l_w, 4), "right"),
+                Column("cluster", "cluster", max(max((len(str(r["cluster"])) for r in d), default=7), 7)),
+                Column("source", "by", 14), Column("real", "real", 4),
+                Column("what", "what reaches it (items)", None, min_width=20)]
+        self.set_rows(len(d), row, cols, cursor=self.cursor_row)
+        self.set_records(["T", "line", "cluster", "by", "real", "what"],
+                         lambda i: [[d[i]["T"], d[i]["line"], d[i]["cluster"], d[i]["source"], d[i]["real"],
+                                     d[i]["what"]]])
+
+
+class RecordsScreen(Screen[dict | None]):
+    """Returns the row to dive into (its cluster, T# and items), or None."""
+
+    HELP_TITLE = "records at risk"
+    HELP = ("Every record a cover breach or a re-association reaches, by T# (the original transaction) and its "
+            "source line. real: yes when the record really holds x with the covered item (cover) — an attacker "
+            "who knows that pair of it is right — or got items back correctly (re-association); no: it holds x "
+            "only. [ ] sort by the current column, enter dives into the record in its cluster, ctrl+s saves the "
+            "list as CSV (private).")
+
+    DEFAULT_CSS = """
+    RecordsScreen #records-status { height: auto; padding: 0 1; background: $boost; }
+    RecordsScreen RecordsTable { border: round $accent; border-title-color: $text-accent; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("records")
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.rows = records_at_risk(session)
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        rows = self.rows
+        distinct = len({r["T"] for r in rows})
+        real = len({r["T"] for r in rows if r["real"]})
+        if rows:
+            status = (f"{distinct:,} records reached, {real:,} really (real = yes) · "
+                      "enter dives into the record · [ ] sort")
+        else:
+            status = NO_RECORDS
+        yield Static(status, id="records-status", markup=False)
+        table = RecordsTable(rows, id="records")
+        table.border_title = "Records at risk"
+        yield table
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = "records at risk"
+        table = self.query_one(RecordsTable)
+        table.fill()
+        table.focus()
+
+    def action_open_record(self) -> None:
+        table = self.query_one(RecordsTable)
+        if table.row_count:
+            self.dismiss(self.rows[table.cursor_row])
+
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        self.action_open_record()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

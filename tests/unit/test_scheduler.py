@@ -1,0 +1,154 @@
+"""``--scheduler`` (issue 26): the units of an attack, an assessment and VPA on a Dask cluster give
+the report a serial run gives, also when a worker dies mid-run; a bad scheduler is one line, exit 2.
+
+One module-scoped ``LocalCluster`` of 2 worker processes serves every test here (commands
+connect to it with ``tcp://…``, as they would to a real cluster); ``local:N`` (a cluster
+started by the command itself) is exercised once through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+from conftest import SAMPLES
+
+pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'semtui[dask]')")
+
+from semtui import formats
+from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+from semtui.errors import InputError
+from semtui.runtime.scheduler import check_scheduler, session
+
+#: fields that say how or how long a run went, not what it found
+VOLATILE = {"seconds", "elapsed", "elapsed_s", "time", "times", "jobs", "scheduler", "started", "finished"}
+
+
+def _stable(doc):
+    if isinstance(doc, dict):
+        return {k: _stable(v) for k, v in doc.items() if k not in VOLATILE and not k.endswith("_seconds")}
+    if isinstance(doc, list):
+        return [_stable(v) for v in doc]
+    return doc
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as lc, Client(lc) as client:
+        yield lc.scheduler_address, client
+
+
+@pytest.fixture
+def meps400():
+    return (formats.read_transactions(SAMPLES / "meps400-setgen.txt"),
+            formats.read_transactions(SAMPLES / "meps400-original.txt"))
+
+
+def test_setgen_attack_on_the_cluster_equals_the_serial_run(cluster, meps400):
+    address, _ = cluster
+    release, original = meps400
+    for method in ("rba", "tba", "ra"):
+        serial = run_setgen_attack(release, original, AttackOptions(method=method, seed=1 if method == "ra" else None))
+        dist = run_setgen_attack(release, original, AttackOptions(method=method, scheduler=address,
+                                                                  seed=1 if method == "ra" else None))
+        assert serial.summary["eliminations"] > 0
+        assert _stable(dist.to_json()) == _stable(serial.to_json()), method
+
+
+def test_reassociation_on_the_cluster_equals_the_serial_run(cluster):
+    from semtui.formats.disassociated import read_key
+
+    address, _ = cluster
+    release = formats.read(SAMPLES / "disassociated.json")
+    key = read_key(SAMPLES / "disassociated.key.json")
+    original = formats.read_transactions(SAMPLES / "disassociated-original.txt")
+    for method in ("aba", "ra"):
+        serial = run_reassociation(release, key, original, ReassociationOptions(method=method))
+        dist = run_reassociation(release, key, original, ReassociationOptions(method=method, scheduler=address))
+        assert serial.report["metrics"]
+        assert _stable(dist.report) == _stable(serial.report), method
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_report_is_unchanged(cluster, meps400):
+    address, client = cluster
+    release, original = meps400
+    serial = run_setgen_attack(release, original, AttackOptions(method="rba"))
+    killed = []
+
+    def kill_one(done, total, message=""):
+        # the first call after the batches were submitted: kill a worker that holds some of them
+        if message == "attacking" and not killed:
+            workers = client.scheduler_info()["workers"]
+            pid = next(iter(workers.values()))["pid"] if "pid" in next(iter(workers.values())) else None
+            if pid is None:
+                pid = next(iter(client.run(os.getpid).values()))
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    dist = run_setgen_attack(release, original, AttackOptions(method="rba", scheduler=address), progress=kill_one)
+    assert killed
+    assert _stable(dist.to_json()) == _stable(serial.to_json())
+    client.wait_for_workers(2, timeout=60)  # the nanny brings the worker back for the next tests
+
+
+def test_vpa_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
+    from semtui.anonymize.hierarchy import generalise_km
+    from semtui.model.hierarchy import balanced
+
+    address, _ = cluster
+    data = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    h = balanced(sorted(data.vocab.items), 4)
+    serial = generalise_km(data, h, 3, 2, "vpa", parts=3)
+    dist = generalise_km(data, h, 3, 2, "vpa", parts=3, scheduler=address)
+    assert serial.cut and dist.cut == serial.cut
+    assert (dist.data.tokens == serial.data.tokens).all()
+    assert _stable(dist.to_json()) == _stable(serial.to_json())
+
+
+def test_one_session_serves_nested_runs(cluster):
+    address, _ = cluster
+    with session(address) as outer, session(address) as inner:
+        assert outer is inner
+
+
+def test_assess_cli_on_the_cluster_equals_the_serial_run(cluster, semtui, tmp_path):
+    address, _ = cluster
+    args = ["assess", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt", "--json"]
+    serial = semtui(*args)
+    dist = semtui(*args, "--scheduler", address)
+    assert serial.rc == dist.rc == 0, dist.err
+    assert _stable(json.loads(dist.out)) == _stable(json.loads(serial.out))
+
+
+def test_local_scheduler_from_the_cli(semtui):
+    args = ["attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt",
+            "--json"]
+    serial = semtui(*args)
+    dist = semtui(*args, "--scheduler", "local:2")
+    assert dist.rc == 0, dist.err
+    assert _stable(json.loads(dist.out)) == _stable(json.loads(serial.out))
+
+
+@pytest.mark.parametrize("spec", ["local:0", "local", "http://x:1", "tcp://host", "2"])
+def test_a_bad_scheduler_is_refused(spec, semtui):
+    with pytest.raises(InputError):
+        check_scheduler(spec)
+    r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--scheduler", spec)
+    assert r.rc == 2
+    r.one_error_line("--scheduler")
+
+
+def test_an_unreachable_scheduler_is_one_line(semtui, monkeypatch):
+    import semtui.runtime.scheduler as sch
+
+    monkeypatch.setattr(sch, "CONNECT_TIMEOUT", 2)
+    r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--scheduler", "tcp://127.0.0.1:9")
+    assert r.rc == 2
+    r.one_error_line("--scheduler", "127.0.0.1:9")
