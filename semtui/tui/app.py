@@ -22,6 +22,12 @@ class SemtuiApp(App[None]):
     """Opens one :class:`Session`; every screen reads it, only workers add results to it."""
 
     TITLE = "semtui"
+    #: toasts stand above the footer and the panes' bottom borders (their subtitles hold the
+    #: counts), one line of padding instead of three
+    CSS = """
+    ToastRack { margin-bottom: 3; }
+    Toast { padding: 0 1; }
+    """
     COMMANDS = App.COMMANDS | {ActionsProvider}
     ENABLE_COMMAND_PALETTE = True
     #: toasts sit over the bottom rows of the table: keep them short

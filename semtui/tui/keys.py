@@ -41,7 +41,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "main.clear": ("escape", "escape", "Cancel / clear filter", False),
     "main.inspect": ("i", "inspect", "Inspect", True),
     "main.summary": ("s", "summary", "Summary", True),
-    "main.zoom": ("z", "zoom", "Zoom pane", False),
+    "main.zoom": ("z", "zoom", "Zoom pane: rows whole", False),
     "main.wider": ("greater_than_sign", "resize(1)", "Widen list", False),
     "main.narrower": ("less_than_sign", "resize(-1)", "Narrow list", False),
     "main.next_pane": ("tab", "next_pane", "Switch pane", False),
@@ -84,10 +84,11 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "compare.original": ("t", "toggle_original", "Original items", True),
     "compare.close": ("escape", "close", "Back", True),
     "compare.tab": ("tab", "other_side", "Other side", False),
+    "compare.wrap": ("z", "wrap", "Rows whole", False),
     "compare.shift_tab": ("shift+tab", "other_side", "Other side", False),
     # modals and panels
     "form.cancel": ("escape", "cancel", "Cancel", True),
-    "form.run": ("ctrl+s", "run", "Run attack", True),
+    "form.run": ("ctrl+s", "run", "Run", True),
     "confirm.yes": ("y,q", "answer(True)", "Yes", True),
     "confirm.no": ("n,escape", "answer(False)", "No", True),
     "export.cancel": ("escape", "cancel", "Cancel", True),
@@ -121,6 +122,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     # risk view
     "risk.close": ("escape", "close", "Back", True),
     "risk.open": ("enter", "open_group", "Go to group", True),
+    "risk.wrap": ("z", "wrap", "Row whole", False),
     # records at risk of a disassociated release
     "records.close": ("escape", "close", "Back", True),
     "records.open": ("enter", "open_record", "Go to the record", True),

@@ -75,10 +75,43 @@ def validate(values: dict) -> dict:
     return {k: getattr(opts, k) for k in params}
 
 
+def measure_reach(spec: str, vectors: str | None, items: list[str]) -> tuple[str, int, int, list[str]] | None:
+    """In a thread: (measure, items it knows, items, a few it does not) — or None when the
+    measure cannot be opened (the run itself will say why)."""
+    from semtui.measures import open_measure
+
+    try:
+        measure = open_measure(spec, vectors=vectors, cache=False)
+        unknown = measure.unknown(items)
+    except Exception:  # a bad spec or file: the form's validation and the run report it
+        return None
+    return spec, len(items) - len(unknown), len(items), unknown[:3]
+
+
+#: below this share of the release's items known to the measure, the form warns before a run
+REACH_WARNING = 0.01
+
+
+def reach_warning(spec: str, known: int, total: int, examples: list[str], *, instead: str = "",
+                  original: str | None = None) -> str:
+    """What a form says when the measure knows (almost) none of the release's items: the
+    attack would score nearly nothing; ``instead`` says what needs no measure."""
+    if not total or known / total >= REACH_WARNING:
+        return ""
+    ids = all(e.strip().isdigit() for e in examples) and examples
+    what = f" (they are ids, e.g. {', '.join(examples)})" if ids else ""
+    knows = "none" if not known else f"only {known:,}"
+    bg = f" — the original, {original}, is the strongest —" if original else ""
+    return (f"⚠ {spec} knows {knows} of the release's {total:,} items{what}: an attack with it scores "
+            f"nearly nothing. " + instead.format(bg=bg))
+
+
 class OptionsForm(ModalScreen[dict | None]):
     """A form of an operation's options: ``validated()`` checks its fields with the engine's
-    own options code; enter runs, escape cancels; an error about one option is shown and that
-    field focused.  Subclasses compose the fields (an ``#error`` Static, ``#run``/``#cancel``
+    own options code; ctrl+s (or enter in a text field, or the Run button) runs, enter on a
+    list opens it, escape cancels; an error about one option is shown and that field focused.
+    The form opens on its first field; the focused field and its label stand out, and text
+    selected in a field (all of it when tab arrives: typing replaces it) is drawn reversed.  Subclasses compose the fields (an ``#error`` Static, ``#run``/``#cancel``
     buttons) and define ``validated()``: the values, checked, or InputError naming the option."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("form")
@@ -91,16 +124,92 @@ class OptionsForm(ModalScreen[dict | None]):
     }
     OptionsForm Label { margin-top: 0; color: $text-muted; width: 100%; }
     OptionsForm Input, OptionsForm Select { margin: 0; background: $boost; }
+    OptionsForm Label.-current { color: $text; text-style: bold; }
+    OptionsForm Input:focus { background: $accent 45%; text-style: bold; }
+    OptionsForm Input:focus > .input--selection { background: $foreground; color: $background; }
+    OptionsForm Select:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
+    OptionsForm Button:focus { text-style: bold reverse; }
     OptionsForm #error { color: $error; height: auto; }
+    OptionsForm #note { color: $warning; height: auto; display: none; }
+    OptionsForm #note.-shown { display: block; }
     OptionsForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     OptionsForm Button { margin-left: 1; min-width: 10; }
     """
 
+    #: the form's own subtitle: how to run it
+    KEYS_HINT = "ctrl+s runs · enter opens a list · escape cancels"
+
     def on_mount(self) -> None:
         for inp in self.query(Input):
             inp.cursor_blink = False
-        # Enter on the form runs the prefilled values at once; tab reaches the fields.
-        self.query_one("#run", Button).focus()
+        for box in self.query(VerticalScroll):
+            box.can_focus = False  # tab goes from field to field, never to an invisible stop
+            box.border_subtitle = self.KEYS_HINT
+        # the first field: enter on a list opens it (it never starts a run); ctrl+s runs
+        first = next(iter(self.query("Select, Input")), None)
+        (first if first is not None else self.query_one("#run", Button)).focus()
+        self.check_measure()
+
+    def on_descendant_focus(self, event) -> None:
+        """The focused field's label stands out too (the field alone is easy to lose)."""
+        ident = getattr(event.widget, "id", None)
+        for label in self.query(Label):
+            label.set_class(ident is not None and label.id == f"{ident}-label", "-current")
+
+    # ------------------------------------------------------------------ the measure's reach
+    #: the release's item names (checked against the form's measure before anything runs) and
+    #: the original's path, when open (the strongest background to suggest)
+    items: tuple[str, ...] | list[str] = ()
+    original: str | None = None
+    _checked: tuple | None = None
+    #: what the warning proposes instead ({bg}: the original, when open)
+    INSTEAD = ""
+
+    def uses_measure(self, values: dict) -> bool:
+        """Whether the run as filled in scores with the measure."""
+        return True
+
+    def on_descendant_blur(self, event) -> None:
+        if getattr(event.widget, "id", None) in ("measure", "vectors", "background", "method"):
+            self.check_measure()
+
+    def on_select_changed(self) -> None:
+        self.check_measure()
+
+    def check_measure(self) -> None:
+        """Before anything runs: does the measure know the release's items?  Opening a measure
+        takes a second (GloVe), so a thread asks it; the answer shows in ``#note``."""
+        if not self.items or not self.query("#measure") or not self.query("#note"):
+            return
+        values = self.current()
+        spec = str(values.get("measure") or "").strip()
+        vectors = str(values.get("vectors") or "").strip() or None
+        uses = self.uses_measure(values)
+        key = (spec, vectors, uses)
+        if key == self._checked:
+            return
+        self._checked = key
+        if not uses:
+            self.show_note("")
+            return
+        items = self.items
+        self.run_worker(lambda: measure_reach(spec, vectors, items), thread=True, exclusive=True,
+                        group="measure-reach", exit_on_error=False)
+
+    def on_worker_state_changed(self, event) -> None:
+        from textual.worker import WorkerState
+
+        if event.worker.group != "measure-reach" or event.state != WorkerState.SUCCESS:
+            return
+        found = event.worker.result
+        if found is None or found[0] != str(self.current().get("measure") or "").strip():
+            return  # a measure that could not open, or one the field no longer names
+        self.show_note(reach_warning(*found, instead=self.INSTEAD, original=self.original))
+
+    def show_note(self, text: str) -> None:
+        note = self.query_one("#note", Static)
+        note.update(text)
+        note.set_class(bool(text), "-shown")
 
     def action_run(self) -> None:
         try:
@@ -130,14 +239,27 @@ class AttackForm(OptionsForm):
     """Returns the validated keyword arguments of ``run_setgen_attack``, or None."""
 
     HELP_TITLE = "attack form"
-    HELP = ("tab moves between fields; enter runs the attack, escape cancels. Every option of "
+    HELP = ("tab moves between fields; ctrl+s runs the attack (or enter in a text field), enter on a list opens "
+            "it, escape cancels. Every option of "
             "`semtui attack setgen` is here; a blank field takes the engine's default.")
 
-    def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, "")) -> None:
-        """``k_default``: the k a blank k field means, and where it comes from."""
+    #: what the warning proposes instead of a measure that knows none of the items
+    INSTEAD = ("Use the prior/background attacker instead: a background file of a similar population{bg} in the "
+               "background field (or a scores:FILE measure over these items).")
+
+    def uses_measure(self, values: dict) -> bool:
+        return not str(values.get("background") or "").strip()  # a background attacks every row
+
+    def __init__(self, values: dict | None = None, k_default: tuple[int | None, str] = (None, ""),
+                 items: list[str] | None = None, original: str | None = None) -> None:
+        """``k_default``: the k a blank k field means, and where it comes from; ``items``: the
+        release's item names, checked against the measure before anything runs; ``original``:
+        the original's path, when open (the strongest background to suggest)."""
         super().__init__()
         self.values = {**DEFAULTS, **{k: v for k, v in (values or {}).items() if v is not None}}
         self.k_default = k_default
+        self.items = items or []
+        self.original = original
 
     def compose(self) -> ComposeResult:
         from semtui.attacks.setgen.eliminate import METHODS
@@ -147,8 +269,8 @@ class AttackForm(OptionsForm):
         v = self.values
         with VerticalScroll() as box:
             box.border_title = "Attack the equivalence groups"
-            box.border_subtitle = "enter runs · escape cancels"
-            yield Label("method")
+            yield Static("", id="note", markup=False)
+            yield Label("method", id="method-label")
             yield Select([(DEFAULT_METHOD_LABEL, ""), *((METHOD_HELP.get(m, m), m) for m in METHODS)],
                          value=v["method"] if v["method"] in METHODS else "",
                          allow_blank=False, id="method", compact=True)

@@ -25,8 +25,9 @@ from rich.text import Text
 
 from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
-from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.components.vtable import Cell, Column, KeptText, VirtualTable
 from semtui.tui.session import Result, Session
+from semtui.tui.text import num, plural
 
 VIEWS = ("chunks", "subrecords", "recon")
 VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
@@ -158,6 +159,12 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     names = data.vocab.items
     columns_data: list[list[Cell]] = []
     columns = []
+    # every chunk and the term chunk on screen while each keeps 10 columns (then: scroll with →)
+    room = pane.scrollable_content_region.width or 80
+    # REFINE: the shared chunks of the cluster's joint cluster(s), over all their members' records
+    joints = [data.joint_clusters[ji] for ji in data.joint_of().get(cluster.id, ())]
+    n_chunks = len(cluster.record_chunks) + sum(len(jc.shared_chunks) for jc in joints)
+    least = max(10, min(14, room // (n_chunks + 1) - 1))
     for j, chunk in enumerate(cluster.record_chunks):
         cells: list[Cell] = []
         for sr, n in distinct_sub_records(chunk):
@@ -168,9 +175,7 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
                 t.append("∅", style="dim")
             cells.append(t)
         columns_data.append(cells)
-        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=14))
-    # REFINE: the shared chunks of the cluster's joint cluster(s), over all their members' records
-    joints = [data.joint_clusters[ji] for ji in data.joint_of().get(cluster.id, ())]
+        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=least))
     for jc in joints:
         for j, chunk in enumerate(jc.shared_chunks):
             cells = []
@@ -182,12 +187,12 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
                     t.append("∅", style="dim")
                 cells.append(t)
             columns_data.append(cells)
-            columns.append(Column(f"{jc.id}s{j + 1}", f"{jc.id}/S{j + 1} ({len(chunk)})", None, min_width=14))
+            columns.append(Column(f"{jc.id}s{j + 1}", f"{jc.id}/S{j + 1} ({len(chunk)})", None, min_width=least))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
         terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
     columns_data.append(terms)
-    columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=12))
+    columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=least))
     n_rows = max((len(cells) for cells in columns_data), default=0)
 
     def row(i: int) -> list[Cell]:
@@ -201,9 +206,9 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
                  for sr, n in distinct_sub_records(chunk)]
     recs += [[cluster.id, "term", 1, names[t]] for t in cluster.term_chunk.tolist()]
     pane.set_records(["cluster", "chunk", "count", "items"], lambda i: recs if i == 0 else ())
-    pane.border_subtitle = (f"{cluster.size} transactions · {len(cluster.record_chunks)} record chunks · "
-                            f"{len(cluster.term_chunk)} terms"
-                            + "".join(f" · joint cluster {jc.id}: {len(jc.shared_chunks)} shared chunks over "
+    pane.border_subtitle = (f"{plural(cluster.size, 'transaction')} · {plural(len(cluster.record_chunks), 'record chunk')}"
+                            f" · {plural(len(cluster.term_chunk), 'term')}"
+                            + "".join(f" · joint cluster {jc.id}: {plural(len(jc.shared_chunks), 'shared chunk')} over "
                                       f"{len(jc.clusters)} clusters" for jc in joints)
                             + (" · marked: cover problem" if marked else ""))
 
@@ -272,7 +277,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         label = "true transaction" if session.original is not None else "origin"
         columns.append(Column("origin", label, None if session.original is not None else 10, min_width=16))
     if units is not None:
-        columns.append(Column("went", "went to (anchor=true, ✓/✗, score)", None, min_width=16))
+        columns.append(Column("went", "went to (✓/✗, score)", None, min_width=16))
 
     def origin_text(o) -> Text:
         if isinstance(o, list):
@@ -350,11 +355,14 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         t = anchors_t[a] if anchors_t is not None and a < len(anchors_t) else -1
         orig = index.original_items(t) if have_orig and t >= 0 else None
         held = set(orig) if orig is not None else None
-        r = Text()
+        r = KeptText()  # the wrongly added items are what this view is about: first, and kept by a cut
+        if held is not None:
+            rec = [x for x in rec if x not in held] + [x for x in rec if x in held]
         for k, name in enumerate(rec):
             if k:
                 r.append(", ")
             if held is not None and name not in held:
+                r.keep.append((len(r), len(r) + 1 + len(name)))
                 r.append("✗" + name, style="red" if name not in marked else MARK)
             else:
                 r.append(name, style=MARK if name in marked else "")
@@ -371,9 +379,9 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
             out.append(o)
         return out
 
-    columns = [Column("anchor", "anch", 5), Column("rec", "reconstructed (✗ not in the original)", None, min_width=16)]
+    columns = [Column("anchor", "anch", 5), Column("rec", "reconstructed (✗ wrongly added)", None, min_width=16)]
     if anchors_t is not None:
-        columns.append(Column("orig", "original (dim: not brought back)", None, min_width=16))
+        columns.append(Column("orig", "original (dim: missed)", None, min_width=16))
     pane.set_rows(len(recon), row, columns, cursor=0)
 
     def records(a: int):
@@ -391,15 +399,12 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
     m = entry.get("metrics") or {}
     sub = f"{result.label}"
     if m:
-        sub += (f" · accuracy {_f(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
-                f"breakage {_f(m.get('transaction_breakage'))}")
+        sub += (f" · accuracy {num(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
+                f"breakage {num(m.get('transaction_breakage'))}")
     elif session.key is None or session.original is None:
         sub += " · open with --key and --original to judge it"
     pane.border_subtitle = sub
 
-
-def _f(v) -> str:
-    return "—" if v is None else f"{v:.2f}"
 
 
 class ProblemsView(VirtualTable):
@@ -411,6 +416,7 @@ class ProblemsView(VirtualTable):
         self.index: ClusterIndex | None = None
         self.all_clusters = False
         self.rows: list[int] = []
+        self._showing: int | None = None
         self.tooltip = COVER_HELP
 
     def problem(self, row: int) -> dict | None:
@@ -419,8 +425,14 @@ class ProblemsView(VirtualTable):
             return None
         return result.report["cover_problems"][self.rows[row]]
 
+    def on_resize(self) -> None:
+        """The columns' widths follow the room (the covered item's share, the supports)."""
+        if self.index is not None and self.session.latest("cover") is not None:
+            self.show(self.index, self._showing)
+
     def show(self, index: ClusterIndex, c: int | None) -> None:
         self.index = index
+        self._showing = c
         result = self.session.latest("cover")
         if result is None:
             self.rows = []
@@ -439,15 +451,22 @@ class ProblemsView(VirtualTable):
             cid = index.data.clusters[c].id if c is not None else None
             self.rows = index.problems(result).get(cid, [])
         has_real = any("real" in problems[i] for i in self.rows[:1])
+        shown = [problems[i] for i in self.rows[:2000]]
+        room = self.scrollable_content_region.width or 80
+        # numbers are never cut: the supports column is as wide as its longest list; the covered
+        # item y* (what the problem is about) gets its whole name up to a quarter of the room
+        supports_w = max((len(supports_text(p)) for p in shown), default=8)
+        covered_w = min(max((len(", ".join(p["covered"])) for p in shown), default=10), max(room // 4, 12))
         columns = []
         if self.all_clusters:
-            columns.append(Column("cluster", "cluster", 8))
+            columns.append(Column("cluster", "cluster", max(7, max((len(str(p["cluster"])) for p in shown),
+                                                                     default=7))))
         columns += [
             Column("x", "x (chunk, support)", None, min_width=14),
-            Column("covered", "y* covered", None, min_width=10),
-            Column("covering", "covering items", None, min_width=12),
+            Column("covered", "y* covered", max(covered_w, 10)),
+            Column("covering", "covering items", None, min_width=10),
             Column("in", "in", 3),
-            Column("supports", "supports", 10),
+            Column("supports", "supports", max(supports_w, 8), "right"),
             Column("itemset", "s(I)", 4, "right"),
             Column("breach", "breach", 6),
         ]
@@ -458,11 +477,11 @@ class ProblemsView(VirtualTable):
             p = problems[self.rows[i]]
             out: list[Cell] = [p["cluster"]] if self.all_clusters else []
             out += [
-                Text(f"{p['x']} (C{p['chunk']}, {p['support_x']})"),
+                _x_cell(p),
                 Text(", ".join(p["covered"]), style="bold"),
                 covering_words(p),
                 f"C{p['earlier_chunk']}",
-                " ".join(str(v) for v in p["supports"].values()),
+                supports_text(p),
                 str(p["itemset_support"]),
                 Text("yes", style="bold red") if p["breach"] else Text("no", style="dim"),
             ]
@@ -475,14 +494,27 @@ class ProblemsView(VirtualTable):
         if self.all_clusters:
             s = report.get("summary", {})
             self.border_title = "Cover problems of the release"
-            self.border_subtitle = (f"{s.get('cover_problems', 0):,} problems · {s.get('breaches', 0):,} breaches · "
-                                    f"{s.get('vulnerable_records', 0):,} vulnerable records · attacker {who}")
+            self.border_subtitle = (f"{plural(s.get('cover_problems', 0), 'problem')} · "
+                                    f"{plural(s.get('breaches', 0), 'breach', 'breaches')} · "
+                                    f"{plural(s.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}")
         else:
             cl = report["clusters"][c] if c is not None else {}
             self.border_title = f"Cover problems of cluster {cl.get('id', '')}"
-            self.border_subtitle = (f"{cl.get('cover_problems', 0)} problems · {cl.get('breaches', 0)} breaches · "
-                                    f"{cl.get('vulnerable_records', 0)} vulnerable records · attacker {who}"
+            self.border_subtitle = (f"{plural(cl.get('cover_problems', 0), 'problem')} · "
+                                    f"{plural(cl.get('breaches', 0), 'breach', 'breaches')} · "
+                                    f"{plural(cl.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}"
                                     " · enter marks the items")
+
+
+def _x_cell(p: dict) -> KeptText:
+    """``x (C2, 5)``: the chunk and the support are numbers, never cut."""
+    tail = f" (C{p['chunk']}, {p['support_x']})"
+    return KeptText(p["x"] + tail, keep=[(len(p["x"]), len(p["x"]) + len(tail))])
+
+
+def supports_text(p: dict) -> str:
+    """The supports of the items of I, in the report's order."""
+    return " ".join(str(v) for v in p["supports"].values())
 
 
 def problem_items(p: dict) -> frozenset[str]:

@@ -16,6 +16,7 @@ from semtui.model import DisassociatedData, TransactionData, token_label
 from semtui.tui.components.lists import highlight_matches, transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
+from semtui.tui.text import elide_str, plural
 
 
 class DetailPane(VirtualTable):
@@ -106,8 +107,10 @@ class DetailPane(VirtualTable):
         label = "what the attacker now believes (b: the released one)" if believed else "transaction"
         self.set_rows(len(rows), row, [Column("line", "line", width, "right"), Column("tx", label, None)],
                       cursor=self.cursor_row if self.showing == g else 0)
-        self.border_title = f"Transactions of {self.session.display_label(g)}"
-        self.border_subtitle = f"{len(rows):,} transactions"
+        # a long label loses its middle (the border would cut its end)
+        room = max((self.parent.size.width if self.parent is not None else 80) - 24, 20)
+        self.border_title = f"Transactions of {elide_str(self.session.display_label(g), room)}"
+        self.border_subtitle = plural(len(rows), "transaction")
 
     @property
     def cluster_index(self):
@@ -131,4 +134,4 @@ class DetailPane(VirtualTable):
         )
         line = data.line_of(t)
         self.border_title = f"Transaction on line {line}"
-        self.border_subtitle = f"{len(names)} items"
+        self.border_subtitle = plural(len(names), "item")

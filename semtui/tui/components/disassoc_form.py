@@ -94,15 +94,27 @@ class DisassocForm(OptionsForm):
     """Returns the validated options of one disassociation attack, or None."""
 
     HELP_TITLE = "attack form"
-    HELP = ("tab moves between fields; enter runs, escape cancels. Every option of the headless "
+    HELP = ("tab moves between fields; ctrl+s runs (or enter in a text field), enter on a list opens it, escape "
+            "cancels. Every option of the headless "
             "command is here; a blank field takes the engine's default.")
 
     DEFAULT_CSS = """
     DisassocForm > VerticalScroll { width: 76; }
     """
 
-    def __init__(self, kind: str, values: dict | None = None, release_k: int | None = None) -> None:
+    INSTEAD = ("Use nba instead (naive Bayes over a background file of a similar population{bg}), or a "
+               "scores:FILE measure over these items.")
+
+    def uses_measure(self, values: dict) -> bool:
+        return values.get("method") not in ("ra", "nba")  # random placement and naive Bayes use none
+
+    def __init__(self, kind: str, values: dict | None = None, release_k: int | None = None,
+                 items: list[str] | None = None, original: str | None = None) -> None:
+        """``items``, ``original``: the release's item names and the original's path (see
+        :class:`OptionsForm`)."""
         super().__init__()
+        self.items = items or []
+        self.original = original
         self.kind = kind
         defaults = COVER_DEFAULTS if kind == "cover" else REASSOC_DEFAULTS
         self.values = {**defaults, **{k: v for k, v in (values or {}).items() if v is not None and k in defaults}}
@@ -113,7 +125,7 @@ class DisassocForm(OptionsForm):
         with VerticalScroll() as box:
             box.border_title = ("Find the cover problems (semtui cover)" if self.kind == "cover"
                                 else "Re-associate the chunks (semtui attack disassoc)")
-            box.border_subtitle = "enter runs · escape cancels"
+            yield Static("", id="note", markup=False)
             for name, label in FIELDS[self.kind]:
                 yield Label(label.format(k=self.release_k, k1=max((self.release_k or 2) - 1, 1)), id=f"{name}-label")
                 value = self.values.get(name, "")

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
+from semtui.tui.text import elide_str, num
 
 #: (label, path in the report's metrics) of a re-association, in the order shown
 REASSOC_ROWS = (
@@ -40,15 +41,7 @@ COVER_ROWS = (("cover problems", "cover_problems"), ("breaches", "breaches"),
 
 
 def fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
+    return num(v)
 
 
 def _get(d: dict, path):
@@ -146,7 +139,7 @@ def render_disassoc(session: Session) -> list:
         for r in scored:
             for k, name in (("accuracy", "acc"), ("transaction_breakage", "brk")):
                 v = r.report["metrics"].get(k)
-                chart.add_row(Text(f"{(r.label if k == 'accuracy' else '')[:22]:<22} {name}"), bar(v), fmt(v))
+                chart.add_row(Text(f"{elide_str(r.label if k == 'accuracy' else '', 22):<22} {name}"), bar(v), fmt(v))
         parts += [chart, Text("")]
     return parts
 

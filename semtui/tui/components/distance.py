@@ -27,6 +27,7 @@ from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
 from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
+from semtui.tui.text import num, plural
 
 ELIMINATED = "✗"
 ORIGINAL = "●"
@@ -162,6 +163,10 @@ class DistanceView(Vertical):
         context column, so that two tables fit side by side at 80 columns."""
         super().__init__(**kw)
         self.compact = compact
+        #: compact cells now: asked for, and the full cells (``✗3 0.56``) leave the context too little room
+        self.narrow = compact
+        #: the other side's number of steps (compare): both sides then size their cells alike
+        self.peer_steps = 0
         self.attack: GroupAttack | None = None
         self.step: int | None = None  # None: the final table; k: after k eliminations
         self.weighted = False
@@ -238,6 +243,11 @@ class DistanceView(Vertical):
         values = self.values()
         step_of = self.step_marks()
         orig = a.group.get("original") if self.show_original else None
+        if self.compact:  # side by side: the full cells whenever they leave the context 16 columns
+            self.narrow = False
+            full = self.cell_width(values, orig is not None)
+            room = self.table.scrollable_content_region.width or 80
+            self.narrow = len(members) * (full + 1) + 1 + 16 > room
         width = self.cell_width(values, orig is not None)
         columns = self.columns(width, members, rows)
         current = self.step if self.step is not None else -1
@@ -255,8 +265,8 @@ class DistanceView(Vertical):
                 mark = ORIGINAL if orig is not None and orig[i][j] else ""
                 if s is not None:
                     shown = a.table[i, j] if not self.weighted else a.eliminations[s - 1].get("weighted")
-                    num = "" if self.compact or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
-                    cell = Text(f"{mark}{ELIMINATED}{s}{num}", style=ELIMINATED_STYLE)
+                    dist = "" if self.narrow or shown is None or not np.isfinite(shown) else f" {shown:.2f}"
+                    cell = Text(f"{mark}{ELIMINATED}{s}{dist}", style=ELIMINATED_STYLE)
                     if s == current:
                         cell.stylize(CURRENT_STEP_STYLE)
                 elif not np.isfinite(v):
@@ -299,13 +309,17 @@ class DistanceView(Vertical):
         n = max(len(members), 1)
         longest_ctx = max((len(f"L{r['line']}: " + ", ".join(r.get("context", [])))
                            for r in rows[:2000]), default=8)
-        if self.compact:
+        if self.narrow:
             ctx_min = min(max(6, room // 5), longest_ctx)
+        elif self.compact:
+            ctx_min = min(16, longest_ctx)
         else:
             ctx_min = min(max(14, room // 3), max(longest_ctx, 14))
+        # the room of the member columns: everything but the context, the gutter and one gap per column
+        avail = room - ctx_min - 1 - n
         names = [max(width, len(m)) for m in members]
-        if sum(names) + len(names) + ctx_min + 1 > room:
-            share = max(width, (room - ctx_min - 1) // n - 1)
+        if sum(names) > avail:
+            share = max(width, avail // n)
             names = [max(width, min(len(m), share)) for m in members]
         ctx_label = "context" if self.compact else "transaction: context"
         columns = [Column("ctx", ctx_label, None, min_width=ctx_min)]
@@ -320,10 +334,11 @@ class DistanceView(Vertical):
             shown.append(np.array([e.get("weighted") for e in a.eliminations], dtype=np.float64))
         widest = max((np.nanmax(np.abs(v)) for v in shown if np.isfinite(v).any()), default=0.0)
         negative = any((v[np.isfinite(v)] < 0).any() for v in shown)
-        num = len(f"{widest:.2f}") + int(negative)
-        step = 1 + len(str(a.n_steps)) if a.n_steps else 0
-        width = int(marks) + max(num, step + (0 if self.compact else 1 + num))
-        return max(width, 6) if self.compact else width
+        digits = len(f"{widest:.2f}") + int(negative)
+        steps = max(a.n_steps, self.peer_steps)
+        step = 1 + len(str(steps)) if steps else 0
+        width = int(marks) + max(digits, step + (0 if self.narrow else 1 + digits))
+        return max(width, 6) if self.narrow else width
 
     def follow_step(self) -> None:
         """Put the cursor on the cell the current step eliminated (scrolling to it)."""
@@ -404,13 +419,13 @@ class DistanceView(Vertical):
             m = grp.get("metrics") or {}
             pr = ""
             if m:
-                pr = f" · P {_f(m.get('precision'))} R {_f(m.get('recall'))}"
-            skipped = f" · {len(grp.get('skipped', []))} skipped" if grp.get("skipped") else ""
-            exposed = f" · {len(grp.get('exposed', []))} exposed" if grp.get("exposed") else ""
+                pr = f" · P {num(m.get('precision'))} R {num(m.get('recall'))}"
+            skipped = f" · {len(grp.get('skipped', [])):,} skipped" if grp.get("skipped") else ""
+            exposed = f" · {len(grp.get('exposed', [])):,} exposed" if grp.get("exposed") else ""
             hint = " · space steps" if a.n_steps else ""
             legend_s = f" · {MISSING} no score" if np.isnan(a.table).any() else ""
             diff = f" · {len(self.differs)} underlined differ" if self.differs else ""
-            return (f"{rep.get('method', '?')}: {a.n_steps} eliminations · {delta_s}{pr}{skipped}{exposed}"
+            return (f"{rep.get('method', '?')}: {plural(a.n_steps, 'elimination')} · {delta_s}{pr}{skipped}{exposed}"
                     f" · {kind}{hint}{legend_s}{diff} · colour 0 green … {a.result.scale[1]:.2g} red")
         if self.step == 0:
             return f"step 0/{a.n_steps}: the table before the attack · {delta_s} · {kind}"
@@ -488,6 +503,3 @@ def chosen_by(group: str, grp: dict) -> str:
         return f"column {grp['members'][i]}"
     return group
 
-
-def _f(v) -> str:
-    return "—" if v is None else f"{v:.2f}"

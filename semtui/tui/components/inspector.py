@@ -24,6 +24,7 @@ from textual.widgets import Static
 from semtui.model import TransactionData, generalised_label, token_label
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
+from semtui.tui.text import num
 
 
 class Inspector(ModalScreen[None]):
@@ -123,7 +124,7 @@ def describe_group(session: Session, g: int) -> tuple[str, RenderableType]:
         t.add_row("re-identified rows", str(grp.get("reidentified_rows", 0)))
         m = grp.get("metrics") or {}
         if m:
-            t.add_row("precision / recall", f"{_f(m.get('precision'))} / {_f(m.get('recall'))}")
+            t.add_row("precision / recall", f"{num(m.get('precision'))} / {num(m.get('recall'))}")
         cover = Table(title=f"Cover of each member (k = {k})", title_justify="left", box=None, padding=(0, 1))
         cover.add_column("member")
         cover.add_column("before", justify="right")
@@ -233,6 +234,3 @@ def describe_cell(attack, row: int, col: int) -> tuple[str, RenderableType]:
 def _d(v: float) -> str:
     return "·" if not np.isfinite(v) else f"{v:.4f}"
 
-
-def _f(v) -> str:
-    return "—" if v is None else f"{v:.2f}"

@@ -15,13 +15,10 @@ from rich.text import Text
 from textual.binding import BindingType
 
 from semtui.model import DisassociatedData, TransactionData, generalised_label, token_label
-from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.components.vtable import MATCH_STYLE, Cell, Column, KeptText, VirtualTable
 from semtui.tui.keys import only
 from semtui.tui.session import Result, Session
-
-
-def fmt_ratio(value) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.2f}"
+from semtui.tui.text import ratio
 
 
 class ListPane(VirtualTable):
@@ -243,7 +240,7 @@ class GroupsSource:
         rc = self.result_columns()
         for c in columns[2:]:
             if c.key == "density" and self.densities is not None:
-                out.append(fmt_ratio(self.densities[g]))
+                out.append(ratio(self.densities[g]))
             elif rc is None:
                 out.append("")
             elif c.key == "eliminated":
@@ -253,7 +250,7 @@ class GroupsSource:
                 x = rc["exposed"][g]
                 out.append("" if np.isnan(x) else Text(str(int(x)), style="bold red" if x else "dim"))
             else:
-                out.append(fmt_ratio(rc[c.key][g]))
+                out.append(ratio(rc[c.key][g]))
         return out
 
     def sort_key(self, column: str):
@@ -366,13 +363,13 @@ class ClustersSource:
             if c.key in ("size", "chunks", "terms"):
                 out.append(f"{int(self.keys[c.key][i]):,}")
             elif c.key == "assoc":
-                out.append(fmt_ratio(self.keys["assoc"][i]))
+                out.append(ratio(self.keys["assoc"][i]))
             elif c.key in ("problems", "vulnerable"):
                 v = rc[c.key][i]
                 out.append(Text(f"{int(v):,}", style="bold red" if c.key == "vulnerable" and v else
                                 ("" if v else "dim")))
             else:
-                out.append(fmt_ratio(rc[c.key][i]))
+                out.append(ratio(rc[c.key][i]))
         return out
 
     def sort_key(self, column: str):
@@ -444,13 +441,14 @@ def highlight_matches(text: Text, needle: str) -> None:
     needle = needle.casefold()
     start = low.find(needle)
     while start >= 0:
-        text.stylize("bold black on yellow", start, start + n)
+        text.stylize(MATCH_STYLE, start, start + n)
         start = low.find(needle, start + n)
 
 
 def transaction_text(data: TransactionData, i: int, g: int | None = None) -> Text:
-    """Transaction ``i`` in the papers' notation; generalised item ``g`` stands out."""
-    out = Text(no_wrap=True)
+    """Transaction ``i`` in the papers' notation; generalised item ``g`` stands out (and stays
+    on screen when a table cuts the row)."""
+    out = KeptText(no_wrap=True)
     names = data.vocab.items
     for k, t in enumerate(data.transaction(i).tolist()):
         if k:
@@ -460,5 +458,7 @@ def transaction_text(data: TransactionData, i: int, g: int | None = None) -> Tex
         else:
             gi = -t - 1
             label = generalised_label(names[m] for m in data.members(gi).tolist())
+            if gi == g:
+                out.keep.append((len(out), len(out) + len(label)))
             out.append(label, style="bold reverse" if gi == g else "italic")
     return out

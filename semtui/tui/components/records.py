@@ -19,8 +19,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
 from semtui.tui.session import Session
@@ -138,7 +139,7 @@ class RecordsScreen(Screen[dict | None]):
         table = RecordsTable(rows, id="records")
         table.border_title = "Records at risk"
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "records at risk"

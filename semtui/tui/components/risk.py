@@ -16,11 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, bindings, only
 from semtui.tui.session import Session
+from semtui.tui.text import elide_str, ratio
 
 
 class ItemsTable(VirtualTable):
@@ -53,7 +55,7 @@ class ItemsTable(VirtualTable):
             i = int(self.order[v])
             exposed = bool(d["exposed"][i])
             return [d["item"][i], d["group"][i], f"{int(d['before'][i]):,}", f"{int(d['after'][i]):,}",
-                    f"{d['share'][i]:.2f}", Text("exposed", style="bold red") if exposed else ""]
+                    ratio(float(d['share'][i])), Text("exposed", style="bold red") if exposed else ""]
 
         width = max((len(f"{int(x):,}") for x in d["before"]), default=1)
         cols = [Column("item", "item", None, min_width=12), Column("group", "group", None, min_width=12),
@@ -117,10 +119,10 @@ class RiskScreen(Screen[int | None]):
         table = ItemsTable(self.rows, id="items")
         table.border_title = "Items at risk"
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.title = f"items at risk — {self.session.result.label}"
+        self.title = f"items at risk — {elide_str(self.session.result.label, max(self.app.size.width - 30, 20))}"
         table = self.query_one(ItemsTable)
         # most at risk first: exposed, then the smallest cover after the attack
         d = self.rows
@@ -139,3 +141,8 @@ class RiskScreen(Screen[int | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_wrap(self) -> None:
+        """``z``: the cursor row drawn whole (a long item or group name wrapped), or not."""
+        table = self.query_one(ItemsTable)
+        table.set_wrap(not table.wrap)

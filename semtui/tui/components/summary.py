@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
+from semtui.tui.text import elide_str, num
 
 BAR_WIDTH = 16
 #: unknown terms listed before "… and N more"
@@ -43,13 +44,9 @@ def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.3f}"
     if isinstance(v, dict):
         return " / ".join(f"{k} {_fmt(x)}" for k, x in v.items())
-    return f"{v:,}" if isinstance(v, int) else str(v)
+    return num(v)
 
 
 #: facts of ``semtui info`` that only a release with REFINE's joint clusters gives anything to
@@ -244,7 +241,7 @@ class SummaryPanel(VerticalScroll):
                 for k in METRICS:
                     v = r.metrics.get(k)
                     name = r.label if k == "precision" else ""
-                    chart.add_row(Text(f"{name[:18]:<18} {k[0].upper() if k != 'f1' else 'F'}"),
+                    chart.add_row(Text(f"{elide_str(name, 18):<18} {k[0].upper() if k != 'f1' else 'F'}"),
                                   bar(v), _fmt(v))
             parts += [chart, Text("")]
         return parts

@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from semtui.tui.keys import only
+from semtui.tui.text import elide, fit
 
 Cell = str | Text
 RowGetter = Callable[[int], Sequence[Cell]]
@@ -111,6 +112,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self.first_col = 0
         #: cell styles that mark search matches, drawn over the row's own styles
         self.highlight: Callable[[Text], None] | None = None
+        #: ``z``: the cursor row is drawn whole, each cell wrapped over as many lines as it needs
+        self.wrap = False
+        self._wrapped: tuple[tuple, list[list[Text]]] | None = None
         #: what ``ctrl+s`` writes: a header and, per shown row, its records (values in their own
         #: columns, numbers as numbers, marks as columns of their own); None: the cells as text,
         #: numbers made numbers (:func:`csv_value`)
@@ -133,6 +137,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._getter = getter
         self.csv_records = None  # a view that has typed records sets them after set_rows
         self._cache.clear()
+        self._wrapped = None
         self._update_virtual_size()
         self.cursor_row = max(0, min(cursor, row_count - 1))
         self.refresh()
@@ -140,6 +145,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def refresh_rows(self) -> None:
         """Redraw every row (the getter's answers changed, not their number)."""
         self._cache.clear()
+        self._wrapped = None
         self.refresh()
 
     # ------------------------------------------------------------------ geometry
@@ -159,7 +165,41 @@ class VirtualTable(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         # Sideways scrolling is by whole columns (``first_col``), never by cells: the
         # virtual width is the viewport's, so no column is ever drawn in part.
-        self.virtual_size = Size(max(self.scrollable_content_region.width, 1), self.row_count + 1)
+        extra = self.cursor_height() - 1 if self.wrap else 0
+        self.virtual_size = Size(max(self.scrollable_content_region.width, 1), self.row_count + 1 + extra)
+
+    def set_wrap(self, on: bool) -> None:
+        """Show the cursor row whole (wrapped) or on one line like the others."""
+        self.wrap = on
+        self._wrapped = None
+        self._cache.clear()
+        self._update_virtual_size()
+        self._scroll_cursor_into_view()
+        self.refresh()
+
+    def wrapped_cells(self) -> list[list[Text]]:
+        """The cursor row's cells on screen, each wrapped to its column's width."""
+        width = self.scrollable_content_region.width
+        layout = self.layout_columns(width)
+        key = (self.cursor_row, self.first_col, width, self.row_count, id(self._getter))
+        if self._wrapped is not None and self._wrapped[0] == key:
+            return self._wrapped[1]
+        out: list[list[Text]] = []
+        if self.row_count:
+            cells = self._getter(self.cursor_row)
+            for c, w in layout:
+                text = cell_text(cells[c] if c < len(cells) else "", self.highlight)
+                text.no_wrap = False
+                text.overflow = "fold"
+                out.append(list(text.wrap(self.app.console, max(w, 1))) or [Text("")])
+        self._wrapped = (key, out)
+        return out
+
+    def cursor_height(self) -> int:
+        """Lines the cursor row takes (more than one only when wrapping)."""
+        if not self.wrap or not self.row_count:
+            return 1
+        return max((len(lines) for lines in self.wrapped_cells()), default=1)
 
     def layout_columns(self, total: int | None = None) -> list[tuple[int, int]]:
         """(column, width) of every column on screen, left to right: the pinned ones, then from
@@ -194,18 +234,18 @@ class VirtualTable(ScrollView, can_focus=True):
         return max(self.scrollable_content_region.height - 1, 1)
 
     # ------------------------------------------------------------------ drawing
-    def _line(self, cells: Sequence[Cell], layout: list[tuple[int, int]], gutter: str, style: Style) -> Text:
+    def _line(self, cells: Sequence[Cell], layout: list[tuple[int, int]], gutter: str, style: Style,
+              columns: list[int] | None = None) -> Text:
+        """One line of cells; ``columns``: the table column of each layout entry, when ``cells``
+        are already the columns on screen (a wrapped row's lines, marked already)."""
         line = Text(gutter, style=style, no_wrap=True, end="")
         for k, (c, width) in enumerate(layout):
             if k:
                 line.append(" ")
             cell = cells[c] if c < len(cells) else ""
-            column = self.columns[c]
-            text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
-            text.no_wrap = True
-            if self.highlight is not None:
-                self.highlight(text)
-            text.truncate(width, overflow="ellipsis")
+            column = self.columns[columns[k] if columns is not None else c]
+            text = cell_text(cell, None if columns is not None else self.highlight)
+            text = fit(text, width, keep_ranges(cell, text))
             pad = width - text.cell_len
             if pad > 0:
                 if column.justify == "right":
@@ -231,8 +271,9 @@ class VirtualTable(ScrollView, can_focus=True):
                     if k:
                         line.append(" ")
                     w = self.columns[i]
-                    cell = Text(w.label + self.sort_marks.get(i, ""))
-                    cell.truncate(c, overflow="ellipsis")  # a cut label ends with …
+                    # a long label loses its middle: two members that share a beginning stay apart
+                    cell = elide(w.label, c - len(self.sort_marks.get(i, "")), head=0.4)
+                    cell.append(self.sort_marks.get(i, ""))
                     pad = " " * (c - cell.cell_len)
                     cell = cell + pad if w.justify == "left" else Text(pad) + cell
                     cell.stylize(current if i == self.cursor_col else header)
@@ -241,17 +282,29 @@ class VirtualTable(ScrollView, can_focus=True):
                 self._cache[key] = strip
             return strip
         row = scroll_y + y - 1
+        sub = 0
+        if self.wrap and row > self.cursor_row:
+            h = self.cursor_height()
+            if row < self.cursor_row + h:
+                row, sub = self.cursor_row, row - self.cursor_row
+            else:
+                row -= h - 1
         if row >= self.row_count:
             if self.row_count == 0 and y == 1:
                 text = Text(" " + self.empty_message, style=self.get_component_rich_style("vtable--empty"))
                 return self._to_strip(text, base, 0, width)
             return Strip.blank(width, base)
         is_cursor = row == self.cursor_row
-        key = (row, is_cursor, self.first_col, width, self.has_focus)
+        key = (row, sub, is_cursor, self.first_col, width, self.has_focus, self.wrap)
         strip = self._cache.get(key)
         if strip is None:
             style = self.get_component_rich_style("vtable--cursor") if is_cursor else Style()
-            line = self._line(self._getter(row), layout, CURSOR_MARK if is_cursor else " ", Style())
+            if is_cursor and self.wrap:
+                parts = [lines[sub] if sub < len(lines) else "" for lines in self.wrapped_cells()]
+                line = self._line(parts, [(k, w) for k, (_, w) in enumerate(layout)],
+                                  CURSOR_MARK if sub == 0 else " ", Style(), columns=[c for c, _ in layout])
+            else:
+                line = self._line(self._getter(row), layout, CURSOR_MARK if is_cursor else " ", Style())
             if is_cursor:
                 # the cursor row keeps its cells' colours: only the gutter and bold mark it,
                 # plus the cursor background where a cell has no colour of its own
@@ -269,6 +322,9 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ cursor
     def watch_cursor_row(self, old: int, new: int) -> None:
+        if self.wrap:
+            self._cache.clear()
+            self._update_virtual_size()
         self._scroll_cursor_into_view()
         self.refresh()
         if self.row_count:
@@ -303,10 +359,11 @@ class VirtualTable(ScrollView, can_focus=True):
         top = int(self.scroll_y)
         height = self.page_height
         row = self.cursor_row
+        last = row + self.cursor_height() - 1  # a wrapped cursor row: its last line too, if it fits
         if row < top:
             self.scroll_to(y=row, animate=False)
-        elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=False)
+        elif last >= top + height:
+            self.scroll_to(y=min(row, last - height + 1), animate=False)
 
     def move_to(self, row: int) -> None:
         if self.row_count:
@@ -426,6 +483,9 @@ class VirtualTable(ScrollView, can_focus=True):
         if offset is None:
             return
         row = int(self.scroll_y) + offset.y - 1
+        if self.wrap and row > self.cursor_row:
+            h = self.cursor_height()
+            row = self.cursor_row if row < self.cursor_row + h else row - (h - 1)
         if 0 <= row < self.row_count:
             self.cursor_row = row
         x = 1
@@ -438,6 +498,38 @@ class VirtualTable(ScrollView, can_focus=True):
             self.action_select()
 
 
+#: the style :func:`~semtui.tui.components.lists.highlight_matches` marks a search hit with
+MATCH_STYLE = "bold black on yellow"
+
+
+def cell_text(cell: Cell, highlight=None) -> Text:
+    """A cell as a one-line Text, search hits marked."""
+    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    text.no_wrap = True
+    text.end = ""
+    if highlight is not None:
+        highlight(text)
+    return text
+
+
+def keep_ranges(cell: Cell, text: Text) -> list[tuple[int, int]]:
+    """What must stay visible when ``cell`` is cut: the ranges the cell names as what it is
+    about (``cell.keep``, e.g. the row's own generalised item or an added ``✗`` item), then
+    its first search hit."""
+    out = list(getattr(cell, "keep", ()) or ())
+    hits = [(s.start, s.end) for s in text.spans if str(s.style) == MATCH_STYLE]
+    if hits:
+        out.insert(0, hits[0])
+    return out
+
+
+class KeptText(Text):
+    """A cell's Text that names what a table cutting it must keep whole (``keep``: character
+    ranges), e.g. the row's own generalised item or the items a reconstruction added wrongly."""
+
+    def __init__(self, *args, keep=(), **kw) -> None:
+        super().__init__(*args, **kw)
+        self.keep: list[tuple[int, int]] = list(keep)
 _INT = re.compile(r"-?\d{1,3}(,\d{3})+|-?\d+")
 _FLOAT = re.compile(r"-?\d+\.\d+(e[-+]?\d+)?|-?\d+e[-+]?\d+", re.IGNORECASE)
 

@@ -18,8 +18,9 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Header, Static
+from textual.widgets import ContentSwitcher, Header, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
@@ -310,7 +311,7 @@ class AssessmentScreen(Screen):
                                       "together, …) when it is given the original; this document has none.",
                                       style="italic"), id="no-alternatives")
         yield Static("", id="about")
-        yield Footer()
+        yield KeyFooter()
 
     def sure_text(self) -> Text:
         d = self.doc

@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Header, Input
+from textual.widgets import ContentSwitcher, Header, Input
 
 from semtui.errors import InputError
 from semtui.tui.components.detail import DetailPane
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.lists import ListPane, source_for
 from semtui.tui.components.progress import AttackProgressBar
 from semtui.tui.components.summary import SummaryPanel
@@ -97,7 +98,7 @@ class BaseScreen(Screen):
         bar.cursor_blink = False  # steady, and snapshots stay stable
         yield bar
         yield AttackProgressBar(id="progress")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def list_pane(self) -> ListPane:
@@ -314,10 +315,18 @@ class BaseScreen(Screen):
         return "detail"
 
     def action_zoom(self) -> None:
+        """``z``: the right pane over the whole screen, its cursor row shown whole (wrapped);
+        again: back."""
         if self.maximized is not None:
             self.minimize()
         else:
             self.maximize(self.switcher, container=False)
+
+    def watch_maximized(self, old, new) -> None:
+        """Zoomed, the right pane's tables draw their cursor row whole: every name and number
+        of it, however long (one place, whatever un-zoomed the pane)."""
+        for table in self.switcher.query(VirtualTable):
+            table.set_wrap(new is not None)
 
     def action_inspect(self) -> None:
         """``i`` (or ``enter`` in the right pane): the full text of what is under the cursor."""

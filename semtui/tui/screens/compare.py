@@ -8,11 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from semtui.tui.components.distance import DistanceView, GroupAttack
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
+from semtui.tui.text import elide_str
 
 
 class CompareScreen(Screen):
@@ -43,10 +45,10 @@ class CompareScreen(Screen):
         with Horizontal(id="sides"):
             yield DistanceView(id="left", compact=True)
             yield DistanceView(id="right", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.title = f"compare — {self.label}"
+        self.title = f"compare — {elide_str(self.label, max(self.app.size.width - 30, 20))}"
         self._fill()
         self.query_one("#left", DistanceView).table.focus()
 
@@ -61,9 +63,11 @@ class CompareScreen(Screen):
             attacks[side] = GroupAttack.of(result, self.label)
             view.show(attacks[side])
         differs = differing_cells(attacks["left"], attacks["right"])
+        steps = max((a.n_steps for a in attacks.values() if a is not None), default=0)
         for side in ("left", "right"):
             view = self.query_one(f"#{side}", DistanceView)
             view.differs = differs
+            view.peer_steps = steps  # the same cell width on both sides: the columns line up
             view.redraw()
         self.sub_title = f"{len(differs):,} differ"
 
@@ -110,6 +114,12 @@ class CompareScreen(Screen):
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+    def action_wrap(self) -> None:
+        """``z``: both cursor rows drawn whole (the context wrapped), or not."""
+        on = not self.views[0].table.wrap
+        for v in self.views:
+            v.table.set_wrap(on)
 
 
 def differing_cells(a: GroupAttack | None, b: GroupAttack | None) -> set[tuple[int, int]]:

@@ -17,6 +17,7 @@ from textual.binding import BindingType
 from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
+from semtui.tui.text import num, plural
 from semtui.tui.workers import cancel_job, start_job
 
 #: what ``e`` proposes as the file name, per result kind
@@ -278,13 +279,14 @@ class DisassociatedScreen(BaseScreen):
     def attack_notice(self, r) -> str:
         if r.kind == "cover":
             s = r.report["summary"]
-            reached = (f", {s['breached_records']:,} records reached (r lists them)" if "breached_records" in s
-                       else "")
-            return (f"{r.label}: {s['cover_problems']:,} cover problems, {s['breaches']:,} breaches, "
-                    f"{s['vulnerable_records']:,} vulnerable records{reached}")
+            reached = (f", {plural(s['breached_records'], 'record')} reached (r lists them)"
+                       if "breached_records" in s else "")
+            return (f"{r.label}: {plural(s['cover_problems'], 'cover problem')}, "
+                    f"{plural(s['breaches'], 'breach', 'breaches')}, "
+                    f"{plural(s['vulnerable_records'], 'vulnerable record')}{reached}")
         m = r.report.get("metrics")
-        return (f"{r.label}: accuracy {m['accuracy']}, breakage {m['transaction_breakage']}" if m
-                else f"{r.label}: {r.report['summary']['placements']:,} placements")
+        return (f"{r.label}: accuracy {num(m['accuracy'])}, breakage {num(m['transaction_breakage'])}" if m
+                else f"{r.label}: {plural(r.report['summary']['placements'], 'placement')}")
 
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
@@ -307,7 +309,9 @@ class DisassociatedScreen(BaseScreen):
         values = dict(self.form_values.get(kind, {}))
         if not values and kind in self.attack_values:
             values = self.attack_values[kind]
-        self.app.push_screen(DisassocForm(kind, values, self.session.data.k), done)
+        s = self.session
+        self.app.push_screen(DisassocForm(kind, values, s.data.k, items=s.data.vocab.items if kind != "cover" else None,
+                                          original=None if s.original_path is None else str(s.original_path)), done)
 
     def start_job_for(self, kind: str, params: dict):
         """Run a re-association or a cover search in a worker; returns the worker."""
@@ -316,7 +320,9 @@ class DisassociatedScreen(BaseScreen):
             title = f"cover/{params['attacker'] if not params.get('knowledge') else 'knowledge'}"
             fn = run_cover_job
         else:
-            title = f"{params['method']}/{params.get('background') if params['method'] == 'nba' else params['measure']}"
+            # the measure names only a method that uses one: random placement (ra) uses none, nba the background
+            used = {"ra": "random, no measure", "nba": f"background {params.get('background')}"}
+            title = f"{params['method']}/{used.get(params['method'], params['measure'])}"
             fn = run_reassociation_job
         self.job_title = title
         self.progress.start(title)

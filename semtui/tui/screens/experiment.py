@@ -13,8 +13,9 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, is_this, label
 from semtui.tui.components.vtable import VirtualTable
 from semtui.tui.documents import Experiment
@@ -70,7 +71,7 @@ class ExperimentScreen(Screen):
             table.border_title = "Cells"
             yield table
         yield Static("", id="exp-about")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         e = self.experiment

@@ -14,6 +14,7 @@ from semtui.tui.components.distance import DistanceView, GroupAttack
 from semtui.tui.components.export import ExportPrompt
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
+from semtui.tui.text import elide_str, plural
 from semtui.tui.workers import cancel_job, start_job
 
 #: actions that act on the distance table shown in the right pane
@@ -68,7 +69,8 @@ class SetgenScreen(BaseScreen):
         dv = self.distances
         if attack is None or dv.attack is not attack:
             dv.show(attack)
-        self.switcher.border_title = f"Distances of {label}" if label else "Distances"
+        room = max(self.switcher.size.width - 20, 20)  # a long label loses its middle, not its end
+        self.switcher.border_title = f"Distances of {elide_str(label, room)}" if label else "Distances"
         self.switcher.border_subtitle = (f"{len(self.session.results)} result(s) · now {result.label}"
                                          if result else "")
 
@@ -90,7 +92,7 @@ class SetgenScreen(BaseScreen):
             return None if self.progress.running else True
         if action in DISTANCE_ACTIONS:
             return True if has_result and self.switcher.current == "distances" else None
-        if action in ("toggle_view", "export", "next_result", "risk", "toggle_believed"):
+        if action in ("toggle_view", "export", "next_result", "toggle_believed"):
             return True if has_result else None
         if action == "compare":
             return True if len(self.session.results) >= 2 else None
@@ -176,6 +178,11 @@ class SetgenScreen(BaseScreen):
     def action_risk(self) -> None:
         from semtui.tui.components.risk import RiskScreen
 
+        if self.session.result is None:  # never a key that silently does nothing
+            self.notify("no attack yet: x lists each member item's cover before and after an attack — press a "
+                        "to run one (or open a report with --report)")
+            return
+
         def done(group: int | None) -> None:
             if group is not None:
                 self.go_to_group(group)
@@ -239,7 +246,7 @@ class SetgenScreen(BaseScreen):
 
     def attack_notice(self, result) -> str:
         n = result.report.get("summary", {}).get("eliminations", 0)
-        return f"{self._attack_title}: {n:,} eliminations"
+        return f"{self._attack_title}: {plural(n, 'elimination')}"
 
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{result.report.get('method', 'attack')}-report.json"
@@ -266,7 +273,10 @@ class SetgenScreen(BaseScreen):
                 self.attack_values = {k: ("" if v is None else v) for k, v in params.items()}
                 self.start_attack(params)
 
-        self.app.push_screen(AttackForm(self.form_values(), self.session.k_for_exposure()), done)
+        s = self.session
+        original = str(s.original_path) if s.original_path is not None else None
+        self.app.push_screen(AttackForm(self.form_values(), s.k_for_exposure(), items=s.data.vocab.items,
+                                        original=original), done)
 
     def start_attack(self, params: dict) -> None:
         from semtui.attacks.setgen import AttackOptions, run_setgen_attack

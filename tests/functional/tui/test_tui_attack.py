@@ -149,11 +149,14 @@ async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
         assert screen.switcher.current == "distances"
 
 
-async def test_a_then_enter_runs_the_prefilled_attack(fig4_scores):
-    """The form opens with Run focused: a person presses a, then enter."""
+async def test_a_then_ctrl_s_runs_the_prefilled_attack(fig4_scores):
+    """The form opens on its first field (the method list, where enter opens the list);
+    ctrl+s runs the prefilled values."""
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("a", "enter")
+        await pilot.press("a")
+        assert app.focused.id == "method"
+        await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert len(app.session.results) == 1

@@ -117,7 +117,8 @@ async def test_compare_shows_every_member_at_80x24(tmp_path, fig4_scores):
         header = next(line for line in screen_text(app).splitlines() if "injury" in line and "│" in line)
         for name in ("icd", "limbs", "injury"):
             assert header.count(name) == 2, header
-        assert header.count("blood") == 2, header
+        # a name too long for its column loses its middle, keeping both ends (blood pressure)
+        assert header.count("bl…ure") == 2, header
         for view in app.screen.views:
             assert view.table.virtual_size.width <= view.table.scrollable_content_region.width
 
@@ -135,11 +136,15 @@ async def test_moving_the_column_scrolls_it_into_view(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
         table = app.screen.distances.table
-        assert "member11" not in screen_text(app)
+
+        def header() -> str:  # the distance table's header (the group list shows the label's ends)
+            return next(line for line in screen_text(app).splitlines() if "context" in line)
+
+        assert "member11" not in header()
         for _ in range(12):
             await pilot.press("l")
         assert table.cursor_col == 12 and table.first_col > table.pinned
-        assert "member11" in screen_text(app)
+        assert "member11" in header()
         for _ in range(12):
             await pilot.press("h")
         assert table.first_col == table.pinned
