@@ -57,6 +57,10 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 "only items of one WordNet class are generalised together (members of similar meaning, so "
                 "the context tells an added member from a real one less)",
                 lambda p: _unless_same(p, {**p, "utility": "wordnet"})),
+    Alternative("setgen", "items generalised with items of similar frequency",
+                "only items of one support band are generalised together (semtui anonymize setgen --utility "
+                "freq:8), so a member's rarity no longer tells an added member from a real one",
+                lambda p: _unless_same(p, {**p, "utility": "freq:8"})),
     Alternative("km", "k doubled", "every itemset of m items shared by twice as many transactions",
                 lambda p: {**p, "k": 2 * p["k"]}),
     Alternative("km", "hierarchy ordered by support",
@@ -71,6 +75,9 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 "items kept together (HORPART splits more)",
                 lambda p: {**p, "max_cluster_size": p["max_cluster_size"] // 2}
                 if p["max_cluster_size"] // 2 >= p["k"] else None),
+    Alternative("disassoc", "cover problems suppressed", "the item occurrences behind every cover problem "
+                "suppressed (semtui anonymize disassoc --safe, after Awad et al. 2019; built without REFINE)",
+                lambda p: None if p.get("safe") else {**p, "safe": True, "refine": False}),
 )
 
 #: what the alternatives assume of a set-generalised release with no sidecar (docs/assess.md)
@@ -96,7 +103,8 @@ def assessed_params(kind: str, release, data_path: str) -> Assessed:
     km``'s report), else the documented defaults, said so."""
     if kind == "disassociated":
         largest = max((c.size for c in release.clusters), default=release.k)
-        return Assessed("disassoc", {"k": release.k, "m": release.m, "max_cluster_size": max(largest, release.k)},
+        return Assessed("disassoc", {"k": release.k, "m": release.m, "max_cluster_size": max(largest, release.k),
+                                     "refine": bool(release.joint_clusters)},
                         True, f"k={release.k} and m={release.m} read from the release; the release does not record "
                               f"its maximum cluster size: taken as its largest cluster ({largest})")
     side = Path(str(data_path) + ".json")
@@ -230,6 +238,21 @@ def choose(cells: list[dict]) -> int | None:
     near = [i for i in ok if distance(cells[i]) <= best + TOLERANCE]
     return max(near, key=lambda i: ((cells[i]["utility"].get("score") or 0.0),
                                     -((cells[i]["privacy"].get("risk")) or 0.0), cells[i]["label"] == "this release"))
+
+
+def assess_with_alternatives(release, inputs, *, original=None, key=None, progress: ProgressCallback | None = None,
+                             alternatives: bool = True):
+    """What ``semtui assess`` reports (the TUI's ``A`` runs this): every applicable attack and,
+    with the original, the safer alternatives and the choice among them."""
+    from semtui.assess import Assessor
+
+    assessor = Assessor(release, inputs, original=original, key=key, progress=progress)
+    report = assessor.run()
+    if alternatives:
+        AlternativesRun(assessor, progress=progress).run()
+    else:
+        report.alternatives_note = "no alternatives: --no-alternatives"
+    return report
 
 
 class AlternativesRun:

@@ -188,7 +188,8 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
         from semtui.fileio import parse_json
         from semtui.formats.disassociated import dump_disassociated, dump_key, parse_disassociated
 
-        res = disassociate(orig, int(p["k"]), int(p["m"]), int(p["max_cluster_size"]), progress=progress)
+        res = disassociate(orig, int(p["k"]), int(p["m"]), int(p["max_cluster_size"]), progress=progress,
+                           refine=bool(p.get("refine", True)), safe=bool(p.get("safe", False)))
         buf = io.StringIO()
         dump_disassociated(res.data, buf)
         text = buf.getvalue()
@@ -204,7 +205,8 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
                            f"{chk.n_structure} structure problems"}
         key_name = str(Path(name).with_suffix("")) + ".key.json"
         cmd = (f"semtui anonymize disassoc {o} -k {p['k']} -m {p['m']} --max-cluster-size {p['max_cluster_size']} "
-               f"-o {_q(name)} --key {_q(key_name)}")
+               + ("--safe " if p.get("safe") else "--no-refine " if not p.get("refine", True) else "")
+               + f"-o {_q(name)} --key {_q(key_name)}")
         return Made(release, text, ".json", key=res.key, key_text=kbuf.getvalue(), check=check, command=cmd,
                     anonymiser={"seconds": res.seconds, "check_s": check_s})
     raise InputError(f"unknown family {cell.family!r}")

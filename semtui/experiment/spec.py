@@ -22,7 +22,7 @@ FAMILIES = ("setgen", "disassoc", "km")
 #: every parameter a family's table takes, with its default (None: required, or absent when not given)
 PARAMS: dict[str, dict[str, object]] = {
     "setgen": {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all"},
-    "disassoc": {"k": None, "m": None, "max_cluster_size": None},
+    "disassoc": {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False},
     "km": {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"},
 }
 #: parameters that name a file (read relative to the spec's folder)
@@ -54,6 +54,10 @@ class CellParams:
             bits.append(f"m={p['m']}")
         if self.family == "disassoc":
             bits.append(f"clusters<={p['max_cluster_size']}")
+            if p.get("safe"):
+                bits.append("safe")
+            elif not p.get("refine", True):
+                bits.append("no REFINE")
         if self.family == "km":
             bits.append(f"hierarchy {Path(str(p['hierarchy'])).name}" if p.get("hierarchy")
                         else f"fanout {p['fanout']} by {p['order']}")
@@ -218,6 +222,10 @@ def read_spec(path: str | Path) -> Spec:
 
 def _check_value(family: str, key: str, v, base: Path, err):
     ints = {"k": 1, "m": 1, "max_cluster_size": 1, "random_privacy": 1, "seed": 0, "fanout": 2}
+    if key in ("refine", "safe"):
+        if not isinstance(v, bool):
+            raise err(f"{key!r} must be true or false (got {v!r})")
+        return v
     if key in ints:
         if not isinstance(v, int) or isinstance(v, bool) or v < ints[key]:
             raise err(f"{key!r} must be a whole number of at least {ints[key]} (got {v!r})")
@@ -233,8 +241,11 @@ def _check_value(family: str, key: str, v, base: Path, err):
             parse_sizes(v)
         except InputError as exc:
             raise err(f"'sizes': {exc.message}") from None
-    if key == "order" and v not in ("id", "support", "random"):
-        raise err(f"'order' must be id, support or random (got {v!r})")
+    if key == "order":
+        from semtui.model.hierarchy import ORDERS
+
+        if v not in ORDERS:
+            raise err(f"'order' must be one of {', '.join(ORDERS)} (got {v!r})")
     if key == "algorithm":
         from semtui.anonymize.hierarchy import ALGORITHMS
 

@@ -504,7 +504,7 @@ class BaseScreen(Screen):
         except InputError as exc:
             self.notify(str(exc), severity="warning", timeout=6)
             return
-        from semtui.assess import run_assessment
+        from semtui.experiment.alternatives import assess_with_alternatives
         from semtui.tui.workers import start_job
 
         s = self.session
@@ -518,7 +518,8 @@ class BaseScreen(Screen):
                         timeout=5)
 
         def assess(progress) -> dict:
-            return run_assessment(s.data, inputs, original=orig, key=key, progress=progress).to_json()
+            # what `semtui assess` reports: the attacks and, with the original, the safer alternatives
+            return assess_with_alternatives(s.data, inputs, original=orig, key=key, progress=progress).to_json()
 
         start_job(self, "assess", assess)
 

@@ -70,7 +70,7 @@ def test_every_line_follows_the_cell_contract(grid):
     cells = _lines(results)
     assert [c["id"] for c in cells] == ["setgen:k=2,random_privacy=10,seed=1,sizes=3-6,utility=all",
                                         "setgen:k=3,random_privacy=10,seed=1,sizes=3-6,utility=all",
-                                        "disassoc:k=2,m=2,max_cluster_size=20"]
+                                        "disassoc:k=2,m=2,max_cluster_size=20,refine=true,safe=false"]
     assert "3 measured now, 0 already there" in out
     for c in cells:
         assert all(k in c for k in CONTRACT), c.keys()
