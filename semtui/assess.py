@@ -590,7 +590,7 @@ def _beats_chance(f: dict) -> bool:
 
 def _rank(f: dict) -> tuple:
     """Taking back the most first; then the most precise."""
-    return (f.get("correct") or 0, f.get("precision") if "precision" in f else f.get("accuracy") or 0)
+    return (f.get("correct") or 0, (f.get("precision") if "precision" in f else f.get("accuracy")) or 0)
 
 
 def _line(original, t: int) -> int:

@@ -102,11 +102,17 @@ def assessed_params(kind: str, release, data_path: str) -> Assessed:
     set-generalised release's sidecar ``RELEASE.json`` (``anonymize setgen``'s, or ``anonymize
     km``'s report), else the documented defaults, said so."""
     if kind == "disassociated":
+        params = {"k": release.k, "m": release.m, "refine": bool(release.joint_clusters)}
+        if release.max_cluster_size is not None:
+            return Assessed("disassoc", {**params, "max_cluster_size": release.max_cluster_size}, True,
+                            f"k={release.k}, m={release.m} and the maximum cluster size "
+                            f"{release.max_cluster_size} read from the release")
         largest = max((c.size for c in release.clusters), default=release.k)
-        return Assessed("disassoc", {"k": release.k, "m": release.m, "max_cluster_size": max(largest, release.k),
-                                     "refine": bool(release.joint_clusters)},
-                        True, f"k={release.k} and m={release.m} read from the release; the release does not record "
-                              f"its maximum cluster size: taken as its largest cluster ({largest})")
+        return Assessed("disassoc", {**params, "max_cluster_size": max(largest, release.k)},
+                        True, f"k={release.k} and m={release.m} read from the release; the release (written before "
+                              f"semtui recorded it) does not record its maximum cluster size: taken as its largest "
+                              f"cluster ({largest}), which overstates it when HORPART left identical transactions "
+                              "together")
     side = Path(str(data_path) + ".json")
     doc = None
     if side.is_file():

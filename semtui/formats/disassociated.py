@@ -83,6 +83,8 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     k, m = doc.get("k"), doc.get("m")
     _need(_is_int(k) and k >= 1, "'k' must be a positive integer", path)
     _need(_is_int(m) and m >= 1, "'m' must be a positive integer", path)
+    bound = doc.get("max_cluster_size")
+    _need(bound is None or (_is_int(bound) and bound >= 1), "'max_cluster_size' must be a positive integer", path)
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
     vocab = Vocabulary()
@@ -183,16 +185,24 @@ def parse_disassociated(doc, path) -> DisassociatedData:
               f"{max(k - 1, 1)} transaction(s) each (k={k})"
               + (f" and its joint clusters' shared chunks {more} sub-records" if more else "")
               + f": at most {most + more} transactions", path)
-    return DisassociatedData(vocab, k, m, clusters, joints)
+    return DisassociatedData(vocab, k, m, clusters, joints, bound)
 
 
 def read_disassociated(path: str | Path) -> DisassociatedData:
     return parse_disassociated(load_json(path), path)
 
 
+def _header(data: DisassociatedData) -> dict:
+    """k, m and, when known, HORPART's bound (``max_cluster_size``: a public parameter)."""
+    out = {"k": data.k, "m": data.m}
+    if data.max_cluster_size is not None:
+        out["max_cluster_size"] = data.max_cluster_size
+    return out
+
+
 def disassociated_to_json(data: DisassociatedData) -> dict:
     names = np.array(data.vocab.items, dtype=object)
-    return {"format": FORMAT, "k": data.k, "m": data.m,
+    return {"format": FORMAT, **_header(data),
             "clusters": [_cluster_json(c, names) for c in data.clusters],
             "joint_clusters": [_joint_json(j, names) for j in data.joint_clusters]}
 
@@ -256,7 +266,7 @@ def dump_disassociated(data: DisassociatedData, fh: IO[str]) -> None:
     """Write a release to an open text file, one line per cluster and per joint cluster; the
     same document as :func:`disassociated_to_json`."""
     names = np.array(data.vocab.items, dtype=object)
-    _dump_lines(fh, {"format": FORMAT, "k": data.k, "m": data.m}, (_cluster_json(c, names) for c in data.clusters),
+    _dump_lines(fh, {"format": FORMAT, **_header(data)}, (_cluster_json(c, names) for c in data.clusters),
                 (_joint_line(j, names) for j in data.joint_clusters))
 
 

@@ -66,6 +66,9 @@ class DisassociatedData:
     m: int
     clusters: list[Cluster]
     joint_clusters: list[JointCluster] = field(default_factory=list)
+    #: HORPART's bound, when the release records it (a public parameter; clusters of identical
+    #: transactions are never split, so the largest cluster may exceed it)
+    max_cluster_size: int | None = None
 
     kind = "disassociated"
 

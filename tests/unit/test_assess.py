@@ -77,3 +77,29 @@ def test_verdict_never_calls_a_release_safe(fig, scored, partial, background, ki
         assert "was not modelled" in text  # the knowledge not given is named
     if rep.strongest is not None:
         assert f"{fig['correct']:,}" in text  # worded from the numbers
+
+
+def test_an_attack_with_no_precision_ranks_without_error():
+    """An attack that eliminated nothing has precision None: ranking it (the CLI, the TUI's
+    attacks table) must not fail on it (found on a k^m release, where every attack scores nothing)."""
+    from semtui.assess import _rank
+
+    assert _rank({"correct": 0, "precision": None}) == (0, 0)
+    assert _rank({"correct": None, "accuracy": None}) == (0, 0)
+    ranked = sorted(tuple(-x for x in _rank(f)) for f in
+                    ({"correct": 0, "precision": None}, {"correct": 3, "precision": 0.5}))
+    assert ranked[0] == (-3, -0.5)
+
+
+def test_a_disassociated_release_records_its_bound_for_the_alternatives():
+    from semtui import formats
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.experiment.alternatives import assessed_params
+    from semtui.formats.disassociated import disassociated_to_json, parse_disassociated
+
+    data = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    made = disassociate(data, 3, 2, 30)
+    back = parse_disassociated(disassociated_to_json(made.data), "x.json")
+    assert back.max_cluster_size == 30
+    assert max(c.size for c in back.clusters) >= 30  # identical transactions may stay together
+    assert assessed_params("disassociated", back, "x.json").params["max_cluster_size"] == 30

@@ -131,6 +131,7 @@ def disassociate(
     t1 = time.perf_counter()
     tree = (parent, cluster_node, joint_max) if refine and not safe else None
     release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree)
+    release.max_cluster_size = max_cluster_size  # public, recorded in the release (the alternatives read it)
     report = None
     if safe:
         release, key, report = remove_cover_problems(release, key, progress)

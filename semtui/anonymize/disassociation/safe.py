@@ -275,7 +275,7 @@ def remove_cover_problems(data: DisassociatedData, key: DisassociationKey,
             totals[name] += st.get(name, 0)
     if progress is not None:
         progress(n, n, "cover problems")
-    out = DisassociatedData(data.vocab, data.k, data.m, clusters)
+    out = DisassociatedData(data.vocab, data.k, data.m, clusters, max_cluster_size=data.max_cluster_size)
     new_key = DisassociationKey(keys)
     pairs = {(ck.id, it) for ck in keys for _, it in ck.suppressed}
     still = {(c.id, it) for c in clusters for ch in c.record_chunks for it in data.vocab.names(np.unique(ch.items))}
