@@ -584,29 +584,37 @@ def _lower_cluster(values: np.ndarray, scorable: np.ndarray) -> np.ndarray:
 
 
 class _SortedColumns:
-    """Each column's scorable rows in ascending weighted order, as last computed.
+    """Each column's scorable rows in ascending weighted order, kept until a cell of the column
+    changes (``dirty``) and re-sorted then, once, whatever is asked of it next.
 
-    Tall tables have columns of thousands of cells and every step changes one of them
-    wholesale; re-sorting from the previous order is a nearly-sorted sort (a linear pass of
-    timsort) instead of a fresh one.  The sorted values are the same whatever the algorithm,
-    so vulnerabilities are bit-for-bit those of a fresh sort.
+    A step changes every column in one cell at most (row ``i``), except column ``j``; re-sorting
+    from the previous order is a nearly-sorted sort (a linear pass of timsort).  The sorted
+    values are the same whatever the algorithm, so vulnerabilities are bit-for-bit those of a
+    fresh sort; candidates and lower clusters are read from values, never from the order of
+    equal values.
     """
 
     def __init__(self, W: np.ndarray, sc: np.ndarray):
         self.W, self.sc = W, sc
-        self.order = []
+        self.rows: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
         for k in range(W.shape[1]):
             rows = np.flatnonzero(sc[:, k])
-            self.order.append(rows[np.argsort(W[rows, k], kind="stable")])
+            vals = W[rows, k]
+            p = np.argsort(vals, kind="stable")
+            self.rows.append(rows[p])
+            self.vals.append(vals[p])
+        self.dirty = np.zeros(W.shape[1], dtype=bool)
 
     def sorted(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self.order[k]
-        rows = rows[self.sc[rows, k]]
-        vals = self.W[rows, k]
-        p = np.argsort(vals, kind="stable")
-        rows, vals = rows[p], vals[p]
-        self.order[k] = rows
-        return rows, vals
+        if self.dirty[k]:
+            rows = self.rows[k]
+            rows = rows[self.sc[rows, k]]
+            vals = self.W[rows, k]
+            p = np.argsort(vals, kind="stable")
+            self.rows[k], self.vals[k] = rows[p], vals[p]
+            self.dirty[k] = False
+        return self.rows[k], self.vals[k]
 
     def vulnerability(self, k: int) -> float:
         _, vals = self.sorted(k)
@@ -619,30 +627,30 @@ class _SortedColumns:
         first = int(np.searchsorted(vals, vals[-1], side="left"))
         return int(rows[first:].min())  # the lowest row among equal maxima
 
-    def lower_cluster(self, k: int) -> np.ndarray:
+    def lower_rows(self, k: int) -> np.ndarray:
+        """The rows of column k's lower cluster: at or below its largest gap (the lowest of
+        equal largest gaps); every scorable row under two cells."""
         rows, vals = self.sorted(k)
-        mask = np.zeros(self.W.shape[0], dtype=bool)
         if len(vals) < 2:
-            mask[rows] = True
-            return mask
+            return rows
         cut = int(np.argmax(np.diff(vals)))
-        mask[rows[vals <= vals[cut]]] = True
-        return mask
+        return rows[: int(np.searchsorted(vals, vals[cut], side="right"))]
 
 
 def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
     rba = method == "rba"
     D, nr, nc = state.D, state.nr, state.nc
+    live, sc, rc, cc = state.live, state.scorable, state.rc, state.cc  # updated in place by drop
     if rba:
-        WR = np.where(state.live, (1.0 / np.maximum(state.rc, 1))[:, None], np.nan)
-        WC = np.where(state.live, (1.0 / np.maximum(state.cc, 1))[None, :], np.nan)
+        WR = np.where(live, (1.0 / np.maximum(rc, 1))[:, None], np.nan)
+        WC = np.where(live, (1.0 / np.maximum(cc, 1))[None, :], np.nan)
         W = D * (1.0 - WR) * (1.0 - WC)
-        W[~state.live] = np.nan
+        W[~live] = np.nan
     else:
         W = state.count_weighted()
         rf, cf = state.row_factor(), state.col_factor()
     initial = W.copy()
-    sc = state.scorable
+    NEG = -np.inf
 
     rv, rcand, rhas = _group_stats(W, sc)
     cv, ccand, chas = _group_stats(W.T, sc.T)
@@ -651,78 +659,118 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     groups = nr + nc
     delta = float((rv.sum() + cv.sum()) / groups) if threshold is None and groups else (
         0.0 if threshold is None else float(threshold))
-    # Lazy vulnerabilities: rv/cv may be stale by at most re/ce (see _Bounds).
+    # Lazy vulnerabilities: rv/cv may be stale by at most re/ce.
     re = np.zeros(nr)
     ce = np.zeros(nc)
     scale = float(np.abs(W[sc]).max()) if sc.any() else 1.0
     slack = 16 * np.finfo(np.float64).eps * max(scale, 1e-300)
+    # Row groups, kept per row and updated only where something changed: whether the
+    # candidate is valid (the last-cell rule), and for valid rows the lower bound of the
+    # vulnerability (rlo), its upper bound when stale (rub) and its value when exact (rex).
+    rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
+    rlo = np.where(rok, rv, NEG)
+    rub = np.full(nr, NEG)
+    rex = rlo.copy()
+
+    def refresh(idx: np.ndarray) -> None:
+        ok, v, e = rok[idx], rv[idx], re[idx]
+        stale = e > 0
+        rlo[idx] = np.where(ok, v - e, NEG)
+        rub[idx] = np.where(ok & stale, v + e, NEG)
+        rex[idx] = np.where(ok & ~stale, v, NEG)
 
     while len(state.eliminations) < limit:
         heartbeat(len(state.eliminations), "eliminations")  # a long table: progress, a chance to cancel
-        rc, cc = state.rc, state.cc
-        rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
         cok = chas & (cc >= 2) & (rc[ccand] >= 2)
         # bring every group that might hold the maximum up to date
-        lo = max(np.where(rok, rv - re, -np.inf).max(initial=-np.inf),
-                 np.where(cok, cv - ce, -np.inf).max(initial=-np.inf))
-        stale_r = np.flatnonzero(rok & (re > 0) & (rv + re >= lo - slack))
+        lo = max(rlo.max(initial=NEG), np.where(cok, cv - ce, NEG).max(initial=NEG))
+        if lo == NEG:
+            break  # no valid group
+        stale_r = np.flatnonzero(rub >= lo - slack)
         stale_c = np.flatnonzero(cok & (ce > 0) & (cv + ce >= lo - slack))
         if len(stale_r):
             rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
             re[stale_r] = 0.0
+            refresh(stale_r)
         for k in stale_c.tolist():
             cv[k] = columns.vulnerability(k)
             ce[k] = 0.0
-        rvv = np.where(rok & (re == 0), rv, -np.inf)
-        cvv = np.where(cok & (ce == 0), cv, -np.inf)
-        vmax = max(rvv.max(initial=-np.inf), cvv.max(initial=-np.inf))
+        cvv = np.where(cok & (ce == 0), cv, NEG)
+        vmax = max(rex.max(initial=NEG), cvv.max(initial=NEG))
         if not vmax > delta:
             break
-        i, j, group = _pick(rvv, rcand, cvv, ccand, vmax)
+        i, j, group = _pick(rex, rcand, cvv, ccand, vmax)
         state.record(i, j, W[i, j], vmax, group)
-        old_row, old_col = W[i, :].copy(), W[:, j].copy()
+        old_row = W[i, :].copy()
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
-            _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), columns.lower_cluster(j))
-        else:
+            low_r = _lower_cluster(W[i, :], sc[i, :])
+            low_r[j] = False
+            changed = columns.lower_rows(j)
+            changed = changed[changed != i]
             state.drop(i, j)
-            rf[i] = 1.0 - 1.0 / max(state.rc[i], 1)
-            cf[j] = 1.0 - 1.0 / max(state.cc[j], 1)
+            if not low_r.any():
+                low_r = live[i, :].copy()
+            if not len(changed):
+                changed = np.flatnonzero(live[:, j])
+            WR[i, low_r] += WR[i, j] / low_r.sum()
+            WC[changed, j] += WC[i, j] / len(changed)
+            WR[i, j] = WC[i, j] = np.nan
+            old_col = W[changed, j]
+            W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
+            W[changed, j] = D[changed, j] * (1.0 - WR[changed, j]) * (1.0 - WC[changed, j])
+            new_col = W[changed, j]
+        else:
+            old_col = W[:, j].copy()
+            state.drop(i, j)
+            rf[i] = 1.0 - 1.0 / max(rc[i], 1)
+            cf[j] = 1.0 - 1.0 / max(cc[j], 1)
             W[i, :] = D[i, :] * rf[i] * cf
             W[:, j] = D[:, j] * rf * cf[j]
-        W[i, ~state.live[i]] = np.nan
-        W[~state.live[:, j], j] = np.nan
+            W[~live[:, j], j] = np.nan
+            changed, new_col = slice(None), W[:, j]
+        W[i, ~live[i]] = np.nan
         # Weights only grow, so a scorable weighted distance only shrinks: a group whose
-        # candidate did not move keeps it; the others get a fresh argmax.
-        moved_r = np.flatnonzero(rcand == j)
-        moved_c = np.flatnonzero(ccand == i)
+        # candidate cell did not change keeps it; the others get a fresh argmax.
+        if rba:
+            moved_r = changed[rcand[changed] == j]
+        else:
+            moved_r = np.flatnonzero(rcand == j)
         if len(moved_r):
-            rcand[moved_r] = np.argmax(np.where(sc[moved_r], W[moved_r], -np.inf), axis=1)
+            rcand[moved_r] = np.argmax(np.where(sc[moved_r], W[moved_r], NEG), axis=1)
+        moved_c = np.flatnonzero(ccand == i)
         if len(moved_c):
-            ccand[moved_c] = np.argmax(np.where(sc[:, moved_c], W[:, moved_c], -np.inf), axis=0)
+            ccand[moved_c] = np.argmax(np.where(sc[:, moved_c], W[:, moved_c], NEG), axis=0)
         # one value of each other row (column) moved by d: its largest gap by at most 2d
         with np.errstate(invalid="ignore"):
-            d_col = np.abs(old_col - W[:, j])
+            d_col = np.abs(old_col - new_col)
             d_row = np.abs(old_row - W[i, :])
-        hit_r = np.flatnonzero(sc[:, j] & (d_col > 0))
+        hit = np.flatnonzero(sc[changed, j] & (d_col > 0))
+        hit_r = hit if not rba else changed[hit]
         hit_c = np.flatnonzero(sc[i, :] & (d_row > 0))
-        re[hit_r] += (2.0 * d_col[hit_r] + slack) * (1.0 + 1e-9)
+        re[hit_r] += (2.0 * d_col[hit] + slack) * (1.0 + 1e-9)
         ce[hit_c] += (2.0 * d_row[hit_c] + slack) * (1.0 + 1e-9)
+        columns.dirty[hit_c] = True
+        columns.dirty[j] = True
         # row i and column j lost a cell: recompute them now
         rv[i], rcand[i], rhas[i] = (x[0] for x in _group_stats(W[i:i + 1], sc[i:i + 1]))
         cv[j] = columns.vulnerability(j)
-        ccand[j], chas[j] = columns.candidate(j), sc[:, j].any()
+        ccand[j] = columns.candidate(j)
+        chas[j] = len(columns.rows[j]) > 0
         re[i] = 0.0
         ce[j] = 0.0
+        # validity changed where the candidate moved, in row i, and in every row whose
+        # candidate sits in column j once that column is down to its last cell
+        touched = [hit_r, moved_r, np.array([i])]
+        if cc[j] == 1:
+            touched.append(np.flatnonzero(rcand == j))
+        touched = np.concatenate(touched)
+        rok[touched] = rhas[touched] & (rc[touched] >= 2) & (cc[rcand[touched]] >= 2)
+        refresh(touched)
 
-    if re.any() or ce.any():  # leave exact values behind
-        stale_r, stale_c = np.flatnonzero(re), np.flatnonzero(ce)
-        rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
-        for k in stale_c.tolist():
-            cv[k] = columns.vulnerability(k)
     if rba:
-        row_w = np.where(state.live, WR, np.nan)
-        col_w = np.where(state.live, WC, np.nan)
+        row_w = np.where(live, WR, np.nan)
+        col_w = np.where(live, WC, np.nan)
     else:
         row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
     return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
