@@ -583,6 +583,23 @@ def _lower_cluster(values: np.ndarray, scorable: np.ndarray) -> np.ndarray:
     return scorable & (np.where(scorable, values, np.inf) <= s[k])
 
 
+def _row_split(w: list, ok: list) -> tuple[float, int, bool, float | None]:
+    """One short row (a few member items) in Python floats, the same IEEE arithmetic as
+    :func:`_group_stats` and :func:`_lower_cluster`: its vulnerability, candidate (the first
+    largest scorable value; 0 without any), whether it has a scorable cell, and the value at
+    its largest gap (the lowest of equal gaps; None under two cells: all of it is lower)."""
+    vals = sorted(v for v, o in zip(w, ok) if o)
+    if not vals:
+        return 0.0, 0, False, None
+    top = vals[-1]
+    cand = next(k for k, (v, o) in enumerate(zip(w, ok)) if o and v == top)
+    if len(vals) < 2:
+        return 0.0, cand, True, None
+    gaps = [b - a for a, b in zip(vals, vals[1:])]
+    vul = max(gaps)
+    return max(vul, 0.0), cand, True, vals[gaps.index(vul)]
+
+
 class _SortedColumns:
     """Each column's scorable rows in ascending weighted order, kept until a cell of the column
     changes (``dirty``) and re-sorted then, once, whatever is asked of it next.
@@ -605,16 +622,62 @@ class _SortedColumns:
             self.rows.append(rows[p])
             self.vals.append(vals[p])
         self.dirty = np.zeros(W.shape[1], dtype=bool)
+        #: per column, the rows whose cell changed since it was sorted (None: many, re-sort)
+        self.pending: list[list[int] | None] = [[] for _ in range(W.shape[1])]
+
+    def changed(self, k: int, row: int) -> None:
+        """The cell (row, k) changed value or stopped being scorable."""
+        self.dirty[k] = True
+        pend = self.pending[k]
+        if pend is not None:
+            if len(pend) < 4:
+                pend.append(row)
+            else:
+                self.pending[k] = None
+
+    def resorted(self, k: int) -> None:
+        """Many cells of column k changed: sort it again when next asked."""
+        self.dirty[k] = True
+        self.pending[k] = None
 
     def sorted(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self.dirty[k]:
-            rows = self.rows[k]
-            rows = rows[self.sc[rows, k]]
-            vals = self.W[rows, k]
-            p = np.argsort(vals, kind="stable")
-            self.rows[k], self.vals[k] = rows[p], vals[p]
+            rows, vals, pend = self.rows[k], self.vals[k], self.pending[k]
+            if pend is None:
+                rows = rows[self.sc[rows, k]]
+                vals = self.W[rows, k]
+                p = np.argsort(vals, kind="stable")
+                rows, vals = rows[p], vals[p]
+            else:  # a few cells: take each out and put it back where its new value sorts
+                for r in pend:
+                    keep = rows != r
+                    rows, vals = rows[keep], vals[keep]
+                    if self.sc[r, k]:
+                        v = self.W[r, k]
+                        at = int(np.searchsorted(vals, v))
+                        rows = np.concatenate((rows[:at], [r], rows[at:]))
+                        vals = np.concatenate((vals[:at], [v], vals[at:]))
+            self.rows[k], self.vals[k] = rows, vals
             self.dirty[k] = False
+            self.pending[k] = []
         return self.rows[k], self.vals[k]
+
+    def lower_prefix_changed(self, k: int, m: int, gone: int) -> None:
+        """RBA moved weight to the lower cluster of column k (the first ``m`` sorted rows, as
+        :meth:`lower_rows` gave them, so the column was up to date) and dropped row ``gone``:
+        those values only fell, so they stay below the rest, whose order holds; only the
+        lower cluster is sorted again."""
+        rows, vals = self.rows[k], self.vals[k]
+        pre, rest, rest_vals = rows[:m], rows[m:], vals[m:]
+        pre = pre[pre != gone]
+        keep = rest != gone
+        rest, rest_vals = rest[keep], rest_vals[keep]
+        pv = self.W[pre, k]
+        p = np.argsort(pv, kind="stable")
+        self.rows[k] = np.concatenate((pre[p], rest))
+        self.vals[k] = np.concatenate((pv[p], rest_vals))
+        self.dirty[k] = False
+        self.pending[k] = []
 
     def vulnerability(self, k: int) -> float:
         _, vals = self.sorted(k)
@@ -704,14 +767,18 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         old_row = W[i, :].copy()
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
-            low_r = _lower_cluster(W[i, :], sc[i, :])
+            ok_i = sc[i, :].tolist()
+            split = _row_split(W[i, :].tolist(), ok_i)[3]
+            low_r = np.array(ok_i) if split is None else sc[i, :] & (np.where(sc[i, :], W[i, :], np.inf) <= split)
             low_r[j] = False
             changed = columns.lower_rows(j)
+            m = len(changed)
             changed = changed[changed != i]
             state.drop(i, j)
             if not low_r.any():
                 low_r = live[i, :].copy()
-            if not len(changed):
+            whole = not len(changed)
+            if whole:  # the lower cluster was (i, j) alone: the whole live column takes its weight
                 changed = np.flatnonzero(live[:, j])
             WR[i, low_r] += WR[i, j] / low_r.sum()
             WC[changed, j] += WC[i, j] / len(changed)
@@ -720,6 +787,10 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
             W[changed, j] = D[changed, j] * (1.0 - WR[changed, j]) * (1.0 - WC[changed, j])
             new_col = W[changed, j]
+            if whole:
+                columns.resorted(j)
+            else:
+                columns.lower_prefix_changed(j, m, i)
         else:
             old_col = W[:, j].copy()
             state.drop(i, j)
@@ -729,6 +800,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             W[:, j] = D[:, j] * rf * cf[j]
             W[~live[:, j], j] = np.nan
             changed, new_col = slice(None), W[:, j]
+            columns.resorted(j)
         W[i, ~live[i]] = np.nan
         # Weights only grow, so a scorable weighted distance only shrinks: a group whose
         # candidate cell did not change keeps it; the others get a fresh argmax.
@@ -750,10 +822,11 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         hit_c = np.flatnonzero(sc[i, :] & (d_row > 0))
         re[hit_r] += (2.0 * d_col[hit] + slack) * (1.0 + 1e-9)
         ce[hit_c] += (2.0 * d_row[hit_c] + slack) * (1.0 + 1e-9)
-        columns.dirty[hit_c] = True
-        columns.dirty[j] = True
+        for k in hit_c.tolist():
+            if k != j:
+                columns.changed(k, i)
         # row i and column j lost a cell: recompute them now
-        rv[i], rcand[i], rhas[i] = (x[0] for x in _group_stats(W[i:i + 1], sc[i:i + 1]))
+        rv[i], rcand[i], rhas[i], _ = _row_split(W[i, :].tolist(), sc[i, :].tolist())
         cv[j] = columns.vulnerability(j)
         ccand[j] = columns.candidate(j)
         chas[j] = len(columns.rows[j]) > 0
