@@ -707,6 +707,8 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     if rba:
         WR = np.where(live, (1.0 / np.maximum(rc, 1))[:, None], np.nan)
         WC = np.where(live, (1.0 / np.maximum(cc, 1))[None, :], np.nan)
+        if nr > nc:  # a step works down column j: keep columns contiguous
+            WR, WC = np.asfortranarray(WR), np.asfortranarray(WC)
         W = D * (1.0 - WR) * (1.0 - WC)
         W[~live] = np.nan
     else:
@@ -735,7 +737,21 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     rub = np.full(nr, NEG)
     rex = rlo.copy()
 
-    def refresh(idx: np.ndarray) -> None:
+    def refresh(idx: np.ndarray, validity: bool = False) -> None:
+        """Rows ``idx`` changed vulnerability, bound or (``validity``) candidate or counts.
+        Many rows (a step changed most of a column): whole contiguous arrays are cheaper
+        than gathering and scattering by index."""
+        if len(idx) * 4 > nr:
+            if validity:
+                np.logical_and(rhas, rc >= 2, out=rok)
+                np.logical_and(rok, cc[rcand] >= 2, out=rok)
+            stale = re > 0
+            rlo[:] = np.where(rok, rv - re, NEG)
+            rub[:] = np.where(rok & stale, rv + re, NEG)
+            rex[:] = np.where(rok & ~stale, rv, NEG)
+            return
+        if validity:
+            rok[idx] = rhas[idx] & (rc[idx] >= 2) & (cc[rcand[idx]] >= 2)
         ok, v, e = rok[idx], rv[idx], re[idx]
         stale = e > 0
         rlo[idx] = np.where(ok, v - e, NEG)
@@ -780,13 +796,14 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             whole = not len(changed)
             if whole:  # the lower cluster was (i, j) alone: the whole live column takes its weight
                 changed = np.flatnonzero(live[:, j])
+            Wj, WRj, WCj = W[:, j], WR[:, j], WC[:, j]  # views: one-dimensional gathers are cheaper
             WR[i, low_r] += WR[i, j] / low_r.sum()
-            WC[changed, j] += WC[i, j] / len(changed)
+            WCj[changed] += WC[i, j] / len(changed)
             WR[i, j] = WC[i, j] = np.nan
-            old_col = W[changed, j]
+            old_col = Wj[changed]
             W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
-            W[changed, j] = D[changed, j] * (1.0 - WR[changed, j]) * (1.0 - WC[changed, j])
-            new_col = W[changed, j]
+            new_col = D[changed, j] * (1.0 - WRj[changed]) * (1.0 - WCj[changed])
+            Wj[changed] = new_col
             if whole:
                 columns.resorted(j)
             else:
@@ -817,7 +834,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         with np.errstate(invalid="ignore"):
             d_col = np.abs(old_col - new_col)
             d_row = np.abs(old_row - W[i, :])
-        hit = np.flatnonzero(sc[changed, j] & (d_col > 0))
+        hit = np.flatnonzero(d_col > 0) if rba and not whole else np.flatnonzero(sc[changed, j] & (d_col > 0))
         hit_r = hit if not rba else changed[hit]
         hit_c = np.flatnonzero(sc[i, :] & (d_row > 0))
         re[hit_r] += (2.0 * d_col[hit] + slack) * (1.0 + 1e-9)
@@ -837,9 +854,7 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
         touched = [hit_r, moved_r, np.array([i])]
         if cc[j] == 1:
             touched.append(np.flatnonzero(rcand == j))
-        touched = np.concatenate(touched)
-        rok[touched] = rhas[touched] & (rc[touched] >= 2) & (cc[rcand[touched]] >= 2)
-        refresh(touched)
+        refresh(np.concatenate(touched), validity=True)
 
     if rba:
         row_w = np.where(live, WR, np.nan)
