@@ -18,7 +18,8 @@ right before the working tree's, so both meet the same load, and says whether bo
 same report; each run's wall time and CPU time (user + system: less sensitive to the machine's
 load).  A run over ``--timeout`` seconds is stopped and reported as "> TIMEOUT".  ``--only
 before`` runs the old code alone (to run the two sides of a long size side by side, in two
-processes, at the same load).  Prints a Markdown table, the machine and `uptime` before and
+processes, at the same load); each side's printed report is kept in WORK, so the side that
+ends last compares the two.  Prints a Markdown table, the machine and `uptime` before and
 after.
 """
 
@@ -119,6 +120,12 @@ def main() -> None:
             cells = [t for t, _ in runs]
             if before:  # the whole printed report, every figure of it, before and after
                 outs = [o for _, o in runs]
+                for side, o in zip(("before", "after"), outs):
+                    if o is not None:  # kept, so that sides run apart (--only) can be compared
+                        (work / f"out-{s}-{side}.txt").write_text(o, encoding="utf-8")
+                saved = [work / f"out-{s}-{side}.txt" for side in ("before", "after")]
+                if None in outs and all(p.exists() for p in saved):
+                    outs = [p.read_text(encoding="utf-8") for p in saved]
                 cells.append("n/a" if None in outs else "yes" if outs[0] == outs[1] else "NO")
             print(f"| {LABELS[s]} | {n:,} | " + " | ".join(cells) + " |", flush=True)
     print()

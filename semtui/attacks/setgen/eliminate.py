@@ -28,41 +28,51 @@ Speed
 -----
 A direct transcription recomputes the whole weighted table and every group after each
 elimination, ``O((Nr*Nc)^2)`` overall.  Here an elimination of ``(i, j)`` only touches what
-it can change:
+it changes:
 
 * Weighted distances: GBA/WBA weights come from counts, so only row ``i`` and column ``j``
-  change (their counts dropped); RBA moves weight only to the lower clusters of row ``i``
-  and column ``j``.  Only that row and that column are recomputed.
+  change (column ``j`` all of it, by one factor); RBA moves weight only to the lower
+  clusters of row ``i`` and column ``j``, and only those cells are recomputed.
 * Weights only ever grow, so a scorable weighted distance only ever shrinks.  Hence a
-  group's *candidate* (its maximum) can only move if it sat in the changed cell: only
-  rows whose candidate was in column ``j`` and columns whose candidate was in row ``i``
-  get a new argmax.  WBA (no gaps) keeps each column's largest eligible cell and renews
-  only column ``j`` and the columns whose maximum sat in row ``i``.
+  group's *candidate* (its maximum) can only move if it sat in a changed cell: only rows
+  whose candidate was in column ``j`` (RBA: in its lower cluster) and columns whose
+  candidate was in row ``i`` get a new argmax.  WBA (no gaps) keeps each column's largest
+  eligible cell and renews only column ``j`` and the columns whose maximum sat in row ``i``.
 * Vulnerabilities are lazy.  Changing one value of a group by ``d`` moves every order
   statistic, hence every gap, by at most ``d`` on each side, so the largest gap by at most
   ``2d``.  Each group keeps its last exact vulnerability and a bound on how far it may
   have drifted since (``re``/``ce``, widened by a few ulps for rounding).  Each step, only
   groups whose upper bound reaches the best lower bound are recomputed exactly; the
-  others cannot hold the maximum.  In GBA a column count change moves every row's value
-  in that column by ``D * (1/(n-1) - 1/n)``: tiny on tall tables, so almost no row needs
-  recomputing.  Row ``i`` and column ``j`` lost a cell and are always recomputed.
-* Columns of tall tables (thousands of cells) are re-sorted from their previous order
-  (timsort on nearly sorted data, linear) and stored column-major.
-* Candidate validity (the last-cell rule) depends on counts anywhere, so it is
-  re-evaluated for all groups each step: a few ``O(Nr + Nc)`` vector operations, which
-  is what remains of the per-step cost on tall tables.
+  others cannot hold the maximum.  Row ``i`` and column ``j`` lost a cell and are always
+  recomputed.
+* Per-row state is kept and updated only where a step changed it: whether the row's
+  candidate passes the last-cell rule (it changes where the candidate moved, in row ``i``,
+  and, once, for the rows whose candidate sits in column ``j`` when ``j`` is down to its
+  last cell), and the lower bound, upper bound and exact value of its vulnerability, from
+  which a step reads the maximum with a few whole-array reductions.
+* Each column keeps its scorable rows sorted (``_SortedColumns``): a changed cell is taken
+  out and put back by binary search; after an RBA redistribution only the lower cluster is
+  re-sorted (its values only fell, so they stay below the rest, whose order holds).
+
+What stays linear in the rows per step: RBA's redistribution changes every cell of column
+``j``'s lower cluster, each by its own amount, and the column's next gap depends on all of
+them (batching the additions would change the floating-point sums), so an exact step is
+``Θ(|lower cluster|)``; GBA's count change moves all of column ``j``.  On the tables semtui
+meets the fixed cost of a step (about a hundred numpy calls) still dominates; measured in
+docs/performance.md.
 
 Every weighted distance is computed with the same expression as a full recomputation,
 and groups are only ever compared on exact values, so the result is bit-for-bit that of
-the direct transcription (the tests compare the two on random tables).  TBA and RA decide
-cell by cell (the last-cell rule makes each decision depend on the previous ones): they
-loop in Python, but only over their candidate cells, once.
+the direct transcription (the tests compare the two on random tables, tall narrow ones
+included).  TBA and RA decide cell by cell (the last-cell rule makes each decision depend
+on the previous ones): they loop in Python, but only over their candidate cells, once.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -595,20 +605,20 @@ def _row_split(w: list, ok: list) -> tuple[float, int, bool, float | None]:
     cand = next(k for k, (v, o) in enumerate(zip(w, ok)) if o and v == top)
     if len(vals) < 2:
         return 0.0, cand, True, None
-    gaps = [b - a for a, b in zip(vals, vals[1:])]
+    gaps = [b - a for a, b in pairwise(vals)]
     vul = max(gaps)
     return max(vul, 0.0), cand, True, vals[gaps.index(vul)]
 
 
 class _SortedColumns:
-    """Each column's scorable rows in ascending weighted order, kept until a cell of the column
-    changes (``dirty``) and re-sorted then, once, whatever is asked of it next.
-
-    A step changes every column in one cell at most (row ``i``), except column ``j``; re-sorting
-    from the previous order is a nearly-sorted sort (a linear pass of timsort).  The sorted
-    values are the same whatever the algorithm, so vulnerabilities are bit-for-bit those of a
-    fresh sort; candidates and lower clusters are read from values, never from the order of
-    equal values.
+    """Each column's scorable rows in ascending weighted order, brought up to date when next
+    asked after a change: a few changed cells are taken out and put back by binary search
+    (:meth:`changed`), a column changed wholesale is re-sorted from its previous order (a
+    nearly-sorted sort, a linear pass of timsort; :meth:`resorted`), and RBA's lower cluster
+    is re-sorted alone (:meth:`lower_prefix_changed`).  The sorted values are the same
+    whatever the algorithm, so vulnerabilities are bit-for-bit those of a fresh sort;
+    candidates and lower clusters are read from values, never from the order of equal
+    values.
     """
 
     def __init__(self, W: np.ndarray, sc: np.ndarray):
