@@ -2,6 +2,8 @@
 
     python benchmarks/bench_eliminate.py            # every method, every size, the CLI
     python benchmarks/bench_eliminate.py --naive    # also a full-recomputation GBA baseline
+    python benchmarks/bench_eliminate.py --rows REV # GBA/RBA CPU per step as tall tables grow,
+                                                    # against the eliminators of git revision REV
 
 Tables are random (gamma-distributed distances, seeded), the shapes of the issue: small
 square tables as in the papers' examples and tall ones (thousands of transactions, ~6 member
@@ -68,6 +70,45 @@ def naive_gba(D):
         elims.append((i, j))
 
 
+def module_at(rev: str):
+    """semtui's eliminate.py as of git revision ``rev``, imported beside today's."""
+    import importlib.util
+
+    src = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "show",
+                          f"{rev}:semtui/attacks/setgen/eliminate.py"], capture_output=True, text=True, check=True)
+    path = Path(tempfile.mkdtemp()) / "eliminate_before.py"
+    path.write_text(src.stdout, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("eliminate_before", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["eliminate_before"] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def rows_growth(rev: str) -> None:
+    """CPU time (user + system of this process: the machine is shared) per elimination step
+    as a tall table grows, before (``rev``) and now, with the same eliminations checked."""
+    before = module_at(rev)
+    print()
+    print(f"| table | method | steps | before ({rev}) | now | per step before / now | same |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for nr in (1000, 2000, 4000, 8000):
+        D = table((nr, 6), seed=3)
+        for m in ("gba", "rba"):
+            t = time.process_time()
+            a = before.eliminate(D, m)
+            tb = time.process_time() - t
+            t = time.process_time()
+            b = eliminate(D, m)
+            tn = time.process_time() - t
+            n = len(b.eliminations)
+            same = [(e.row, e.col, e.weighted, e.vulnerability) for e in a.eliminations] == \
+                [(e.row, e.col, e.weighted, e.vulnerability) for e in b.eliminations]
+            print(f"| {nr}x6 | {m} | {n} | {tb:.2f} s | {tn:.2f} s | "
+                  f"{tb / max(n, 1) * 1e6:.0f} / {tn / max(n, 1) * 1e6:.0f} µs | {'yes' if same else 'NO'} |",
+                  flush=True)
+
+
 def write_csv(path: Path, D: np.ndarray) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("context," + ",".join(f"item{j}" for j in range(D.shape[1])) + "\n")
@@ -78,7 +119,11 @@ def write_csv(path: Path, D: np.ndarray) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--naive", action="store_true", help="also time a full-recomputation GBA")
+    ap.add_argument("--rows", metavar="REV", help="only: GBA/RBA per step as tables grow, against REV")
     args = ap.parse_args()
+    if args.rows:
+        rows_growth(args.rows)
+        return
     print(f"# {platform.node()} {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
           f"{time.strftime('%Y-%m-%d')}")

@@ -28,41 +28,51 @@ Speed
 -----
 A direct transcription recomputes the whole weighted table and every group after each
 elimination, ``O((Nr*Nc)^2)`` overall.  Here an elimination of ``(i, j)`` only touches what
-it can change:
+it changes:
 
 * Weighted distances: GBA/WBA weights come from counts, so only row ``i`` and column ``j``
-  change (their counts dropped); RBA moves weight only to the lower clusters of row ``i``
-  and column ``j``.  Only that row and that column are recomputed.
+  change (column ``j`` all of it, by one factor); RBA moves weight only to the lower
+  clusters of row ``i`` and column ``j``, and only those cells are recomputed.
 * Weights only ever grow, so a scorable weighted distance only ever shrinks.  Hence a
-  group's *candidate* (its maximum) can only move if it sat in the changed cell: only
-  rows whose candidate was in column ``j`` and columns whose candidate was in row ``i``
-  get a new argmax.  WBA (no gaps) keeps each column's largest eligible cell and renews
-  only column ``j`` and the columns whose maximum sat in row ``i``.
+  group's *candidate* (its maximum) can only move if it sat in a changed cell: only rows
+  whose candidate was in column ``j`` (RBA: in its lower cluster) and columns whose
+  candidate was in row ``i`` get a new argmax.  WBA (no gaps) keeps each column's largest
+  eligible cell and renews only column ``j`` and the columns whose maximum sat in row ``i``.
 * Vulnerabilities are lazy.  Changing one value of a group by ``d`` moves every order
   statistic, hence every gap, by at most ``d`` on each side, so the largest gap by at most
   ``2d``.  Each group keeps its last exact vulnerability and a bound on how far it may
   have drifted since (``re``/``ce``, widened by a few ulps for rounding).  Each step, only
   groups whose upper bound reaches the best lower bound are recomputed exactly; the
-  others cannot hold the maximum.  In GBA a column count change moves every row's value
-  in that column by ``D * (1/(n-1) - 1/n)``: tiny on tall tables, so almost no row needs
-  recomputing.  Row ``i`` and column ``j`` lost a cell and are always recomputed.
-* Columns of tall tables (thousands of cells) are re-sorted from their previous order
-  (timsort on nearly sorted data, linear) and stored column-major.
-* Candidate validity (the last-cell rule) depends on counts anywhere, so it is
-  re-evaluated for all groups each step: a few ``O(Nr + Nc)`` vector operations, which
-  is what remains of the per-step cost on tall tables.
+  others cannot hold the maximum.  Row ``i`` and column ``j`` lost a cell and are always
+  recomputed.
+* Per-row state is kept and updated only where a step changed it: whether the row's
+  candidate passes the last-cell rule (it changes where the candidate moved, in row ``i``,
+  and, once, for the rows whose candidate sits in column ``j`` when ``j`` is down to its
+  last cell), and the lower bound, upper bound and exact value of its vulnerability, from
+  which a step reads the maximum with a few whole-array reductions.
+* Each column keeps its scorable rows sorted (``_SortedColumns``): a changed cell is taken
+  out and put back by binary search; after an RBA redistribution only the lower cluster is
+  re-sorted (its values only fell, so they stay below the rest, whose order holds).
+
+What stays linear in the rows per step: RBA's redistribution changes every cell of column
+``j``'s lower cluster, each by its own amount, and the column's next gap depends on all of
+them (batching the additions would change the floating-point sums), so an exact step is
+``Θ(|lower cluster|)``; GBA's count change moves all of column ``j``.  On the tables semtui
+meets the fixed cost of a step (about a hundred numpy calls) still dominates; measured in
+docs/performance.md.
 
 Every weighted distance is computed with the same expression as a full recomputation,
 and groups are only ever compared on exact values, so the result is bit-for-bit that of
-the direct transcription (the tests compare the two on random tables).  TBA and RA decide
-cell by cell (the last-cell rule makes each decision depend on the previous ones): they
-loop in Python, but only over their candidate cells, once.
+the direct transcription (the tests compare the two on random tables, tall narrow ones
+included).  TBA and RA decide cell by cell (the last-cell rule makes each decision depend
+on the previous ones): they loop in Python, but only over their candidate cells, once.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -583,30 +593,101 @@ def _lower_cluster(values: np.ndarray, scorable: np.ndarray) -> np.ndarray:
     return scorable & (np.where(scorable, values, np.inf) <= s[k])
 
 
-class _SortedColumns:
-    """Each column's scorable rows in ascending weighted order, as last computed.
+def _row_split(w: list, ok: list) -> tuple[float, int, bool, float | None]:
+    """One short row (a few member items) in Python floats, the same IEEE arithmetic as
+    :func:`_group_stats` and :func:`_lower_cluster`: its vulnerability, candidate (the first
+    largest scorable value; 0 without any), whether it has a scorable cell, and the value at
+    its largest gap (the lowest of equal gaps; None under two cells: all of it is lower)."""
+    vals = sorted(v for v, o in zip(w, ok) if o)
+    if not vals:
+        return 0.0, 0, False, None
+    top = vals[-1]
+    cand = next(k for k, (v, o) in enumerate(zip(w, ok)) if o and v == top)
+    if len(vals) < 2:
+        return 0.0, cand, True, None
+    gaps = [b - a for a, b in pairwise(vals)]
+    vul = max(gaps)
+    return max(vul, 0.0), cand, True, vals[gaps.index(vul)]
 
-    Tall tables have columns of thousands of cells and every step changes one of them
-    wholesale; re-sorting from the previous order is a nearly-sorted sort (a linear pass of
-    timsort) instead of a fresh one.  The sorted values are the same whatever the algorithm,
-    so vulnerabilities are bit-for-bit those of a fresh sort.
+
+class _SortedColumns:
+    """Each column's scorable rows in ascending weighted order, brought up to date when next
+    asked after a change: a few changed cells are taken out and put back by binary search
+    (:meth:`changed`), a column changed wholesale is re-sorted from its previous order (a
+    nearly-sorted sort, a linear pass of timsort; :meth:`resorted`), and RBA's lower cluster
+    is re-sorted alone (:meth:`lower_prefix_changed`).  The sorted values are the same
+    whatever the algorithm, so vulnerabilities are bit-for-bit those of a fresh sort;
+    candidates and lower clusters are read from values, never from the order of equal
+    values.
     """
 
     def __init__(self, W: np.ndarray, sc: np.ndarray):
         self.W, self.sc = W, sc
-        self.order = []
+        self.rows: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
         for k in range(W.shape[1]):
             rows = np.flatnonzero(sc[:, k])
-            self.order.append(rows[np.argsort(W[rows, k], kind="stable")])
+            vals = W[rows, k]
+            p = np.argsort(vals, kind="stable")
+            self.rows.append(rows[p])
+            self.vals.append(vals[p])
+        self.dirty = np.zeros(W.shape[1], dtype=bool)
+        #: per column, the rows whose cell changed since it was sorted (None: many, re-sort)
+        self.pending: list[list[int] | None] = [[] for _ in range(W.shape[1])]
+
+    def changed(self, k: int, row: int) -> None:
+        """The cell (row, k) changed value or stopped being scorable."""
+        self.dirty[k] = True
+        pend = self.pending[k]
+        if pend is not None:
+            if len(pend) < 4:
+                pend.append(row)
+            else:
+                self.pending[k] = None
+
+    def resorted(self, k: int) -> None:
+        """Many cells of column k changed: sort it again when next asked."""
+        self.dirty[k] = True
+        self.pending[k] = None
 
     def sorted(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self.order[k]
-        rows = rows[self.sc[rows, k]]
-        vals = self.W[rows, k]
-        p = np.argsort(vals, kind="stable")
-        rows, vals = rows[p], vals[p]
-        self.order[k] = rows
-        return rows, vals
+        if self.dirty[k]:
+            rows, vals, pend = self.rows[k], self.vals[k], self.pending[k]
+            if pend is None:
+                rows = rows[self.sc[rows, k]]
+                vals = self.W[rows, k]
+                p = np.argsort(vals, kind="stable")
+                rows, vals = rows[p], vals[p]
+            else:  # a few cells: take each out and put it back where its new value sorts
+                for r in pend:
+                    keep = rows != r
+                    rows, vals = rows[keep], vals[keep]
+                    if self.sc[r, k]:
+                        v = self.W[r, k]
+                        at = int(np.searchsorted(vals, v))
+                        rows = np.concatenate((rows[:at], [r], rows[at:]))
+                        vals = np.concatenate((vals[:at], [v], vals[at:]))
+            self.rows[k], self.vals[k] = rows, vals
+            self.dirty[k] = False
+            self.pending[k] = []
+        return self.rows[k], self.vals[k]
+
+    def lower_prefix_changed(self, k: int, m: int, gone: int) -> None:
+        """RBA moved weight to the lower cluster of column k (the first ``m`` sorted rows, as
+        :meth:`lower_rows` gave them, so the column was up to date) and dropped row ``gone``:
+        those values only fell, so they stay below the rest, whose order holds; only the
+        lower cluster is sorted again."""
+        rows, vals = self.rows[k], self.vals[k]
+        pre, rest, rest_vals = rows[:m], rows[m:], vals[m:]
+        pre = pre[pre != gone]
+        keep = rest != gone
+        rest, rest_vals = rest[keep], rest_vals[keep]
+        pv = self.W[pre, k]
+        p = np.argsort(pv, kind="stable")
+        self.rows[k] = np.concatenate((pre[p], rest))
+        self.vals[k] = np.concatenate((pv[p], rest_vals))
+        self.dirty[k] = False
+        self.pending[k] = []
 
     def vulnerability(self, k: int) -> float:
         _, vals = self.sorted(k)
@@ -619,30 +700,32 @@ class _SortedColumns:
         first = int(np.searchsorted(vals, vals[-1], side="left"))
         return int(rows[first:].min())  # the lowest row among equal maxima
 
-    def lower_cluster(self, k: int) -> np.ndarray:
+    def lower_rows(self, k: int) -> np.ndarray:
+        """The rows of column k's lower cluster: at or below its largest gap (the lowest of
+        equal largest gaps); every scorable row under two cells."""
         rows, vals = self.sorted(k)
-        mask = np.zeros(self.W.shape[0], dtype=bool)
         if len(vals) < 2:
-            mask[rows] = True
-            return mask
+            return rows
         cut = int(np.argmax(np.diff(vals)))
-        mask[rows[vals <= vals[cut]]] = True
-        return mask
+        return rows[: int(np.searchsorted(vals, vals[cut], side="right"))]
 
 
 def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
     rba = method == "rba"
     D, nr, nc = state.D, state.nr, state.nc
+    live, sc, rc, cc = state.live, state.scorable, state.rc, state.cc  # updated in place by drop
     if rba:
-        WR = np.where(state.live, (1.0 / np.maximum(state.rc, 1))[:, None], np.nan)
-        WC = np.where(state.live, (1.0 / np.maximum(state.cc, 1))[None, :], np.nan)
+        WR = np.where(live, (1.0 / np.maximum(rc, 1))[:, None], np.nan)
+        WC = np.where(live, (1.0 / np.maximum(cc, 1))[None, :], np.nan)
+        if nr > nc:  # a step works down column j: keep columns contiguous
+            WR, WC = np.asfortranarray(WR), np.asfortranarray(WC)
         W = D * (1.0 - WR) * (1.0 - WC)
-        W[~state.live] = np.nan
+        W[~live] = np.nan
     else:
         W = state.count_weighted()
         rf, cf = state.row_factor(), state.col_factor()
     initial = W.copy()
-    sc = state.scorable
+    NEG = -np.inf
 
     rv, rcand, rhas = _group_stats(W, sc)
     cv, ccand, chas = _group_stats(W.T, sc.T)
@@ -651,78 +734,141 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     groups = nr + nc
     delta = float((rv.sum() + cv.sum()) / groups) if threshold is None and groups else (
         0.0 if threshold is None else float(threshold))
-    # Lazy vulnerabilities: rv/cv may be stale by at most re/ce (see _Bounds).
+    # Lazy vulnerabilities: rv/cv may be stale by at most re/ce.
     re = np.zeros(nr)
     ce = np.zeros(nc)
     scale = float(np.abs(W[sc]).max()) if sc.any() else 1.0
     slack = 16 * np.finfo(np.float64).eps * max(scale, 1e-300)
+    # Row groups, kept per row and updated only where something changed: whether the
+    # candidate is valid (the last-cell rule), and for valid rows the lower bound of the
+    # vulnerability (rlo), its upper bound when stale (rub) and its value when exact (rex).
+    rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
+    rlo = np.where(rok, rv, NEG)
+    rub = np.full(nr, NEG)
+    rex = rlo.copy()
+
+    def refresh(idx: np.ndarray, validity: bool = False) -> None:
+        """Rows ``idx`` changed vulnerability, bound or (``validity``) candidate or counts.
+        Many rows (a step changed most of a column): whole contiguous arrays are cheaper
+        than gathering and scattering by index."""
+        if len(idx) * 4 > nr:
+            if validity:
+                np.logical_and(rhas, rc >= 2, out=rok)
+                np.logical_and(rok, cc[rcand] >= 2, out=rok)
+            stale = re > 0
+            rlo[:] = np.where(rok, rv - re, NEG)
+            rub[:] = np.where(rok & stale, rv + re, NEG)
+            rex[:] = np.where(rok & ~stale, rv, NEG)
+            return
+        if validity:
+            rok[idx] = rhas[idx] & (rc[idx] >= 2) & (cc[rcand[idx]] >= 2)
+        ok, v, e = rok[idx], rv[idx], re[idx]
+        stale = e > 0
+        rlo[idx] = np.where(ok, v - e, NEG)
+        rub[idx] = np.where(ok & stale, v + e, NEG)
+        rex[idx] = np.where(ok & ~stale, v, NEG)
 
     while len(state.eliminations) < limit:
         heartbeat(len(state.eliminations), "eliminations")  # a long table: progress, a chance to cancel
-        rc, cc = state.rc, state.cc
-        rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
         cok = chas & (cc >= 2) & (rc[ccand] >= 2)
         # bring every group that might hold the maximum up to date
-        lo = max(np.where(rok, rv - re, -np.inf).max(initial=-np.inf),
-                 np.where(cok, cv - ce, -np.inf).max(initial=-np.inf))
-        stale_r = np.flatnonzero(rok & (re > 0) & (rv + re >= lo - slack))
+        lo = max(rlo.max(initial=NEG), np.where(cok, cv - ce, NEG).max(initial=NEG))
+        if lo == NEG:
+            break  # no valid group
+        stale_r = np.flatnonzero(rub >= lo - slack)
         stale_c = np.flatnonzero(cok & (ce > 0) & (cv + ce >= lo - slack))
         if len(stale_r):
             rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
             re[stale_r] = 0.0
+            refresh(stale_r)
         for k in stale_c.tolist():
             cv[k] = columns.vulnerability(k)
             ce[k] = 0.0
-        rvv = np.where(rok & (re == 0), rv, -np.inf)
-        cvv = np.where(cok & (ce == 0), cv, -np.inf)
-        vmax = max(rvv.max(initial=-np.inf), cvv.max(initial=-np.inf))
+        cvv = np.where(cok & (ce == 0), cv, NEG)
+        vmax = max(rex.max(initial=NEG), cvv.max(initial=NEG))
         if not vmax > delta:
             break
-        i, j, group = _pick(rvv, rcand, cvv, ccand, vmax)
+        i, j, group = _pick(rex, rcand, cvv, ccand, vmax)
         state.record(i, j, W[i, j], vmax, group)
-        old_row, old_col = W[i, :].copy(), W[:, j].copy()
+        old_row = W[i, :].copy()
         if rba:
             # split row i and column j with (i, j) still in them, current weighted values
-            _redistribute(state, D, W, WR, WC, i, j, _lower_cluster(W[i, :], sc[i, :]), columns.lower_cluster(j))
-        else:
+            ok_i = sc[i, :].tolist()
+            split = _row_split(W[i, :].tolist(), ok_i)[3]
+            low_r = np.array(ok_i) if split is None else sc[i, :] & (np.where(sc[i, :], W[i, :], np.inf) <= split)
+            low_r[j] = False
+            changed = columns.lower_rows(j)
+            m = len(changed)
+            changed = changed[changed != i]
             state.drop(i, j)
-            rf[i] = 1.0 - 1.0 / max(state.rc[i], 1)
-            cf[j] = 1.0 - 1.0 / max(state.cc[j], 1)
+            if not low_r.any():
+                low_r = live[i, :].copy()
+            whole = not len(changed)
+            if whole:  # the lower cluster was (i, j) alone: the whole live column takes its weight
+                changed = np.flatnonzero(live[:, j])
+            Wj, WRj, WCj = W[:, j], WR[:, j], WC[:, j]  # views: one-dimensional gathers are cheaper
+            WR[i, low_r] += WR[i, j] / low_r.sum()
+            WCj[changed] += WC[i, j] / len(changed)
+            WR[i, j] = WC[i, j] = np.nan
+            old_col = Wj[changed]
+            W[i, :] = D[i, :] * (1.0 - WR[i, :]) * (1.0 - WC[i, :])
+            new_col = D[changed, j] * (1.0 - WRj[changed]) * (1.0 - WCj[changed])
+            Wj[changed] = new_col
+            if whole:
+                columns.resorted(j)
+            else:
+                columns.lower_prefix_changed(j, m, i)
+        else:
+            old_col = W[:, j].copy()
+            state.drop(i, j)
+            rf[i] = 1.0 - 1.0 / max(rc[i], 1)
+            cf[j] = 1.0 - 1.0 / max(cc[j], 1)
             W[i, :] = D[i, :] * rf[i] * cf
             W[:, j] = D[:, j] * rf * cf[j]
-        W[i, ~state.live[i]] = np.nan
-        W[~state.live[:, j], j] = np.nan
+            W[~live[:, j], j] = np.nan
+            changed, new_col = slice(None), W[:, j]
+            columns.resorted(j)
+        W[i, ~live[i]] = np.nan
         # Weights only grow, so a scorable weighted distance only shrinks: a group whose
-        # candidate did not move keeps it; the others get a fresh argmax.
-        moved_r = np.flatnonzero(rcand == j)
-        moved_c = np.flatnonzero(ccand == i)
+        # candidate cell did not change keeps it; the others get a fresh argmax.
+        if rba:
+            moved_r = changed[rcand[changed] == j]
+        else:
+            moved_r = np.flatnonzero(rcand == j)
         if len(moved_r):
-            rcand[moved_r] = np.argmax(np.where(sc[moved_r], W[moved_r], -np.inf), axis=1)
+            rcand[moved_r] = np.argmax(np.where(sc[moved_r], W[moved_r], NEG), axis=1)
+        moved_c = np.flatnonzero(ccand == i)
         if len(moved_c):
-            ccand[moved_c] = np.argmax(np.where(sc[:, moved_c], W[:, moved_c], -np.inf), axis=0)
+            ccand[moved_c] = np.argmax(np.where(sc[:, moved_c], W[:, moved_c], NEG), axis=0)
         # one value of each other row (column) moved by d: its largest gap by at most 2d
         with np.errstate(invalid="ignore"):
-            d_col = np.abs(old_col - W[:, j])
+            d_col = np.abs(old_col - new_col)
             d_row = np.abs(old_row - W[i, :])
-        hit_r = np.flatnonzero(sc[:, j] & (d_col > 0))
+        hit = np.flatnonzero(d_col > 0) if rba and not whole else np.flatnonzero(sc[changed, j] & (d_col > 0))
+        hit_r = hit if not rba else changed[hit]
         hit_c = np.flatnonzero(sc[i, :] & (d_row > 0))
-        re[hit_r] += (2.0 * d_col[hit_r] + slack) * (1.0 + 1e-9)
+        re[hit_r] += (2.0 * d_col[hit] + slack) * (1.0 + 1e-9)
         ce[hit_c] += (2.0 * d_row[hit_c] + slack) * (1.0 + 1e-9)
+        for k in hit_c.tolist():
+            if k != j:
+                columns.changed(k, i)
         # row i and column j lost a cell: recompute them now
-        rv[i], rcand[i], rhas[i] = (x[0] for x in _group_stats(W[i:i + 1], sc[i:i + 1]))
+        rv[i], rcand[i], rhas[i], _ = _row_split(W[i, :].tolist(), sc[i, :].tolist())
         cv[j] = columns.vulnerability(j)
-        ccand[j], chas[j] = columns.candidate(j), sc[:, j].any()
+        ccand[j] = columns.candidate(j)
+        chas[j] = len(columns.rows[j]) > 0
         re[i] = 0.0
         ce[j] = 0.0
+        # validity changed where the candidate moved, in row i, and in every row whose
+        # candidate sits in column j once that column is down to its last cell
+        touched = [hit_r, moved_r, np.array([i])]
+        if cc[j] == 1:
+            touched.append(np.flatnonzero(rcand == j))
+        refresh(np.concatenate(touched), validity=True)
 
-    if re.any() or ce.any():  # leave exact values behind
-        stale_r, stale_c = np.flatnonzero(re), np.flatnonzero(ce)
-        rv[stale_r] = _group_stats(W[stale_r], sc[stale_r])[0]
-        for k in stale_c.tolist():
-            cv[k] = columns.vulnerability(k)
     if rba:
-        row_w = np.where(state.live, WR, np.nan)
-        col_w = np.where(state.live, WC, np.nan)
+        row_w = np.where(live, WR, np.nan)
+        col_w = np.where(live, WC, np.nan)
     else:
         row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
     return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
