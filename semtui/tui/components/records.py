@@ -31,6 +31,19 @@ NO_RECORDS = ("no report names records yet: open the release with --key (and --o
               "then p (cover problems) or a (re-association)")
 
 
+def _clusters_of_records(key) -> dict[int, str]:
+    """Each original transaction's cluster id, from the key (its ``records``, else the
+    transactions its record chunks and term chunk name)."""
+    home: dict[int, str] = {}
+    if key is None:
+        return home
+    for ck in key.clusters:
+        ts = ck.records if ck.records is not None else [t for ch in (*ck.record_chunks, *ck.term_chunk) for t in ch]
+        for t in ts:
+            home.setdefault(int(t), ck.id)
+    return home
+
+
 def records_at_risk(session: Session) -> list[dict]:
     """The rows of the view, from the latest cover report and the latest judged re-association:
     ``{"T", "line", "cluster", "source", "items", "real"}``; records a breach or a re-association
@@ -38,13 +51,19 @@ def records_at_risk(session: Session) -> list[dict]:
     out: list[dict] = []
     cover = session.latest("cover")
     if cover is not None:
+        home = _clusters_of_records(session.key)
         for p in cover.report.get("cover_problems", []):
             if not p.get("breach"):
                 continue
+            # a problem in a joint cluster's shared chunk reaches records of several member clusters:
+            # each record is listed under its own cluster (the key says which), the chunks by label
+            x_at = p.get("chunk_label") or f"C{p['chunk']}"
+            y_at = p.get("earlier_label") or f"C{p['earlier_chunk']}"
             for r in p.get("records", []):
-                out.append({"T": r["transaction"] + 1, "line": r.get("line"), "cluster": p["cluster"],
-                            "source": "cover", "what": f"{p['x']} (C{p['chunk']}) with {', '.join(p['covered'])} "
-                                                       f"(C{p['earlier_chunk']})",
+                out.append({"T": r["transaction"] + 1, "line": r.get("line"),
+                            "cluster": home.get(r["transaction"], p["cluster"]),
+                            "source": "cover", "what": f"{p['x']} ({x_at}) with {', '.join(p['covered'])} "
+                                                       f"({y_at})",
                             "items": [p["x"], *p["covered"], *p["covering"]], "real": r.get("holds_covered")})
     reassoc = session.latest("reassociation")
     if reassoc is not None and session.original is not None:
