@@ -153,6 +153,19 @@ def show_cluster(pane: VirtualTable, session: Session, index: ClusterIndex, c: i
     pane.border_title = f"{VIEW_TITLES.get(view, 'Chunks')} of cluster {cluster.id}"
 
 
+def _chunk_cells(chunk, names, marked) -> list[Cell]:
+    """One cell per distinct sub-record of a record or shared chunk: ``n×`` and its items (∅: empty)."""
+    cells: list[Cell] = []
+    for sr, n in distinct_sub_records(chunk):
+        t = Text(f"{n}× ", style="dim")
+        if len(sr):
+            append_items(t, [names[i] for i in sr.tolist()], marked)
+        else:
+            t.append("∅", style="dim")
+        cells.append(t)
+    return cells
+
+
 def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     data = index.data
     cluster = data.clusters[c]
@@ -166,27 +179,11 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     n_chunks = len(cluster.record_chunks) + sum(len(jc.shared_chunks) for jc in joints)
     least = max(10, min(14, room // (n_chunks + 1) - 1))
     for j, chunk in enumerate(cluster.record_chunks):
-        cells: list[Cell] = []
-        for sr, n in distinct_sub_records(chunk):
-            t = Text(f"{n}× ", style="dim")
-            if len(sr):
-                append_items(t, [names[i] for i in sr.tolist()], marked)
-            else:
-                t.append("∅", style="dim")
-            cells.append(t)
-        columns_data.append(cells)
+        columns_data.append(_chunk_cells(chunk, names, marked))
         columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=least))
     for jc in joints:
         for j, chunk in enumerate(jc.shared_chunks):
-            cells = []
-            for sr, n in distinct_sub_records(chunk):
-                t = Text(f"{n}× ", style="dim")
-                if len(sr):
-                    append_items(t, [names[i] for i in sr.tolist()], marked)
-                else:
-                    t.append("∅", style="dim")
-                cells.append(t)
-            columns_data.append(cells)
+            columns_data.append(_chunk_cells(chunk, names, marked))
             columns.append(Column(f"{jc.id}s{j + 1}", f"{jc.id}/S{j + 1} ({len(chunk)})", None, min_width=least))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
