@@ -7,6 +7,7 @@ end-of-file.  Also: ``--jobs 1000`` says in one line that it runs on the cores."
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import subprocess
@@ -25,7 +26,8 @@ from procs import descendants, wait_gone, workers
 DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
 
 #: every command that takes --jobs, and how to run it here for long enough
-COMMANDS = ("attack setgen", "attack disassoc", "assess", "anonymize km --algorithm lra", "anonymize km --algorithm vpa")
+COMMANDS = ("attack setgen", "attack disassoc", "assess", "anonymize km --algorithm lra", "anonymize km --algorithm vpa",
+            "experiment run")
 STOPS = {  # signal, sent to the group?, exit code, the line semtui prints
     "SIGINT": (signal.SIGINT, True, 130, "semtui: interrupted"),
     "SIGTERM": (signal.SIGTERM, False, 143, "semtui: terminated"),
@@ -70,7 +72,14 @@ def data(tmp_path_factory) -> dict[str, Path]:
                         paths["disassoc"])
     with open(DATA / "bms-webview-2.dat") as f:
         paths["bms"].write_text("".join(line for _, line in zip(range(20_000), f)))
+    # one cell: the whole of MEPS disassociated, then the assessment's attacks (in --jobs workers)
+    paths["spec"] = tmp / "grid.toml"
+    paths["spec"].write_text(f'original = "{DATA / "meps2005-conditions.txt"}"\n[[release]]\nfamily = "disassoc"\n'
+                             'k = 3\nm = 2\nmax_cluster_size = 30\n')
     return paths
+
+
+_RUNS = itertools.count()
 
 
 def _args(command: str, d: dict[str, Path], jobs: str = "2") -> list[str]:
@@ -80,6 +89,8 @@ def _args(command: str, d: dict[str, Path], jobs: str = "2") -> list[str]:
         return ["attack", "disassoc", str(d["disassoc"]), "--method", "aba", "--jobs", jobs, "--json"]
     if command == "assess":  # its first attack is the re-association above
         return ["assess", str(d["disassoc"]), "--jobs", jobs, "--json"]
+    if command == "experiment run":  # each run its own RESULTS (three run side by side)
+        return ["experiment", "run", str(d["spec"]), "-o", str(d["out"]) + f".{next(_RUNS)}.jsonl", "--jobs", jobs]
     algorithm = command.split()[-1]
     return ["anonymize", "km", str(d["bms"]), "--hierarchy", str(d["hierarchy"]), "-k", "5", "-m", "2",
             "--algorithm", algorithm, "--jobs", jobs, "-o", str(d["out"]) + algorithm, "--json"]
