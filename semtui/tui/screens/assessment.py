@@ -173,9 +173,20 @@ class AttacksTable(_DocTable):
             self.app.notify(f"copied: {r['command'][:70]}")
 
 
+def no_records_text(doc: dict) -> str:
+    """What an empty records view says: a disassociated release assessed without its key, or any
+    release without its original, cannot name records -- which is not "none is at risk"."""
+    if doc.get("kind") == "disassociated" and not doc.get("key"):
+        return ("no record can be named without the key (the attacks table counts what the cover and "
+                "re-association attacks reach): assess with --key and --original to list them")
+    if not doc.get("original"):
+        return "no record can be named without the original: assess with --original to list them"
+    return "no record is implicated"
+
+
 class RecordsTable(_DocTable):
-    def __init__(self, records: list[dict], **kw) -> None:
-        super().__init__(empty="no record is implicated", **kw)
+    def __init__(self, records: list[dict], empty: str = "no record is implicated", **kw) -> None:
+        super().__init__(empty=empty, **kw)
         self.records = records
         self.pinned = 2
 
@@ -289,7 +300,7 @@ class AssessmentScreen(Screen):
             t.border_title = ("Attacks, strongest first" if d.get("scored") else
                               "Attacks, unscored: by what each eliminated (none known right)")
             yield t
-            r = RecordsTable(d.get("records_at_risk") or [], id="records")
+            r = RecordsTable(d.get("records_at_risk") or [], empty=no_records_text(d), id="records")
             n = d.get("records_implicated", len(d.get("records_at_risk") or []))
             r.border_title = f"Records at risk ({n:,} implicated, most at risk first)"
             yield r

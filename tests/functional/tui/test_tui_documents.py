@@ -384,3 +384,13 @@ def test_open_reads_the_document_before_asking_for_a_terminal(assessed):
     r = run_cli("open", "--report", "torn.json", cwd=assessed)
     assert r.returncode == 2 and "torn.json" in r.stderr and r.stderr.count("\n") == 1
     assert "Traceback" not in r.stderr
+
+
+def test_an_empty_records_view_says_why_records_cannot_be_named():
+    """Without the key (disassociated) or the original, no record can be named: the view says so
+    rather than "no record is implicated", which would read as nothing at risk."""
+    from semtui.tui.screens.assessment import no_records_text
+
+    assert "without the key" in no_records_text({"kind": "disassociated", "original": "o.txt", "key": None})
+    assert "without the original" in no_records_text({"kind": "set-generalised", "original": None})
+    assert no_records_text({"kind": "set-generalised", "original": "o.txt"}) == "no record is implicated"
