@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, run_cluster
+from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, add_distinct_units, run_cluster
 from semtui.attacks.reassociation.options import BACKGROUND_METHODS, ReassociationOptions
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
@@ -103,23 +103,7 @@ def _plan_cluster(ci: int, cluster, term_placements: int) -> _Plan:
     unit_count: list[int] = []
     unit_rows: list[list[int]] = []
     for j in range(1, len(chunks)):
-        seen: dict[tuple, int] = {}
-        ch = chunks[j]
-        for r in range(len(ch)):
-            sr = ch.sub_record(r)
-            if len(sr) == 0:
-                continue
-            key = tuple(sorted(sr.tolist()))
-            u = seen.get(key)
-            if u is None:
-                seen[key] = len(units)
-                units.append(sr)
-                unit_chunk.append(j)
-                unit_count.append(1)
-                unit_rows.append([r])
-            else:
-                unit_count[u] += 1
-                unit_rows[u].append(r)
+        add_distinct_units(chunks[j], j, units, unit_chunk, unit_count, unit_rows)
     per_term = min(term_placements, n_anchors)
     for t, term in enumerate(cluster.term_chunk.tolist()):
         units.append(np.asarray([term], dtype=np.int32))

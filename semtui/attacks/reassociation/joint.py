@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import ClusterTask, run_cluster
+from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units, run_cluster
 from semtui.metrics.reassociation import accuracy
 
 
@@ -37,23 +37,7 @@ def _plan_joint(data, ji: int, index_of: dict, anchors_of) -> dict:
     unit_count: list[int] = []
     unit_rows: list[list[int]] = []
     for s, ch in enumerate(jc.shared_chunks):
-        seen: dict[tuple, int] = {}
-        ptr = ch.indptr.tolist()
-        for r in range(len(ch)):
-            if ptr[r] == ptr[r + 1]:
-                continue
-            sr = ch.items[ptr[r]:ptr[r + 1]]
-            key = tuple(sorted(sr.tolist()))
-            u = seen.get(key)
-            if u is None:
-                seen[key] = len(units)
-                units.append(sr)
-                unit_chunk.append(s)
-                unit_count.append(1)
-                unit_rows.append([r])
-            else:
-                unit_count[u] += 1
-                unit_rows[u].append(r)
+        add_distinct_units(ch, s, units, unit_chunk, unit_count, unit_rows)
     return {"members": members, "anchors": anchors, "member_of": np.asarray(member_of, dtype=np.int64),
             "local": np.asarray(local, dtype=np.int64), "units": units, "unit_chunk": unit_chunk,
             "unit_count": unit_count, "unit_rows": unit_rows}

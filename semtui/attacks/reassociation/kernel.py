@@ -320,3 +320,27 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
                 wmd_n += 1
     return {"transactions": trans, "correct": correct, "broken": len(broken), "broken_set": broken,
             "wmd_sum": wmd_sum, "wmd_n": wmd_n}
+
+
+def add_distinct_units(chunk, index: int, units: list, unit_chunk: list, unit_count: list,
+                       unit_rows: list) -> None:
+    """Append the distinct non-empty sub-records of ``chunk`` (a record or shared chunk, the
+    ``index``-th of its kind) as units to place: each once, with its count and the chunk rows
+    that hold it (a re-association places a multiset of sub-records, not each copy apart)."""
+    seen: dict[tuple, int] = {}
+    ptr = chunk.indptr.tolist()
+    for r in range(len(chunk)):
+        if ptr[r] == ptr[r + 1]:
+            continue
+        sr = chunk.items[ptr[r]:ptr[r + 1]]
+        key = tuple(sorted(sr.tolist()))
+        u = seen.get(key)
+        if u is None:
+            seen[key] = len(units)
+            units.append(sr)
+            unit_chunk.append(index)
+            unit_count.append(1)
+            unit_rows.append([r])
+        else:
+            unit_count[u] += 1
+            unit_rows[u].append(r)
