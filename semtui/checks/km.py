@@ -446,13 +446,18 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
     n_structure = [0]
     # (cluster, item, place) of every distinct item of every chunk; place 0 = term chunk
     dom_c, dom_i, dom_p = [], [], []
+
+    def collect(label: str, ch) -> None:
+        """One record or shared chunk's sub-records, to be checked with every other chunk."""
+        g = len(chunk_label)
+        chunk_label.append(label)
+        parts_items.append(np.asarray(ch.items, dtype=np.int64))
+        parts_len.append(np.diff(ch.indptr))
+        parts_chunk.append(np.full(len(ch.items), g, dtype=np.int64))
+
     for ci, c in enumerate(data.clusters):
         for j, ch in enumerate(c.record_chunks):
-            g = len(chunk_label)
-            chunk_label.append(f"{c.id}/C{j + 1}")
-            parts_items.append(np.asarray(ch.items, dtype=np.int64))
-            parts_len.append(np.diff(ch.indptr))
-            parts_chunk.append(np.full(len(ch.items), g, dtype=np.int64))
+            collect(f"{c.id}/C{j + 1}", ch)
             if len(ch) > c.size:
                 _note(structure, n_structure, f"{c.id}/C{j + 1}: {len(ch)} sub-records in a cluster of {c.size}")
             dom = np.unique(ch.items).astype(np.int64)
@@ -469,11 +474,7 @@ def check_disassociated(data: DisassociatedData, k: int, m: int, key: Disassocia
         records = sum(size_of.get(x, 0) for x in jc.clusters)
         seen: dict[int, int] = {}
         for j, ch in enumerate(jc.shared_chunks):
-            g = len(chunk_label)
-            chunk_label.append(f"{jc.id}/S{j + 1}")
-            parts_items.append(np.asarray(ch.items, dtype=np.int64))
-            parts_len.append(np.diff(ch.indptr))
-            parts_chunk.append(np.full(len(ch.items), g, dtype=np.int64))
+            collect(f"{jc.id}/S{j + 1}", ch)
             if len(ch) > records:
                 _note(structure, n_structure, f"{jc.id}/S{j + 1}: {len(ch)} sub-records in a joint cluster of "
                                               f"{records} records")
