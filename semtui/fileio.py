@@ -510,19 +510,13 @@ def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | N
 
 
 @contextlib.contextmanager
-def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[IO]]:
-    """Open every output of one command at once (for a writer that streams into several of
-    them side by side) and rename them into place together when the block ends without an
-    error, as :func:`write_together` does.  An item is ``path`` or ``(path, private)``."""
+def _together() -> Iterator[list[PendingOutput]]:
+    """The outputs of one command, as they are opened: renamed into place together when the
+    block ends without an error; on any error or interrupt every temporary file is removed and
+    every target left as it was."""
     pending: list[PendingOutput] = []
     try:
-        for item in outputs:
-            path, priv = (item, private) if isinstance(item, str | Path) else item
-            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
-        try:
-            yield [p.fh for p in pending]
-        except OSError as exc:
-            raise write_error(exc, pending[-1].target if pending else "<output>") from None
+        yield pending
         for p in pending:
             p.finish()
         _commit_all(pending)
@@ -530,6 +524,21 @@ def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[I
         for p in pending:
             p.abort()
         raise
+
+
+@contextlib.contextmanager
+def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[IO]]:
+    """Open every output of one command at once (for a writer that streams into several of
+    them side by side) and rename them into place together when the block ends without an
+    error, as :func:`write_together` does.  An item is ``path`` or ``(path, private)``."""
+    with _together() as pending:
+        for item in outputs:
+            path, priv = (item, private) if isinstance(item, str | Path) else item
+            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
+        try:
+            yield [p.fh for p in pending]
+        except OSError as exc:
+            raise write_error(exc, pending[-1].target if pending else "<output>") from None
 
 
 def write_together(outputs: list, *, private: bool = False) -> None:
@@ -541,8 +550,7 @@ def write_together(outputs: list, *, private: bool = False) -> None:
     mode)``: ``write`` is called with the open file handle; ``private`` (default for all
     items) makes a new file 0600; ``mode`` is ``"w"`` (text, UTF-8, the default) or ``"wb"``.
     """
-    pending: list[PendingOutput] = []
-    try:
+    with _together() as pending:
         for item in outputs:
             path, write = item[0], item[1]
             priv = item[2] if len(item) > 2 else private
@@ -552,13 +560,6 @@ def write_together(outputs: list, *, private: bool = False) -> None:
                 write(pending[-1].fh)
             except OSError as exc:
                 raise write_error(exc, pending[-1].target) from None
-        for p in pending:
-            p.finish()
-        _commit_all(pending)
-    except BaseException:
-        for p in pending:
-            p.abort()
-        raise
 
 
 def append_line(path: str | Path, line: str, *, private: bool = False) -> None:
