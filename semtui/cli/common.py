@@ -145,6 +145,23 @@ SCHEDULER_HELP = ("Run the independent units on a Dask cluster: local:N (N worke
                   "tcp://HOST:PORT (a running scheduler); needs semtui[dask]. Same result as without.")
 
 
+def source_kind(*, lines: bool = False, transactions: bool = False, jsonl: bool = False, smart: bool = False,
+                separator: str | None = None, split: str | None = None, field: str | None = None) -> str:
+    """The document-source kind the options of ``corpus build|count`` and ``extract`` choose (one
+    at most; ``auto`` when none), as semtui.formats.documents reads them."""
+    from semtui.errors import InputError
+
+    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
+                              ("smart", smart), ("separator", separator is not None), ("split", split is not None))
+              if on]
+    if len(chosen) > 1:
+        raise InputError(f"choose one of --{', --'.join(chosen)}")
+    kind = chosen[0] if chosen else "auto"
+    if field is not None and kind not in ("auto", "jsonl"):
+        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
+    return kind
+
+
 def note_jobs(jobs: int) -> None:
     """``--jobs`` beyond the cores runs on the cores (the executor caps it): say so in one line."""
     from semtui.runtime.executor import available_cores, capped_jobs

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console, warn
+from semtui.cli.common import SCHEDULER_HELP, emit_json, source_kind, stdout_console, warn
 from semtui.errors import InputError
 
 app = typer.Typer(help="Build and inspect the local full-text index behind the ngd: measure, or count terms "
@@ -31,7 +31,8 @@ def build(
     from semtui.cli.common import StderrProgress
     from semtui.measures.corpus import build_index
 
-    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
+    kind = source_kind(lines=lines, transactions=transactions, jsonl=jsonl, smart=smart, separator=separator,
+                       split=split, field=field)
     from semtui.fileio import check_outputs
 
     check_outputs({"-o": output}, list(sources), stdout_taken="--json" if json_out else None)
@@ -93,7 +94,8 @@ def count(
     from semtui.fileio import check_outputs
     from semtui.measures.cooccurrence import count_terms, read_terms
 
-    kind = _kind(lines, transactions, jsonl, smart, separator, field, split)
+    kind = source_kind(lines=lines, transactions=transactions, jsonl=jsonl, smart=smart, separator=separator,
+                       split=split, field=field)
     if (terms is None) == (terms_of is None):
         raise InputError("give the terms to count: --terms FILE (one per line) or --terms-of DATASET")
     check_outputs({"-o": output}, [*sources, terms, terms_of], stdout_taken="--json" if json_out else None)
@@ -120,20 +122,6 @@ def count(
     else:
         warn(f"counted {len(report.terms):,} terms over {report.documents:,} documents into {output} "
              f"({int((report.f > 0).sum()):,} found; {report.partitions} partition(s), {report.seconds:.2f} s)")
-
-
-def _kind(lines: bool, transactions: bool, jsonl: bool, smart: bool, separator: str | None,
-          field: str | None, split: str | None = None) -> str:
-    """The source kind the options choose (one at most), as ``corpus build`` reads them."""
-    chosen = [k for k, on in (("lines", lines), ("transactions", transactions), ("jsonl", jsonl),
-                              ("smart", smart), ("separator", separator is not None), ("split", split is not None))
-              if on]
-    if len(chosen) > 1:
-        raise InputError(f"choose one of --{', --'.join(chosen)}")
-    kind = chosen[0] if chosen else "auto"
-    if field is not None and kind not in ("auto", "jsonl"):
-        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
-    return kind
 
 
 @app.command()

@@ -35,17 +35,12 @@ def extract(
     The collection is read as 'corpus build' reads it (a SMART file such as MED is detected);
     the output is aligned document for document with a sidecar naming each document's source.
     """
-    from semtui.cli.common import StderrProgress
+    from semtui.cli.common import StderrProgress, source_kind
     from semtui.extract import STOP_WORDS, ExtractOptions, parse_patterns, read_stop_words, sidecar_path
     from semtui.extract import extract as run
     from semtui.fileio import check_outputs
 
-    chosen = [k for k, on in (("lines", lines), ("jsonl", jsonl), ("smart", smart), ("split", split is not None)) if on]
-    if len(chosen) > 1:
-        raise InputError(f"choose one of --{', --'.join(chosen)}")
-    kind = chosen[0] if chosen else "auto"
-    if field is not None and kind not in ("auto", "jsonl"):
-        raise InputError(f"--field only applies to JSON Lines sources, not with --{kind}")
+    kind = source_kind(lines=lines, jsonl=jsonl, smart=smart, split=split, field=field)
     if stop_words is None:
         stops = STOP_WORDS
     elif stop_words.lower() == "none":
