@@ -53,17 +53,21 @@ def setgen(
     check_outputs({"-o": output, "--report": report_path}, [data, original, *opts.measure_files],
                   stdout_taken="--json" if json_out else None)
     watch_cache()
-    release = formats.read_transactions(data, format)
-    if release.n_generalised == 0 and not unmarked:
-        raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
-                         "--unmarked)", data)
-    orig = formats.read_transactions(original) if original is not None else None
-    note_jobs(jobs)
-    with StderrProgress(f"attack {opts.method}") as bar:
-        try:
-            report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
-        except InputError as exc:
-            raise options_error(exc) from None
+    from semtui.runtime.scheduler import session
+
+    # with --scheduler the workers start while the inputs are read and scored
+    with session(opts.scheduler, warm=True, preload=("semtui.attacks.setgen.kernel",)):
+        release = formats.read_transactions(data, format)
+        if release.n_generalised == 0 and not unmarked:
+            raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
+                             "--unmarked)", data)
+        orig = formats.read_transactions(original) if original is not None else None
+        note_jobs(jobs)
+        with StderrProgress(f"attack {opts.method}") as bar:
+            try:
+                report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
+            except InputError as exc:
+                raise options_error(exc) from None
     if report.unknown_terms:
         # with a background they are still scored by it (prior, co-occurrence) and eliminated
         fate = ("get no evidence from it (the background still scores them, and they may be eliminated)"

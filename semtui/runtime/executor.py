@@ -81,17 +81,23 @@ def capped_jobs(jobs: int) -> int:
 
 
 def batches(costs: Sequence[float], jobs: int, per_job: int = 4) -> list[list[int]]:
-    """Unit indices in batches of about equal cost, largest first (so that the longest units
-    start early and the small ones fill in): about ``per_job`` batches a process."""
+    """Unit indices in about ``per_job`` batches a process, largest units first, and batches of
+    *decreasing* cost (guided scheduling): the first round of ``jobs`` batches takes the
+    largest share, the last round the smallest, so that when a cost guessed wrong makes one
+    process finish late the others are left waiting for a small batch, not a large one.
+    Round ``r`` (counted down from ``per_job`` to 1) has batches of ``r`` parts of the total."""
     order = sorted(range(len(costs)), key=lambda i: (-costs[i], i))
-    target = max(sum(costs) / max(jobs * per_job, 1), 1e-12)
+    jobs, per_job = max(int(jobs), 1), max(int(per_job), 1)
+    weights = [r for r in range(per_job, 0, -1) for _ in range(jobs)]
+    total = float(sum(costs))
+    targets = [max(total * w / sum(weights), 1e-12) for w in weights]
     out: list[list[int]] = []
     current: list[int] = []
     acc = 0.0
     for i in order:
         current.append(i)
         acc += costs[i]
-        if acc >= target:
+        if len(out) < len(targets) - 1 and acc >= targets[len(out)]:
             out.append(current)
             current, acc = [], 0.0
     if current:

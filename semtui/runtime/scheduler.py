@@ -34,8 +34,9 @@ from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: seconds between two progress calls while tasks run (each also a chance to cancel)
 POLL = 0.2
-#: batches per worker (the issue's 2-4: enough to balance, few enough to keep overheads small)
-PER_WORKER = 3
+#: batches per worker (the issue's 2-4: enough to balance, few enough to keep overheads small;
+#: of decreasing cost, :func:`semtui.runtime.executor.batches`)
+PER_WORKER = 4
 #: seconds to wait for the workers of a remote scheduler, or for a local cluster to start
 CONNECT_TIMEOUT = 30
 
@@ -94,11 +95,45 @@ def _open(spec: str):
     return client, [client]
 
 
+class _Starting:
+    """A session being opened in a background thread (:func:`session` with ``warm``): the
+    driver reads, plans and scores on one core while the workers start on the other."""
+
+    def __init__(self, spec: str, preload: Sequence[str]):
+        self.spec, self.preload = spec, tuple(preload)
+        self.client = None
+        self.to_close: list = []
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._start, name=f"semtui-scheduler {spec}", daemon=True)
+        self.thread.start()
+
+    def _start(self) -> None:
+        try:
+            self.client, self.to_close = _open(self.spec)
+            if self.preload:  # what the first task would import, imported while the driver works
+                import importlib
+
+                for module in self.preload:
+                    self.client.run(importlib.import_module, module)
+        except BaseException as exc:  # handed to the thread that needs the client
+            self.error = exc
+
+    def get(self):
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.client
+
+
 @contextlib.contextmanager
-def session(spec: str | None) -> Iterator[Any]:
+def session(spec: str | None, *, warm: bool = False, preload: Sequence[str] = ()) -> Iterator[Any]:
     """One client for ``spec`` over a whole command (an assessment's many attacks share one
     local cluster); nested sessions of the same spec reuse it.  Yields the client (None when
-    ``spec`` is None)."""
+    ``spec`` is None).
+
+    ``warm``: open it in the background and yield at once (None): a nested session of the
+    same spec -- the one that runs the units -- waits for it.  ``preload`` names modules every
+    worker imports as soon as it is up (the kernels' modules)."""
     if spec is None:
         yield None
         return
@@ -106,7 +141,21 @@ def session(spec: str | None) -> Iterator[Any]:
     with _lock:
         existing = _sessions.get(spec)
     if existing is not None:
-        yield existing
+        yield existing.get() if isinstance(existing, _Starting) else existing
+        return
+    if warm:
+        starting = _Starting(spec, preload)
+        with _lock:
+            _sessions[spec] = starting
+        try:
+            yield None
+        finally:
+            with _lock:
+                _sessions.pop(spec, None)
+            starting.thread.join()
+            for thing in starting.to_close:
+                with contextlib.suppress(Exception):
+                    thing.close()
         return
     client, to_close = _open(spec)
     with _lock:

@@ -7,6 +7,8 @@ import multiprocessing
 
 import pytest
 from conftest import SAMPLES, run_attack
+from hypothesis import given
+from hypothesis import strategies as st
 
 from semtui import formats
 from semtui.errors import Interrupted
@@ -52,3 +54,21 @@ def test_batches_cover_every_unit_once_largest_first():
     flat = [i for b in out for i in b]
     assert sorted(flat) == list(range(len(costs)))
     assert out[0][0] == 3  # the largest unit starts first
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False), min_size=1, max_size=200),
+       st.integers(1, 8), st.integers(1, 5))
+def test_batches_are_guided_every_unit_once_at_most_per_job_rounds(costs, jobs, per_job):
+    out = batches(costs, jobs, per_job)
+    flat = [i for b in out for i in b]
+    assert sorted(flat) == list(range(len(costs)))
+    assert all(out) and len(out) <= jobs * per_job
+    assert flat[0] == min(range(len(costs)), key=lambda i: (-costs[i], i))  # the largest starts first
+
+
+def test_batches_shrink_towards_the_end():
+    # 400 equal units, 2 processes, 4 rounds: the first round's batches hold 4 parts of the total,
+    # the last round's 1, so a late process waits for a small batch
+    out = batches([1.0] * 400, 2, 4)
+    sizes = [len(b) for b in out]
+    assert len(out) == 8 and sizes[0] == sizes[1] == 80 and sizes[-1] == sizes[-2] == 20
