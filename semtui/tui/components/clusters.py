@@ -184,7 +184,8 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     for jc in joints:
         for j, chunk in enumerate(jc.shared_chunks):
             columns_data.append(_chunk_cells(chunk, names, marked))
-            columns.append(Column(f"{jc.id}s{j + 1}", f"{jc.id}/S{j + 1} ({len(chunk)})", None, min_width=least))
+            header = f"{jc.id}/S{j + 1} ({len(chunk)})"  # never elided: its end tells S1 from S8
+            columns.append(Column(f"{jc.id}s{j + 1}", header, None, min_width=max(least, len(header))))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
         terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
