@@ -102,6 +102,22 @@ def _ticks(lo: float, hi: float, height: int) -> list[float]:
     return [lo, (lo + hi) / 2, hi]
 
 
+def span(values: np.ndarray) -> tuple[float, float]:
+    """Axis bounds for shares in [0, 1]: the values' range with a margin, on a 0.05 grid and a
+    multiple of 0.2 wide (so that the ticks of :func:`_ticks` fall on round numbers), within
+    [0, 1].  Candidate releases often differ in the second decimal: on a fixed 0-1 axis a cloud
+    at 0.85-0.95 would take a tenth of the plot and its points fall on one another."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return 0.0, 1.0
+    lo = max(0.0, np.floor((float(v.min()) - 0.02) * 20) / 20)
+    hi = min(1.0, np.ceil((float(v.max()) + 0.02) * 20) / 20)
+    width = min(1.0, max(0.2, np.ceil(round((hi - lo) / 0.2, 9)) * 0.2))
+    lo = min(lo, 1.0 - width)
+    return float(round(lo, 2)), float(round(lo + width, 2))
+
+
 # --------------------------------------------------------------------------- plots
 class ExactFormatter(NumericAxisFormatter):
     """Tick labels that say the tick's value exactly (0.25, not textual-plot's rounded 0.2)."""
@@ -170,10 +186,11 @@ class RiskUtilityPlot(CellPlot):
         self.clear()
         r = np.array([risk(c) for c in self.cells], dtype=float)
         u = np.array([utility(c) for c in self.cells], dtype=float)
-        self.set_xlimits(0.0, 1.0)
-        self.set_ylimits(0.0, 1.0)
-        self.set_xticks([0.0, 0.25, 0.5, 0.75, 1.0] if self.size.width >= 40 else [0.0, 0.5, 1.0])
-        self.set_yticks(_ticks(0.0, 1.0, self.size.height))
+        (x0, x1), (y0, y1) = span(u), span(r)  # zoomed to the cells: they seldom spread over 0-1
+        self.set_xlimits(x0, x1)
+        self.set_ylimits(y0, y1)
+        self.set_xticks([round(t, 4) for t in _ticks(x0, x1, 12 if self.size.width >= 40 else 0)])
+        self.set_yticks([round(t, 4) for t in _ticks(y0, y1, self.size.height)])
         if not len(r):
             return
         front = pareto_front(r, u)

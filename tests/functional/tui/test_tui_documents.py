@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from semtui import reports
 from semtui.tui.app import SemtuiApp, document_screen
-from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, pareto_front
+from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, pareto_front, span
 from semtui.tui.documents import read_experiment, sniff
 from semtui.tui.session import load_session
 
@@ -63,6 +63,18 @@ def test_pareto_front_property(points):
     beats = (r[None, :] <= r[:, None]) & (u[None, :] >= u[:, None]) & ((r[None, :] < r[:, None]) | (u[None, :] > u[:, None]))
     assert not beats[front].any()
     assert beats[~front][:, front].any(axis=1).all()
+
+
+@given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan"))), max_size=30))
+def test_risk_utility_axes_hold_every_cell_on_round_ticks(values):
+    lo, hi = span(np.array(values))
+    finite = [v for v in values if v == v]
+    assert 0.0 <= lo < hi <= 1.0
+    assert all(lo <= v <= hi for v in finite)
+    steps = (hi - lo) / 0.05
+    assert abs(steps - round(steps)) < 1e-9 and round(steps) % 4 == 0  # ticks fall on multiples of 0.05
+    if finite and max(finite) - min(finite) < 0.1:
+        assert hi - lo <= 0.4  # a tight cloud is zoomed in, not drawn on the whole 0-1 square
 
 
 def test_sniff_tells_the_documents_from_a_release(tmp_path):
