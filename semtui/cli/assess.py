@@ -199,7 +199,7 @@ def print_summary(doc: dict) -> None:
             elif "eliminated" in r:
                 bits.append(f"{r['eliminated']} eliminations")
             if r.get("reassociated"):
-                bits.append(f"{r['reassociated']} items put back: " + ", ".join(r["items"][:4]))
+                bits.append(f"{r['reassociated']} item(s) put back: " + ", ".join(r["items"][:4]))
             if r.get("cover_breaches"):
                 bits.append("cover breaches " + ", ".join(r["cover_breaches"][:3]))
             p(f"  transaction {r['transaction']} (line {r['line']}): " + "; ".join(bits))

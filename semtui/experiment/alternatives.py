@@ -329,15 +329,16 @@ class AlternativesRun:
 
 
 def _far(c: dict) -> str:
+    """How far the release's strongest attack is from chance, as a clause."""
     p = c["privacy"]
     f = p.get("figures") or {}
     if p.get("attack") is None:
-        return "nothing generalised" if p.get("risk") == 1.0 else "no attack applies"
+        return "nothing is generalised" if p.get("risk") == 1.0 else "no attack applies"
     if not p.get("beats_chance"):
         return "no attack beats chance"
     if c["cell"]["family"] == "disassoc":
-        return f"lift {f.get('lift'):.2f} over random"
-    return f"error ratio {f.get('error_ratio'):.2f}"
+        return f"the strongest attack has lift {f.get('lift'):.2f} over random"
+    return f"the strongest attack has error ratio {f.get('error_ratio'):.2f}"
 
 
 def chosen_sentence(alts: list[dict], k: int) -> str:
@@ -350,8 +351,8 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
         return (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
                 f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
-    return (f"Publish instead: {pick['label']} — the strongest attacker there has {_far(pick)} (this release: "
-            f"{_far(this)}), takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
+    return (f"Publish instead: {pick['label']} — there {_far(pick)} (in this release {_far(this)}); the "
+            f"strongest attacker takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
             f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")
 
 
