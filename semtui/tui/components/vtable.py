@@ -213,15 +213,24 @@ class VirtualTable(ScrollView, can_focus=True):
         for c in range(pinned):
             out.append((c, widths[c]))
             x += widths[c] + 1
+        dropped = False
         for c in range(max(self.first_col, pinned), len(widths)):
             w = widths[c]
             if x + w > total:
                 room = total - x
                 if self.columns[c].justify == "left" and room >= 4:
                     out.append((c, room))
+                    x = total + 1
+                dropped = True
                 break
             out.append((c, w))
             x += w + 1
+        flex = [k for k, (c, _) in enumerate(out) if self.columns[c].width is None]
+        spare = total + 1 - x  # what the columns left out leave: the text columns on screen take it
+        if dropped and flex and spare > 0:
+            for n, k in enumerate(flex):
+                c, w = out[k]
+                out[k] = (c, w + spare // len(flex) + (1 if n < spare % len(flex) else 0))
         return out
 
     def on_resize(self) -> None:
