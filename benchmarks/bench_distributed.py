@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -47,14 +48,28 @@ def main() -> None:
     print(f"# --scheduler and corpus count — {datetime.date.today()} — {machine()} — "
           f"load before: {tuple(round(x, 2) for x in os.getloadavg())}")
     print()
-    print("| run | seconds (whole process) | peak RSS MB (largest process) |")
-    print("|---|---:|---:|")
+    # interleaved rounds: on a shared machine the CPU's speed drifts by 20 % within minutes, so the
+    # runs of one round are compared with each other (the ratio per round), never across rounds
+    rounds = int(os.environ.get("ROUNDS", "3"))
+    print("| run | seconds per round (whole process) | median | speed-up over serial, per round | peak RSS MB |")
+    print("|---|---|---:|---|---:|")
     attack = ["attack", "setgen", str(rel), "--original", str(MEPS), "--method", "rba", "--report",
               str(work / "r.json")]
-    for name, extra in (("attack setgen rba, serial", []), ("attack setgen rba, --jobs 2", ["--jobs", "2"]),
-                        ("attack setgen rba, --scheduler local:2", ["--scheduler", "local:2"])):
-        secs, rss = run_measured(attack + extra, repeat=1)
-        print(f"| {name} | {secs:.1f} | {rss:.0f} |", flush=True)
+    runs = (("attack setgen rba, serial", []), ("attack setgen rba, --jobs 2", ["--jobs", "2"]),
+            ("attack setgen rba, --scheduler local:2", ["--scheduler", "local:2"]))
+    got: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in runs}
+    for _ in range(rounds):
+        for name, extra in runs:
+            got[name].append(run_measured(attack + extra, repeat=1))
+    serial = [s for s, _ in got[runs[0][0]]]
+    for name, _ in runs:
+        secs = [s for s, _ in got[name]]
+        ratios = ", ".join(f"{a / b:.2f}" for a, b in zip(serial, secs))
+        print(f"| {name} | {', '.join(f'{s:.1f}' for s in secs)} | {statistics.median(secs):.1f} | {ratios} | "
+              f"{max(r for _, r in got[name]):.0f} |", flush=True)
+    print()
+    print("| run | seconds (whole process) | peak RSS MB (largest process) |")
+    print("|---|---:|---:|")
     count = ["corpus", "count", str(big), "--transactions", "--terms", str(terms), "-o", str(work / "c.csv")]
     for name, extra in (("corpus count, serial", []), ("corpus count, --scheduler local:2", ["--scheduler", "local:2"])):
         secs, rss = run_measured(count + extra, repeat=1)
