@@ -103,6 +103,9 @@ class AssessmentReport(Report):
     alternatives: list[dict] = field(default_factory=list)
     #: why there are no alternatives, or what was assumed to make them
     alternatives_note: str | None = None
+    #: the cover attacks' own reports by attacker (``semtui cover``'s document), kept beside the
+    #: assessment but not in it: the TUI shows them as results (``x`` lists the problems)
+    cover_reports: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
 
     def payload(self) -> dict:
         i = self.inputs
@@ -354,6 +357,7 @@ class Assessor:
                  "figures": {k: s.get(k) for k in ("cover_problems", "breaches", "vulnerable_records",
                                                    "clusters_with_breaches", "real_pairs")}}
         self._cover_records(doc)
+        self.report.cover_reports[opts.attacker] = doc
         return entry, doc
 
     # ---------------------------------------------------------------- shared knowledge

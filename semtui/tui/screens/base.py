@@ -404,7 +404,9 @@ class BaseScreen(Screen):
     def on_job_finished(self, message: JobFinished) -> None:
         if message.job == "assess":
             self._attack_done()
-            self.assessments.append([message.result, False])
+            doc, covers = message.result
+            self.assessments.append([doc, False])
+            self.assessment_results(covers)
             self.show_assessment(self.assessments[-1])
         elif message.job == "attack":
             self._attack_done()
@@ -415,6 +417,10 @@ class BaseScreen(Screen):
             result, path = message.params
             result.exported = True
             self.notify(f"wrote {path}")
+
+    def assessment_results(self, covers: dict[str, dict]) -> None:
+        """What an assessment ran that this screen shows as a result of its own (the
+        disassociation screen: the strong attacker's cover problems)."""
 
     def attack_notice(self, result) -> str:
         """The line that says an attack finished and what it found."""
@@ -517,9 +523,11 @@ class BaseScreen(Screen):
             self.notify("assessed unscored: a disassociated release is scored with its key and original together",
                         timeout=5)
 
-        def assess(progress) -> dict:
-            # what `semtui assess` reports: the attacks and, with the original, the safer alternatives
-            return assess_with_alternatives(s.data, inputs, original=orig, key=key, progress=progress).to_json()
+        def assess(progress) -> tuple[dict, dict]:
+            # what `semtui assess` reports: the attacks and, with the original, the safer alternatives;
+            # beside it the cover attacks' own reports (the strong attacker's becomes a result: x lists it)
+            rep = assess_with_alternatives(s.data, inputs, original=orig, key=key, progress=progress)
+            return rep.to_json(), rep.cover_reports
 
         start_job(self, "assess", assess)
 

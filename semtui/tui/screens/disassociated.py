@@ -17,6 +17,7 @@ from textual.binding import BindingType
 from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
+from semtui.tui.session import Result
 from semtui.tui.text import num, plural
 from semtui.tui.workers import cancel_job, start_job
 
@@ -99,6 +100,16 @@ class DisassociatedScreen(BaseScreen):
         self.switcher.current = "detail"
         self.keep_focus_visible()
         self.refresh_detail()
+
+    def assessment_results(self, covers: dict[str, dict]) -> None:
+        """The assessment's strong-attacker cover report becomes this screen's cover result (x lists
+        its problems, r its records), unless one is here already: a report of the user's own
+        choosing is not replaced."""
+        s = self.session
+        strong = covers.get("strong")
+        if strong is not None and s.latest("cover") is None:
+            s.results.append(Result(strong, "assess"))  # the result on screen (if any) stays on screen
+            self.result_changed()
 
     def action_problems(self) -> None:
         """``x``: the cover problems of the cluster, then of the whole release, then back."""

@@ -344,6 +344,36 @@ async def test_A_runs_the_assessment_in_a_worker_and_shows_it(tmp_path, monkeypa
         assert type(app.screen).__name__ == "Confirm"
 
 
+async def test_A_on_a_disassociated_release_leaves_its_cover_report_for_x(tmp_path, monkeypatch):
+    """The assessment ran the cover attacks: back on the release, x lists the strong attacker's
+    problems (it does not ask for p to find them again)."""
+    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    session = load_session(SAMPLES / "disassociated.json", key=SAMPLES / "disassociated.key.json",
+                           original=SAMPLES / "disassociated-original.txt")
+    app = SemtuiApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert session.latest("cover") is None
+        await pilot.press("A")
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if type(app.screen).__name__ == "AssessmentScreen":
+                break
+        assert type(app.screen).__name__ == "AssessmentScreen"
+        covers = [a for a in app.screen.doc["attacks"] if a["family"] == "cover" and a["attacker"] == "strong"]
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == "DisassociatedScreen"
+        cover = session.latest("cover")
+        assert cover is not None and cover.report["attacker"] == "strong"
+        assert cover.report["summary"]["cover_problems"] == covers[0]["figures"]["cover_problems"]
+        await pilot.press("x")
+        await pilot.pause()
+        assert screen.switcher.current == "problems"
+        assert "no cover report yet" not in notes(app)
+
+
 async def test_A_is_cancelled_by_escape():
     """escape stops the assessment on screen (bar gone, keys answered, nothing pushed later); the
     engine's thread stops at its next progress call (the latency is measured by hand, not here:
