@@ -112,6 +112,15 @@ class Session:
     #: generalised items recovered (attacks.setgen.unknown), and ``recovery_k`` the k they were recovered with
     unmarked: TransactionData | None = None
     recovery_k: int | None = None
+    #: a k^m release (its ``anonymize km`` report given, or beside it as its sidecar): k and m
+    km: tuple[int, int] | None = None
+
+    @property
+    def title_kind(self) -> str:
+        """What the release is, for a screen's title: its data kind, or k^m with its k and m."""
+        if self.km is not None:
+            return f"k^m-generalised (k={self.km[0]}, m={self.km[1]})"
+        return self.kind
 
     @property
     def holds_private(self) -> bool:
@@ -225,10 +234,16 @@ def load_session(
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
 
+        from semtui.model.sidecar import KM_SIDECAR, read_release_sidecar
+
         # an unmarked release's recovered items need not be the sidecar's: its sidecar is not checked against them
-        session.release_k = release_k(file, data if session.unmarked is None else None)
+        side, _ = read_release_sidecar(file, data if session.unmarked is None else None)
+        session.release_k = None if side is None else int(side["k"])
+        if side is not None and str(side.get("format", "")).startswith(KM_SIDECAR) and km_doc is None:
+            km_doc = side
     if km_doc is not None:
         session.release_k = int(km_doc["k"])
+        session.km = (int(km_doc["k"]), int(km_doc["m"]))
     if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
             candidate = Path(report_doc["key"])

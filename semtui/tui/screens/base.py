@@ -120,7 +120,7 @@ class BaseScreen(Screen):
     # never the ``on_*`` handlers themselves.
     def on_mount(self) -> None:
         self.title = f"semtui — {self.session.path.name}"
-        self.sub_title = self.session.kind
+        self.sub_title = self.session.title_kind
         self.before_first_show()
         self.list_pane.focus()
         self.show_current()

@@ -57,6 +57,8 @@ async def test_all_root_release_opens_with_its_original(meps_root):
         assert app.internal_error is None
         assert app.screen.list_pane.row_count == 1
         assert session.display_label(0).startswith("{*} (")  # the node first, then its members
+        # titled as what it is: a k^m release (its sidecar says so), not a set-generalised one
+        assert app.screen.sub_title == "k^m-generalised (k=400, m=2)"
 
 
 async def test_km_report_given_as_report_gives_k(meps_root, tmp_path):
