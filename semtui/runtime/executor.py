@@ -176,10 +176,15 @@ def _context(kernel: Callable):
     """The forkserver context, its server (and the resource tracker) running detached from our
     standard input and output.  A server started here first imports the kernel's module (and so
     numpy, scipy and the engine), so that a worker forked from it starts in milliseconds."""
+    return fork_server([kernel.__module__] if kernel.__module__ != "__main__" else [])
+
+
+def fork_server(preload: Sequence[str] = ()):
+    """The forkserver context with its server running (started here, detached from our standard
+    streams, having imported ``preload``, unless it runs already: there is one per process).
+    The executor's workers fork from it, and so do the processes of ``--scheduler local:N``."""
     ctx = multiprocessing.get_context("forkserver")
-    modules = ["semtui.runtime._forkserver", __name__]
-    if kernel.__module__ != "__main__":
-        modules.append(kernel.__module__)
+    modules = ["semtui.runtime._forkserver", __name__, *preload]
     with _start_lock:
         ctx.set_forkserver_preload(modules)
         os.environ[MARKER] = "1"  # the server's first import detaches it (and its workers)

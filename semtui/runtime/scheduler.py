@@ -78,8 +78,17 @@ def _open(spec: str):
 
     m = _LOCAL.match(spec)
     if m:
-        cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        import dask
+
+        from semtui.runtime.executor import fork_server
+
+        # the nannies and workers fork from the executor's server, which has imported Dask and
+        # semtui once (a spawned process would import both again, each: seconds of CPU on a
+        # machine whose cores the workers are about to need) and holds none of our standard streams
+        fork_server(("distributed", __name__))
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+            cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster, timeout=CONNECT_TIMEOUT)
         return client, [client, cluster]
     try:
