@@ -189,6 +189,49 @@ def run_units_distributed(kernel: Callable, shared: Any, units: Sequence, *, spe
         return results
 
 
+def run_in_order(kernel: Callable, shared: Any, items: Sequence, on_result: Callable[[int, Any], None], *,
+                 spec: str, progress: ProgressCallback | None = None, message: str = "") -> None:
+    """``kernel(shared, item)`` for every item, **one task each** (for units that each cost
+    seconds to minutes, such as the cells of an experiment), on the cluster ``spec``;
+    ``on_result(i, result)`` is called here in item order, each as soon as every earlier item's
+    was: a result that comes early waits for those before it.  A task that failed raises its
+    error when its turn comes (the ones before it were handed on, as a serial run would have).
+    ``shared`` travels once to every worker.  ``progress`` gets the tasks finished of all; an
+    exception here (Ctrl-C, ``Interrupted`` from ``progress`` or ``on_result``) cancels every
+    task left before it goes on."""
+    progress = progress or no_progress
+    n = len(items)
+    if n == 0:
+        return
+    with session(spec) as client:
+        [shared_f] = client.scatter([shared], broadcast=True, hash=False)
+        futures: list = []
+        try:
+            # submitted in item order: the scheduler starts the earlier ones first
+            futures = [client.submit(kernel, shared_f, item, pure=False) for item in items]
+            index = {f.key: i for i, f in enumerate(futures)}
+            arrived: dict[int, Any] = {}
+            pending = set(futures)
+            finished_n = 0
+            nxt = 0
+            progress(0, n, message)
+            while nxt < n:
+                finished, pending = _wait_some(pending) if pending else (set(), set())
+                for fut in finished:
+                    arrived[index[fut.key]] = fut
+                    finished_n += 1
+                while nxt in arrived:
+                    result = arrived.pop(nxt).result()  # a task's error is raised in its turn
+                    futures[nxt] = None  # its result is ours now: the cluster may forget it
+                    on_result(nxt, result)
+                    nxt += 1
+                progress(finished_n, n, message)
+        except BaseException:
+            client.cancel([f for f in futures if f is not None] + [shared_f], force=True)
+            raise
+        client.cancel([shared_f])
+
+
 def map_stream(fn: Callable, parts: Iterable, reduce: Callable[[Any, Any], Any], *, spec: str | None,
                progress: ProgressCallback | None = None, message: str = "", in_flight: int = 2,
                size_of: Callable[[Any], int] = lambda _: 1) -> Any:

@@ -152,3 +152,133 @@ def test_an_unreachable_scheduler_is_one_line(semtui, monkeypatch):
     r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--scheduler", "tcp://127.0.0.1:9")
     assert r.rc == 2
     r.one_error_line("--scheduler", "127.0.0.1:9")
+
+
+# ------------------------------------------------------------------ semtui experiment --scheduler
+#: the fields of a RESULTS line that say how long it took (docs/experiment.md, docs/distributed.md):
+#: the cell's ``times`` and each attack's ``seconds``; everything else is equal serial or distributed
+CELL_TIMINGS = ("times",)
+ATTACK_TIMINGS = ("seconds",)
+
+EXPERIMENT = """original = "orig.txt"
+background = "bg.txt"
+keep_releases = "kept"
+
+[[release]]
+family = "setgen"
+k = [2, 3]
+random_privacy = 10
+
+[[release]]
+family = "disassoc"
+k = [2]
+m = [2]
+max_cluster_size = [20]
+"""
+
+
+def _modulo_timings(line: str) -> dict:
+    doc = json.loads(line)
+    for k in CELL_TIMINGS:
+        doc.pop(k)
+    for a in doc["attacks"]:
+        for k in ATTACK_TIMINGS:
+            a.pop(k)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory):
+    """The 3-cell spec on a slice of the MEPS sample (150 patients, the attacker knowing 100
+    others), run serially once: (folder, spec, its RESULTS lines, its kept files by name)."""
+    from semtui.experiment import read_spec, run_experiment
+
+    d = tmp_path_factory.mktemp("expsched")
+    lines = (SAMPLES / "meps400-original.txt").read_text().splitlines(keepends=True)
+    (d / "orig.txt").write_text("".join(lines[:150]))
+    (d / "bg.txt").write_text("".join(lines[300:400]))
+    spec = d / "grid.toml"
+    spec.write_text(EXPERIMENT)
+    run_experiment(read_spec(spec), d / "serial.jsonl")
+    kept = {p.name: p.read_bytes() for p in (d / "kept").iterdir()}
+    (d / "kept").rename(d / "kept-serial")
+    return d, spec, (d / "serial.jsonl").read_text().splitlines(), kept
+
+
+def test_experiment_on_the_cluster_equals_the_serial_run(cluster, experiment, semtui):
+    """One task per cell on the cluster: the same lines as the serial run but for the timings,
+    in cell order, and the kept releases (written by the driver) the same."""
+    address, _ = cluster
+    d, spec, serial, kept = experiment
+    out = d / "dist.jsonl"
+    r = semtui("experiment", spec, "-o", out, "--scheduler", address)
+    assert r.rc == 0, r.err
+    assert "3 measured now, 0 already there" in r.out
+    dist = out.read_text().splitlines()
+    assert [json.loads(x)["id"] for x in dist] == [json.loads(x)["id"] for x in serial]
+    assert [_modulo_timings(x) for x in dist] == [_modulo_timings(x) for x in serial]
+    assert all(json.loads(x)["attacks"] and json.loads(x)["privacy"]["risk"] is not None for x in dist)
+    # the releases and keys byte for byte; the anonymiser's sidecars but for their own timings
+    got = {p.name: p.read_bytes() for p in (d / "kept").iterdir()}
+    assert sorted(got) == sorted(kept) and len(got) >= 3
+    for name, data in got.items():
+        if name.endswith(".txt.json"):
+            assert _stable(json.loads(data)) == _stable(json.loads(kept[name])), name
+        else:
+            assert data == kept[name], name
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    # a second run finds every cell there: nothing is sent to the cluster
+    r = semtui("experiment", spec, "-o", out, "--scheduler", address)
+    assert r.rc == 0 and "0 measured now, 3 already there" in r.out
+    assert out.read_text().splitlines() == dist
+
+
+def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(cluster, experiment):
+    """RESULTS holding the first cell's line (a run stopped after it): the distributed run
+    measures the two others only, appended after it in cell order."""
+    from semtui.experiment import read_spec, run_experiment
+
+    address, _ = cluster
+    d, spec, serial, _ = experiment
+    out = d / "resumed.jsonl"
+    out.write_text(serial[0] + "\n")
+    measured = []
+    summary = run_experiment(read_spec(spec), out, scheduler=address, on_cell=lambda doc: measured.append(doc["id"]))
+    assert (summary.skipped, summary.done) == (1, 2)
+    assert measured == [json.loads(x)["id"] for x in serial[1:]]
+    got = out.read_text().splitlines()
+    assert got[0] == serial[0]  # untouched: the first cell was not measured again
+    assert [_modulo_timings(x) for x in got] == [_modulo_timings(x) for x in serial]
+
+
+def test_results_come_back_in_order_however_the_tasks_finish(cluster):
+    """A task that ends early waits for every earlier one; a failed task raises in its turn,
+    after the ones before it were handed on (as a serial run would have written them)."""
+    from semtui.runtime.scheduler import run_in_order
+
+    address, _ = cluster
+
+    def nap(shared, seconds):  # defined here: cloudpickle ships it by value to the workers
+        import time
+
+        if seconds < 0:
+            raise InputError("a bad cell", "spec.toml", 3)
+        time.sleep(seconds)
+        return shared + seconds
+
+    handed: list = []
+    run_in_order(nap, 10, [0.8, 0.0, 0.3, 0.0], lambda i, r: handed.append((i, r)), spec=address)
+    assert handed == [(0, 10.8), (1, 10.0), (2, 10.3), (3, 10.0)]
+    handed.clear()
+    with pytest.raises(InputError, match="spec.toml:3: a bad cell"):
+        run_in_order(nap, 0, [0.5, -1, 0.0], lambda i, r: handed.append(i), spec=address)
+    assert handed == [0]
+
+
+@pytest.mark.parametrize("spec", ["local:0", "tcp://host", "2"])
+def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui):
+    d, grid, _, _ = experiment
+    r = semtui("experiment", grid, "-o", d / "never.jsonl", "--scheduler", spec)
+    assert r.rc == 2
+    r.one_error_line("--scheduler")
+    assert not (d / "never.jsonl").exists()
