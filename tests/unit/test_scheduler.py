@@ -270,7 +270,7 @@ def test_results_come_back_in_order_however_the_tasks_finish(cluster):
     run_in_order(nap, 10, [0.8, 0.0, 0.3, 0.0], lambda i, r: handed.append((i, r)), spec=address)
     assert handed == [(0, 10.8), (1, 10.0), (2, 10.3), (3, 10.0)]
     handed.clear()
-    with pytest.raises(InputError, match="spec.toml:3: a bad cell"):
+    with pytest.raises(InputError, match=r"spec\.toml:3: a bad cell"):
         run_in_order(nap, 0, [0.5, -1, 0.0], lambda i, r: handed.append(i), spec=address)
     assert handed == [0]
 
@@ -282,3 +282,39 @@ def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui
     assert r.rc == 2
     r.one_error_line("--scheduler")
     assert not (d / "never.jsonl").exists()
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_distributed_experiment_leaves_whole_lines(cluster, experiment, tmp_path, sig, code):
+    """A real process on the cluster, stopped once its first line is written: its tasks are
+    cancelled, RESULTS holds whole lines only (in cell order), the exit code is the serial one."""
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    address, _ = cluster
+    d, _, _, _ = experiment
+    spec = tmp_path / "grid.toml"
+    spec.write_text(f'original = "{d / "orig.txt"}"\n[[release]]\nfamily = "setgen"\nk = [2, 3, 4, 5, 6, 7]\n'
+                    'random_privacy = 10\n')
+    results = tmp_path / "R.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(REPO), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen([sys.executable, "-m", "semtui", "experiment", str(spec), "-o", str(results),
+                             "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    assert results.exists(), "no cell finished in time"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:  # every cell was written before the signal: nothing to say about an interrupt
+        pytest.skip("the run ended before the signal landed")
+    assert proc.returncode == code, err
+    assert err == ("semtui: interrupted\n" if sig == signal.SIGINT else "semtui: terminated\n"), err
+    text = results.read_text()
+    assert text.endswith("\n") and 1 <= text.count("\n") < 6
+    assert [json.loads(x)["cell"]["k"] for x in text.splitlines()] == [2, 3, 4, 5, 6, 7][: text.count("\n")]
+    assert os.stat(results).st_mode & 0o777 == 0o600
