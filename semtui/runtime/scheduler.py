@@ -14,6 +14,11 @@ worker, largest first; one task per small group would cost more than the work). 
 corpus or file is opened on a worker.  Results are merged in unit order, so a distributed run
 equals the serial one; a worker that dies is replaced and its batches are run again by Dask.
 
+Units that each cost seconds to minutes (the cells of ``semtui experiment``) go through
+:func:`run_in_order` instead: one task per unit, the results handed back in unit order as soon
+as every earlier one is (a result that comes early waits), so a caller can append them to a
+file that must only ever hold a prefix of the units.
+
 Streams (``corpus count``) go through :func:`map_stream`: the driver reads its input once and
 keeps at most a few partitions in flight per worker, so its memory stays bounded whatever the
 input's size.
