@@ -3,7 +3,10 @@
 patients, the next 6,000 as the attacker's background; then the same command again (every cell
 resumed, nothing recomputed).  Goals: under 3 minutes, the resumed run under 3 s.
 
-Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N]   (~2 minutes)
+Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N] [--scheduler S]   (~2 minutes)
+With --scheduler S (issue 26: local:2, or tcp://HOST:PORT) the same grid again from nothing with
+one Dask task per cell, its time beside the serial one, and its lines checked equal to the
+serial run's but for the timing fields (``times``, each attack's ``seconds``).
 Also measures `semtui assess` with its alternatives on the MEPS-half k=3 release when given
 --assess (the issue 21 figure, ~3 minutes more).
 """
@@ -49,6 +52,15 @@ def semtui(*args: str) -> float:
     return time.perf_counter() - t0
 
 
+def _modulo_timings(line: str) -> dict:
+    """A RESULTS line without its timing fields: the cell's ``times``, each attack's ``seconds``."""
+    doc = json.loads(line)
+    doc.pop("times")
+    for a in doc["attacks"]:
+        a.pop("seconds")
+    return doc
+
+
 def load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
@@ -74,6 +86,21 @@ def main() -> None:
         d = json.loads(line)
         p = d["privacy"]
         print(f"  {d['label']}: {d['times']}, risk {p['risk']}, {p['attack']}")
+    if "--scheduler" in sys.argv:
+        sched = sys.argv[sys.argv.index("--scheduler") + 1]
+        dist = work / "RESULTS-dist.jsonl"
+        dist.unlink(missing_ok=True)
+        l0 = load()
+        t = semtui("experiment", str(spec), "-o", str(dist), "--scheduler", sched)
+        same = [_modulo_timings(x) for x in dist.read_text().splitlines()] == \
+            [_modulo_timings(x) for x in results.read_text().splitlines()]
+        print(f"| 3 cells, from nothing, --scheduler {sched} (one task per cell) | {t:.1f} | load {l0} -> {load()} |"
+              f" {first / t:.2f}x the serial run; lines equal but for timings: {same}")
+        for line in dist.read_text().splitlines():
+            d = json.loads(line)
+            print(f"  {d['label']} (on a worker): {d['times']}")
+        if not same:
+            raise SystemExit("the distributed lines differ from the serial ones")
     if "--assess" in sys.argv:
         first_half, second_half = meps_halves(work)
         rel = work / "meps-half1-k3.txt"
