@@ -179,12 +179,14 @@ def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, sum
         progress(done, total, f"{done}/{total} cells finished on {scheduler}, {summary.done} written"
                  + (f"; next: {todo[summary.done].label}" if summary.done < total else ""))
 
+    progress(0, n, f"connecting to {scheduler}" if "://" in scheduler else f"starting {scheduler}")
     run_in_order(measure_on_worker, (uuid.uuid4().hex, ctx), todo, line, spec=scheduler, progress=said)
 
 
-#: a worker's measures, opened from their specs once per run (and per thread: a measure's cache
-#: connection stays in the thread that opened it); a new run starts afresh
-_worker_state: dict = {"run": None, "measures": {}}
+#: a worker's measures (and a background it loads itself: wordfreq:), opened from their specs
+#: once per run and thread (a measure's cache connection stays in the thread that opened it); a
+#: new run starts afresh
+_worker_state: dict = {"run": None, "opened": {}}
 _worker_lock = threading.Lock()
 
 
@@ -196,10 +198,10 @@ def measure_on_worker(shipped: tuple[str, Context], cell) -> tuple[dict, list]:
     run, ctx = shipped
     with _worker_lock:
         if _worker_state["run"] != run:
-            _worker_state.update(run=run, measures={})
-        measures = _worker_state["measures"].setdefault(threading.get_ident(), {})
-    here = dataclasses.replace(ctx, opened=Opened(measures=measures, backgrounds=dict(ctx.opened.backgrounds)))
-    return measure_cell(cell, here, write_kept=False)
+            _worker_state.update(run=run, opened={})
+        opened = _worker_state["opened"].setdefault(threading.get_ident(), Opened())
+    opened.backgrounds.update(ctx.opened.backgrounds)  # as loaded on the driver
+    return measure_cell(cell, dataclasses.replace(ctx, opened=opened), write_kept=False)
 
 
 def dumps_line(doc: dict) -> str:
