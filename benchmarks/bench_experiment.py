@@ -7,6 +7,7 @@ Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N] [--scheduler
 With --scheduler S (issue 26: local:2, or tcp://HOST:PORT) the same grid again from nothing with
 one Dask task per cell, its time beside the serial one, and its lines checked equal to the
 serial run's but for the timing fields (``times``, each attack's ``seconds``).
+Both from-nothing runs start with an empty score cache of their own.
 Also measures `semtui assess` with its alternatives on the MEPS-half k=3 release when given
 --assess (the issue 21 figure, ~3 minutes more).
 """
@@ -43,13 +44,24 @@ max_cluster_size = [30]
 """
 
 
-def semtui(*args: str) -> float:
+def semtui(*args: str, cache: Path | None = None) -> float:
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    if cache is not None:  # a score cache of its own (an empty folder: every score computed)
+        env["SEMTUI_CACHE_DIR"] = str(cache)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     return time.perf_counter() - t0
+
+
+def _fresh(folder: Path) -> Path:
+    """An empty folder for a score cache: the serial and the distributed run both start cold."""
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
 
 
 def _modulo_timings(line: str) -> dict:
@@ -77,7 +89,7 @@ def main() -> None:
     results = work / "RESULTS.jsonl"
     results.unlink(missing_ok=True)
     print(f"{datetime.date.today()}, {machine()}; load before {load()}; --jobs {jobs}")
-    first = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
+    first = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs, cache=_fresh(work / "cache-serial"))
     l1 = load()
     again = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
     print(f"| run | seconds | load after |\n|---|---:|---:|\n| 3 cells, from nothing | {first:.1f} | {l1} |\n"
@@ -91,7 +103,7 @@ def main() -> None:
         dist = work / "RESULTS-dist.jsonl"
         dist.unlink(missing_ok=True)
         l0 = load()
-        t = semtui("experiment", str(spec), "-o", str(dist), "--scheduler", sched)
+        t = semtui("experiment", str(spec), "-o", str(dist), "--scheduler", sched, cache=_fresh(work / "cache-dist"))
         same = [_modulo_timings(x) for x in dist.read_text().splitlines()] == \
             [_modulo_timings(x) for x in results.read_text().splitlines()]
         print(f"| 3 cells, from nothing, --scheduler {sched} (one task per cell) | {t:.1f} | load {l0} -> {load()} |"
