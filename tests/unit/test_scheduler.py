@@ -235,15 +235,32 @@ def test_experiment_on_the_cluster_equals_the_serial_run(cluster, experiment, se
 
 def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(cluster, experiment):
     """RESULTS holding the first cell's line (a run stopped after it): the distributed run
-    measures the two others only, appended after it in cell order."""
+    measures the two others only, appended after it in cell order -- also when a worker is
+    killed while it measures a cell (Dask runs that cell again on another)."""
     from semtui.experiment import read_spec, run_experiment
 
-    address, _ = cluster
+    address, client = cluster
     d, spec, serial, _ = experiment
     out = d / "resumed.jsonl"
     out.write_text(serial[0] + "\n")
     measured = []
-    summary = run_experiment(read_spec(spec), out, scheduler=address, on_cell=lambda doc: measured.append(doc["id"]))
+    killed = []
+
+    def kill_a_busy_worker(done, total, message=""):
+        if killed or "cells finished" not in message:
+            return
+        busy = [w for w, tasks in client.processing().items() if tasks]
+        if busy:
+            pid = client.scheduler_info()["workers"][busy[0]].get("pid")
+            if pid is None:
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    summary = run_experiment(read_spec(spec), out, scheduler=address, progress=kill_a_busy_worker,
+                             on_cell=lambda doc: measured.append(doc["id"]))
+    client.wait_for_workers(2, timeout=60)  # the nanny brings the worker back for the next tests
+    assert killed
     assert (summary.skipped, summary.done) == (1, 2)
     assert measured == [json.loads(x)["id"] for x in serial[1:]]
     got = out.read_text().splitlines()
