@@ -3,7 +3,11 @@
 patients, the next 6,000 as the attacker's background; then the same command again (every cell
 resumed, nothing recomputed).  Goals: under 3 minutes, the resumed run under 3 s.
 
-Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N]   (~2 minutes)
+Run: nice python benchmarks/bench_experiment.py WORK_DIR [--jobs N] [--scheduler S]   (~2 minutes)
+With --scheduler S (issue 26: local:2, or tcp://HOST:PORT) the same grid again from nothing with
+one Dask task per cell, its time beside the serial one, and its lines checked equal to the
+serial run's but for the timing fields (``times``, each attack's ``seconds``).
+Both from-nothing runs start with an empty score cache of their own.
 Also measures `semtui assess` with its alternatives on the MEPS-half k=3 release when given
 --assess (the issue 21 figure, ~3 minutes more).
 """
@@ -40,13 +44,33 @@ max_cluster_size = [30]
 """
 
 
-def semtui(*args: str) -> float:
+def semtui(*args: str, cache: Path | None = None) -> float:
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    if cache is not None:  # a score cache of its own (an empty folder: every score computed)
+        env["SEMTUI_CACHE_DIR"] = str(cache)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     return time.perf_counter() - t0
+
+
+def _fresh(folder: Path) -> Path:
+    """An empty folder for a score cache: the serial and the distributed run both start cold."""
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _modulo_timings(line: str) -> dict:
+    """A RESULTS line without its timing fields: the cell's ``times``, each attack's ``seconds``."""
+    doc = json.loads(line)
+    doc.pop("times")
+    for a in doc["attacks"]:
+        a.pop("seconds")
+    return doc
 
 
 def load() -> str:
@@ -65,7 +89,7 @@ def main() -> None:
     results = work / "RESULTS.jsonl"
     results.unlink(missing_ok=True)
     print(f"{datetime.date.today()}, {machine()}; load before {load()}; --jobs {jobs}")
-    first = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
+    first = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs, cache=_fresh(work / "cache-serial"))
     l1 = load()
     again = semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
     print(f"| run | seconds | load after |\n|---|---:|---:|\n| 3 cells, from nothing | {first:.1f} | {l1} |\n"
@@ -74,6 +98,21 @@ def main() -> None:
         d = json.loads(line)
         p = d["privacy"]
         print(f"  {d['label']}: {d['times']}, risk {p['risk']}, {p['attack']}")
+    if "--scheduler" in sys.argv:
+        sched = sys.argv[sys.argv.index("--scheduler") + 1]
+        dist = work / "RESULTS-dist.jsonl"
+        dist.unlink(missing_ok=True)
+        l0 = load()
+        t = semtui("experiment", str(spec), "-o", str(dist), "--scheduler", sched, cache=_fresh(work / "cache-dist"))
+        same = [_modulo_timings(x) for x in dist.read_text().splitlines()] == \
+            [_modulo_timings(x) for x in results.read_text().splitlines()]
+        print(f"| 3 cells, from nothing, --scheduler {sched} (one task per cell) | {t:.1f} | load {l0} -> {load()} |"
+              f" {first / t:.2f}x the serial run; lines equal but for timings: {same}")
+        for line in dist.read_text().splitlines():
+            d = json.loads(line)
+            print(f"  {d['label']} (on a worker): {d['times']}")
+        if not same:
+            raise SystemExit("the distributed lines differ from the serial ones")
     if "--assess" in sys.argv:
         first_half, second_half = meps_halves(work)
         rel = work / "meps-half1-k3.txt"

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from semtui.cli.common import SCHEDULER_HELP
 from semtui.errors import InputError
 
 
@@ -40,14 +41,23 @@ def run(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes for each cell's anonymiser parts "
                                       "and attacks (same result as 1).")] = 1,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the persistent score cache.")] = False,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help=SCHEDULER_HELP + " Each cell is one task; "
+                                                  "lines are appended in cell order.")] = None,
 ) -> None:
     """Every cell of SPEC: anonymise, check, attack with the assessment's attacks, measure utility."""
     from semtui.cli.common import StderrProgress, echo, note_jobs, options_error, warn, watch_cache
     from semtui.experiment import read_spec, run_experiment
     from semtui.fileio import check_outputs, is_stdout
+    from semtui.runtime.scheduler import check_scheduler
 
     if int(jobs) != jobs or jobs < 1:
         raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")
+    try:
+        scheduler = check_scheduler(scheduler)
+    except InputError as exc:
+        raise options_error(exc) from None
+    if scheduler is not None and jobs != 1:
+        raise InputError("--jobs and --scheduler: choose one (with --scheduler each cell runs in one worker)")
     if is_stdout(out):
         raise InputError("-o: RESULTS is appended to and resumed from: give it a file name, not '-'")
     s = read_spec(spec)
@@ -78,7 +88,8 @@ def run(
 
     with StderrProgress("experiment") as bar:
         try:
-            summary = run_experiment(s, out, jobs=jobs, cache=not no_cache, progress=bar, on_cell=said)
+            summary = run_experiment(s, out, jobs=jobs, cache=not no_cache, progress=bar, on_cell=said,
+                                     scheduler=scheduler)
         except KeyboardInterrupt:
             bar.__exit__(None, None, None)
             raise

@@ -44,6 +44,8 @@ class Context:
     keep_dir: Path | None = None
     opened: Opened = field(default_factory=Opened)
     _hierarchies: dict = field(default_factory=dict)
+    #: the files a cell's parameters name (privacy constraints, utility constraints), as read
+    _files: dict = field(default_factory=dict)
 
     def inputs(self, data: str, key: str | None = None) -> AssessInputs:
         return AssessInputs(data=data, original=self.original_path, key=key, background=self.background,
@@ -65,6 +67,49 @@ class Context:
 
                 self._hierarchies[spec] = balanced(ordered_leaves(self.original, spec[2]), spec[1])
         return self._hierarchies[spec]
+
+    def privacy(self, path: str) -> list[list[str]]:
+        """The privacy constraints a setgen cell's ``privacy`` file holds (a text file, or the
+        constraints a setgen sidecar JSON records)."""
+        key = ("privacy", str(path))
+        if key not in self._files:
+            if str(path).endswith(".json"):  # a sidecar: the constraints it records
+                from semtui.checks.privacy import read_constraints
+
+                self._files[key] = read_constraints(path)
+            else:
+                from semtui.anonymize.setgen import read_privacy
+
+                self._files[key] = read_privacy(path)
+        return [list(c) for c in self._files[key]]  # a copy: no cell changes another's
+
+    def utility(self, spec: str, constraints) -> list[list[str]] | None:
+        """A setgen cell's utility constraints (``utility_constraints``); a FILE is read once."""
+        from semtui.anonymize.setgen.constraints import read_utility, utility_constraints, utility_files
+
+        if not utility_files(spec):
+            return utility_constraints(spec, self.original, constraints)
+        key = ("utility", spec)
+        if key not in self._files:
+            self._files[key] = read_utility(utility_files(spec)[0])
+        return [list(c) for c in self._files[key]]
+
+    def read_files(self, cells) -> None:
+        """Read here every file the cells' parameters name (privacy and utility constraints,
+        hierarchies), so that a context shipped to another machine carries them and no worker
+        opens a path it may not have (``semtui experiment --scheduler``)."""
+        for cell in cells:
+            p = dict(cell.params)
+            if cell.family == "setgen":
+                if p.get("privacy"):
+                    self.privacy(p["privacy"])
+                if p.get("utility", "all") != "all":
+                    from semtui.anonymize.setgen.constraints import utility_files
+
+                    if utility_files(str(p["utility"])):
+                        self.utility(str(p["utility"]), None)
+            elif cell.family == "km" and p.get("hierarchy"):
+                self.hierarchy(p)
 
 
 def slug(cell: CellParams) -> str:
@@ -109,18 +154,11 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
             anonymize,
             parse_sizes,
             random_privacy,
-            read_privacy,
-            utility_constraints,
         )
         from semtui.formats.text import dump_setgen, parse_text
 
         if p.get("privacy"):
-            if str(p["privacy"]).endswith(".json"):  # a sidecar: the constraints it records
-                from semtui.checks.privacy import read_constraints
-
-                constraints = read_constraints(p["privacy"])
-            else:
-                constraints = read_privacy(p["privacy"])
+            constraints = ctx.privacy(p["privacy"])
             source = {"source": "file", "file": str(p["privacy"])}
             how = f"--privacy {_q(p['privacy'])}"
         else:
@@ -128,8 +166,7 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
             constraints = random_privacy(orig, int(p["random_privacy"]), (lo, hi), int(p["seed"]))
             source = {"source": "random", "n": p["random_privacy"], "sizes": [lo, hi], "seed": p["seed"]}
             how = f"--random-privacy {p['random_privacy']} --sizes {p['sizes']} --seed {p['seed']}"
-        res = anonymize(orig, constraints, int(p["k"]), utility_constraints(p["utility"], orig, constraints),
-                        progress=progress)
+        res = anonymize(orig, constraints, int(p["k"]), ctx.utility(p["utility"], constraints), progress=progress)
         buf = io.StringIO()
         dump_setgen(res.data, buf, name)
         text = buf.getvalue()
@@ -289,7 +326,17 @@ def every_attack(report) -> list[dict]:
 
 
 def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None = None) -> dict:
-    """Anonymise → check → attack → utility: one ``semtui-experiment/1`` cell."""
+    """Anonymise → check → attack → utility: one ``semtui-experiment/1`` cell (a kept release is
+    written here, before its attacks)."""
+    return measure_cell(cell, ctx, progress)[0]
+
+
+def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None = None, *,
+                 write_kept: bool = True) -> tuple[dict, list[tuple[str, str, bool]]]:
+    """:func:`run_cell`, and the files a kept release is (``(path, text, private)``).  With
+    ``write_kept=False`` they are returned, not written: a cell measured on a Dask worker hands
+    them to the driver, which writes them where the spec said (the worker may not share its
+    disk)."""
     from semtui.metrics.release_utility import disassociated_utility, generalised_utility
 
     progress = progress or no_progress
@@ -305,8 +352,9 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
     made = anonymise(cell, ctx, name, stage("anonymising"))
     t1 = time.perf_counter()
     key_name = str(Path(name).with_suffix("")) + ".key.json" if made.key is not None else None
-    if kept:
-        _keep(made, name, key_name)
+    files = kept_files(made, name, key_name) if kept else []
+    if write_kept:
+        write_kept_files(files)
     t2 = time.perf_counter()
     release = made.release
     if isinstance(release, TransactionData) and release.n_generalised == 0:
@@ -341,7 +389,7 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
             mining = ml2(ctx.original, release, made.hierarchy)
             utility.update(ml2=mining["ml2"], dml2=mining["dml2"], ml2_min_support=mining["min_support"],
                            ml2_max_size=mining["max_size"])
-    return {
+    doc = {
         "format": FORMAT,
         "id": cell.id,
         "cell": cell.as_dict(),
@@ -359,20 +407,27 @@ def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None =
                   "check_s": round(made.anonymiser["check_s"], 3),
                   "attack_s": round(t3 - t2, 3), "total_s": round(t3 - t0, 3)},
     }
+    return doc, ([] if write_kept else files)
 
 
-def _keep(made: Made, name: str, key_name: str | None) -> None:
-    """The release (and its sidecar or report, key, built hierarchy) written beside the others,
-    all together (fileio, the one writer)."""
-    from semtui.fileio import write_together
+def kept_files(made: Made, name: str, key_name: str | None) -> list[tuple[str, str, bool]]:
+    """What keeping a release writes: the release, its sidecar or report (private), a
+    disassociation's key (private), a built hierarchy; ``(path, text, private)`` each."""
     from semtui.reports import dumps
 
-    outs = [(name, lambda fh, t=made.text: fh.write(t), False)]
+    out = [(name, made.text, False)]
     if made.sidecar is not None:
-        side = dumps(made.sidecar) + "\n"
-        outs.append((name + ".json", lambda fh, t=side: fh.write(t), True))
+        out.append((name + ".json", dumps(made.sidecar) + "\n", True))
     if made.key_text is not None and key_name is not None:
-        outs.append((key_name, lambda fh, t=made.key_text: fh.write(t), True))
-    for path, text in made.extra_files:
-        outs.append((path, lambda fh, t=text: fh.write(t), False))
-    write_together(outs)
+        out.append((key_name, made.key_text, True))
+    out += [(path, text, False) for path, text in made.extra_files]
+    return out
+
+
+def write_kept_files(files: list[tuple[str, str, bool]]) -> None:
+    """The files of a kept release written all together (fileio, the one writer)."""
+    if not files:
+        return
+    from semtui.fileio import write_together
+
+    write_together([(path, lambda fh, t=text: fh.write(t), private) for path, text, private in files])

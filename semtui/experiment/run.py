@@ -1,14 +1,22 @@
 """Running a spec's grid into RESULTS.jsonl: one whole line per finished cell, appended as it
 finishes (``fileio.append_line``), so a run stopped at any moment leaves only whole lines and
-the next run skips every cell already there (docs/experiment.md)."""
+the next run skips every cell already there (docs/experiment.md).
+
+With a Dask scheduler (``--scheduler``, :mod:`semtui.runtime.scheduler`) each cell still to
+measure is one task on the cluster: the context (the original, the background, the files the
+cells name, as read here) travels once to every worker, each worker opens the measures from
+their specs, and the lines are appended here in cell order (docs/distributed.md)."""
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
-from semtui.experiment.cells import FORMAT, Context, run_cell
+from semtui.experiment.cells import FORMAT, Context, measure_cell, run_cell, write_kept_files
 from semtui.experiment.spec import Spec
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -70,13 +78,18 @@ class RunSummary:
 
 
 def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: bool = True,
-                   progress: ProgressCallback | None = None, on_cell=None) -> RunSummary:
+                   progress: ProgressCallback | None = None, on_cell=None,
+                   scheduler: str | None = None) -> RunSummary:
     """Every cell of ``spec`` not yet in ``results``, each appended as one line when it ends.
-    ``on_cell(cell_doc)`` is called after each line is written."""
+    ``on_cell(cell_doc)`` is called after each line is written.  ``scheduler`` (``local:N``,
+    ``tcp://HOST:PORT``): each cell is one task on that Dask cluster (``jobs`` is then unused:
+    a cell runs in one worker), the lines appended in cell order."""
     from semtui import formats
     from semtui.fileio import append_line, write_together
+    from semtui.runtime.scheduler import check_scheduler
 
     progress = progress or no_progress
+    scheduler = check_scheduler(scheduler)
     results = Path(results)
     have = read_results(results)
     summary = RunSummary(results=results)
@@ -108,7 +121,10 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
         raise InputError("the original must be plain transactions, not a release", spec.original)
     ctx = Context(original=original, original_path=str(spec.original), background=spec.background,
                   corpus=None if spec.corpus is None else str(spec.corpus), measures=spec.measures,
-                  jobs=jobs, cache=cache, keep_dir=spec.keep_releases)
+                  jobs=1 if scheduler else jobs, cache=cache, keep_dir=spec.keep_releases)
+    if scheduler is not None:
+        _run_on_cluster(scheduler, ctx, todo, results, summary, progress, on_cell)
+        return summary
     # every measure and the background opened before the first cell: a bad one is refused at once
     ai = ctx.inputs("-")
     for m in ai.measure_list():
@@ -128,6 +144,64 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
         if on_cell is not None:
             on_cell(doc)
     return summary
+
+
+def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, summary: RunSummary,
+                    progress: ProgressCallback, on_cell) -> None:
+    """The cells of ``todo`` as one task each on the cluster; each line appended (with its kept
+    release written first) as soon as every earlier cell's is."""
+    from semtui.fileio import append_line, check_readable
+    from semtui.measures import measure_files
+    from semtui.runtime.scheduler import run_in_order
+
+    n = len(todo)
+    # what travels is read here: the files the cells name, the background (a wordfreq: list is a
+    # language, not a file: each worker loads it); a measure is only checked (its file readable),
+    # never opened here: each worker opens it from its spec
+    progress(0, n, "reading the files the cells name")
+    ctx.read_files(todo)
+    for m in ctx.inputs("-").measure_list():
+        for f in measure_files(m):
+            check_readable(f)
+    if ctx.background and not ctx.background.startswith("wordfreq:"):
+        progress(0, n, "reading the background")
+        ctx.opened.load_background(ctx.background)
+
+    def line(i: int, got: tuple[dict, list]) -> None:
+        doc, files = got
+        write_kept_files(files)
+        append_line(results, dumps_line(doc), private=True)
+        summary.done += 1
+        if on_cell is not None:
+            on_cell(doc)
+
+    def said(done: int, total: int, message: str = "") -> None:
+        progress(done, total, f"{done}/{total} cells finished on {scheduler}, {summary.done} written"
+                 + (f"; next: {todo[summary.done].label}" if summary.done < total else ""))
+
+    progress(0, n, f"connecting to {scheduler}" if "://" in scheduler else f"starting {scheduler}")
+    run_in_order(measure_on_worker, (uuid.uuid4().hex, ctx), todo, line, spec=scheduler, progress=said)
+
+
+#: a worker's measures (and a background it loads itself: wordfreq:), opened from their specs
+#: once per run and thread (a measure's cache connection stays in the thread that opened it); a
+#: new run starts afresh
+_worker_state: dict = {"run": None, "opened": {}}
+_worker_lock = threading.Lock()
+
+
+def measure_on_worker(shipped: tuple[str, Context], cell) -> tuple[dict, list]:
+    """One cell on a Dask worker (:func:`measure_cell`): the kept release's files come back
+    with the line, for the driver to write."""
+    from semtui.assess import Opened
+
+    run, ctx = shipped
+    with _worker_lock:
+        if _worker_state["run"] != run:
+            _worker_state.update(run=run, opened={})
+        opened = _worker_state["opened"].setdefault(threading.get_ident(), Opened())
+    opened.backgrounds.update(ctx.opened.backgrounds)  # as loaded on the driver
+    return measure_cell(cell, dataclasses.replace(ctx, opened=opened), write_kept=False)
 
 
 def dumps_line(doc: dict) -> str:

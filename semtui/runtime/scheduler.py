@@ -14,6 +14,11 @@ worker, largest first; one task per small group would cost more than the work). 
 corpus or file is opened on a worker.  Results are merged in unit order, so a distributed run
 equals the serial one; a worker that dies is replaced and its batches are run again by Dask.
 
+Units that each cost seconds to minutes (the cells of ``semtui experiment``) go through
+:func:`run_in_order` instead: one task per unit, the results handed back in unit order as soon
+as every earlier one is (a result that comes early waits), so a caller can append them to a
+file that must only ever hold a prefix of the units.
+
 Streams (``corpus count``) go through :func:`map_stream`: the driver reads its input once and
 keeps at most a few partitions in flight per worker, so its memory stays bounded whatever the
 input's size.
@@ -245,6 +250,49 @@ def run_units_distributed(kernel: Callable, shared: Any, units: Sequence, *, spe
                 results[i] = r
         client.cancel([shared_f])
         return results
+
+
+def run_in_order(kernel: Callable, shared: Any, items: Sequence, on_result: Callable[[int, Any], None], *,
+                 spec: str, progress: ProgressCallback | None = None, message: str = "") -> None:
+    """``kernel(shared, item)`` for every item, **one task each** (for units that each cost
+    seconds to minutes, such as the cells of an experiment), on the cluster ``spec``;
+    ``on_result(i, result)`` is called here in item order, each as soon as every earlier item's
+    was: a result that comes early waits for those before it.  A task that failed raises its
+    error when its turn comes (the ones before it were handed on, as a serial run would have).
+    ``shared`` travels once to every worker.  ``progress`` gets the tasks finished of all; an
+    exception here (Ctrl-C, ``Interrupted`` from ``progress`` or ``on_result``) cancels every
+    task left before it goes on."""
+    progress = progress or no_progress
+    n = len(items)
+    if n == 0:
+        return
+    with session(spec) as client:
+        [shared_f] = client.scatter([shared], broadcast=True, hash=False)
+        futures: list = []
+        try:
+            # submitted in item order: the scheduler starts the earlier ones first
+            futures = [client.submit(kernel, shared_f, item, pure=False) for item in items]
+            index = {f.key: i for i, f in enumerate(futures)}
+            arrived: dict[int, Any] = {}
+            pending = set(futures)
+            finished_n = 0
+            nxt = 0
+            progress(0, n, message)
+            while nxt < n:
+                finished, pending = _wait_some(pending) if pending else (set(), set())
+                for fut in finished:
+                    arrived[index[fut.key]] = fut
+                    finished_n += 1
+                while nxt in arrived:
+                    result = arrived.pop(nxt).result()  # a task's error is raised in its turn
+                    futures[nxt] = None  # its result is ours now: the cluster may forget it
+                    on_result(nxt, result)
+                    nxt += 1
+                progress(finished_n, n, message)
+        except BaseException:
+            client.cancel([f for f in futures if f is not None] + [shared_f], force=True)
+            raise
+        client.cancel([shared_f])
 
 
 def map_stream(fn: Callable, parts: Iterable, reduce: Callable[[Any, Any], Any], *, spec: str | None,

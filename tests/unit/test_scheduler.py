@@ -152,3 +152,186 @@ def test_an_unreachable_scheduler_is_one_line(semtui, monkeypatch):
     r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--scheduler", "tcp://127.0.0.1:9")
     assert r.rc == 2
     r.one_error_line("--scheduler", "127.0.0.1:9")
+
+
+# ------------------------------------------------------------------ semtui experiment --scheduler
+#: the fields of a RESULTS line that say how long it took (docs/experiment.md, docs/distributed.md):
+#: the cell's ``times`` and each attack's ``seconds``; everything else is equal serial or distributed
+CELL_TIMINGS = ("times",)
+ATTACK_TIMINGS = ("seconds",)
+
+EXPERIMENT = """original = "orig.txt"
+background = "bg.txt"
+keep_releases = "kept"
+
+[[release]]
+family = "setgen"
+k = [2, 3]
+random_privacy = 10
+
+[[release]]
+family = "disassoc"
+k = [2]
+m = [2]
+max_cluster_size = [20]
+"""
+
+
+def _modulo_timings(line: str) -> dict:
+    doc = json.loads(line)
+    for k in CELL_TIMINGS:
+        doc.pop(k)
+    for a in doc["attacks"]:
+        for k in ATTACK_TIMINGS:
+            a.pop(k)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory):
+    """The 3-cell spec on a slice of the MEPS sample (150 patients, the attacker knowing 100
+    others), run serially once: (folder, spec, its RESULTS lines, its kept files by name)."""
+    from semtui.experiment import read_spec, run_experiment
+
+    d = tmp_path_factory.mktemp("expsched")
+    lines = (SAMPLES / "meps400-original.txt").read_text().splitlines(keepends=True)
+    (d / "orig.txt").write_text("".join(lines[:150]))
+    (d / "bg.txt").write_text("".join(lines[300:400]))
+    spec = d / "grid.toml"
+    spec.write_text(EXPERIMENT)
+    run_experiment(read_spec(spec), d / "serial.jsonl")
+    kept = {p.name: p.read_bytes() for p in (d / "kept").iterdir()}
+    (d / "kept").rename(d / "kept-serial")
+    return d, spec, (d / "serial.jsonl").read_text().splitlines(), kept
+
+
+def test_experiment_on_the_cluster_equals_the_serial_run(cluster, experiment, semtui):
+    """One task per cell on the cluster: the same lines as the serial run but for the timings,
+    in cell order, and the kept releases (written by the driver) the same."""
+    address, _ = cluster
+    d, spec, serial, kept = experiment
+    out = d / "dist.jsonl"
+    r = semtui("experiment", spec, "-o", out, "--scheduler", address)
+    assert r.rc == 0, r.err
+    assert "3 measured now, 0 already there" in r.out
+    dist = out.read_text().splitlines()
+    assert [json.loads(x)["id"] for x in dist] == [json.loads(x)["id"] for x in serial]
+    assert [_modulo_timings(x) for x in dist] == [_modulo_timings(x) for x in serial]
+    assert all(json.loads(x)["attacks"] and json.loads(x)["privacy"]["risk"] is not None for x in dist)
+    # the releases and keys byte for byte; the anonymiser's sidecars but for their own timings
+    got = {p.name: p.read_bytes() for p in (d / "kept").iterdir()}
+    assert sorted(got) == sorted(kept) and len(got) >= 3
+    for name, data in got.items():
+        if name.endswith(".txt.json"):
+            assert _stable(json.loads(data)) == _stable(json.loads(kept[name])), name
+        else:
+            assert data == kept[name], name
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    # a second run finds every cell there: nothing is sent to the cluster
+    r = semtui("experiment", spec, "-o", out, "--scheduler", address)
+    assert r.rc == 0 and "0 measured now, 3 already there" in r.out
+    assert out.read_text().splitlines() == dist
+
+
+def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(cluster, experiment):
+    """RESULTS holding the first cell's line (a run stopped after it): the distributed run
+    measures the two others only, appended after it in cell order -- also when a worker is
+    killed while it measures a cell (Dask runs that cell again on another)."""
+    from semtui.experiment import read_spec, run_experiment
+
+    address, client = cluster
+    d, spec, serial, _ = experiment
+    out = d / "resumed.jsonl"
+    out.write_text(serial[0] + "\n")
+    measured = []
+    killed = []
+
+    def kill_a_busy_worker(done, total, message=""):
+        if killed or "cells finished" not in message:
+            return
+        busy = [w for w, tasks in client.processing().items() if tasks]
+        if busy:
+            pid = client.scheduler_info()["workers"][busy[0]].get("pid")
+            if pid is None:
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    summary = run_experiment(read_spec(spec), out, scheduler=address, progress=kill_a_busy_worker,
+                             on_cell=lambda doc: measured.append(doc["id"]))
+    client.wait_for_workers(2, timeout=60)  # the nanny brings the worker back for the next tests
+    assert killed
+    assert (summary.skipped, summary.done) == (1, 2)
+    assert measured == [json.loads(x)["id"] for x in serial[1:]]
+    got = out.read_text().splitlines()
+    assert got[0] == serial[0]  # untouched: the first cell was not measured again
+    assert [_modulo_timings(x) for x in got] == [_modulo_timings(x) for x in serial]
+
+
+def test_results_come_back_in_order_however_the_tasks_finish(cluster):
+    """A task that ends early waits for every earlier one; a failed task raises in its turn,
+    after the ones before it were handed on (as a serial run would have written them)."""
+    from semtui.runtime.scheduler import run_in_order
+
+    address, _ = cluster
+
+    def nap(shared, seconds):  # defined here: cloudpickle ships it by value to the workers
+        import time
+
+        if seconds < 0:
+            raise InputError("a bad cell", "spec.toml", 3)
+        time.sleep(seconds)
+        return shared + seconds
+
+    handed: list = []
+    run_in_order(nap, 10, [0.8, 0.0, 0.3, 0.0], lambda i, r: handed.append((i, r)), spec=address)
+    assert handed == [(0, 10.8), (1, 10.0), (2, 10.3), (3, 10.0)]
+    handed.clear()
+    with pytest.raises(InputError, match=r"spec\.toml:3: a bad cell"):
+        run_in_order(nap, 0, [0.5, -1, 0.0], lambda i, r: handed.append(i), spec=address)
+    assert handed == [0]
+
+
+@pytest.mark.parametrize("spec", ["local:0", "tcp://host", "2"])
+def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui):
+    d, grid, _, _ = experiment
+    r = semtui("experiment", grid, "-o", d / "never.jsonl", "--scheduler", spec)
+    assert r.rc == 2
+    r.one_error_line("--scheduler")
+    assert not (d / "never.jsonl").exists()
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_distributed_experiment_leaves_whole_lines(cluster, experiment, tmp_path, sig, code):
+    """A real process on the cluster, stopped once its first line is written: its tasks are
+    cancelled, RESULTS holds whole lines only (in cell order), the exit code is the serial one."""
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    address, _ = cluster
+    d, _, _, _ = experiment
+    spec = tmp_path / "grid.toml"
+    spec.write_text(f'original = "{d / "orig.txt"}"\n[[release]]\nfamily = "setgen"\nk = [2, 3, 4, 5, 6, 7]\n'
+                    'random_privacy = 10\n')
+    results = tmp_path / "R.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(REPO), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen([sys.executable, "-m", "semtui", "experiment", str(spec), "-o", str(results),
+                             "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    assert results.exists(), "no cell finished in time"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:  # every cell was written before the signal: nothing to say about an interrupt
+        pytest.skip("the run ended before the signal landed")
+    assert proc.returncode == code, err
+    assert err == ("semtui: interrupted\n" if sig == signal.SIGINT else "semtui: terminated\n"), err
+    text = results.read_text()
+    assert text.endswith("\n") and 1 <= text.count("\n") < 6
+    assert [json.loads(x)["cell"]["k"] for x in text.splitlines()] == [2, 3, 4, 5, 6, 7][: text.count("\n")]
+    assert os.stat(results).st_mode & 0o777 == 0o600
