@@ -70,6 +70,7 @@ on the previous ones): they loop in Python, but only over their candidate cells,
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -81,6 +82,18 @@ from semtui.reports import Report, json_float
 from semtui.runtime.progress import heartbeat
 
 METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
+
+#: How GBA and RBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
+ENGINES = ("auto", "numpy", "compiled")
+
+#: Set (to anything but ``""`` or ``0``) to keep GBA and RBA on the numpy loop even when numba
+#: is installed.
+NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
+#: Tables of fewer cells than this (default :data:`COMPILED_MIN_CELLS`) stay on the numpy loop
+#: under ``engine="auto"``: they take a fraction of a second either way, less than loading
+#: numba and its cached kernel (~0.5 s a process; compiling it, once, ~6 s).
+MIN_CELLS_ENV = "SEMTUI_NUMBA_MIN_CELLS"
+COMPILED_MIN_CELLS = 4096
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
 #: "a random decision regarding whether or not to eliminate an item": a fair coin.
@@ -203,6 +216,7 @@ def eliminate(
     protected: np.ndarray | None = None,
     max_steps: int | None = None,
     lean: bool = False,
+    engine: str = "auto",
 ) -> EliminationResult:
     """Run one eliminator on a distance table.
 
@@ -210,8 +224,14 @@ def eliminate(
     ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
     ``max_steps`` stops after that many eliminations (what :func:`replay` uses).  ``lean``: TBA,
     PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
+    ``engine`` (GBA, RBA): ``"auto"`` runs the compiled loop when numba imports, the table has
+    at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default 4096) and ``SEMTUI_NO_NUMBA`` is not set;
+    ``"numpy"`` the numpy loop, ``"compiled"`` the compiled one (an error without numba).  The
+    results are the same bit for bit; only the speed differs.
     """
     method = method.lower()
+    if engine not in ENGINES:
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}")
     if method not in METHODS:
         raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
     if threshold is not None and method not in _THRESHOLD_METHODS:
@@ -253,7 +273,7 @@ def eliminate(
     elif method == "pba":
         result = _pba(state, threshold, limit)
     else:
-        result = _grouping(state, method, threshold, limit)
+        result = _grouping(state, method, threshold, limit, engine)
     result.options = options
     return result
 
@@ -710,7 +730,8 @@ class _SortedColumns:
         return rows[: int(np.searchsorted(vals, vals[cut], side="right"))]
 
 
-def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
+def _grouping(state: _Table, method: str, threshold: float | None, limit: int,
+              engine: str = "auto") -> EliminationResult:
     rba = method == "rba"
     D, nr, nc = state.D, state.nr, state.nc
     live, sc, rc, cc = state.live, state.scorable, state.rc, state.cc  # updated in place by drop
@@ -742,6 +763,12 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     # Row groups, kept per row and updated only where something changed: whether the
     # candidate is valid (the last-cell rule), and for valid rows the lower bound of the
     # vulnerability (rlo), its upper bound when stale (rub) and its value when exact (rex).
+    kernel = _compiled_kernel(engine, D.shape)
+    if kernel is not None:
+        return _grouping_compiled(kernel, state, method, delta, slack, limit, W, initial,
+                                  WR if rba else None, WC if rba else None,
+                                  None if rba else rf, None if rba else cf,
+                                  rv, rcand, rhas, cv, ccand, chas, init_rv, init_cv)
     rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
     rlo = np.where(rok, rv, NEG)
     rub = np.full(nr, NEG)
@@ -866,6 +893,83 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             touched.append(np.flatnonzero(rcand == j))
         refresh(np.concatenate(touched), validity=True)
 
+    if rba:
+        row_w = np.where(live, WR, np.nan)
+        col_w = np.where(live, WC, np.nan)
+    else:
+        row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
+    return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
+                        initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+
+
+def _compiled_kernel(engine: str, shape: tuple[int, int]):
+    """The compiled module (:mod:`._compiled`) for a table of ``shape`` when ``engine`` asks for
+    it, or leaves it to us and the table is large enough, and numba imports; None for the
+    numpy loop.  Imported here, at the first GBA/RBA table,
+    never at import of semtui (numba takes ~0.5 s to import; the kernel compiles on its first
+    call, or loads from numba's cache)."""
+    if engine == "numpy" or min(shape) < 2:  # one row or column: nothing can go (last-cell rule)
+        return None
+    if engine == "auto":
+        if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0"):
+            return None
+        try:
+            least = int(os.environ.get(MIN_CELLS_ENV, COMPILED_MIN_CELLS))
+        except ValueError:
+            least = COMPILED_MIN_CELLS
+        if shape[0] * shape[1] < least:
+            return None
+    try:
+        from semtui.attacks.setgen import _compiled
+    except ImportError:
+        if engine == "compiled":
+            raise
+        return None
+    return _compiled
+
+
+#: eliminations per call of the compiled kernel, between two heartbeats
+_CHUNK = 256
+
+
+def _grouping_compiled(K, state: _Table, method: str, delta: float, slack: float, limit: int,
+                       W, initial, WR, WC, rf, cf, rv, rcand, rhas, cv, ccand, chas,
+                       init_rv, init_cv) -> EliminationResult:
+    """:func:`_grouping`'s loop in the compiled kernel, from the same initial state, a chunk
+    of eliminations at a time (a heartbeat between chunks: progress and a chance to cancel)."""
+    rba = method == "rba"
+    # Column-major throughout (one compiled specialisation): a step works down column j, and
+    # only along row i's few cells.
+    c = np.asfortranarray
+    D = c(state.D)
+    state.live, state.scorable = c(state.live), c(state.scorable)  # the kernel updates them
+    live, sc = state.live, state.scorable
+    W = c(W)
+    none2, none1 = np.empty((2, 2), order="F"), np.empty(1)
+    WR, WC = (c(WR), c(WC)) if rba else (none2, none2)
+    rf, cf = (none1, none1) if rba else (c(rf), c(cf))
+    rcand = rcand.astype(np.int64)
+    ccand = ccand.astype(np.int64)
+    re, ce = np.zeros(state.nr), np.zeros(state.nc)
+    cvals, crows, ccnt = K.columns_sorted(W, sc)
+    cap = int(sc.sum()) + 1
+    out_i, out_j = np.zeros(cap, np.int64), np.zeros(cap, np.int64)
+    out_w, out_v, out_kind = np.zeros(cap), np.zeros(cap), np.zeros(cap, np.int64)
+    n_out = 0
+    while n_out < limit:
+        heartbeat(n_out, "eliminations")
+        budget = min(_CHUNK, limit - n_out)
+        n_new, finished = K._grouping_steps(
+            rba, D, W, WR, WC, rf, cf, live, sc, state.rc, state.cc,
+            rv, re, rcand, rhas, cv, ce, ccand, chas, cvals, crows, ccnt,
+            float(delta), float(slack), budget, out_i, out_j, out_w, out_v, out_kind, n_out)
+        for k in range(n_out, n_new):
+            i, j = int(out_i[k]), int(out_j[k])
+            state.record(i, j, out_w[k], out_v[k],
+                         group_label("row", i) if out_kind[k] == 0 else group_label("col", j))
+        n_out = n_new
+        if finished:
+            break
     if rba:
         row_w = np.where(live, WR, np.nan)
         col_w = np.where(live, WC, np.nan)
