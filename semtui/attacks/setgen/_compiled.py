@@ -451,3 +451,68 @@ def columns_sorted(W: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarra
     for k in range(nc):
         _col_build(W, sc, cvals, crows, ccnt, k)
     return cvals, crows, ccnt
+
+
+@_jit
+def _wba_col_best(W, sc, rc, cc, k):
+    """Column k's largest eligible weighted distance and its row (the lowest of equal ones);
+    (-inf, 0) when the column is down to one cell or has no eligible cell."""
+    if cc[k] < 2:
+        return NEG, 0
+    best = NEG
+    row = 0
+    for r in range(W.shape[0]):
+        if sc[r, k] and rc[r] >= 2 and W[r, k] > best:
+            best = W[r, k]
+            row = r
+    return best, row
+
+
+@_jit
+def wba_best(W, sc, rc, cc, best, best_row):
+    """Every column's largest eligible weighted distance (the start of WBA's loop)."""
+    for k in range(W.shape[1]):
+        best[k], best_row[k] = _wba_col_best(W, sc, rc, cc, k)
+
+
+@_jit
+def _wba_steps(D, W, rf, cf, live, sc, rc, cc, best, best_row, delta, budget, out_i, out_j, out_w, n_out):
+    """Up to ``budget`` WBA eliminations (the numpy loop of ``_wba``, the same expressions);
+    returns (eliminations so far, finished)."""
+    nr, nc = W.shape
+    done = 0
+    while done < budget:
+        vmax = NEG
+        j = -1
+        for k in range(nc):  # the largest; ties: the lowest row, then the lowest column
+            if best[k] > vmax or (best[k] == vmax and best_row[k] < best_row[j]):
+                vmax = best[k]
+                j = k
+        if not vmax > delta:
+            return n_out, True
+        i = best_row[j]
+        out_i[n_out] = i
+        out_j[n_out] = j
+        out_w[n_out] = W[i, j]
+        n_out += 1
+        done += 1
+        live[i, j] = False
+        sc[i, j] = False
+        rc[i] -= 1
+        cc[j] -= 1
+        rf[i] = 1.0 - 1.0 / max(rc[i], 1)
+        cf[j] = 1.0 - 1.0 / max(cc[j], 1)
+        for k in range(nc):
+            W[i, k] = D[i, k] * rf[i] * cf[k]
+        for r in range(nr):
+            W[r, j] = D[r, j] * rf[r] * cf[j]
+        for k in range(nc):
+            if not live[i, k]:
+                W[i, k] = np.nan
+        for r in range(nr):
+            if not live[r, j]:
+                W[r, j] = np.nan
+        for k in range(nc):
+            if best_row[k] == i or k == j:
+                best[k], best_row[k] = _wba_col_best(W, sc, rc, cc, k)
+    return n_out, False

@@ -83,10 +83,10 @@ from semtui.runtime.progress import heartbeat
 
 METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
 
-#: How GBA and RBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
+#: How GBA, RBA and WBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
 ENGINES = ("auto", "numpy", "compiled")
 
-#: Set (to anything but ``""`` or ``0``) to keep GBA and RBA on the numpy loop even when numba
+#: Set (to anything but ``""`` or ``0``) to keep GBA, RBA and WBA on the numpy loop even when numba
 #: is installed.
 NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
 #: Tables of fewer cells than this (default :data:`COMPILED_MIN_CELLS`) stay on the numpy loop
@@ -224,7 +224,7 @@ def eliminate(
     ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
     ``max_steps`` stops after that many eliminations (what :func:`replay` uses).  ``lean``: TBA,
     PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
-    ``engine`` (GBA, RBA): ``"auto"`` runs the compiled loop when numba imports, the table has
+    ``engine`` (GBA, RBA, WBA): ``"auto"`` runs the compiled loop when numba imports, the table has
     at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default 4096) and ``SEMTUI_NO_NUMBA`` is not set;
     ``"numpy"`` the numpy loop, ``"compiled"`` the compiled one (an error without numba).  The
     results are the same bit for bit; only the speed differs.
@@ -269,7 +269,7 @@ def eliminate(
     elif method == "ra":
         result = _ra(state, seed, probability, limit)
     elif method == "wba":
-        result = _wba(state, threshold, limit)
+        result = _wba(state, threshold, limit, engine)
     elif method == "pba":
         result = _pba(state, threshold, limit)
     else:
@@ -533,12 +533,15 @@ def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> Elim
 # -- WBA -----------------------------------------------------------------------------------
 
 
-def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+def _wba(state: _Table, threshold: float | None, limit: int, engine: str = "auto") -> EliminationResult:
     W = state.count_weighted()
     initial = W.copy()
     sc = state.scorable
     delta = _mean_scorable(W, sc) if threshold is None else float(threshold)
     rf, cf = state.row_factor(), state.col_factor()
+    kernel = _compiled_kernel(engine, W.shape)
+    if kernel is not None:
+        return _wba_compiled(kernel, state, delta, limit, W, initial, rf, cf)
 
     # The largest eligible weighted distance of each column (and its row).  Eliminating
     # (i, j) shrinks row i and column j and only takes eligibility away, so only column j
@@ -572,6 +575,31 @@ def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResul
         W[~state.live[:, j], j] = np.nan
         for k in np.flatnonzero(best_row == i).tolist() + [j]:
             best[k], best_row[k] = col_best(k)
+    return state.result("wba", delta, initial, W,
+                        row_weights=_count_weights(state, axis=1),
+                        col_weights=_count_weights(state, axis=0))
+
+
+def _wba_compiled(K, state: _Table, delta: float, limit: int, W, initial, rf, cf) -> EliminationResult:
+    """:func:`_wba`'s loop in the compiled kernel, a chunk of eliminations at a time."""
+    c = np.asfortranarray  # column-major, as for GBA/RBA (one compiled specialisation)
+    D, W = c(state.D), c(W)
+    state.live, state.scorable = c(state.live), c(state.scorable)  # the kernel updates them
+    best, best_row = np.full(state.nc, -np.inf), np.zeros(state.nc, dtype=np.int64)
+    K.wba_best(W, state.scorable, state.rc, state.cc, best, best_row)
+    cap = int(state.scorable.sum()) + 1
+    out_i, out_j, out_w = np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap)
+    n_out = 0
+    while n_out < limit:
+        heartbeat(n_out, "eliminations")
+        n_new, finished = K._wba_steps(D, W, rf, cf, state.live, state.scorable, state.rc, state.cc,
+                                       best, best_row, float(delta), min(_CHUNK, limit - n_out),
+                                       out_i, out_j, out_w, n_out)
+        for k in range(n_out, n_new):
+            state.record(int(out_i[k]), int(out_j[k]), out_w[k])
+        n_out = n_new
+        if finished:
+            break
     return state.result("wba", delta, initial, W,
                         row_weights=_count_weights(state, axis=1),
                         col_weights=_count_weights(state, axis=0))
