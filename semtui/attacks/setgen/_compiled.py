@@ -233,30 +233,30 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
         if lo == NEG:
             return n_out, True
         # bring every group that might hold the maximum up to date
+        # in the same pass, the largest exact vulnerability; ties: the candidate that comes
+        # first (row, column), a row group before a column group
         thr = lo - slack
-        for r in range(nr):
-            if rok[r] and re[r] > 0 and rv[r] + re[r] >= thr:
-                rv[r] = _row_exact(W, sc, r, rbuf)[0]
-                re[r] = 0.0
-        for k in range(nc):
-            if cok[k] and ce[k] > 0 and cv[k] + ce[k] >= thr:
-                cv[k] = _col_vul(cvals, ccnt, k)
-                ce[k] = 0.0
-        # the largest exact vulnerability; ties: the candidate that comes first (row, column),
-        # a row group before a column group
         vmax = NEG
         bi, bj, bkind = -1, -1, -1
         for r in range(nr):
-            if rok[r] and re[r] == 0:
-                v = rv[r]
-                if v > vmax or (v == vmax and (r < bi or (r == bi and rcand[r] < bj))):
-                    vmax, bi, bj, bkind = v, r, rcand[r], 0
+            if rok[r]:
+                if re[r] > 0 and rv[r] + re[r] >= thr:
+                    rv[r] = _row_exact(W, sc, r, rbuf)[0]
+                    re[r] = 0.0
+                if re[r] == 0:
+                    v = rv[r]
+                    if v > vmax or (v == vmax and (r < bi or (r == bi and rcand[r] < bj))):
+                        vmax, bi, bj, bkind = v, r, rcand[r], 0
         for k in range(nc):
-            if cok[k] and ce[k] == 0:
-                v = cv[k]
-                ci = ccand[k]
-                if v > vmax or (v == vmax and (ci < bi or (ci == bi and k < bj))):
-                    vmax, bi, bj, bkind = v, ci, k, 1
+            if cok[k]:
+                if ce[k] > 0 and cv[k] + ce[k] >= thr:
+                    cv[k] = _col_vul(cvals, ccnt, k)
+                    ce[k] = 0.0
+                if ce[k] == 0:
+                    v = cv[k]
+                    ci = ccand[k]
+                    if v > vmax or (v == vmax and (ci < bi or (ci == bi and k < bj))):
+                        vmax, bi, bj, bkind = v, ci, k, 1
         if not vmax > delta:
             return n_out, True
         i, j = bi, bj
@@ -305,24 +305,32 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
             for k in range(nc):
                 if low_r[k]:
                     WR[i, k] += share
-            share = WC[i, j] / n_ch
-            for q in range(n_ch):
-                WC[changed[q], j] += share
+            share_c = WC[i, j] / n_ch
             WR[i, j] = np.nan
             WC[i, j] = np.nan
             for k in range(nc):
                 W[i, k] = D[i, k] * (1.0 - WR[i, k]) * (1.0 - WC[i, k])
+                if not live[i, k]:
+                    W[i, k] = np.nan
+            # each cell of the lower cluster (never row i) takes its share, is weighted again,
+            # widens its row's bound, and its row gets a new candidate if it was this cell
             for q in range(n_ch):
                 r = changed[q]
+                WC[r, j] += share_c
                 old = W[r, j]
                 new = D[r, j] * (1.0 - WR[r, j]) * (1.0 - WC[r, j])
                 W[r, j] = new
                 d = abs(old - new)
                 if sc[r, j] and d > 0:
                     re[r] += (2.0 * d + slack) * grow
-            for k in range(nc):
-                if not live[i, k]:
-                    W[i, k] = np.nan
+                if rcand[r] == j:
+                    best = NEG
+                    bk = 0
+                    for k in range(nc):
+                        if sc[r, k] and W[r, k] > best:
+                            best = W[r, k]
+                            bk = k
+                    rcand[r] = bk
             # column j's sorted order: its lower cluster fell (and stays below the rest,
             # whose order holds) and row i left; re-sort the lower cluster alone
             if whole:
@@ -360,17 +368,6 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
                         cvals[j, t] = cvals[j, q]
                         t += 1
                 ccnt[j] = t
-            # a group whose candidate cell did not change keeps it (values only fall)
-            for q in range(n_ch):
-                r = changed[q]
-                if rcand[r] == j:
-                    best = NEG
-                    bk = 0
-                    for k in range(nc):
-                        if sc[r, k] and W[r, k] > best:
-                            best = W[r, k]
-                            bk = k
-                    rcand[r] = bk
         else:
             old_j = W[i, j]
             live[i, j] = False
