@@ -170,8 +170,10 @@ def _col_find(cvals, crows, ccnt, k, r, v):
         p += 1
     if p == n:  # not where its value says (cannot happen): look everywhere
         p = 0
-        while crows[k, p] != r:
+        while p < n and crows[k, p] != r:
             p += 1
+        if p == n:
+            raise AssertionError("a scorable cell is missing from its column's sorted order")
     return p
 
 
