@@ -88,22 +88,30 @@ def test_compiled_equals_numpy_on_larger_tables(method, shape):
 
 
 def test_environment_variables_choose_the_loop(monkeypatch):
-    """SEMTUI_NO_NUMBA=1 keeps the numpy loop; under SEMTUI_NUMBA_MIN_CELLS cells (default
-    4096) a table stays on it too; an explicit engine overrides both."""
-    from semtui.attacks.setgen.eliminate import _compiled_kernel
+    """Under engine="auto", numba is loaded at the first table of SEMTUI_NUMBA_MIN_CELLS cells
+    (default 8192) and then used for every table; SEMTUI_NO_NUMBA=1 keeps the numpy loop; an
+    explicit engine overrides both."""
+    import sys
+
+    from semtui.attacks.setgen.eliminate import _COMPILED_MODULE, _compiled_kernel
 
     monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
     monkeypatch.delenv(MIN_CELLS_ENV, raising=False)
-    assert _compiled_kernel("auto", (1000, 5)) is not None
-    assert _compiled_kernel("auto", (100, 5)) is None
-    monkeypatch.setenv(MIN_CELLS_ENV, "0")
-    assert _compiled_kernel("auto", (100, 5)) is not None
-    monkeypatch.setenv(NO_NUMBA_ENV, "1")
+    monkeypatch.delitem(sys.modules, _COMPILED_MODULE)  # as in a fresh process
     assert _compiled_kernel("auto", (1000, 5)) is None
-    assert _compiled_kernel("compiled", (1000, 5)) is not None
+    assert _COMPILED_MODULE not in sys.modules
+    assert _compiled_kernel("auto", (1000, 9)) is not None
+    assert _compiled_kernel("auto", (10, 5)) is not None  # loaded: every table from now on
+    assert _compiled_kernel("auto", (10, 1)) is None  # (nothing can go: the last-cell rule)
+    monkeypatch.delitem(sys.modules, _COMPILED_MODULE)
+    monkeypatch.setenv(MIN_CELLS_ENV, "0")
+    assert _compiled_kernel("auto", (10, 5)) is not None
+    monkeypatch.setenv(NO_NUMBA_ENV, "1")
+    assert _compiled_kernel("auto", (1000, 9)) is None
+    assert _compiled_kernel("compiled", (1000, 9)) is not None
     monkeypatch.setenv(NO_NUMBA_ENV, "0")
-    assert _compiled_kernel("auto", (1000, 5)) is not None
-    assert _compiled_kernel("numpy", (1000, 5)) is None
+    assert _compiled_kernel("auto", (1000, 9)) is not None
+    assert _compiled_kernel("numpy", (1000, 9)) is None
     with pytest.raises(ValueError):
         eliminate(np.ones((2, 2)), "rba", engine="fast")
 

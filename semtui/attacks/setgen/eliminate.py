@@ -62,8 +62,8 @@ cost of a step (about a hundred numpy calls on small arrays, ~150-250 µs) domin
 tables semtui meets.
 
 Compiled loop.  With numba installed (the ``fast`` extra), GBA's, RBA's and WBA's loop runs
-in ``_compiled.py`` on tables of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default 4096;
-``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It starts from the state
+in ``_compiled.py`` from the first table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells on
+(default 8192; ``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It starts from the state
 computed here (weighted table, δ, initial vulnerabilities and candidates: numpy's pairwise
 sums stay numpy's) and runs the same step on the same arrays with the same expressions in
 the same order (no fastmath): the same lazy bounds, the last-cell rule and the whole-array
@@ -85,7 +85,9 @@ on the previous ones): they loop in Python, but only over their candidate cells,
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -104,11 +106,13 @@ ENGINES = ("auto", "numpy", "compiled")
 #: Set (to anything but ``""`` or ``0``) to keep GBA, RBA and WBA on the numpy loop even when numba
 #: is installed.
 NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
-#: Tables of fewer cells than this (default :data:`COMPILED_MIN_CELLS`) stay on the numpy loop
-#: under ``engine="auto"``: they take a fraction of a second either way, less than loading
-#: numba and its cached kernel (~0.5 s a process; compiling it, once, ~6 s).
+#: Under ``engine="auto"`` the first table of at least this many cells (default
+#: :data:`COMPILED_MIN_CELLS`) loads numba and the kernel (~0.5 s a process from numba's cache;
+#: compiling it, once, ~6 s); smaller tables before it take less time than that on the numpy
+#: loop.  Once loaded, every table of the process runs compiled.
 MIN_CELLS_ENV = "SEMTUI_NUMBA_MIN_CELLS"
-COMPILED_MIN_CELLS = 4096
+COMPILED_MIN_CELLS = 8192
+_COMPILED_MODULE = "semtui.attacks.setgen._compiled"
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
 #: "a random decision regarding whether or not to eliminate an item": a fair coin.
@@ -239,10 +243,11 @@ def eliminate(
     ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
     ``max_steps`` stops after that many eliminations (what :func:`replay` uses).  ``lean``: TBA,
     PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
-    ``engine`` (GBA, RBA, WBA): ``"auto"`` runs the compiled loop when numba imports, the table has
-    at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default 4096) and ``SEMTUI_NO_NUMBA`` is not set;
-    ``"numpy"`` the numpy loop, ``"compiled"`` the compiled one (an error without numba).  The
-    results are the same bit for bit; only the speed differs.
+    ``engine`` (GBA, RBA, WBA): ``"auto"`` runs the compiled loop when numba imports, unless
+    ``SEMTUI_NO_NUMBA`` is set, on a table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default
+    8192) and on every table after one; ``"numpy"`` the numpy loop, ``"compiled"`` the compiled
+    one (an error without numba).  The results are the same bit for bit; only the speed
+    differs.
     """
     method = method.lower()
     if engine not in ENGINES:
@@ -960,15 +965,14 @@ def _compiled_kernel(engine: str, shape: tuple[int, int]):
             least = int(os.environ.get(MIN_CELLS_ENV, COMPILED_MIN_CELLS))
         except ValueError:
             least = COMPILED_MIN_CELLS
-        if shape[0] * shape[1] < least:
+        if shape[0] * shape[1] < least and _COMPILED_MODULE not in sys.modules:
             return None
     try:
-        from semtui.attacks.setgen import _compiled
+        return importlib.import_module(_COMPILED_MODULE)
     except ImportError:
         if engine == "compiled":
             raise
         return None
-    return _compiled
 
 
 #: eliminations per call of the compiled kernel, between two heartbeats
