@@ -89,7 +89,7 @@ def test_compiled_equals_numpy_on_larger_tables(method, shape):
 
 def test_environment_variables_choose_the_loop(monkeypatch):
     """Under engine="auto", numba is loaded at the first table of SEMTUI_NUMBA_MIN_CELLS cells
-    (default 8192) and then used for every table; SEMTUI_NO_NUMBA=1 keeps the numpy loop; an
+    (default 2048) and then used for every table; SEMTUI_NO_NUMBA=1 keeps the numpy loop; an
     explicit engine overrides both."""
     import sys
 
@@ -98,9 +98,9 @@ def test_environment_variables_choose_the_loop(monkeypatch):
     monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
     monkeypatch.delenv(MIN_CELLS_ENV, raising=False)
     monkeypatch.delitem(sys.modules, _COMPILED_MODULE)  # as in a fresh process
-    assert _compiled_kernel("auto", (1000, 5)) is None
+    assert _compiled_kernel("auto", (400, 5)) is None
     assert _COMPILED_MODULE not in sys.modules
-    assert _compiled_kernel("auto", (1000, 9)) is not None
+    assert _compiled_kernel("auto", (400, 6)) is not None
     assert _compiled_kernel("auto", (10, 5)) is not None  # loaded: every table from now on
     assert _compiled_kernel("auto", (10, 1)) is None  # (nothing can go: the last-cell rule)
     monkeypatch.delitem(sys.modules, _COMPILED_MODULE)

@@ -63,10 +63,10 @@ tables semtui meets.
 
 Compiled loop.  With numba installed (the ``fast`` extra), GBA's, RBA's and WBA's loop runs
 in ``_compiled.py`` from the first table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells on
-(default 8192; ``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It starts from the state
-computed here (weighted table, δ, initial vulnerabilities and candidates: numpy's pairwise
-sums stay numpy's) and runs the same step on the same arrays with the same expressions in
-the same order (no fastmath): the same lazy bounds, the last-cell rule and the whole-array
+(default 2048; ``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It
+starts from the state computed here (weighted table, δ, initial vulnerabilities and
+candidates: numpy's pairwise sums stay numpy's) and runs the same step on the same arrays
+with the same expressions in the same order (no fastmath): the same lazy bounds, the last-cell rule and the whole-array
 reductions become one or two tight passes over the groups, each column's sorted order is
 patched in place (a changed cell moves by swaps; RBA's lower cluster is re-sorted by an
 insertion pass from its old order, which it nearly keeps), and it returns to Python every
@@ -108,10 +108,12 @@ ENGINES = ("auto", "numpy", "compiled")
 NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
 #: Under ``engine="auto"`` the first table of at least this many cells (default
 #: :data:`COMPILED_MIN_CELLS`) loads numba and the kernel (~0.5 s a process from numba's cache;
-#: compiling it, once, ~6 s); smaller tables before it take less time than that on the numpy
-#: loop.  Once loaded, every table of the process runs compiled.
+#: compiling it, once, ~6 s); a smaller one takes less than that on the numpy loop.  Once
+#: loaded, every table of the process runs compiled.  (An attack's tables add up: on a quarter
+#: of MEPS, 38 tables of which 16 have 1024+ cells and one 4096+, a threshold of 4096 gave 4.4 s
+#: of CPU, 2048 or less 3.0 s, the numpy loop 8.2 s.)
 MIN_CELLS_ENV = "SEMTUI_NUMBA_MIN_CELLS"
-COMPILED_MIN_CELLS = 8192
+COMPILED_MIN_CELLS = 2048
 _COMPILED_MODULE = "semtui.attacks.setgen._compiled"
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
@@ -245,7 +247,7 @@ def eliminate(
     PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
     ``engine`` (GBA, RBA, WBA): ``"auto"`` runs the compiled loop when numba imports, unless
     ``SEMTUI_NO_NUMBA`` is set, on a table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default
-    8192) and on every table after one; ``"numpy"`` the numpy loop, ``"compiled"`` the compiled
+    2048) and on every table after one; ``"numpy"`` the numpy loop, ``"compiled"`` the compiled
     one (an error without numba).  The results are the same bit for bit; only the speed
     differs.
     """
