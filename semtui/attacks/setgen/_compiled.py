@@ -13,8 +13,8 @@ cell by cell; no fastmath, so no reassociation or contraction.  What differs is 
 work is found:
 
 * the whole-array reductions of a numpy step (largest lower bound, stale test, largest exact
-  value and its ties, validity of every group's candidate) are one or two passes over the
-  groups, with no temporary arrays;
+  value and its ties, validity of every group's candidate) are one pass over the groups,
+  with no temporary arrays;
 * each column keeps its scorable rows sorted (``cvals``/``crows``); a changed cell moves to its
   place by swaps (its value only falls, usually a short way), RBA's lower cluster is re-sorted
   alone, GBA's factor change keeps the order (a checking insertion pass);
@@ -212,7 +212,7 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
     rbuf = np.empty(nc)
     old_row = np.empty(nc)
     low_r = np.zeros(nc, dtype=np.bool_)
-    rok = np.zeros(nr, dtype=np.bool_)
+    stale = np.empty(nr, dtype=np.int64)
     cok = np.zeros(nc, dtype=np.bool_)
     changed = np.empty(nr, dtype=np.int64)
     tmp_v = np.empty(nr)
@@ -220,35 +220,46 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
     grow = 1.0 + 1e-9
     done = 0
     while done < budget:
-        # validity of every group's candidate (the last-cell rule) and the best lower bound
+        # Validity of every group's candidate (the last-cell rule), the best lower bound
+        # (lo), and the groups that must be brought up to date: the stale ones whose upper
+        # bound reaches lo.  One pass over the rows: lo only grows while it runs, so a stale
+        # row is kept aside if its bound reaches the lo seen so far (a superset of those that
+        # reach the final one) and tested again once lo is known.  In the same pass, the
+        # largest exact vulnerability; ties: the candidate that comes first (row, column), a
+        # row group before a column group.
         lo = NEG
-        for r in range(nr):
-            ok = rhas[r] and rc[r] >= 2 and cc[rcand[r]] >= 2
-            rok[r] = ok
-            if ok and rv[r] - re[r] > lo:
-                lo = rv[r] - re[r]
         for k in range(nc):
             ok = chas[k] and cc[k] >= 2 and rc[ccand[k]] >= 2
             cok[k] = ok
             if ok and cv[k] - ce[k] > lo:
                 lo = cv[k] - ce[k]
-        if lo == NEG:
-            return n_out, True
-        # bring every group that might hold the maximum up to date
-        # in the same pass, the largest exact vulnerability; ties: the candidate that comes
-        # first (row, column), a row group before a column group
-        thr = lo - slack
         vmax = NEG
         bi, bj, bkind = -1, -1, -1
+        n_st = 0
         for r in range(nr):
-            if rok[r]:
-                if re[r] > 0 and rv[r] + re[r] >= thr:
-                    rv[r] = _row_exact(W, sc, r, rbuf)[0]
-                    re[r] = 0.0
-                if re[r] == 0:
-                    v = rv[r]
-                    if v > vmax or (v == vmax and (r < bi or (r == bi and rcand[r] < bj))):
-                        vmax, bi, bj, bkind = v, r, rcand[r], 0
+            if not (rhas[r] and rc[r] >= 2 and cc[rcand[r]] >= 2):
+                continue
+            v = rv[r]
+            e = re[r]
+            if v - e > lo:
+                lo = v - e
+            if e > 0:
+                if v + e >= lo - slack:
+                    stale[n_st] = r
+                    n_st += 1
+            elif v > vmax or (v == vmax and (r < bi or (r == bi and rcand[r] < bj))):
+                vmax, bi, bj, bkind = v, r, rcand[r], 0
+        if lo == NEG:
+            return n_out, True
+        thr = lo - slack
+        for q in range(n_st):
+            r = stale[q]
+            if rv[r] + re[r] >= thr:
+                v = _row_exact(W, sc, r, rbuf)[0]
+                rv[r] = v
+                re[r] = 0.0
+                if v > vmax or (v == vmax and (r < bi or (r == bi and rcand[r] < bj))):
+                    vmax, bi, bj, bkind = v, r, rcand[r], 0
         for k in range(nc):
             if cok[k]:
                 if ce[k] > 0 and cv[k] + ce[k] >= thr:
