@@ -66,15 +66,16 @@ in ``_compiled.py`` from the first table of at least ``SEMTUI_NUMBA_MIN_CELLS`` 
 (default 2048; ``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It
 starts from the state computed here (weighted table, δ, initial vulnerabilities and
 candidates: numpy's pairwise sums stay numpy's) and runs the same step on the same arrays
-with the same expressions in the same order (no fastmath): the same lazy bounds, the last-cell rule and the whole-array
-reductions become one or two tight passes over the groups, each column's sorted order is
-patched in place (a changed cell moves by swaps; RBA's lower cluster is re-sorted by an
-insertion pass from its old order, which it nearly keeps), and it returns to Python every
-256 eliminations for a heartbeat (progress, cancel).  A step still costs ``Θ(rows)`` (the
-lower cluster or column ``j``, and two passes over the row groups for the best bound and the
-best exact vulnerability), but at a few ns a row and without the fixed cost of ~100 numpy
-calls; measured in docs/performance.md.  The numpy loop stays
-the reference; tests compare the two bit for bit and with the direct transcription.
+with the same expressions in the same order (no fastmath): the same lazy bounds; the
+last-cell rule and the whole-array reductions become one tight pass over the groups; each
+column's sorted order is patched in place (a changed cell moves by swaps; RBA's lower
+cluster is re-sorted by an insertion pass from its old order, which it nearly keeps); and it
+returns to Python every 256 eliminations for a heartbeat (progress, cancel).  A step still
+costs ``Θ(rows)`` (the lower cluster or column ``j``, and the pass over the row groups for
+the best bound and the best exact vulnerability), but at a few ns a row and without the
+fixed cost of ~100 numpy calls: 7-18x less per step on MEPS' largest tables
+(docs/performance.md).  The numpy loop stays the reference; tests compare the two bit for
+bit and with the direct transcription.
 
 Every weighted distance is computed with the same expression as a full recomputation,
 and groups are only ever compared on exact values, so the result is bit-for-bit that of
