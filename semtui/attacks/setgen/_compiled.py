@@ -1,8 +1,8 @@
-"""GBA's and RBA's elimination loop as one compiled (numba) kernel.
+"""GBA's and RBA's elimination loop as one compiled (numba) kernel, and WBA's as another.
 
-Imported only by :func:`semtui.attacks.setgen.eliminate._grouping` when a table is attacked
-and numba imports, never at import of semtui; the kernel is compiled on its first call (or
-loaded from numba's on-disk cache, when a cache directory is writable).
+Imported only by :func:`semtui.attacks.setgen.eliminate._compiled_kernel` when a large enough
+table is attacked and numba imports, never at import of semtui; each kernel is compiled on
+its first call (or loaded from numba's on-disk cache, when a cache directory is writable).
 
 The kernel runs the same loop as the numpy path in ``eliminate.py`` (which stays the
 reference and the fallback), on the same state (weighted table, weights or count factors,
@@ -18,7 +18,9 @@ work is found:
 * each column keeps its scorable rows sorted (``cvals``/``crows``); a changed cell moves to its
   place by swaps (its value only falls, usually a short way), RBA's lower cluster is re-sorted
   alone, GBA's factor change keeps the order (a checking insertion pass);
-* rows are sorted in a small buffer when their vulnerability is needed exactly.
+* rows are sorted in a small buffer when their vulnerability is needed exactly;
+* WBA's per-column best eligible cell is found by a loop over the column, not a masked
+  argmax.
 
 Sorted values do not depend on the sorting algorithm, and candidates and lower clusters are
 read from values (never from the order of equal values), so the results are bit-for-bit

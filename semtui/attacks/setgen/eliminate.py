@@ -73,7 +73,7 @@ cluster is re-sorted by an insertion pass from its old order, which it nearly ke
 returns to Python every 256 eliminations for a heartbeat (progress, cancel).  A step still
 costs ``Θ(rows)`` (the lower cluster or column ``j``, and the pass over the row groups for
 the best bound and the best exact vulnerability), but at a few ns a row and without the
-fixed cost of ~100 numpy calls: 7-18x less per step on MEPS' largest tables
+fixed cost of ~100 numpy calls: 6.6-18x less per step on MEPS' largest tables
 (docs/performance.md).  The numpy loop stays the reference; tests compare the two bit for
 bit and with the direct transcription.
 
