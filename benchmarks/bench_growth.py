@@ -1,7 +1,7 @@
 """How `semtui attack setgen --method rba` grows with the release (issue 26, "Cost as the work
 grows"): MEPS releases of 1/4, 1/2, 1x and 4x, one process each, before and after a change.
 
-    python benchmarks/bench_growth.py WORK [--before REV] [--sizes q,h,1,4] [--timeout S]
+    python benchmarks/bench_growth.py WORK [--before REV | --numba] [--sizes q,h,1,4] [--timeout S]
 
 WORK (outside the repository) receives the releases, made once and reused:
 
@@ -41,8 +41,9 @@ MEPS = SHARED_DATA / "meps2005-conditions.txt"
 LABELS = {"q": "1/4", "h": "1/2", "1": "1x", "4": "4x (synthetic)"}
 
 
-def cli(pythonpath: Path, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(pythonpath), NO_COLOR="1")
+def cli(pythonpath: Path, *args: str, timeout: float | None = None, extra_env: dict | None = None
+        ) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), NO_COLOR="1", **(extra_env or {}))
     return subprocess.run(["nice", sys.executable, "-m", "semtui", *args], env=env, capture_output=True,
                           text=True, check=False, timeout=timeout)
 
@@ -68,12 +69,13 @@ def releases(work: Path, sizes: list[str]) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def attack(pythonpath: Path, orig: Path, rel: Path, timeout: float) -> tuple[str, str | None]:
+def attack(pythonpath: Path, orig: Path, rel: Path, timeout: float, extra_env: dict | None = None
+           ) -> tuple[str, str | None]:
     """The wall time of one run, and what it printed (None if it did not finish)."""
     t, ru = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         r = cli(pythonpath, "attack", "setgen", str(rel), "--original", str(orig), "--method", "rba",
-                timeout=timeout)
+                timeout=timeout, extra_env=extra_env)
     except subprocess.TimeoutExpired:
         return f"> {timeout:.0f} s (stopped)", None
     if r.returncode != 0:
@@ -87,6 +89,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("work", type=Path, help="folder for the releases (outside the repository)")
     ap.add_argument("--before", help="a git revision to time before the working tree's code")
+    ap.add_argument("--numba", action="store_true",
+                    help="before: the working tree without numba (SEMTUI_NO_NUMBA=1); after: with it")
     ap.add_argument("--sizes", default="q,h,1,4")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--only", choices=["before", "after"], help="run one side only")
@@ -99,22 +103,32 @@ def main() -> None:
     rels = releases(work, sizes)
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"# uptime before: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    before_env, label = None, args.before
+    if args.numba:
+        before_env, label = {"SEMTUI_NO_NUMBA": "1"}, "numpy loop"
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-c", "import numpy as np; from semtui.attacks.setgen.eliminate import "
+                        "eliminate; [eliminate(np.ones((3, 3)), m, engine='compiled') for m in ('gba', 'rba')]"],
+                       env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
+        ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"# numba kernel compiled or loaded from its cache: "
+              f"{ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime:.1f} s CPU")
     with tempfile.TemporaryDirectory() as tmp:
-        before = None
-        if args.before:
+        before = REPO if args.numba else None
+        if args.before and not args.numba:
             archive = Path(tmp) / "before.tar"
             subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(archive), args.before], check=True)
             before = Path(tmp) / "before"
             with tarfile.open(archive) as tar:
                 tar.extractall(before, filter="data")
         print()
-        print("| release | transactions | " + (f"before ({args.before}) | " if before else "") + "after |"
+        print("| release | transactions | " + (f"before ({label}) | " if before else "") + "after |"
               + (" same output |" if before else ""))
         print("|---|---:|" + ("---:|" if before else "") + "---:|" + ("---|" if before else ""))
         for s in sizes:
             orig, rel = rels[s]
             n = sum(1 for _ in rel.open(encoding="utf-8"))
-            runs = [attack(before, orig, rel, args.timeout) if args.only != "after" else ("-", None)] \
+            runs = [attack(before, orig, rel, args.timeout, before_env) if args.only != "after" else ("-", None)] \
                 if before else []
             runs.append(attack(REPO, orig, rel, args.timeout) if args.only != "before" else ("-", None))
             cells = [t for t, _ in runs]

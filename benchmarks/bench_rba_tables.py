@@ -4,6 +4,10 @@ before (git revision REV) and now: CPU time (this process's user + system, since
 is shared), per elimination step, with the eliminations checked equal.
 
     python benchmarks/bench_rba_tables.py RELEASE ORIGINAL --before REV [--top 3] [--save T.npz]
+    python benchmarks/bench_rba_tables.py RELEASE ORIGINAL --numba [--methods rba,gba] [--load T.npz]
+
+``--numba``: before = this tree's numpy loop, now = its compiled loop (compiled first, apart);
+``--load`` takes the tables saved by ``--save`` instead of running the attack again.
 
 The tables are captured from a real `attack setgen --method rba` run on RELEASE (the kernel's
 call to the eliminator is wrapped; the run itself finishes normally), so they are exactly what
@@ -46,34 +50,56 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("release")
     ap.add_argument("original")
-    ap.add_argument("--before", required=True, help="git revision to compare with")
+    ap.add_argument("--before", help="git revision to compare with")
+    ap.add_argument("--numba", action="store_true", help="compare the numpy loop with the compiled one")
+    ap.add_argument("--methods", default="rba", help="with --numba: rba, gba or both (rba,gba)")
+    ap.add_argument("--load", help="the tables of an earlier --save, instead of capturing them")
     ap.add_argument("--top", type=int, default=3, help="this many largest tables")
     ap.add_argument("--save", help="also keep the captured tables in this .npz (outside the repository)")
     args = ap.parse_args()
     from semtui.attacks.setgen.eliminate import eliminate
 
-    before = module_at(args.before)
-    tables = sorted(capture(args.release, args.original, 300), key=lambda t: -t.size)
+    if not args.numba and not args.before:
+        ap.error("give --before REV or --numba")
+    if args.load:
+        with np.load(args.load) as z:
+            tables = [z[k] for k in z.files]
+    else:
+        tables = sorted(capture(args.release, args.original, 300), key=lambda t: -t.size)
     if args.save:
         np.savez(args.save, *tables)
+    if args.numba:
+        t = time.process_time()
+        for m in ("gba", "rba"):
+            eliminate(np.ones((3, 3)), m, engine="compiled")
+        print(f"# numba kernel compiled or loaded from its cache: {time.process_time() - t:.1f} s CPU")
+        runs = {m: (lambda T, m=m: eliminate(T, m, engine="numpy"), lambda T, m=m: eliminate(T, m, engine="compiled"))
+                for m in args.methods.split(",")}
+        label = "numpy loop"
+    else:
+        before = module_at(args.before)
+        runs = {"rba": (lambda T: before.eliminate(T, "rba"), lambda T: eliminate(T, "rba"))}
+        label = args.before
     print(f"# {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; CPU seconds")
     print()
-    print(f"| table | steps | before ({args.before}) | now | per step before / now | same |")
-    print("|---|---:|---:|---:|---:|---|")
+    print(f"| table | method | steps | before ({label}) | now | per step before / now | same |")
+    print("|---|---|---:|---:|---:|---:|---|")
     for T0 in tables[: args.top]:
         for rep in (1, 4):
             T = np.tile(T0, (rep, 1))
-            t = time.process_time()
-            a = before.eliminate(T, "rba")
-            ta = time.process_time() - t
-            t = time.process_time()
-            b = eliminate(T, "rba")
-            tb = time.process_time() - t
-            n = max(len(b.eliminations), 1)
-            same = [(e.row, e.col, e.weighted, e.vulnerability) for e in a.eliminations] == \
-                [(e.row, e.col, e.weighted, e.vulnerability) for e in b.eliminations]
-            print(f"| {T.shape[0]}x{T.shape[1]} | {n} | {ta:.1f} s | {tb:.1f} s | "
-                  f"{ta / n * 1e6:.0f} / {tb / n * 1e6:.0f} µs | {'yes' if same else 'NO'} |", flush=True)
+            for method, (old, new) in runs.items():
+                t = time.process_time()
+                a = old(T)
+                ta = time.process_time() - t
+                t = time.process_time()
+                b = new(T)
+                tb = time.process_time() - t
+                n = max(len(b.eliminations), 1)
+                same = [(e.row, e.col, e.weighted, e.vulnerability, e.group) for e in a.eliminations] == \
+                    [(e.row, e.col, e.weighted, e.vulnerability, e.group) for e in b.eliminations] and \
+                    np.array_equal(a.final_weighted, b.final_weighted, equal_nan=True)
+                print(f"| {T.shape[0]}x{T.shape[1]} | {method} | {n} | {ta:.2f} s | {tb:.2f} s | "
+                      f"{ta / n * 1e6:.0f} / {tb / n * 1e6:.0f} µs | {'yes' if same else 'NO'} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -57,9 +57,25 @@ it changes:
 What stays linear in the rows per step: RBA's redistribution changes every cell of column
 ``j``'s lower cluster, each by its own amount, and the column's next gap depends on all of
 them (batching the additions would change the floating-point sums), so an exact step is
-``Θ(|lower cluster|)``; GBA's count change moves all of column ``j``.  On the tables semtui
-meets the fixed cost of a step (about a hundred numpy calls) still dominates; measured in
-docs/performance.md.
+``Θ(|lower cluster|)``; GBA's count change moves all of column ``j``.  In numpy the fixed
+cost of a step (about a hundred numpy calls on small arrays, ~150-250 µs) dominates on the
+tables semtui meets.
+
+Compiled loop.  With numba installed (the ``fast`` extra), GBA's, RBA's and WBA's loop runs
+in ``_compiled.py`` from the first table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells on
+(default 2048; ``SEMTUI_NO_NUMBA=1`` keeps numpy; ``engine=`` chooses explicitly).  It
+starts from the state computed here (weighted table, δ, initial vulnerabilities and
+candidates: numpy's pairwise sums stay numpy's) and runs the same step on the same arrays
+with the same expressions in the same order (no fastmath): the same lazy bounds; the
+last-cell rule and the whole-array reductions become one tight pass over the groups; each
+column's sorted order is patched in place (a changed cell moves by swaps; RBA's lower
+cluster is re-sorted by an insertion pass from its old order, which it nearly keeps); and it
+returns to Python every 256 eliminations for a heartbeat (progress, cancel).  A step still
+costs ``Θ(rows)`` (the lower cluster or column ``j``, and the pass over the row groups for
+the best bound and the best exact vulnerability), but at a few ns a row and without the
+fixed cost of ~100 numpy calls: 6.6-18x less per step on MEPS' largest tables
+(docs/performance.md).  The numpy loop stays the reference; tests compare the two bit for
+bit and with the direct transcription.
 
 Every weighted distance is computed with the same expression as a full recomputation,
 and groups are only ever compared on exact values, so the result is bit-for-bit that of
@@ -70,6 +86,9 @@ on the previous ones): they loop in Python, but only over their candidate cells,
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -81,6 +100,22 @@ from semtui.reports import Report, json_float
 from semtui.runtime.progress import heartbeat
 
 METHODS = ("mda", "tba", "wba", "gba", "rba", "ra", "pba")
+
+#: How GBA, RBA and WBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
+ENGINES = ("auto", "numpy", "compiled")
+
+#: Set (to anything but ``""`` or ``0``) to keep GBA, RBA and WBA on the numpy loop even when numba
+#: is installed.
+NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
+#: Under ``engine="auto"`` the first table of at least this many cells (default
+#: :data:`COMPILED_MIN_CELLS`) loads numba and the kernel (~0.5 s a process from numba's cache;
+#: compiling it, once, ~6 s); a smaller one takes less than that on the numpy loop.  Once
+#: loaded, every table of the process runs compiled.  (An attack's tables add up: on a quarter
+#: of MEPS, 38 tables of which 16 have 1024+ cells and one 4096+, a threshold of 4096 gave 4.4 s
+#: of CPU, 2048 or less 3.0 s, the numpy loop 8.2 s.)
+MIN_CELLS_ENV = "SEMTUI_NUMBA_MIN_CELLS"
+COMPILED_MIN_CELLS = 2048
+_COMPILED_MODULE = "semtui.attacks.setgen._compiled"
 
 #: RA's per-cell elimination probability.  The thesis (§5.2) has the random adversary take
 #: "a random decision regarding whether or not to eliminate an item": a fair coin.
@@ -203,6 +238,7 @@ def eliminate(
     protected: np.ndarray | None = None,
     max_steps: int | None = None,
     lean: bool = False,
+    engine: str = "auto",
 ) -> EliminationResult:
     """Run one eliminator on a distance table.
 
@@ -210,8 +246,15 @@ def eliminate(
     ``seed`` and ``probability`` drive RA.  ``protected`` marks cells never to eliminate.
     ``max_steps`` stops after that many eliminations (what :func:`replay` uses).  ``lean``: TBA,
     PBA and RA give the eliminated cells as arrays (``result.cells``), not objects.
+    ``engine`` (GBA, RBA, WBA): ``"auto"`` runs the compiled loop when numba imports, unless
+    ``SEMTUI_NO_NUMBA`` is set, on a table of at least ``SEMTUI_NUMBA_MIN_CELLS`` cells (default
+    2048) and on every table after one; ``"numpy"`` the numpy loop, ``"compiled"`` the compiled
+    one (an error without numba).  The results are the same bit for bit; only the speed
+    differs.
     """
     method = method.lower()
+    if engine not in ENGINES:
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}")
     if method not in METHODS:
         raise InputError(f"unknown method {method!r} (choose from {', '.join(METHODS)})", option="method")
     if threshold is not None and method not in _THRESHOLD_METHODS:
@@ -249,11 +292,11 @@ def eliminate(
     elif method == "ra":
         result = _ra(state, seed, probability, limit)
     elif method == "wba":
-        result = _wba(state, threshold, limit)
+        result = _wba(state, threshold, limit, engine)
     elif method == "pba":
         result = _pba(state, threshold, limit)
     else:
-        result = _grouping(state, method, threshold, limit)
+        result = _grouping(state, method, threshold, limit, engine)
     result.options = options
     return result
 
@@ -513,12 +556,15 @@ def _ra(state: _Table, seed: int | None, probability: float, limit: int) -> Elim
 # -- WBA -----------------------------------------------------------------------------------
 
 
-def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResult:
+def _wba(state: _Table, threshold: float | None, limit: int, engine: str = "auto") -> EliminationResult:
     W = state.count_weighted()
     initial = W.copy()
     sc = state.scorable
     delta = _mean_scorable(W, sc) if threshold is None else float(threshold)
     rf, cf = state.row_factor(), state.col_factor()
+    kernel = _compiled_kernel(engine, W.shape)
+    if kernel is not None:
+        return _wba_compiled(kernel, state, delta, limit, W, initial, rf, cf)
 
     # The largest eligible weighted distance of each column (and its row).  Eliminating
     # (i, j) shrinks row i and column j and only takes eligibility away, so only column j
@@ -552,6 +598,31 @@ def _wba(state: _Table, threshold: float | None, limit: int) -> EliminationResul
         W[~state.live[:, j], j] = np.nan
         for k in np.flatnonzero(best_row == i).tolist() + [j]:
             best[k], best_row[k] = col_best(k)
+    return state.result("wba", delta, initial, W,
+                        row_weights=_count_weights(state, axis=1),
+                        col_weights=_count_weights(state, axis=0))
+
+
+def _wba_compiled(K, state: _Table, delta: float, limit: int, W, initial, rf, cf) -> EliminationResult:
+    """:func:`_wba`'s loop in the compiled kernel, a chunk of eliminations at a time."""
+    c = np.asfortranarray  # column-major, as for GBA/RBA (one compiled specialisation)
+    D, W = c(state.D), c(W)
+    state.live, state.scorable = c(state.live), c(state.scorable)  # the kernel updates them
+    best, best_row = np.full(state.nc, -np.inf), np.zeros(state.nc, dtype=np.int64)
+    K.wba_best(W, state.scorable, state.rc, state.cc, best, best_row)
+    cap = int(state.scorable.sum()) + 1
+    out_i, out_j, out_w = np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap)
+    n_out = 0
+    while n_out < limit:
+        heartbeat(n_out, "eliminations")
+        n_new, finished = K._wba_steps(D, W, rf, cf, state.live, state.scorable, state.rc, state.cc,
+                                       best, best_row, float(delta), min(_CHUNK, limit - n_out),
+                                       out_i, out_j, out_w, n_out)
+        for k in range(n_out, n_new):
+            state.record(int(out_i[k]), int(out_j[k]), out_w[k])
+        n_out = n_new
+        if finished:
+            break
     return state.result("wba", delta, initial, W,
                         row_weights=_count_weights(state, axis=1),
                         col_weights=_count_weights(state, axis=0))
@@ -710,7 +781,8 @@ class _SortedColumns:
         return rows[: int(np.searchsorted(vals, vals[cut], side="right"))]
 
 
-def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -> EliminationResult:
+def _grouping(state: _Table, method: str, threshold: float | None, limit: int,
+              engine: str = "auto") -> EliminationResult:
     rba = method == "rba"
     D, nr, nc = state.D, state.nr, state.nc
     live, sc, rc, cc = state.live, state.scorable, state.rc, state.cc  # updated in place by drop
@@ -742,6 +814,12 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
     # Row groups, kept per row and updated only where something changed: whether the
     # candidate is valid (the last-cell rule), and for valid rows the lower bound of the
     # vulnerability (rlo), its upper bound when stale (rub) and its value when exact (rex).
+    kernel = _compiled_kernel(engine, D.shape)
+    if kernel is not None:
+        return _grouping_compiled(kernel, state, method, delta, slack, limit, W, initial,
+                                  WR if rba else None, WC if rba else None,
+                                  None if rba else rf, None if rba else cf,
+                                  rv, rcand, rhas, cv, ccand, chas, init_rv, init_cv)
     rok = rhas & (rc >= 2) & (cc[rcand] >= 2)
     rlo = np.where(rok, rv, NEG)
     rub = np.full(nr, NEG)
@@ -866,6 +944,82 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int) -
             touched.append(np.flatnonzero(rcand == j))
         refresh(np.concatenate(touched), validity=True)
 
+    if rba:
+        row_w = np.where(live, WR, np.nan)
+        col_w = np.where(live, WC, np.nan)
+    else:
+        row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
+    return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
+                        initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+
+
+def _compiled_kernel(engine: str, shape: tuple[int, int]):
+    """The compiled module (:mod:`._compiled`) for a table of ``shape`` when ``engine`` asks for
+    it, or leaves it to us and the table is large enough, and numba imports; None for the
+    numpy loop.  Imported here, at the first GBA/RBA table,
+    never at import of semtui (numba takes ~0.5 s to import; the kernel compiles on its first
+    call, or loads from numba's cache)."""
+    if engine == "numpy" or min(shape) < 2:  # one row or column: nothing can go (last-cell rule)
+        return None
+    if engine == "auto":
+        if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0"):
+            return None
+        try:
+            least = int(os.environ.get(MIN_CELLS_ENV, COMPILED_MIN_CELLS))
+        except ValueError:
+            least = COMPILED_MIN_CELLS
+        if shape[0] * shape[1] < least and _COMPILED_MODULE not in sys.modules:
+            return None
+    try:
+        return importlib.import_module(_COMPILED_MODULE)
+    except ImportError:
+        if engine == "compiled":
+            raise
+        return None
+
+
+#: eliminations per call of the compiled kernel, between two heartbeats
+_CHUNK = 256
+
+
+def _grouping_compiled(K, state: _Table, method: str, delta: float, slack: float, limit: int,
+                       W, initial, WR, WC, rf, cf, rv, rcand, rhas, cv, ccand, chas,
+                       init_rv, init_cv) -> EliminationResult:
+    """:func:`_grouping`'s loop in the compiled kernel, from the same initial state, a chunk
+    of eliminations at a time (a heartbeat between chunks: progress and a chance to cancel)."""
+    rba = method == "rba"
+    # Column-major throughout (one compiled specialisation): a step works down column j, and
+    # only along row i's few cells.
+    c = np.asfortranarray
+    D = c(state.D)
+    state.live, state.scorable = c(state.live), c(state.scorable)  # the kernel updates them
+    live, sc = state.live, state.scorable
+    W = c(W)
+    none2, none1 = np.empty((2, 2), order="F"), np.empty(1)
+    WR, WC = (c(WR), c(WC)) if rba else (none2, none2)
+    rf, cf = (none1, none1) if rba else (c(rf), c(cf))
+    rcand = rcand.astype(np.int64)
+    ccand = ccand.astype(np.int64)
+    re, ce = np.zeros(state.nr), np.zeros(state.nc)
+    cvals, crows, ccnt = K.columns_sorted(W, sc)
+    cap = int(sc.sum()) + 1
+    out_i, out_j = np.zeros(cap, np.int64), np.zeros(cap, np.int64)
+    out_w, out_v, out_kind = np.zeros(cap), np.zeros(cap), np.zeros(cap, np.int64)
+    n_out = 0
+    while n_out < limit:
+        heartbeat(n_out, "eliminations")
+        budget = min(_CHUNK, limit - n_out)
+        n_new, finished = K._grouping_steps(
+            rba, D, W, WR, WC, rf, cf, live, sc, state.rc, state.cc,
+            rv, re, rcand, rhas, cv, ce, ccand, chas, cvals, crows, ccnt,
+            float(delta), float(slack), budget, out_i, out_j, out_w, out_v, out_kind, n_out)
+        for k in range(n_out, n_new):
+            i, j = int(out_i[k]), int(out_j[k])
+            state.record(i, j, out_w[k], out_v[k],
+                         group_label("row", i) if out_kind[k] == 0 else group_label("col", j))
+        n_out = n_new
+        if finished:
+            break
     if rba:
         row_w = np.where(live, WR, np.nan)
         col_w = np.where(live, WC, np.nan)

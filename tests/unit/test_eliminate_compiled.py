@@ -1,0 +1,140 @@
+"""The compiled (numba) GBA/RBA/WBA loop against the numpy loop and the direct transcription: the
+same eliminations in the same order, the same weighted values, vulnerabilities, groups, δ,
+final tables and weights, bit for bit; and the same attack report with and without numba.
+
+Skipped (with the reason) where numba is not installed: the numpy loop is then the only one."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import SAMPLES, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_eliminate_properties import _reference, tables, tall_tables
+
+from semtui.attacks.setgen.eliminate import MIN_CELLS_ENV, NO_NUMBA_ENV, eliminate
+
+pytest.importorskip("numba", reason="the compiled loop needs numba (the fast extra)")
+
+
+def bits_equal(x, y) -> bool:
+    """Equal bit for bit where not NaN (so 0.0 and -0.0 differ), NaN in the same places."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    nan = np.isnan(x)
+    return x.shape == y.shape and np.array_equal(nan, np.isnan(y)) and \
+        np.array_equal(x[~nan].view(np.int64), y[~nan].view(np.int64))
+
+
+def same(a, b):
+    """Every figure of two results equal, bit for bit (NaN where NaN)."""
+    ea = [repr((e.step, e.row, e.col, e.distance, e.weighted, e.vulnerability, e.group)) for e in a.eliminations]
+    eb = [repr((e.step, e.row, e.col, e.distance, e.weighted, e.vulnerability, e.group)) for e in b.eliminations]
+    assert ea == eb
+    assert repr(a.threshold) == repr(b.threshold)
+    assert np.array_equal(a.live, b.live)
+    for name in ("initial_weighted", "final_weighted", "row_weights", "col_weights",
+                 "initial_row_vulnerability", "initial_col_vulnerability"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None and y is None) or bits_equal(x, y), name
+
+
+def both(D, method, **kw):
+    compiled = eliminate(D, method, engine="compiled", **kw)
+    numpy = eliminate(D, method, engine="numpy", **kw)
+    same(compiled, numpy)
+    return compiled
+
+
+FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(tables(max_rows=7, max_cols=7), st.sampled_from(["gba", "rba", "wba"]))
+def test_compiled_equals_numpy_equals_transcription(table, method):
+    D, prot = table
+    r = both(D, method, protected=prot)
+    assert [(e.row, e.col) for e in r.eliminations] == _reference(D, prot, method, r.threshold)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tall_tables(), st.sampled_from(["gba", "rba", "wba"]))
+def test_compiled_equals_numpy_equals_transcription_on_tall_tables(table, method):
+    D, prot = table
+    r = both(D, method, protected=prot)
+    assert [(e.row, e.col) for e in r.eliminations] == _reference(D, prot, method, r.threshold)
+
+
+@FAST
+@given(tables(), st.sampled_from(["gba", "rba", "wba"]), st.integers(0, 12),
+       st.one_of(st.none(), st.sampled_from([-1.0, 0.0, 0.05, 0.3])))
+def test_compiled_equals_numpy_with_a_step_limit_and_a_threshold(table, method, steps, threshold):
+    D, prot = table
+    both(D, method, protected=prot, max_steps=steps, threshold=threshold)
+
+
+@pytest.mark.parametrize("method", ["gba", "rba", "wba"])
+@pytest.mark.parametrize("shape", [(1500, 6), (400, 12), (30, 30)])
+def test_compiled_equals_numpy_on_larger_tables(method, shape):
+    """Long runs (hundreds of steps, many chunks of the kernel), coarse values (ties)."""
+    rng = np.random.default_rng(shape[0] + shape[1])
+    D = np.round(rng.gamma(2.0, 0.5, size=shape), 2)
+    D[rng.random(shape) < 0.03] = np.nan
+    D[rng.random(shape) < 0.01] = -0.25
+    r = both(D, method, protected=rng.random(shape) < 0.01)
+    assert len(r.eliminations) > (100 if shape[0] > 100 else 20)
+
+
+def test_environment_variables_choose_the_loop(monkeypatch):
+    """Under engine="auto", numba is loaded at the first table of SEMTUI_NUMBA_MIN_CELLS cells
+    (default 2048) and then used for every table; SEMTUI_NO_NUMBA=1 keeps the numpy loop; an
+    explicit engine overrides both."""
+    import sys
+
+    from semtui.attacks.setgen.eliminate import _COMPILED_MODULE, _compiled_kernel
+
+    monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
+    monkeypatch.delenv(MIN_CELLS_ENV, raising=False)
+    monkeypatch.delitem(sys.modules, _COMPILED_MODULE)  # as in a fresh process
+    assert _compiled_kernel("auto", (400, 5)) is None
+    assert _COMPILED_MODULE not in sys.modules
+    assert _compiled_kernel("auto", (400, 6)) is not None
+    assert _compiled_kernel("auto", (10, 5)) is not None  # loaded: every table from now on
+    assert _compiled_kernel("auto", (10, 1)) is None  # (nothing can go: the last-cell rule)
+    monkeypatch.delitem(sys.modules, _COMPILED_MODULE)
+    monkeypatch.setenv(MIN_CELLS_ENV, "0")
+    assert _compiled_kernel("auto", (10, 5)) is not None
+    monkeypatch.setenv(NO_NUMBA_ENV, "1")
+    assert _compiled_kernel("auto", (1000, 9)) is None
+    assert _compiled_kernel("compiled", (1000, 9)) is not None
+    monkeypatch.setenv(NO_NUMBA_ENV, "0")
+    assert _compiled_kernel("auto", (1000, 9)) is not None
+    assert _compiled_kernel("numpy", (1000, 9)) is None
+    with pytest.raises(ValueError):
+        eliminate(np.ones((2, 2)), "rba", engine="fast")
+
+
+@pytest.mark.parametrize("method", ["rba", "wba"])
+def test_attack_report_is_the_same_with_and_without_numba(method, tmp_path):
+    """A small real release (MEPS' first 400 patients, k = 3): the whole attack as a process,
+    its JSON report (bar the timings) with the compiled loop on every table and without."""
+    out = {}
+    for env in ("0", "1"):
+        p = run_cli("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original",
+                    SAMPLES / "meps400-original.txt", "--method", method, "--json",
+                    env={NO_NUMBA_ENV: env, MIN_CELLS_ENV: "0"}, timeout=300)
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(p.stdout)
+        out[env] = _without_timings(doc)
+    assert out["0"] == out["1"]
+    assert sum(len(g["eliminations"]) for g in out["0"]["groups"]) > 0
+
+
+def _without_timings(doc):
+    if isinstance(doc, dict):
+        return {k: _without_timings(v) for k, v in doc.items() if "time" not in k and "seconds" not in k}
+    if isinstance(doc, list):
+        return [_without_timings(v) for v in doc]
+    return doc
