@@ -176,7 +176,11 @@ def _context(kernel: Callable):
     """The forkserver context, its server (and the resource tracker) running detached from our
     standard input and output.  A server started here first imports the kernel's module (and so
     numpy, scipy and the engine), so that a worker forked from it starts in milliseconds."""
-    return fork_server([kernel.__module__] if kernel.__module__ != "__main__" else [])
+    if kernel.__module__ == "__main__":
+        return fork_server()
+    # the kernel's module, and what it asks its workers to import before their first unit
+    more = getattr(sys.modules.get(kernel.__module__), "FORK_PRELOAD", ())
+    return fork_server([kernel.__module__, *more])
 
 
 def fork_server(preload: Sequence[str] = ()):

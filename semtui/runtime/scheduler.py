@@ -76,8 +76,9 @@ def require_dask() -> None:
         raise InputError("--scheduler needs Dask: pip install 'semtui[dask]'", option="scheduler") from None
 
 
-def _open(spec: str):
-    """A connected :class:`distributed.Client` for ``spec`` and what to close after it."""
+def _open(spec: str, preload: Sequence[str] = ()):
+    """A connected :class:`distributed.Client` for ``spec`` and what to close after it
+    (``local:N``: its processes fork from a server that has imported ``preload`` too)."""
     require_dask()
     from distributed import Client, LocalCluster
 
@@ -90,7 +91,7 @@ def _open(spec: str):
         # the nannies and workers fork from the executor's server, which has imported Dask and
         # semtui once (a spawned process would import both again, each: seconds of CPU on a
         # machine whose cores the workers are about to need) and holds none of our standard streams
-        fork_server(("distributed", __name__))
+        fork_server(("distributed", __name__, *preload, *_asked(preload)))
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
             cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)
@@ -109,6 +110,21 @@ def _open(spec: str):
     return client, [client]
 
 
+def _asked(modules: Sequence[str]) -> list[str]:
+    """What ``modules`` ask their workers to import (``FORK_PRELOAD``), importing them here."""
+    import importlib
+
+    return [more for name in modules for more in getattr(importlib.import_module(name), "FORK_PRELOAD", ())]
+
+
+def _preload(modules: Sequence[str]) -> None:
+    """On a worker: import ``modules`` and what each asks its workers to import."""
+    import importlib
+
+    for more in _asked(modules):
+        importlib.import_module(more)
+
+
 class _Starting:
     """A session being opened in a background thread (:func:`session` with ``warm``): the
     driver reads, plans and scores on one core while the workers start on the other."""
@@ -123,12 +139,9 @@ class _Starting:
 
     def _start(self) -> None:
         try:
-            self.client, self.to_close = _open(self.spec)
+            self.client, self.to_close = _open(self.spec, self.preload)
             if self.preload:  # what the first task would import, imported while the driver works
-                import importlib
-
-                for module in self.preload:
-                    self.client.run(importlib.import_module, module)
+                self.client.run(_preload, self.preload)
         except BaseException as exc:  # handed to the thread that needs the client
             self.error = exc
 

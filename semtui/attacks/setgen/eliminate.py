@@ -87,6 +87,7 @@ on the previous ones): they loop in Python, but only over their candidate cells,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 import time
@@ -951,6 +952,15 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int,
         row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
     return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
                         initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+
+
+def compiled_preload() -> tuple[str, ...]:
+    """The compiled loop's module when ``auto`` may use it (numba installed, not turned off):
+    what a process that will attack many tables (a worker of ``--jobs`` or ``--scheduler``)
+    imports before its first one, from its fork server, instead of each worker again."""
+    if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0") or importlib.util.find_spec("numba") is None:
+        return ()
+    return (_COMPILED_MODULE,)
 
 
 def _compiled_kernel(engine: str, shape: tuple[int, int]):

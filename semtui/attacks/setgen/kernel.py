@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from semtui.attacks.setgen.eliminate import eliminate
+from semtui.attacks.setgen.eliminate import compiled_preload, eliminate
 from semtui.attacks.setgen.knowledge import Knowledge, combine, knowledge_table
 from semtui.attacks.setgen.options import AUTO_METHODS, group_seed
 from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
@@ -20,6 +20,10 @@ from semtui.metrics.elimination import budget_matched_eliminations, within_table
 from semtui.model import generalised_label
 from semtui.reports import json_float
 from semtui.runtime.progress import heartbeat
+
+#: what a worker process imports before its first group (runtime.executor, runtime.scheduler):
+#: the compiled eliminator's module when it may run, so that each worker does not load it again
+FORK_PRELOAD = compiled_preload()
 
 
 @dataclass(frozen=True)
