@@ -55,18 +55,30 @@ def main() -> None:
     print("|---|---|---:|---|---:|")
     attack = ["attack", "setgen", str(rel), "--original", str(MEPS), "--method", "rba", "--report",
               str(work / "r.json")]
-    runs = (("attack setgen rba, serial", []), ("attack setgen rba, --jobs 2", ["--jobs", "2"]),
-            ("attack setgen rba, --scheduler local:2", ["--scheduler", "local:2"]))
-    got: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in runs}
-    for _ in range(rounds):
-        for name, extra in runs:
-            got[name].append(run_measured(attack + extra, repeat=1))
-    serial = [s for s, _ in got[runs[0][0]]]
-    for name, _ in runs:
-        secs = [s for s, _ in got[name]]
-        ratios = ", ".join(f"{a / b:.2f}" for a, b in zip(serial, secs))
-        print(f"| {name} | {', '.join(f'{s:.1f}' for s in secs)} | {statistics.median(secs):.1f} | {ratios} | "
-              f"{max(r for _, r in got[name]):.0f} |", flush=True)
+    # the numpy eliminator (the setting) and the compiled one (the fast extra, when installed)
+    engines = [("numpy loop", "1")]
+    try:
+        import numba  # noqa: F401
+
+        engines.append(("compiled loop", ""))
+    except ImportError:
+        pass
+    for engine, no_numba in engines:
+        os.environ["SEMTUI_NO_NUMBA"] = no_numba
+        runs = ((f"attack setgen rba, {engine}, serial", []), (f"the same, --jobs 2", ["--jobs", "2"]),
+                (f"the same, --scheduler local:2", ["--scheduler", "local:2"]))
+        got: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in runs}
+        run_measured(attack, repeat=1)  # numba's cache filled, the score cache warm: not in the figures
+        for _ in range(rounds):
+            for name, extra in runs:
+                got[name].append(run_measured(attack + extra, repeat=1))
+        serial = [s for s, _ in got[runs[0][0]]]
+        for name, _ in runs:
+            secs = [s for s, _ in got[name]]
+            ratios = ", ".join(f"{a / b:.2f}" for a, b in zip(serial, secs))
+            print(f"| {name} | {', '.join(f'{s:.1f}' for s in secs)} | {statistics.median(secs):.1f} | {ratios} | "
+                  f"{max(r for _, r in got[name]):.0f} |", flush=True)
+    os.environ.pop("SEMTUI_NO_NUMBA", None)
     print()
     print("| run | seconds (whole process) | peak RSS MB (largest process) |")
     print("|---|---:|---:|")
