@@ -7,7 +7,13 @@ attack the assessment ran on it, `attacks`).
 
 `strongest`: the strongest-attacker table (every knowledge table of PBA and TBA); `methods`: the
 per-method tables of the set-generalisation attack (every eliminator, every measure, RA);
-`disassoc`: the re-association table.  Prints markdown on stdout.
+`disassoc`: the re-association table; `unmarked` and `recovery`: the unmarked section's two
+tables.  Tables over several datasets take `NAME=RESULTS.jsonl` arguments:
+
+    python benchmarks/render_tables.py cover BMS-WebView-1=cover_bms1.jsonl BMS-WebView-2=cover_bms2.jsonl
+    python benchmarks/render_tables.py refine_cover|refine|knowledge NAME=RESULTS.jsonl ...
+
+Prints markdown on stdout.
 """
 
 from __future__ import annotations
@@ -111,18 +117,204 @@ def disassoc(rows: list[dict]) -> None:
                   f"({f(rf.get('transaction_breakage'))}) | {f(g.get('km_breakage'))} ({f(rf.get('km_breakage'))}) |")
 
 
+def n(v) -> str:
+    return "–" if v is None else f"{v:,}"
+
+
+def ci(g: dict, key: str, d: int = 3, lift: bool = False) -> str:
+    """``v [lo, hi]`` from a re-association figure and its interval."""
+    v = (g.get("intervals") or {}).get(key)
+    d2 = 2 if lift else d
+    out = f(g.get(key), d2)
+    return out + (f" [{v[0]:.{d2}f}, {v[1]:.{d2}f}]" if isinstance(v, list) and None not in v else "")
+
+
+def named(args: list[str]) -> list[tuple[str, list[dict]]]:
+    """``NAME=RESULTS.jsonl`` arguments: each dataset's cells."""
+    out = []
+    for a in args:
+        name, _, path = a.partition("=")
+        out.append((name, cells(path)))
+    return out
+
+
+def by_attacker(c: dict) -> dict:
+    return {a["attacker"]: a["figures"] for a in c.get("attacks", []) if a["family"] == "cover"}
+
+
+def cover(parts: list[tuple[str, list[dict]]]) -> None:
+    """Cover problems on BMS-WebView (k = 3, m = 2, max cluster size 10..50), one table per
+    REFINE setting found."""
+    for refine in (False, True):
+        rows = [(name, c) for name, cs in parts for c in cs
+                if c["cell"]["k"] == 3 and c["cell"]["m"] == 2 and c["cell"].get("refine", True) is refine]
+        if not rows:
+            continue
+        print(f"\n{'With REFINE (the default today)' if refine else 'The first two steps (no REFINE)'}:\n")
+        print("| dataset | max cluster size | clusters | cover problems (= strong breaches) | vulnerable records: "
+              "strong / moderate / weak | really co-occurring |")
+        print("|---|---:|---:|---:|---|---:|")
+        for name, c in sorted(rows, key=lambda r: (r[0], r[1]["cell"]["max_cluster_size"])):
+            a = by_attacker(c)
+            st, mo, we = a.get("strong") or {}, a.get("moderate") or {}, a.get("weak") or {}
+            print(f"| {name} | {c['cell']['max_cluster_size']} | {n(c['utility'].get('clusters'))} | "
+                  f"{n(st.get('cover_problems'))} | {n(st.get('vulnerable_records'))} / {n(mo.get('vulnerable_records'))}"
+                  f" / {n(we.get('vulnerable_records'))} | {n(st.get('real_pairs'))} |")
+
+
+def refine_cover(parts: list[tuple[str, list[dict]]]) -> None:
+    """Cover problems before and after REFINE (k = 5, m = 2, N = 30, whole datasets, the strong attacker)."""
+    print("| dataset | release | cover problems (spanning a shared chunk) | I held by every record | vulnerable records "
+          "| clusters with breaches | (x, covered) pairs really together | s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, cs in parts:
+        for refine in (False, True):
+            for c in cs:
+                p = c["cell"]
+                if (p["k"], p["m"], p["max_cluster_size"], p.get("refine", True)) != (5, 2, 30, refine):
+                    continue
+                st = next((a for a in c.get("attacks", []) if a.get("attacker") == "strong"), None)
+                if st is None:
+                    continue
+                g = st["figures"]
+                print(f"| {name} | {'REFINE' if refine else 'two steps'} | {n(g.get('cover_problems'))} "
+                      f"({n(g.get('spanning_shared_chunk'))}) | {n(g.get('held_by_every_record'))} | "
+                      f"{n(g.get('vulnerable_records'))} | {n(g.get('clusters_with_breaches'))} | "
+                      f"{n(g.get('real_pairs'))} | {st.get('seconds', 0):.0f} |")
+
+
+def _reassoc_row(name: str, label: str, who: str, a: dict, release: str | None = None) -> str:
+    g = a["figures"]
+    sh = g.get("shared_chunks")
+    lead = f"| {name} | {release} | {who} |" if release is not None else f"| {name} | {label} | {who} |"
+    out = lead
+    if release is not None:
+        out += f" {n(g.get('placements'))} ({n((sh or {}).get('placements', 0))}) |"
+    out += (f" {ci(g, 'accuracy')} | {ci(g, 'lift_over_random', lift=True)} | {f(g.get('transaction_breakage'))} "
+            f"({f(g.get('baseline_transaction_breakage'))}) | {f(g.get('km_breakage'))} "
+            f"({f(g.get('baseline_km_breakage'))}) |")
+    if release is not None:
+        out += f" {f(sh.get('accuracy')) + ' (' + f(sh.get('baseline_accuracy')) + ')' if sh else '–'} |"
+    return out + f" {a.get('seconds', 0):.0f} |"
+
+
+def _reference_row(name: str, a: dict, release: str | None = None) -> str:
+    r = a["informed_reference"]
+    iv_ = r.get("intervals") or {}
+
+    def c(key, d=3):
+        v = iv_.get(key)
+        return f(r.get(key), d) + (f" [{v[0]:.{d}f}, {v[1]:.{d}f}]" if isinstance(v, list) and None not in v else "")
+    if release is not None:
+        return (f"| {name} | {release} | *informed reference (not an attack)* | {n(r.get('placements'))} | "
+                f"{c('accuracy')} | {c('lift_over_random', 2)} | {f(r.get('transaction_breakage'))} | | | |")
+    return (f"| {name} | *the original itself (reference, not an attack)* | NBA | {c('accuracy')} | "
+            f"*{c('lift_over_random', 2)}* | {f(r.get('transaction_breakage'))} | | |")
+
+
+def refine(parts: list[tuple[str, list[dict]]]) -> None:
+    """Re-association before and after REFINE (first half released, k = 5, m = 2, N = 30; RA, NBA)."""
+    print("| dataset | release | attacker | placements (shared) | accuracy [95 % CI] | lift over budget-matched random "
+          "[95 % CI] | transaction breakage (random) | k^m breakage (random) | shared: accuracy (random) | s |")
+    print("|---|---|---|---:|---|---|---|---|---|---:|")
+    for name, cs in parts:
+        for refine_ in (False, True):
+            for c in cs:
+                if c["cell"].get("refine", True) is not refine_:
+                    continue
+                rel = "REFINE" if refine_ else "two steps"
+                atk = {a["method"]: a for a in c.get("attacks", []) if a["family"] == "reassociation"}
+                for m, who in (("ra", "RA (no knowledge)"), ("nba", "NBA, background: the second half")):
+                    if m in atk:
+                        print(_reassoc_row(name, "", who, atk[m], rel))
+                ref = next((a for a in atk.values() if a.get("informed_reference")), None)
+                if ref is not None:
+                    print(_reference_row(name, ref, rel))
+
+
+def knowledge(parts: list[tuple[str, list[dict]]]) -> None:
+    """Re-association with knowledge (k = 3, m = 2, N = 30): RA, the paper's methods per measure,
+    NBA with the background, the informed reference."""
+    print("| dataset | knowledge | method | accuracy [95 % CI] | lift over budget-matched random [95 % CI] | "
+          "transaction breakage (random) | k^m breakage (random) | s |")
+    print("|---|---|---|---|---|---|---|---:|")
+    for name, cs in parts:
+        for c in cs:
+            atk = [a for a in c.get("attacks", []) if a["family"] == "reassociation"]
+            order = sorted(atk, key=lambda a: (a["method"] != "ra", a["method"] == "nba"))
+            for a in order:
+                m = a["method"]
+                if m == "ra":
+                    know, who = "none", "RA"
+                elif m == "nba":
+                    know, who = f"background: {Path(a['background'] or '').name}", "NBA"
+                else:
+                    meas = a["measure"] or ""
+                    know = f"ngd ({Path(meas[4:]).name})" if meas.startswith("ngd:") else meas
+                    who = m.upper()
+                print(_reassoc_row(name, know, who, a))
+            ref = next((a for a in atk if a.get("informed_reference")), None)
+            if ref is not None:
+                print(_reference_row(name, ref))
+
+
+def unmarked(rows: list[dict]) -> None:
+    """The attack on the marked and the unmarked release (the same k), every attack run."""
+    print("| release | method | groups | eliminated | correct | precision [95 % CI] | recall (all added items) | "
+          "error ratio vs random | AUC within |")
+    print("|---|---|---:|---:|---:|---|---:|---:|---:|")
+    atks = [(c, a) for c in rows for a in c.get("attacks", []) if a["family"] == "setgen" and not a.get("knowledge")]
+    for c, a in sorted(atks, key=lambda ca: (ca[1]["method"] != "rba", ca[1]["method"], bool(ca[0]["cell"].get("unmarked")))):
+        g = a["figures"]
+        print(f"| {'unmarked' if c['cell'].get('unmarked') else 'marked'} | {a['method'].upper()} | {n(g.get('groups'))} | "
+              f"{n(g.get('eliminated'))} | {n(g.get('correct'))} | {f(g.get('precision'))}{iv(g, 'precision')} | "
+              f"{f(g.get('recall'))} | {f(g.get('error_ratio'))} | {f(g.get('auc_within_table'))} |")
+
+
+def recovery(rows: list[dict]) -> None:
+    """How exactly an unmarked release's groups come back, with k (from the sidecar) and without."""
+    print("| k | true groups | recovered (k known) | exact | collisions | plain items absorbed | left plain (< k "
+          "transactions) | added items reachable | thesis' rules alone: exact / groups | recovered (k unknown) | exact "
+          "| seconds |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+    for c in sorted(rows, key=lambda c: c["cell"]["k"]):
+        u = c.get("unmarked")
+        if not u:
+            continue
+        d, nk = u["k_known"], u["k_unknown"]
+        ex, cl, r = d.get("exactness") or {}, d.get("cells") or {}, d.get("thesis_rules") or {}
+        print(f"| {c['cell']['k']} | {n(ex.get('true_groups'))} | {n(ex.get('recovered_groups'))} | "
+              f"{n(ex.get('exact_matches'))} | {n(ex.get('collided'))} | {n(ex.get('plain_items_absorbed'))} | "
+              f"{n(ex.get('true_groups_below_support'))} | {n(cl.get('added_in_groups'))} / {n(cl.get('added_items'))} | "
+              f"{n(r.get('exact_matches'))} / {n(r.get('recovered_groups'))} | "
+              f"{n((nk.get('exactness') or {}).get('recovered_groups'))} | {n((nk.get('exactness') or {}).get('exact_matches'))} "
+              f"| {d.get('seconds', 0):.2f} |")
+
+
+MULTI = {"cover": cover, "refine_cover": refine_cover, "refine": refine, "knowledge": knowledge}
+
+
 def main() -> None:
-    kind, path = sys.argv[1], sys.argv[2]
+    kind = sys.argv[1]
+    if kind in MULTI:
+        MULTI[kind](named(sys.argv[2:]))
+        return
+    path = sys.argv[2]
     opts = dict(zip(sys.argv[3::2], sys.argv[4::2]))
     rows = cells(path)
-    if kind == "strongest":
+    if kind == "unmarked":
+        unmarked(rows)
+    elif kind == "recovery":
+        recovery(rows)
+    elif kind == "strongest":
         strongest(rows, opts.get("--name", "MEPS half"), opts.get("--background", "meps-half2.txt"))
     elif kind == "methods":
         methods(rows)
     elif kind == "disassoc":
         disassoc(rows)
     else:
-        raise SystemExit(f"unknown table {kind!r}: strongest, methods or disassoc")
+        raise SystemExit(f"unknown table {kind!r}: strongest, methods, disassoc, unmarked, recovery, "
+                         f"{', '.join(MULTI)}")
 
 
 if __name__ == "__main__":
