@@ -29,7 +29,8 @@ TABLE = {"strongest_meps": ["strongest"], "meps_embedding": ["methods"], "meps_n
          "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [],
          "refine_bms1": [], "refine_bms2": [], "refine_meps": [],
          "knowledge_med": [], "knowledge_meps": [], "knowledge_bms2": [],
-         "unmarked": ["unmarked"], "unmarked_recovery": ["recovery"]}
+         "unmarked": ["unmarked"], "unmarked_recovery": ["recovery"],
+         "med_extract": ["med", "med_knowledge", "med_disassoc"], "km_meps": ["km"]}
 #: tables over several specs' results: (kind, [(dataset name, spec), ...])
 MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2")]),
          ("refine", [("BMS-WebView-1", "refine_bms1"), ("BMS-WebView-2", "refine_bms2"), ("MEPS", "refine_meps")]),
@@ -85,6 +86,31 @@ def prepare(work: Path) -> None:
         odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
                                           for number, body in med_abstracts() if number % 2])
         formats.write(odd, work / "med-words-odd.txt")
+    # the k^m section's hierarchies (benchmarks/meps_km_experiment.py): the shipped ICD-9 one, its
+    # code leaves renamed to the condition names, and a balanced fanout-5 one over the conditions
+    # MEPS holds, in ICD-9 order
+    if not (work / "meps-bal5.hierarchy.txt").exists():
+        from meps_km_experiment import names_hierarchy
+
+        from semtui import formats
+        from semtui.formats.hierarchy import write_hierarchy
+        from semtui.model.hierarchy import balanced
+
+        h = names_hierarchy()
+        write_hierarchy(h, work / "meps-icd9.hierarchy.txt")
+        vocab = formats.read_transactions(work / "meps.txt").vocab
+        write_hierarchy(balanced([h.labels[v] for v in h.leaf_order if h.labels[v] in vocab], 5),
+                        work / "meps-bal5.hierarchy.txt")
+    # MED through `semtui extract` (issue 25), as benchmarks/extract_experiment.py prepares it
+    med = work / "med-extract"
+    if not (med / "med-odd.sqlite").exists():
+        import contextlib
+
+        import extract_experiment
+
+        med.mkdir(exist_ok=True)
+        with contextlib.redirect_stdout(sys.stderr):
+            extract_experiment.prepare(med)
 
 
 def main() -> None:

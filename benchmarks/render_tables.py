@@ -291,6 +291,107 @@ def recovery(rows: list[dict]) -> None:
               f"| {d.get('seconds', 0):.2f} |")
 
 
+def med(rows: list[dict]) -> None:
+    """MED through extract: the papers' attack, every method (MDA included), every measure.  RA
+    runs once (assess's, seed 0, under GloVe): the F1 lift over RA is given for GloVe's rows only."""
+    print("| k | measure | method | AUC within [95 % CI] | density per item | precision [95 % CI] | recall (all added) "
+          "| F1 | random same budget: P | error ratio vs it | F1 lift over RA |")
+    print("|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|")
+    for c in rows:
+        if c["cell"]["family"] != "setgen":
+            continue
+        atk = [a for a in c.get("attacks", []) if a["family"] == "setgen" and not a.get("knowledge")]
+        ra = next((a for a in atk if a["method"] == "ra"), None)
+        ra_f1 = (ra or {}).get("figures", {}).get("f1")
+        measures = list(dict.fromkeys(a["measure"] for a in atk if a["measure"]))
+        for m in measures:
+            for a in ([ra] if m == "embedding" else []) + [a for a in atk if a["measure"] == m]:
+                if a is None:
+                    continue
+                g = a["figures"]
+                lift = g["f1"] / ra_f1 if m == "embedding" and ra_f1 and g.get("f1") is not None else None
+                name = "ngd" if m.startswith("ngd:") else m
+                print(f"| {c['cell']['k']} | {name} | {a['method'].upper()} | {f(g.get('auc_within_table'))}"
+                      f"{iv(g, 'auc_within_table', 2)} | {f(g.get('density_per_item'))} | {f(g.get('precision'))}"
+                      f"{iv(g, 'precision', 2)} | {f(g.get('recall'))} | {f(g.get('f1'))} | "
+                      f"{f((g.get('baseline') or {}).get('precision'))} | {f(g.get('error_ratio'), 2)} | {f(lift, 2)} |")
+
+
+def med_knowledge(rows: list[dict]) -> None:
+    """MED through extract with the other half as background: PBA and TBA on every knowledge
+    table (the semantics table with NGD, as the papers), F1 lift over GloVe's RA."""
+    print("| k | method | knowledge | AUC within [95 % CI] | precision [95 % CI] | recall (all added) [95 % CI] | F1 | "
+          "F1 lift over RA | error ratio vs random | random same budget: P | popularity same budget: P / R / error ratio |")
+    print("|---:|---|---|---|---|---|---:|---:|---:|---:|---|")
+    for c in rows:
+        if c["cell"]["family"] != "setgen":
+            continue
+        ra = next((a for a in c.get("attacks", []) if a["family"] == "setgen" and a["method"] == "ra"), None)
+        ra_f1 = (ra or {}).get("figures", {}).get("f1")
+        know = [a for a in c.get("attacks", []) if a.get("knowledge") and (a.get("measure") or "").startswith("ngd:")]
+        # as the section lists them: PBA prior, the papers' attack (TBA semantics, once), PBA's
+        # other tables, TBA's other tables
+        order = [a for a in know if a["attack"].startswith("PBA on the prior")]
+        order += [a for a in know if a["attack"].startswith("TBA on the semantics")][:1]
+        order += [a for a in know if a["attack"].startswith("PBA") and "prior" not in a["attack"]]
+        order += [a for a in know if a["attack"].startswith("TBA") and "semantics" not in a["attack"]]
+        for a in order:
+            g = a["figures"]
+            base, pop = g.get("baseline") or {}, g.get("popularity") or {}
+            lift = g["f1"] / ra_f1 if ra_f1 and g.get("f1") is not None else None
+            print(f"| {c['cell']['k']} | {(a['method'] or '').upper()} | {a['knowledge']} | "
+                  f"{f(g.get('auc_within_table'))}{iv(g, 'auc_within_table')} | {f(g.get('precision'))}{iv(g, 'precision')}"
+                  f" | {f(g.get('recall'))}{iv(g, 'recall')} | {f(g.get('f1'))} | {f(lift, 2)} | "
+                  f"{f(g.get('error_ratio'), 2)} | {f(base.get('precision'))} | {f(pop.get('precision'))} / "
+                  f"{f(pop.get('recall') if pop.get('precision') is not None else None)} / {f(pop.get('error_ratio'), 2)} |")
+
+
+def med_disassoc(rows: list[dict]) -> None:
+    """MED through extract, disassociated: every re-association attack, and the k^m release's figures."""
+    knowledge([("MED extract", [c for c in rows if c["cell"]["family"] == "disassoc"])])
+    for c in rows:
+        if c["cell"]["family"] != "km":
+            continue
+        u = c["utility"]
+        print(f"\nk^m {c['label']}: NCP {f(u.get('ncp_hierarchy'), 4)} (over the hierarchy), generalised items "
+              f"{n(u.get('generalised_items'))}, exact share {f(u.get('exact_share'), 4)}; check: "
+              f"{c['check']['detail']}\n")
+        print("| method | knowledge | measure | precision | recall (all added) | error ratio vs random | random P | "
+              "density per item |")
+        print("|---|---|---|---:|---:|---:|---:|---:|")
+        for a in c.get("attacks", []):
+            g = a["figures"]
+            print(f"| {(a['method'] or '').upper()} | {a.get('knowledge') or '–'} | {a.get('measure') or '–'} | "
+                  f"{f(g.get('precision'))} | {f(g.get('recall'))} | {f(g.get('error_ratio'), 2)} | "
+                  f"{f((g.get('baseline') or {}).get('precision'))} | {f(g.get('density_per_item'))} |")
+
+
+def km(rows: list[dict]) -> None:
+    """k^m releases of MEPS against the papers' attack: each release's NCP and groups, and every
+    attack with its error ratio against RA on the same release."""
+    print("| release | NCP | groups | group rows | rows no attack could score | method | eliminated | added | density "
+          "| AUC (pooled) | P | R | F1 | error ratio vs RA | exposed items |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in rows:
+        p = c["cell"]
+        name = (f"k^m, {Path(str(p.get('hierarchy'))).name if p.get('hierarchy') else 'fanout ' + str(p.get('fanout'))}"
+                f", m = {p.get('m')}" if p["family"] == "km" else f"COAT-style k = {p['k']}")
+        ncp = c["utility"].get("ncp_hierarchy", c["utility"].get("ncp"))
+        atk = [a for a in c.get("attacks", []) if a["family"] == "setgen" and not a.get("knowledge")]
+        ra = next((a for a in atk if a["method"] == "ra"), None)
+        ra_p = (ra or {}).get("figures", {}).get("precision")
+        for a in atk:
+            g = a["figures"]
+            rows_ = a.get("rows")
+            unscored = 1 - a["attacked_rows"] / rows_ if rows_ and a.get("attacked_rows") is not None else None
+            er = (1 - g["precision"]) / (1 - ra_p) if g.get("precision") is not None and ra_p not in (None, 1) else None
+            print(f"| {name} | {f(ncp * 100 if ncp is not None else None, 1)} % | {n(g.get('groups'))} | {n(rows_)} | "
+                  f"{f(unscored * 100 if unscored is not None else None, 1)} % | {a['method'].upper()} | "
+                  f"{n(g.get('eliminated'))} | {n(g.get('added'))} | {f(g.get('density'))} | {f(g.get('auc_pooled'))} | "
+                  f"{f(g.get('precision'))} | {f(g.get('recall'))} | {f(g.get('f1'))} | {f(er, 2)} | "
+                  f"{n(a.get('exposed_items'))} of {n(a.get('member_items'))} |")
+
+
 MULTI = {"cover": cover, "refine_cover": refine_cover, "refine": refine, "knowledge": knowledge}
 
 
@@ -304,6 +405,10 @@ def main() -> None:
     rows = cells(path)
     if kind == "unmarked":
         unmarked(rows)
+    elif kind == "km":
+        km(rows)
+    elif kind in ("med", "med_knowledge", "med_disassoc"):
+        {"med": med, "med_knowledge": med_knowledge, "med_disassoc": med_disassoc}[kind](rows)
     elif kind == "recovery":
         recovery(rows)
     elif kind == "strongest":

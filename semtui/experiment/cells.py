@@ -298,6 +298,10 @@ def every_attack(report) -> list[dict]:
                                       "attacker", "seconds")}
         if a.get("informed_reference"):  # disassociation: NBA with the original's own statistics
             base["informed_reference"] = a["informed_reference"]
+        if a["family"] == "setgen":  # the rows of the groups, those the attack could score, exposure
+            base.update(rows=a.get("rows"), attacked_rows=a.get("attacked_rows"),
+                        exposed_items=(a.get("privacy") or {}).get("exposed_items"),
+                        member_items=(a.get("privacy") or {}).get("member_items"))
         if a.get("by_knowledge"):
             for v, c in a["by_knowledge"].items():
                 out.append({**base, "attack": f"{(c.get('method') or '').upper()} on the {v} table",
