@@ -26,15 +26,18 @@ SPECS = REPO / "benchmarks" / "specs"
 #: once all its specs have run: MULTI)
 TABLE = {"strongest_meps": ["strongest"], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
          "disassoc_meps": ["disassoc"], "grid_6k": [],
-         "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [],
+         "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [], "cover_refine_bms1": [], "cover_refine_bms2": [],
+         "refine_cover_bms1": [], "refine_cover_bms2": [],
          "refine_bms1": [], "refine_bms2": [], "refine_meps": [],
          "knowledge_med": [], "knowledge_meps": [], "knowledge_bms2": [],
          "unmarked": ["unmarked"], "unmarked_recovery": ["recovery"],
          "med_extract": ["med", "med_knowledge", "med_disassoc"], "km_meps": ["km"]}
 #: tables over several specs' results: (kind, [(dataset name, spec), ...])
-MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2")]),
+MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2"),
+                    ("BMS-WebView-1", "cover_refine_bms1"), ("BMS-WebView-2", "cover_refine_bms2")]),
          ("refine", [("BMS-WebView-1", "refine_bms1"), ("BMS-WebView-2", "refine_bms2"), ("MEPS", "refine_meps")]),
-         ("refine_cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2"),
+         ("refine_cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-1", "refine_cover_bms1"),
+                           ("BMS-WebView-2", "cover_bms2"), ("BMS-WebView-2", "refine_cover_bms2"),
                            ("MEPS", "refine_cover_meps")]),
          ("knowledge", [("MED words", "knowledge_med"), ("MEPS", "knowledge_meps"),
                         ("BMS-WebView-2", "knowledge_bms2")])]
