@@ -83,14 +83,16 @@ def methods(rows: list[dict]) -> None:
         ra = next((a for a in atk if a["method"] == "ra"), None)
         ra_f1 = (ra or {}).get("figures", {}).get("f1")
         measures = list(dict.fromkeys(a["measure"] for a in atk if a["measure"]))
+        # RA runs once, under GloVe (assess's RA): its row goes with GloVe's, and every F1 lift is over it
+        ra_block = "embedding" if "embedding" in measures else (measures[0] if measures else None)
         for m in measures:
-            for a in [ra, *[a for a in atk if a["measure"] == m and a["method"] != "mda"]]:
+            for a in [ra if m == ra_block else None, *[a for a in atk if a["measure"] == m and a["method"] != "mda"]]:
                 if a is None:
                     continue
                 g = a["figures"]
                 small = g.get("small_tables") or {}
                 lift = g["f1"] / ra_f1 if ra_f1 and g.get("f1") is not None else None
-                print(f"| {c['cell']['k']} | {m} | {a['method'].upper()} | {f(g.get('auc_within_table'))}"
+                print(f"| {c['cell']['k']} | {'ngd' if m.startswith('ngd:') else m} | {a['method'].upper()} | {f(g.get('auc_within_table'))}"
                       f"{iv(g, 'auc_within_table', 2)} | {f(g.get('auc_pooled'))} | {f(g.get('density_per_item'))} / "
                       f"{f(g.get('density'))} | {f(g.get('precision'))}{iv(g, 'precision', 2)} | {f(g.get('recall'))} / "
                       f"{f(g.get('recall_attackable'))} | {f(g.get('f1'))} | "
@@ -151,15 +153,17 @@ def cover(parts: list[tuple[str, list[dict]]]) -> None:
         if not rows:
             continue
         print(f"\n{'With REFINE (the default today)' if refine else 'The first two steps (no REFINE)'}:\n")
+        extra = " of them, I held by every record |" if refine else ""
         print("| dataset | max cluster size | clusters | cover problems (= strong breaches) | vulnerable records: "
-              "strong / moderate / weak | really co-occurring |")
-        print("|---|---:|---:|---:|---|---:|")
+              "strong / moderate / weak | really co-occurring |" + extra)
+        print("|---|---:|---:|---:|---|---:|" + ("---:|" if refine else ""))
         for name, c in sorted(rows, key=lambda r: (r[0], r[1]["cell"]["max_cluster_size"])):
             a = by_attacker(c)
             st, mo, we = a.get("strong") or {}, a.get("moderate") or {}, a.get("weak") or {}
             print(f"| {name} | {c['cell']['max_cluster_size']} | {n(c['utility'].get('clusters'))} | "
                   f"{n(st.get('cover_problems'))} | {n(st.get('vulnerable_records'))} / {n(mo.get('vulnerable_records'))}"
-                  f" / {n(we.get('vulnerable_records'))} | {n(st.get('real_pairs'))} |")
+                  f" / {n(we.get('vulnerable_records'))} | {n(st.get('real_pairs'))} |"
+                  + (f" {n(st.get('held_by_every_record'))} |" if refine else ""))
 
 
 def refine_cover(parts: list[tuple[str, list[dict]]]) -> None:
