@@ -3,7 +3,8 @@
     nice python benchmarks/experiment_tables.py WORK [SPEC_NAME ...] [--jobs N]
 
 Prepares the data in WORK (MEPS, its halves, the first 6,000 patients, the NGD index of the
-second half), copies each spec there, runs `semtui experiment WORK/NAME.toml -o WORK/NAME.jsonl`
+second half; BMS-WebView-1/2 and their halves; MED as content words and through `semtui extract`
+with their NGD indexes; the k^m section's ICD-9 and balanced hierarchies), copies each spec there, runs `semtui experiment WORK/NAME.toml -o WORK/NAME.jsonl`
 (resumable: run it again after an interruption and only the missing cells are measured) and
 prints each table rendered by benchmarks/render_tables.py.  SPEC_NAME: a spec of
 benchmarks/specs/ without .toml (default: all; TABLE below lists them).
