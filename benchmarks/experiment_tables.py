@@ -3,10 +3,11 @@
     nice python benchmarks/experiment_tables.py WORK [SPEC_NAME ...] [--jobs N]
 
 Prepares the data in WORK (MEPS, its halves, the first 6,000 patients, the NGD index of the
-second half), copies each spec there, runs `semtui experiment WORK/NAME.toml -o WORK/NAME.jsonl`
+second half; BMS-WebView-1/2 and their halves; MED as content words and through `semtui extract`
+with their NGD indexes; the k^m section's ICD-9 and balanced hierarchies), copies each spec there, runs `semtui experiment WORK/NAME.toml -o WORK/NAME.jsonl`
 (resumable: run it again after an interruption and only the missing cells are measured) and
-prints each table rendered by benchmarks/render_tables.py.  SPEC_NAME: strongest_meps,
-meps_embedding, meps_ngd, disassoc_meps, grid_6k (default: all).
+prints each table rendered by benchmarks/render_tables.py.  SPEC_NAME: a spec of
+benchmarks/specs/ without .toml (default: all; TABLE below lists them).
 """
 
 from __future__ import annotations
@@ -22,8 +23,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import REPO, SHARED_DATA, meps_halves
 
 SPECS = REPO / "benchmarks" / "specs"
+#: each spec, the tables render_tables.py prints from it (a table of several datasets is printed
+#: once all its specs have run: MULTI)
 TABLE = {"strongest_meps": ["strongest"], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
-         "disassoc_meps": ["disassoc"], "grid_6k": []}
+         "disassoc_meps": ["disassoc"], "grid_6k": [],
+         "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [], "cover_refine_bms1": [], "cover_refine_bms2": [],
+         "refine_cover_bms1": [], "refine_cover_bms2": [],
+         "refine_bms1": [], "refine_bms2": [], "refine_meps": [],
+         "knowledge_med": [], "knowledge_meps": [], "knowledge_bms2": [],
+         "unmarked": ["unmarked"], "unmarked_recovery": ["recovery"],
+         "med_extract": ["med", "med_knowledge", "med_disassoc"], "km_meps": ["km"]}
+#: tables over several specs' results: (kind, [(dataset name, spec), ...])
+MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2"),
+                    ("BMS-WebView-1", "cover_refine_bms1"), ("BMS-WebView-2", "cover_refine_bms2")]),
+         ("refine", [("BMS-WebView-1", "refine_bms1"), ("BMS-WebView-2", "refine_bms2"), ("MEPS", "refine_meps")]),
+         ("refine_cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-1", "refine_cover_bms1"),
+                           ("BMS-WebView-2", "cover_bms2"), ("BMS-WebView-2", "refine_cover_bms2"),
+                           ("MEPS", "refine_cover_meps")]),
+         ("knowledge", [("MED words", "knowledge_med"), ("MEPS", "knowledge_meps"),
+                        ("BMS-WebView-2", "knowledge_bms2")])]
 
 
 def semtui(*args: str) -> None:
@@ -46,6 +64,57 @@ def prepare(work: Path) -> None:
         (work / "meps6k-bg.txt").write_text("".join(lines[6000:12000]), encoding="utf-8")
     if not (work / "meps-half2.sqlite").exists():
         semtui("corpus", "build", str(work / "meps-half2.txt"), "--transactions", "-o", str(work / "meps-half2.sqlite"))
+    # BMS-WebView-1/2, whole and split in halves by line (the release's sessions, the attacker's)
+    for n in (1, 2):
+        whole = work / f"bms{n}.txt"
+        if not whole.exists():
+            shutil.copyfile(SHARED_DATA / f"bms-webview-{n}.dat", whole)
+        if not (work / f"bms{n}-half2.txt").exists():
+            rows = [ln + "\n" for ln in whole.read_text(encoding="utf-8").splitlines() if ln.strip()]
+            half = len(rows) // 2
+            (work / f"bms{n}-half1.txt").write_text("".join(rows[:half]), encoding="utf-8")
+            (work / f"bms{n}-half2.txt").write_text("".join(rows[half:]), encoding="utf-8")
+    # MED as content words (the construction before issue 25, benchmarks/disassoc_knowledge.py):
+    # the even abstracts' words found in 5-30 % of the abstracts, the odd abstracts' words of
+    # >= 4 letters (the background) and their text (the NGD index, one abstract a line)
+    if not (work / "med-words-odd.txt").exists():
+        import re
+
+        from attack_experiment import med_abstracts, med_transactions
+
+        from semtui import formats
+        from semtui.model import TransactionData
+
+        even, _ = med_transactions(work)  # also writes med-odd.txt and its index med-odd.sqlite
+        formats.write(even, work / "med-words-even.txt")
+        odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
+                                          for number, body in med_abstracts() if number % 2])
+        formats.write(odd, work / "med-words-odd.txt")
+    # the k^m section's hierarchies (benchmarks/meps_km_experiment.py): the shipped ICD-9 one, its
+    # code leaves renamed to the condition names, and a balanced fanout-5 one over the conditions
+    # MEPS holds, in ICD-9 order
+    if not (work / "meps-bal5.hierarchy.txt").exists():
+        from meps_km_experiment import names_hierarchy
+
+        from semtui import formats
+        from semtui.formats.hierarchy import write_hierarchy
+        from semtui.model.hierarchy import balanced
+
+        h = names_hierarchy()
+        write_hierarchy(h, work / "meps-icd9.hierarchy.txt")
+        vocab = formats.read_transactions(work / "meps.txt").vocab
+        write_hierarchy(balanced([h.labels[v] for v in h.leaf_order if h.labels[v] in vocab], 5),
+                        work / "meps-bal5.hierarchy.txt")
+    # MED through `semtui extract` (issue 25), as benchmarks/extract_experiment.py prepares it
+    med = work / "med-extract"
+    if not (med / "med-odd.sqlite").exists():
+        import contextlib
+
+        import extract_experiment
+
+        med.mkdir(exist_ok=True)
+        with contextlib.redirect_stdout(sys.stderr):
+            extract_experiment.prepare(med)
 
 
 def main() -> None:
@@ -68,6 +137,11 @@ def main() -> None:
             print(f"\n### {name} ({kind})\n", flush=True)
             subprocess.run([sys.executable, str(REPO / "benchmarks" / "render_tables.py"), kind, str(results)],
                            check=True)
+    for kind, parts in MULTI:
+        have = [f"{label}={work / (spec + '.jsonl')}" for label, spec in parts if (work / f"{spec}.jsonl").exists()]
+        if any(spec in names for _, spec in parts) and have:
+            print(f"\n### {kind}\n", flush=True)
+            subprocess.run([sys.executable, str(REPO / "benchmarks" / "render_tables.py"), kind, *have], check=True)
 
 
 if __name__ == "__main__":

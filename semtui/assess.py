@@ -58,6 +58,12 @@ class AssessInputs:
     scheduler: str | None = None
     #: read and write the persistent score cache (the results are the same without it)
     cache: bool = True
+    #: the release writes its generalised items as their members, as plain items: every
+    #: set-generalisation attack recovers them first (``attack setgen --unmarked``)
+    unmarked: bool = False
+    #: run only these attacks (:func:`attack_name`: a method, or ``cover``); None: every one the
+    #: release admits.  What is not run is not tried: the strongest attack is among those run only
+    only: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         from semtui.runtime.scheduler import check_scheduler
@@ -185,7 +191,7 @@ class Assessor:
                                  "metrics need both)", option="key")
             scored = key is not None
         else:
-            if release.n_generalised == 0:
+            if release.n_generalised == 0 and not inputs.unmarked:
                 raise InputError("no generalised items to assess (a plain transactions file? an unmarked "
                                  "release: semtui attack setgen --unmarked)", inputs.data)
             kind = "set-generalised"
@@ -218,6 +224,8 @@ class Assessor:
                 out.append(("reassoc", dict(method="nba", background=i.background)))
             out.append(("reassoc", dict(method="ra")))
             out += [("cover", dict(attacker=a)) for a in COVER_ATTACKERS]
+        if i.only is not None:
+            out = [(f, o) for f, o in out if attack_name(f, o) in i.only]
         return out
 
     def run(self) -> AssessmentReport:
@@ -266,7 +274,8 @@ class Assessor:
 
         i = self.inputs
         opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
-                             background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache)
+                             background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache,
+                             unmarked=i.unmarked)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background() if opts.background else None, progress=progress,
                                 data_path=i.data, original_path=i.original)
@@ -332,7 +341,13 @@ class Assessor:
             keys = ("placements", "correct", "accuracy", "lift_over_random", "transaction_breakage", "km_breakage",
                     "broken_transactions", "exposed_itemsets", "protected_itemsets")
             entry["figures"] = {k: m.get(k) for k in keys}
-            entry["figures"]["baseline_accuracy"] = (m.get("baseline") or {}).get("accuracy")
+            base = m.get("baseline") or {}
+            entry["figures"]["baseline_accuracy"] = base.get("accuracy")
+            # the budget-matched random re-association's breakages, beside the attack's
+            entry["figures"]["baseline_transaction_breakage"] = base.get("transaction_breakage")
+            entry["figures"]["baseline_km_breakage"] = base.get("km_breakage")
+            if m.get("shared_chunks"):  # REFINE's shared chunks: their placements on their own
+                entry["figures"]["shared_chunks"] = m["shared_chunks"]
             entry["figures"]["intervals"] = m.get("intervals")
             if m.get("informed_reference"):
                 entry["informed_reference"] = {k: v for k, v in m["informed_reference"].items() if k != "about"}
@@ -356,6 +371,14 @@ class Assessor:
                  "command": " ".join(cmd), "needs": needs,
                  "figures": {k: s.get(k) for k in ("cover_problems", "breaches", "vulnerable_records",
                                                    "clusters_with_breaches", "real_pairs")}}
+        # REFINE's cover problems: those across a shared chunk, and those whose covering itemset
+        # every record of the cluster holds (it says nothing the cluster does not say of each record)
+        problems = doc.get("cover_problems") or []
+        size = {c["id"]: c["size"] for c in doc.get("clusters") or [] if "id" in c and "size" in c}
+        entry["figures"]["spanning_shared_chunk"] = sum(
+            1 for p in problems if "/S" in str(p.get("chunk_label", "")) + str(p.get("earlier_label", "")))
+        entry["figures"]["held_by_every_record"] = sum(
+            1 for p in problems if size.get(p.get("cluster")) is not None and p.get("itemset_support") == size[p["cluster"]])
         self._cover_records(doc)
         self.report.cover_reports[opts.attacker] = doc
         return entry, doc
@@ -376,6 +399,8 @@ class Assessor:
             cmd += ["--background", _q(background), "--knowledge", knowledge]
         if seed is not None:
             cmd += ["--seed", str(seed)]
+        if i.unmarked:
+            cmd += ["--unmarked"]
         if i.original:
             cmd += ["--original", _q(i.original)]
         return " ".join(cmd)
@@ -401,7 +426,7 @@ class Assessor:
         s = self.report.strongest
         opts = AttackOptions(method=s["method"], measure=s["measure"], background=s["background"],
                              knowledge=s["knowledge"], jobs=self.inputs.jobs,
-                             scheduler=self.inputs.scheduler, cache=self.inputs.cache)
+                             scheduler=self.inputs.scheduler, cache=self.inputs.cache, unmarked=self.inputs.unmarked)
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background(), progress=self.progress,
                                 data_path=self.inputs.data, original_path=self.inputs.original)
@@ -538,6 +563,17 @@ def lifts(rep: AssessmentReport) -> dict:
         if ra and ra["figures"].get("correct"):
             out["ra"] = json_float(f["correct"] / ra["figures"]["correct"])
     return out
+
+
+def attack_name(family: str, o: dict) -> str:
+    """An attack's short name, as ``AssessInputs.only`` and an experiment spec's ``attacks`` name
+    it: its method (``tba``, ``pba``, ``ra``, ``aba``, ``nba``, ...) or ``cover`` (the three cover
+    attackers)."""
+    return "cover" if family == "cover" else str(o["method"])
+
+
+#: every name :func:`attack_name` gives
+ATTACK_NAMES = tuple(dict.fromkeys((*SETGEN_METHODS, *KNOWLEDGE_METHODS, "ra", *REASSOC_METHODS, "nba", "cover")))
 
 
 def _label(family: str, o: dict) -> str:

@@ -42,14 +42,17 @@ class Context:
     jobs: int = 1
     cache: bool = True
     keep_dir: Path | None = None
+    #: the attacks every cell runs (the spec's ``attacks``), None: every one assess runs
+    only: tuple[str, ...] | None = None
     opened: Opened = field(default_factory=Opened)
     _hierarchies: dict = field(default_factory=dict)
     #: the files a cell's parameters name (privacy constraints, utility constraints), as read
     _files: dict = field(default_factory=dict)
 
-    def inputs(self, data: str, key: str | None = None) -> AssessInputs:
+    def inputs(self, data: str, key: str | None = None, unmarked: bool = False) -> AssessInputs:
         return AssessInputs(data=data, original=self.original_path, key=key, background=self.background,
-                            corpus=self.corpus, measures=self.measures, jobs=self.jobs, cache=self.cache)
+                            corpus=self.corpus, measures=self.measures, jobs=self.jobs, cache=self.cache,
+                            unmarked=unmarked, only=self.only)
 
     def hierarchy(self, p: dict):
         """The cell's hierarchy: its file, or one ``semtui hierarchy build`` makes from the original."""
@@ -138,6 +141,8 @@ class Made:
     anonymiser: dict = field(default_factory=dict)
     #: k^m: the hierarchy the release was generalised along (for ML² and dML²)
     hierarchy: object | None = None
+    #: an unmarked release: the same release with its generalised items marked (its utility)
+    marked: object | None = None
 
 
 def _q(x) -> str:
@@ -167,10 +172,21 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
             source = {"source": "random", "n": p["random_privacy"], "sizes": [lo, hi], "seed": p["seed"]}
             how = f"--random-privacy {p['random_privacy']} --sizes {p['sizes']} --seed {p['seed']}"
         res = anonymize(orig, constraints, int(p["k"]), ctx.utility(p["utility"], constraints), progress=progress)
+        unmarked = bool(p.get("unmarked", False))
         buf = io.StringIO()
-        dump_setgen(res.data, buf, name)
+        if unmarked:  # every generalised item written as its members, as plain items (anonymize --unmarked)
+            from semtui.anonymize.setgen.unmarked import flatten
+
+            dump_setgen(flatten(res.data), buf, name)
+        else:
+            dump_setgen(res.data, buf, name)
         text = buf.getvalue()
         release = parse_text(text, name)
+        marked = None
+        if unmarked:
+            mbuf = io.StringIO()
+            dump_setgen(res.data, mbuf, name)
+            marked = parse_text(mbuf.getvalue(), name)
         from semtui.checks.privacy import check_privacy
 
         tc = time.perf_counter()
@@ -180,10 +196,11 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
         check = {"passed": bool(chk.holds), "checker": "check privacy",
                  "detail": f"k={p['k']}: {len(res.privacy)} constraints, {n_viol} with support in (0, {p['k']}), "
                            f"{len(chk.exercised)} exercised"}
-        sidecar = SetgenSidecar(res, ctx.original_path, name, source, p["utility"]).to_json()
+        sidecar = SetgenSidecar(res, ctx.original_path, name, source, p["utility"], unmarked).to_json()
         cmd = (f"semtui anonymize setgen {o} -k {p['k']} {how}"
-               + (f" --utility {_q(p['utility'])}" if p["utility"] != "all" else "") + f" -o {_q(name)}")
-        return Made(release, text, ".txt", sidecar=sidecar, check=check, command=cmd,
+               + (f" --utility {_q(p['utility'])}" if p["utility"] != "all" else "")
+               + (" --unmarked" if unmarked else "") + f" -o {_q(name)}")
+        return Made(release, text, ".txt", sidecar=sidecar, check=check, command=cmd, marked=marked,
                     anonymiser={"seconds": res.seconds, "suppressed_items": len(res.suppressed), "check_s": check_s})
     if cell.family == "km":
         from semtui.anonymize.hierarchy import generalise_km
@@ -316,6 +333,12 @@ def every_attack(report) -> list[dict]:
             continue
         base = {k: a.get(k) for k in ("family", "attack", "method", "measure", "background", "knowledge", "role",
                                       "attacker", "seconds")}
+        if a.get("informed_reference"):  # disassociation: NBA with the original's own statistics
+            base["informed_reference"] = a["informed_reference"]
+        if a["family"] == "setgen":  # the rows of the groups, those the attack could score, exposure
+            base.update(rows=a.get("rows"), attacked_rows=a.get("attacked_rows"),
+                        exposed_items=(a.get("privacy") or {}).get("exposed_items"),
+                        member_items=(a.get("privacy") or {}).get("member_items"))
         if a.get("by_knowledge"):
             for v, c in a["by_knowledge"].items():
                 out.append({**base, "attack": f"{(c.get('method') or '').upper()} on the {v} table",
@@ -357,8 +380,12 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
         write_kept_files(files)
     t2 = time.perf_counter()
     release = made.release
-    if isinstance(release, TransactionData) and release.n_generalised == 0:
-        suppressed = generalised_utility(ctx.original, release)["suppressed_occurrences"]
+    shown = made.marked if made.marked is not None else release  # an unmarked release: its groups marked
+    unmarked = None
+    if made.marked is not None and made.marked.n_generalised:
+        unmarked = _recovery(release, made, int(dict(cell.params)["k"]), ctx, stage("recovering"))
+    if isinstance(shown, TransactionData) and shown.n_generalised == 0:
+        suppressed = generalised_utility(ctx.original, shown)["suppressed_occurrences"]
         if suppressed:  # protected by suppression alone: no added item, nothing for an attack to take back
             privacy = {"attack": None, "command": None, "needs": None, "beats_chance": None, "figures": {},
                        "intervals": {}, "risk": None,
@@ -370,17 +397,25 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
                        "note": "nothing was generalised: every item is published as it was"}
         attacks = []
     else:
-        assessor = Assessor(release, ctx.inputs(name, key_name), original=ctx.original, key=made.key,
-                            progress=stage("attacking"), opened=ctx.opened, records=False)
-        report = assessor.run()
-        privacy = privacy_of(report, cell.family)
-        privacy["attacks_run"] = len(report.attacks)
-        attacks = every_attack(report)
+        with _on_disk(made, name, kept and write_kept) as data_name:  # on a worker it is not written yet
+            assessor = Assessor(release, ctx.inputs(data_name, key_name, unmarked=made.marked is not None),
+                                original=ctx.original, key=made.key, progress=stage("attacking"), opened=ctx.opened,
+                                records=False)
+            report = assessor.run()
+            privacy = privacy_of(report, cell.family)
+            privacy["attacks_run"] = len(report.attacks)
+            attacks = every_attack(report)
+            if data_name != name:  # the commands name the release as anonymize_command writes it
+                privacy, attacks = _renamed((privacy, attacks), data_name, name)
+        if ctx.only is not None:
+            privacy["attacks_only"] = list(ctx.only)
+            privacy.setdefault("note", "only the spec's attacks were run (" + ", ".join(ctx.only) + "): the "
+                               "strongest attack is the strongest of those, not of every attack assess runs")
     t3 = time.perf_counter()
     if isinstance(release, DisassociatedData):
         utility = disassociated_utility(release)
     else:
-        utility = generalised_utility(ctx.original, release)
+        utility = generalised_utility(ctx.original, shown)
         if "ncp_hierarchy" in made.anonymiser:
             utility["ncp_hierarchy"] = made.anonymiser["ncp_hierarchy"]
         if made.hierarchy is not None:  # k^m: the paper's multiple-level mining loss (§3.3, eqs. 1-2)
@@ -398,16 +433,69 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
         "key": key_name if kept else None,
         "anonymize_command": made.command,
         "inputs": {"original": ctx.original_path, "background": ctx.background, "corpus": ctx.corpus,
-                   "measures": list(ctx.measures)},
+                   "measures": list(ctx.measures), **({"attacks": list(ctx.only)} if ctx.only is not None else {})},
         "check": made.check,
         "privacy": privacy,
         "utility": utility,
         "attacks": attacks,
+        **({"unmarked": unmarked} if unmarked is not None else {}),
         "times": {"anonymize_s": round(t1 - t0 - made.anonymiser["check_s"], 3),
                   "check_s": round(made.anonymiser["check_s"], 3),
                   "attack_s": round(t3 - t2, 3), "total_s": round(t3 - t0, 3)},
     }
     return doc, ([] if write_kept else files)
+
+
+def _recovery(release, made: Made, k: int, ctx: Context, progress: ProgressCallback) -> dict:
+    """An unmarked release's recovery (what ``attack setgen --unmarked`` reports under ``unmarked``):
+    with the cell's k and without it, each scored against the sidecar's groups and the original."""
+    from semtui.attacks.setgen.unknown import recover
+
+    out = {}
+    for label, kk, source in (("k_known", k, "sidecar"), ("k_unknown", None, "unknown: the thesis' rule only")):
+        progress(0, 1, f"recovering the groups ({label.replace('_', ' ')})")
+        t0 = time.perf_counter()
+        rec = recover(release, kk, source, sidecar=made.sidecar, original=ctx.original,
+                      original_path=ctx.original_path)
+        out[label] = {**rec.to_json(), "seconds": round(time.perf_counter() - t0, 3)}
+    return out
+
+
+class _on_disk:
+    """The release's name for the attacks: itself when kept; an unmarked release not kept is
+    written with its sidecar (which holds its k and its groups, as ``attack setgen --unmarked``
+    reads them) to a temporary folder, removed after the attacks."""
+
+    def __init__(self, made: Made, name: str, kept: bool):
+        self.made, self.name, self.kept, self.tmp = made, name, kept, None
+
+    def __enter__(self) -> str:
+        if self.kept or self.made.marked is None:
+            return self.name
+        import tempfile
+
+        from semtui.reports import dumps
+
+        self.tmp = tempfile.TemporaryDirectory(prefix="semtui-cell-")
+        path = Path(self.tmp.name) / Path(self.name).name
+        path.write_text(self.made.text, encoding="utf-8")
+        Path(str(path) + ".json").write_text(dumps(self.made.sidecar) + "\n", encoding="utf-8")
+        return str(path)
+
+    def __exit__(self, *exc) -> None:
+        if self.tmp is not None:
+            self.tmp.cleanup()
+
+
+def _renamed(obj, old: str, new: str):
+    """``obj`` with every string naming ``old`` naming ``new`` instead."""
+    if isinstance(obj, str):
+        return obj.replace(old, new)
+    if isinstance(obj, dict):
+        return {k: _renamed(v, old, new) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_renamed(v, old, new) for v in obj)
+    return obj
 
 
 def kept_files(made: Made, name: str, key_name: str | None) -> list[tuple[str, str, bool]]:

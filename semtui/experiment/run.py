@@ -121,7 +121,7 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
         raise InputError("the original must be plain transactions, not a release", spec.original)
     ctx = Context(original=original, original_path=str(spec.original), background=spec.background,
                   corpus=None if spec.corpus is None else str(spec.corpus), measures=spec.measures,
-                  jobs=1 if scheduler else jobs, cache=cache, keep_dir=spec.keep_releases)
+                  jobs=1 if scheduler else jobs, cache=cache, keep_dir=spec.keep_releases, only=spec.attacks)
     if scheduler is not None:
         _run_on_cluster(scheduler, ctx, todo, results, summary, progress, on_cell)
         return summary
@@ -225,6 +225,7 @@ def _norm(inputs: dict) -> dict:
             v = "counts:" + str(Path(v[len("counts:"):]).resolve())
         out[k] = v
     out["measures"] = list(inputs.get("measures") or [])
+    out["attacks"] = list(inputs["attacks"]) if inputs.get("attacks") is not None else None
     return out
 
 

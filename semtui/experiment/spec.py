@@ -21,14 +21,18 @@ FAMILIES = ("setgen", "disassoc", "km")
 
 #: every parameter a family's table takes, with its default (None: required, or absent when not given)
 PARAMS: dict[str, dict[str, object]] = {
-    "setgen": {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all"},
+    "setgen": {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all",
+               "unmarked": False},
     "disassoc": {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False},
     "km": {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"},
 }
 #: parameters that name a file (read relative to the spec's folder)
 PATH_PARAMS = {"privacy", "hierarchy"}
+#: parameters added after cells were first written: left out of a cell's id at their default, so
+#: the ids (and the RESULTS lines) of cells written before them still match
+LATER_PARAMS = {"unmarked": False}
 #: the keys of the spec's top level
-TOP = ("original", "background", "corpus", "measure", "keep_releases")
+TOP = ("original", "background", "corpus", "measure", "keep_releases", "attacks")
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class CellParams:
                 bits.append(str(p["algorithm"]).upper())
         if self.family == "setgen" and p.get("utility", "all") != "all":
             bits.append(f"utility {p['utility']}")
+        if p.get("unmarked"):
+            bits.append("unmarked")
         return f"{self.family} " + " ".join(bits)
 
 
@@ -83,6 +89,9 @@ def make_cell(family: str, params: dict) -> CellParams:
     if family == "km" and full.get("hierarchy"):
         full.pop("fanout", None)
         full.pop("order", None)
+    for k, default in LATER_PARAMS.items():
+        if k in full and full[k] == default:
+            full.pop(k)
     return CellParams(family, tuple(sorted(full.items())))
 
 
@@ -95,6 +104,8 @@ class Spec:
     measures: tuple[str, ...] = ()
     keep_releases: Path | None = None
     releases: list[dict] = field(default_factory=list)
+    #: the attacks every cell runs (assess.attack_name), None: every one assess runs
+    attacks: tuple[str, ...] | None = None
 
     def cells(self) -> list[CellParams]:
         out: list[CellParams] = []
@@ -113,8 +124,11 @@ class Spec:
     def inputs(self) -> dict:
         """What every cell of this spec was measured with (a RESULTS file from other inputs is
         not resumed)."""
-        return {"original": str(self.original), "background": self.background,
-                "corpus": None if self.corpus is None else str(self.corpus), "measures": list(self.measures)}
+        out = {"original": str(self.original), "background": self.background,
+               "corpus": None if self.corpus is None else str(self.corpus), "measures": list(self.measures)}
+        if self.attacks is not None:
+            out["attacks"] = list(self.attacks)
+        return out
 
 
 def _line_of(text: str, key: str, table_index: int | None) -> int | None:
@@ -183,6 +197,17 @@ def read_spec(path: str | Path) -> Spec:
     keep = doc.get("keep_releases")
     if keep is not None and not (isinstance(keep, str) and keep):
         raise err("'keep_releases' must name a folder", "keep_releases")
+    attacks = doc.get("attacks")
+    if attacks is not None:
+        from semtui.assess import ATTACK_NAMES
+
+        if isinstance(attacks, str):
+            attacks = [attacks]
+        if (not isinstance(attacks, list)  # [] runs none: the release, its check and utility only
+                or not all(isinstance(a, str) and a.strip().lower() in ATTACK_NAMES for a in attacks)):
+            raise err(f"'attacks' must be a list of attacks to run, each one of {', '.join(ATTACK_NAMES)} "
+                      f"(got {doc.get('attacks')!r})", "attacks")
+        attacks = tuple(dict.fromkeys(a.strip().lower() for a in attacks))
     tables = doc.get("release")
     if not isinstance(tables, list) or not tables:
         raise err("no [[release]] table: give at least one (family = \"setgen\", \"disassoc\" or \"km\")")
@@ -217,12 +242,12 @@ def read_spec(path: str | Path) -> Spec:
         releases.append(out)
     return Spec(path=p, original=base / original, background=background,
                 corpus=None if corpus is None else base / corpus, measures=tuple(measure),
-                keep_releases=None if keep is None else base / keep, releases=releases)
+                keep_releases=None if keep is None else base / keep, releases=releases, attacks=attacks)
 
 
 def _check_value(family: str, key: str, v, base: Path, err):
     ints = {"k": 1, "m": 1, "max_cluster_size": 1, "random_privacy": 1, "seed": 0, "fanout": 2}
-    if key in ("refine", "safe"):
+    if key in ("refine", "safe", "unmarked"):
         if not isinstance(v, bool):
             raise err(f"{key!r} must be true or false (got {v!r})")
         return v

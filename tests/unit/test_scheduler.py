@@ -95,7 +95,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_report_is_unchanged(cluster
     dist = run_setgen_attack(release, original, AttackOptions(method="rba", scheduler=address), progress=kill_one)
     assert killed
     assert _stable(dist.to_json()) == _stable(serial.to_json())
-    client.wait_for_workers(2, timeout=60)  # the nanny brings the worker back for the next tests
+    client.wait_for_workers(2, timeout=240)  # the nanny brings the worker back for the next tests
 
 
 def test_vpa_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
@@ -259,7 +259,7 @@ def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(cl
 
     summary = run_experiment(read_spec(spec), out, scheduler=address, progress=kill_a_busy_worker,
                              on_cell=lambda doc: measured.append(doc["id"]))
-    client.wait_for_workers(2, timeout=60)  # the nanny brings the worker back for the next tests
+    client.wait_for_workers(2, timeout=240)  # the nanny brings the worker back for the next tests
     assert killed
     assert (summary.skipped, summary.done) == (1, 2)
     assert measured == [json.loads(x)["id"] for x in serial[1:]]
