@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+
 import numpy as np
 
 #: closed clusters counted together (their transactions): the k^m breakage of a batch is one
@@ -182,7 +183,7 @@ class Merger:
             ts = ts[(ts >= 0) & (ts < len(cor))]
             return ts, cor[ts]
 
-        held_t, held_c = rows_of(e["held_t"]) if with_recon else (None, None)
+        _, held_c = rows_of(e["held_t"]) if with_recon else (None, None)
         broken, broken_c = rows_of(e["broken_set"])
         b_sets = [rows_of(s) for s in e["b_broken_sets"]]
         recon = {}
@@ -209,7 +210,7 @@ class Merger:
         recon = {"attack": [], "baseline": []}
         for ci in batch:
             attack, reference = self.open.pop(ci)
-            for ji, places in sorted(self.joint_places.pop(ci, []), key=lambda t: t[0]):
+            for _, places in sorted(self.joint_places.pop(ci, []), key=lambda t: t[0]):
                 recs = self.transactions[ci]
                 for local, nm in places:
                     rec = recs[local]
@@ -246,8 +247,8 @@ class Merger:
                 if held:
                     c["held"] += h
             # broken transactions: the union of the cluster's own and its joint clusters'
-            c["broken"] = int(len(np.unique(np.concatenate([np.asarray(part.broken_set, dtype=np.int64)]
-                                                           + part.extra_broken))))
+            c["broken"] = len(np.unique(np.concatenate([np.asarray(part.broken_set, dtype=np.int64)]
+                                                       + part.extra_broken)))
             draws = len(part.b_broken_sets)
             c["b_broken"] = float(np.mean([
                 len(np.unique(np.concatenate([np.asarray(part.b_broken_sets[r], dtype=np.int64)]
