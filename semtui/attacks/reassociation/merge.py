@@ -454,10 +454,8 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
         u, c = np.unique(a * n_items + b, return_counts=True)
         if len(codes):
             u, inv = np.unique(np.concatenate([codes, u]), return_inverse=True)
-            total = np.zeros(len(u), dtype=np.int64)
-            np.add.at(total, inv, np.concatenate([counts, c]))
-            c = total
-        codes, counts = u, c.astype(np.int64)
+            c = np.bincount(inv.ravel(), weights=np.concatenate([counts, c]), minlength=len(u))
+        codes, counts = u, np.rint(c).astype(np.int64)
     return codes[counts < k]
 
 
