@@ -45,13 +45,18 @@ def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarra
     perm = np.arange(n)
     if n == 0:
         return perm
-    weight = placed @ truth          # anchors x anchors: correct placements if a stood for b
+    # w = (placed @ truth)[members, members] per class -- correct placements if a stood for b --
+    # computed class by class, and only where it can be non-zero: never the anchors x anchors
+    # table of a whole cluster (MEPS x 16 has clusters of 15,744 identical anchors and nothing to
+    # place, whose table alone was 1 GB)
+    gets = placed.any(axis=1)                      # anchors given a placement
+    holds = truth.any(axis=0)                      # anchors whose transaction holds some unit
     order = np.argsort(anchor_class, kind="stable")
     bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
     for members in np.split(order, bounds):
-        if len(members) < 2:
+        if len(members) < 2 or not (gets[members].any() and holds[members].any()):
             continue
-        w = weight[np.ix_(members, members)]
+        w = placed[members] @ truth[:, members]
         if not w.any():
             continue
         rows, cols = linear_sum_assignment(w, maximize=True)
