@@ -36,3 +36,21 @@ def test_stream_batches_are_consecutive_clusters_of_about_the_target(sizes, targ
     assert [ci for g in groups for ci in g] == list(range(len(sizes)))
     for g in groups[:-1]:  # each full batch reaches the target, and would not without its last cluster
         assert sum(sizes[ci] for ci in g) >= target > sum(sizes[ci] for ci in g[:-1])
+
+
+def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):
+    """Blocks of resamples are the draws of the one-table bootstrap: intervals of whole counts
+    are equal, those of fractions equal to the last bit BLAS may sum in another order."""
+    import semtui.metrics.reassociation as mr
+    from semtui.metrics.intervals import bootstrap_weights, ratio_interval
+
+    rng = np.random.default_rng(4)
+    n = 301
+    num = np.column_stack([rng.integers(0, 5, n), rng.integers(0, 3, n) / 5.0])
+    den = np.column_stack([num[:, 0] + rng.integers(0, 3, n), rng.integers(1, 4, n).astype(float)])
+    weights = bootstrap_weights(n, 1000, 7)
+    whole = [ratio_interval(num[:, j], den[:, j], weights) for j in range(2)]
+    monkeypatch.setattr(mr, "BOOTSTRAP_BLOCK_CELLS", 13 * n)   # blocks of 13 resamples
+    got = mr.bootstrap_ratios(num, den, 7)
+    assert got[0] == (whole[0].low, whole[0].high)
+    assert np.allclose(got[1], (whole[1].low, whole[1].high), rtol=1e-12, atol=0)
