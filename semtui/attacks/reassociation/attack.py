@@ -155,6 +155,7 @@ class _Context:
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
     summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
     joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
+    run: str = ""            # this run's token (the kernels' WMD memo is per run)
 
 
 @dataclass
@@ -310,6 +311,9 @@ def plan_release(
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
                 wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
     ctx.summary_only = bool(options.summary_only)
+    import uuid
+
+    ctx.run = uuid.uuid4().hex
     return Plan(ctx, meta)
 
 
@@ -346,6 +350,7 @@ def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
         wmd_d = None if ctx.wmd is None else (ctx.wmd[0], ctx.wmd[1])
         wmd_known = None if ctx.wmd is None else ctx.wmd[2]
         _add_truth(task, p, c, ctx.key_of[c.id], ctx.x, wmd_d, wmd_known, a_local_ids, u_local_ids)
+        task.wmd_run = ctx.run
     return p, task
 
 
