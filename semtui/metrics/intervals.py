@@ -31,15 +31,27 @@ def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
 
 
+def bootstrap_weight_blocks(n_units: int, resamples: int, seed: int, rows: int):
+    """:func:`bootstrap_weights` ``rows`` resamples at a time (the same multiplicities, drawn
+    from the same stream), so that the ``resamples x n_units`` table is never held at once."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77]))
+    pvals = np.full(n_units, 1.0 / n_units)
+    for start in range(0, resamples, rows):
+        yield rng.multinomial(n_units, pvals, size=min(rows, resamples - start)).astype(np.float64)
+
+
 def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
     """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
     if weights.size == 0 or den.sum() == 0:
         return None
-    n = weights @ num
-    d = weights @ den
+    return interval_of_sums(weights @ num, weights @ den, level)
+
+
+def interval_of_sums(n: np.ndarray, d: np.ndarray, level: float = 0.95) -> Interval | None:
+    """:func:`ratio_interval` from the resamples' sums ``n`` (numerator) and ``d`` (denominator)."""
     ok = d > 0
     if not ok.any():
         return None
     values = n[ok] / d[ok]
     a = (1 - level) / 2
-    return Interval(float(np.quantile(values, a)), float(np.quantile(values, 1 - a)), level, int(weights.shape[0]))
+    return Interval(float(np.quantile(values, a)), float(np.quantile(values, 1 - a)), level, len(n))

@@ -45,13 +45,18 @@ def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarra
     perm = np.arange(n)
     if n == 0:
         return perm
-    weight = placed @ truth          # anchors x anchors: correct placements if a stood for b
+    # w = (placed @ truth)[members, members] per class -- correct placements if a stood for b --
+    # computed class by class, and only where it can be non-zero: never the anchors x anchors
+    # table of a whole cluster (MEPS x 16 has clusters of 15,744 identical anchors and nothing to
+    # place, whose table alone was 1 GB)
+    gets = placed.any(axis=1)                      # anchors given a placement
+    holds = truth.any(axis=0)                      # anchors whose transaction holds some unit
     order = np.argsort(anchor_class, kind="stable")
     bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
     for members in np.split(order, bounds):
-        if len(members) < 2:
+        if len(members) < 2 or not (gets[members].any() and holds[members].any()):
             continue
-        w = weight[np.ix_(members, members)]
+        w = placed[members] @ truth[:, members]
         if not w.any():
             continue
         rows, cols = linear_sum_assignment(w, maximize=True)
@@ -205,18 +210,35 @@ def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarra
     return u[order], a[order]
 
 
+#: most cells of the bootstrap's weights held at once (resamples x clusters, 8 bytes each): up
+#: to 4,000 clusters one table; beyond, blocks of resamples
+BOOTSTRAP_BLOCK_CELLS = 4_000_000
+
+
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
                      level: float = 0.95) -> list[tuple[float, float] | None]:
     """Seeded bootstrap over clusters (:mod:`semtui.metrics.intervals`): for each metric (a
-    column), the central ``level`` interval of sum(numerator) / sum(denominator)."""
-    from semtui.metrics.intervals import bootstrap_weights, ratio_interval
+    column), the central ``level`` interval of sum(numerator) / sum(denominator).  The
+    resamples are drawn a block at a time (the same draws as one ``rounds x clusters`` table,
+    which a release of many clusters could not hold) and only their sums are kept.  (Sums of a
+    column of fractions -- WMD, the baseline's mean correct placements -- may then differ from a
+    one-table product in the last bit, 1e-16 relative: BLAS sums a block's rows as it sums the
+    table's, but may split the clusters differently; far below the report's 6 decimals.)"""
+    from semtui.metrics.intervals import bootstrap_weight_blocks, interval_of_sums
 
-    n = numerators.shape[0]
+    n, cols = numerators.shape
     if n == 0:
-        return [None] * numerators.shape[1]
-    weights = bootstrap_weights(n, rounds, seed)
+        return [None] * cols
+    sums_n = np.zeros((rounds, cols))
+    sums_d = np.zeros((rounds, cols))
+    start = 0
+    for w in bootstrap_weight_blocks(n, rounds, seed, max(1, BOOTSTRAP_BLOCK_CELLS // n)):
+        for j in range(cols):
+            sums_n[start:start + len(w), j] = w @ numerators[:, j]
+            sums_d[start:start + len(w), j] = w @ denominators[:, j]
+        start += len(w)
     out: list[tuple[float, float] | None] = []
-    for j in range(numerators.shape[1]):
-        iv = ratio_interval(numerators[:, j], denominators[:, j], weights, level)
+    for j in range(cols):
+        iv = None if denominators[:, j].sum() == 0 else interval_of_sums(sums_n[:, j], sums_d[:, j], level)
         out.append(None if iv is None else (iv.low, iv.high))
     return out

@@ -359,3 +359,53 @@ def map_stream(fn: Callable, parts: Iterable, reduce: Callable[[Any, Any], Any],
             raise
         progress(done, done, message)
         return acc
+
+
+def map_ordered(fn: Callable, shared: Any, parts: Iterable, *, spec: str, in_flight: int = 3,
+                progress: ProgressCallback | None = None, message: str = "", total: int = 0,
+                size_of: Callable[[Any], int] = lambda _: 1) -> Iterator[Any]:
+    """``fn(shared, part)`` for every part of the stream ``parts`` on the cluster ``spec``,
+    yielded **in the order of the parts** as they complete: ``shared`` is broadcast once, each
+    part is taken from ``parts`` only when it is submitted, and at most ``in_flight`` parts a
+    worker are submitted or waiting to be yielded, so the driver never holds more whatever the
+    stream's length.  ``progress`` gets the items done so far (``size_of``) out of ``total``."""
+    progress = progress or no_progress
+    with session(spec) as client:
+        limit = max(2, in_flight * n_workers(client))
+        [shared_f] = client.scatter([shared], broadcast=True, hash=False)
+        pending: dict = {}   # future -> (position, size)
+        ready: dict = {}     # position -> result, not yet yielded
+        submitted = done = 0
+        wanted = 0
+        it = iter(parts)
+        exhausted = False
+        try:
+            progress(0, total, message)
+            while True:
+                while not exhausted and len(pending) + len(ready) < limit:
+                    try:
+                        part = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    fut = client.submit(fn, shared_f, part, pure=False)
+                    pending[fut] = (submitted, size_of(part))
+                    submitted += 1
+                    del part
+                if wanted in ready:
+                    result = ready.pop(wanted)
+                    wanted += 1
+                    yield result
+                    del result
+                    continue
+                if not pending:
+                    break
+                finished, _ = _wait_some(set(pending))
+                for fut in finished:
+                    position, size = pending.pop(fut)
+                    ready[position] = fut.result()
+                    done += size
+                progress(done, total, message)
+        finally:
+            client.cancel(list(pending) + [shared_f], force=True)
+        progress(done, total, message)

@@ -233,7 +233,6 @@ def load_session(
                                                                   else ""), file)
     if isinstance(data, TransactionData) and data.n_generalised:
         from semtui.attacks.setgen import release_k
-
         from semtui.model.sidecar import KM_SIDECAR, read_release_sidecar
 
         # an unmarked release's recovered items need not be the sidecar's: its sidecar is not checked against them

@@ -335,3 +335,62 @@ def test_an_interrupted_distributed_experiment_leaves_whole_lines(cluster, exper
     assert text.endswith("\n") and 1 <= text.count("\n") < 6
     assert [json.loads(x)["cell"]["k"] for x in text.splitlines()] == [2, 3, 4, 5, 6, 7][: text.count("\n")]
     assert os.stat(results).st_mode & 0o777 == 0o600
+
+
+@pytest.fixture(scope="module")
+def joint_release():
+    """A real release with joint clusters: MEPS' first 400 patients disassociated (k = 3, m = 2,
+    clusters of at most 10, joint clusters of at most 40 records), its key and the original."""
+    from semtui.anonymize.disassociation import disassociate
+
+    original = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    r = disassociate(original, 3, 2, 10, joint_max_size=40)
+    assert len(r.data.joint_clusters) >= 3
+    return r.data, r.key, original
+
+
+def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_serial_run(cluster, joint_release):
+    """Batches of ~7 transactions: many batch boundaries fall between two members of one joint
+    cluster, whose attack then waits for its last member; the report and the reconstruction are
+    those of the serial run, with and without --summary-only."""
+    from semtui.attacks.reassociation.merge import stream_costs
+
+    address, _ = cluster
+    data, key, original = joint_release
+    groups = stream_costs([float(c.size) for c in data.clusters], 7)
+    batch_of = {ci: g for g, b in enumerate(groups) for ci in b}
+    index_of = {c.id: ci for ci, c in enumerate(data.clusters)}
+    assert any(len({batch_of[index_of[x]] for x in j.clusters}) > 1 for j in data.joint_clusters)
+    for summary_only in (False, True):
+        opts = ReassociationOptions(summary_only=summary_only, seed=2)
+        serial = run_reassociation(data, key, original, opts)
+        dist = run_reassociation(data, key, original, opts.replace(scheduler=address), batch_cost=7)
+        assert serial.report["metrics"]["shared_chunks"]["placements"] > 0
+        assert serial.report["metrics"]["informed_reference"]["placements"] > 0
+        assert _stable(dist.report) == _stable(serial.report), summary_only
+        assert dist.transactions == serial.transactions
+        if summary_only:
+            assert dist.transactions == [] and {frozenset(c) for c in dist.report["clusters"]} == {
+                frozenset({"id", "size", "metrics"})}
+        else:
+            full = serial.report
+    assert _stable(full["metrics"]) == _stable(dist.report["metrics"])  # --summary-only: the same metrics
+
+
+def test_attack_disassoc_cli_summary_only_on_the_cluster_equals_the_serial_run(cluster, joint_release, semtui,
+                                                                             tmp_path):
+    from semtui.formats.disassociated import disassociated_to_json, key_to_json
+
+    address, _ = cluster
+    data, key, _ = joint_release
+    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
+    rel.write_text(json.dumps(disassociated_to_json(data)))
+    kf.write_text(json.dumps(key_to_json(key)))
+    args = ["attack", "disassoc", rel, "--key", kf, "--original", SAMPLES / "meps400-original.txt",
+            "--summary-only", "--method", "ra", "--json"]
+    serial = semtui(*args)
+    dist = semtui(*args, "--scheduler", address)
+    assert serial.rc == dist.rc == 0, dist.err
+    a, b = json.loads(serial.out), json.loads(dist.out)
+    assert a["summary"]["joint_clusters"] >= 3 and a["metrics"]["placements"] > 0
+    assert _stable(b) == _stable(a)

@@ -44,3 +44,26 @@ def test_the_tui_refuses_a_summary_only_report_in_one_line(semtui, tmp_path):
     r = semtui("open", REL, "--report", rep)
     assert r.rc == 2
     r.one_error_line("--summary-only", "r.json")
+
+
+def test_summary_only_with_joint_clusters_and_clusters_closed_in_small_batches(monkeypatch):
+    """A REFINE release (joint clusters of neighbouring clusters): --summary-only gives the
+    full report's metrics (it used to fail on the joint clusters), and closing the clusters a
+    few transactions at a time (the k^m breakage counted batch by batch) changes nothing."""
+    import semtui.attacks.reassociation.merge as merge
+    from semtui import formats
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+
+    original = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    r = disassociate(original, 3, 2, 10, joint_max_size=40)
+    assert len(r.data.joint_clusters) >= 3
+    opts = ReassociationOptions(wmd_measure=None)
+    full = run_reassociation(r.data, r.key, original, opts).report
+    small = run_reassociation(r.data, r.key, original, opts.replace(summary_only=True)).report
+    assert full["metrics"]["km_breakage"] is not None and full["metrics"]["shared_chunks"]["placements"] > 0
+    assert small["metrics"] == full["metrics"]
+    assert [c["metrics"] for c in small["clusters"]] == [c["metrics"] for c in full["clusters"]]
+    monkeypatch.setattr(merge, "CLOSE_ROWS", 5)
+    again = run_reassociation(r.data, r.key, original, opts)
+    assert _without_time(again.report) == _without_time(full)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,7 @@ class _Context:
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
     summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
     joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
+    run: str = ""            # this run's token (the kernels' WMD memo is per run)
 
 
 @dataclass
@@ -309,6 +311,9 @@ def plan_release(
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
                 wmd_requested=(wmd.name if wmd is not None else options.wmd_measure))
     ctx.summary_only = bool(options.summary_only)
+    import uuid
+
+    ctx.run = uuid.uuid4().hex
     return Plan(ctx, meta)
 
 
@@ -345,6 +350,7 @@ def _build(ctx: _Context, ci: int) -> tuple[_Plan, ClusterTask]:
         wmd_d = None if ctx.wmd is None else (ctx.wmd[0], ctx.wmd[1])
         wmd_known = None if ctx.wmd is None else ctx.wmd[2]
         _add_truth(task, p, c, ctx.key_of[c.id], ctx.x, wmd_d, wmd_known, a_local_ids, u_local_ids)
+        task.wmd_run = ctx.run
     return p, task
 
 
@@ -360,47 +366,155 @@ def run_reassociation(
     progress=None,
     original_path: str | Path | None = None,
     sources: dict | None = None,
+    batch_cost: float | None = None,
 ) -> Reassociation:
     """Re-associate every cluster of ``data`` as ``options`` say; with ``key`` and ``original``,
     evaluate it.  ``measure`` / ``wmd`` override the measures the options name (an opened
-    measure); ``sources`` names the files the run read (the report carries them)."""
+    measure); ``sources`` names the files the run read (the report carries them).
+
+    The clusters' outputs are merged as they arrive (:mod:`.merge`), so the run never holds all of
+    them; with a scheduler the clusters go in batches of about ``batch_cost`` transactions
+    (default: STREAM_COST, fewer on a small release; a smaller one for tests)."""
     options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
     named = sources or {}
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
                         progress=progress, original_path=original_path, release_path=named.get("data"),
                         key_path=named.get("key"))
+    from semtui.attacks.reassociation.merge import Merger
     from semtui.runtime.scheduler import session
 
     with session(options.scheduler):  # one cluster for the attack and its reference
-        outputs = _execute(plan.ctx, options.jobs, progress, scheduler=options.scheduler)
-        joints = _joint_outputs(plan.ctx, outputs, progress)
-        result = _merge(plan.ctx, outputs, plan.meta, joints)
-        if plan.ctx.informed is not None:
-            from dataclasses import replace as dc_replace
-
-            # under the run's own tie rule, so that the summary compares like with like (NBA's default
-            # is seeded random ties; under ``first`` tied units pile onto the first anchors, for the
-            # reference as for the attack)
-            ref_ctx = dc_replace(plan.ctx, method="nba", close=plan.ctx.informed, wmd=None, light=True)
-            ref_outputs = _execute(ref_ctx, options.jobs, progress, "informed reference", scheduler=options.scheduler)
-            ref_joints = _joint_outputs(ref_ctx, ref_outputs, progress)
-            if ref_joints:
-                _with_joints(ref_outputs, ref_joints, _cluster_of_row(ref_outputs, plan.ctx.x.shape[0]), light=True)
-            result.report["metrics"]["informed_reference"] = _informed_reference(
-                [{k: v for k, v in o.items() if not k.startswith("_")} for o in ref_outputs],
-                plan.meta["seed"], plan.ctx.ties)
+        merger = Merger(plan.ctx, plan.meta)
+        for ci, out, ref in _outputs(plan.ctx, options, progress, batch_cost):
+            merger.add(ci, out, ref)
+        result = merger.finish()
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
 
 
-def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
-               a_local_ids, u_local_ids) -> None:
+#: transactions per batch of clusters a ``--scheduler`` run ships (fewer when the release is
+#: small: about PER_WORKER batches a worker); the driver holds at most IN_FLIGHT batches a worker
+STREAM_COST = 10_000
+IN_FLIGHT = 3
+
+
+def _cluster_outputs(ctx: _Context, ci: int) -> tuple[dict, dict | None]:
+    """Cluster ``ci``'s output and, with the informed reference, the reference's (one task:
+    the cluster's plan and truth are built where it runs, once for both)."""
+    out = _cluster_output(ctx, ci)
+    if ctx.informed is None:
+        return out, None
+    from semtui.attacks.reassociation.merge import reference_ctx
+
+    return out, _cluster_output(reference_ctx(ctx), ci)
+
+
+def _outputs(ctx: _Context, options: ReassociationOptions, progress, batch_cost: float | None = None):
+    """``(index, output, reference output)`` of every cluster, in cluster order, as they are
+    computed: here one after another, in ``jobs`` worker processes, or on the Dask cluster in
+    batches of consecutive clusters streamed through the driver (:func:`_stream`)."""
+    n = len(ctx.data.clusters)
+    message = "re-associating"
+    if options.scheduler is not None:
+        yield from _stream(ctx, options.scheduler, progress, message, batch_cost)
+        return
+    if options.jobs > 1:
+        from semtui.runtime import run_units
+
+        got = run_units(_cluster_outputs, ctx, list(range(n)), jobs=options.jobs,
+                        costs=[float(c.size) for c in ctx.data.clusters], progress=progress, message=message)
+        for ci in range(n):
+            out, ref = got[ci]
+            got[ci] = None  # merged: no longer held here
+            yield ci, out, ref
+        return
+    last = 0.0
+    progress(0, n, message)
+    for ci in range(n):
+        out, ref = _cluster_outputs(ctx, ci)
+        yield ci, out, ref
+        now = time.monotonic()
+        if now - last >= 0.05 or ci + 1 == n:
+            last = now
+            progress(ci + 1, n, message)
+
+
+@dataclass
+class _Slice:
+    """The part of a release a batch of clusters needs on a worker: the vocabulary and those
+    clusters (by index)."""
+
+    vocab: Any
+    clusters: dict
+
+
+def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float | None):
+    """The clusters on the Dask cluster ``spec``: what every cluster needs (the closeness
+    scores, the informed reference's, WMD's distances, the vocabulary) is broadcast once; each
+    batch of consecutive clusters travels with its own slice of the release, of the key and
+    (for WMD) of the original, built only when it is submitted; results come back in cluster
+    order, at most IN_FLIGHT batches a worker held at a time."""
+    from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
+
+    data = ctx.data
+    evaluate = ctx.key_of is not None
+    sizes = [float(c.size) for c in data.clusters]
+    shared = dc_replace(ctx, data=_Slice(data.vocab, {}), key_of={} if evaluate else None, x=None,
+                        joint_key_of=None)
+    with session(spec) as client:
+        target = batch_cost or max(1.0, min(STREAM_COST, sum(sizes) / (n_workers(client) * PER_WORKER)))
+        from semtui.attacks.reassociation.merge import stream_costs
+
+        groups = stream_costs(sizes, target)
+
+        def parts():
+            for b in groups:
+                clusters = {ci: data.clusters[ci] for ci in b}
+                keys = {c.id: ctx.key_of[c.id] for c in clusters.values()} if evaluate else None
+                rows = None
+                if evaluate and ctx.wmd is not None:
+                    x = ctx.x
+                    ts = sorted({t for ck in keys.values() for t in _key_members(ck) if t >= 0})
+                    rows = {t: x.indices[x.indptr[t]:x.indptr[t + 1]].copy() for t in ts}
+                yield b, clusters, keys, rows
+
+        results = map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT, progress=progress,
+                              message=message, total=len(sizes), size_of=lambda part: len(part[0]))
+        for b, got in zip(groups, results):
+            for ci, (out, ref) in zip(b, got):
+                yield ci, out, ref
+
+
+def _run_part(shared: _Context, part) -> list:
+    """On a worker: a batch of consecutive clusters, from its slice of the release."""
+    indices, clusters, keys, rows = part
+    ctx = dc_replace(shared, data=_Slice(shared.data.vocab, clusters), key_of=keys, x=rows)
+    return [_cluster_outputs(ctx, ci) for ci in indices]
+
+
+def _key_members(ck) -> set[int]:
+    """The original transactions a cluster of the key names (its records, every record-chunk
+    row and every term-chunk holder)."""
     members: set[int] = set(ck.records or ())   # key v2 names them all (REFINE can empty a record)
     for rows in ck.record_chunks:
         members.update(rows)
     for holders in ck.term_chunk:
         members.update(holders)
+    return members
+
+
+def _items_of(x, t: int) -> np.ndarray:
+    """Transaction ``t``'s items (release ids): a row of the original's CSR, or of the rows a
+    batch was shipped with."""
+    if isinstance(x, dict):
+        return x[t]
+    return x.indices[x.indptr[t]:x.indptr[t + 1]]
+
+
+def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
+               a_local_ids, u_local_ids) -> None:
+    members = _key_members(ck)
     c1 = list(ck.record_chunks[0]) if ck.record_chunks else []
     rest = sorted(members - set(c1))
     truth = c1 + rest[: p.n_anchors - len(c1)]
@@ -421,7 +535,7 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
     if wmd_d is not None:
         d, pos = wmd_d
         trans = sorted(t for t in members if t >= 0)
-        orig_items = {t: x.indices[x.indptr[t]:x.indptr[t + 1]].astype(np.int64) for t in trans}
+        orig_items = {t: _items_of(x, t).astype(np.int64) for t in trans}
         w_ids = np.unique(np.concatenate([a_local_ids, u_local_ids, *orig_items.values(), np.zeros(0, np.int64)]))
         w_loc = np.full(len(pos), -1, dtype=np.int64)
         w_loc[w_ids] = np.arange(len(w_ids))
@@ -431,70 +545,6 @@ def _add_truth(task: ClusterTask, p: _Plan, c, ck, x, wmd_d, wmd_known_all,
         task.a_to_w = w_loc[a_local_ids]
         task.u_to_w = w_loc[u_local_ids]
         task.orig = {t: w_loc[v] for t, v in orig_items.items()}
-
-
-def _execute(ctx: _Context, jobs: int, progress, message: str = "re-associating", *,
-             scheduler: str | None = None) -> list[dict]:
-    """Every cluster's output, in cluster order, serially or in ``jobs`` worker processes of
-    the one executor; the context goes to each worker once, cluster indices are all that is
-    sent after."""
-    from semtui.runtime import run_units
-
-    clusters = ctx.data.clusters
-    return run_units(_cluster_output, ctx, list(range(len(clusters))), jobs=jobs,
-                     costs=[float(c.size) for c in clusters], progress=progress, message=message,
-                     scheduler=scheduler)
-
-
-def _km_counts(x, recon_rows: np.ndarray, recon_items: np.ndarray, n_rows: int, k: int, m: int,
-               cluster_of_row: np.ndarray, n_clusters: int) -> dict:
-    """Per cluster: the protected itemsets (size 2..m, support in (0, k) in the original) held by
-    its transactions, and those the reconstruction exposes (together in a reconstructed
-    transaction that really holds them).  An itemset protected in two clusters counts in each."""
-    from scipy.sparse import csr_matrix
-
-    from semtui.metrics.reassociation import row_pairs
-
-    n_items = x.shape[1]
-    rec = csr_matrix((np.ones(len(recon_rows), dtype=np.int8), (recon_rows, recon_items)), shape=(n_rows, n_items))
-    rec.sum_duplicates()
-    rec.data[:] = 1
-    y = rec.multiply(x).tocsr()
-    y.eliminate_zeros()
-    r, a, b = row_pairs(x.indptr, x.indices)
-    code = a * n_items + b
-    uniq, counts = np.unique(code, return_counts=True)
-    prot_codes = uniq[counts < k]
-    span = n_items * n_items + 1
-
-    def per_cluster(rows, codes):
-        keep = np.isin(codes, prot_codes) & (cluster_of_row[rows] >= 0)
-        cl = np.unique(cluster_of_row[rows[keep]] * span + codes[keep])
-        return np.bincount((cl // span).astype(np.int64), minlength=n_clusters)
-
-    prot = per_cluster(r, code)
-    ry, ay, by = row_pairs(y.indptr, y.indices)
-    exp = per_cluster(ry, ay * n_items + by)
-    if m >= 3:
-        from itertools import combinations
-
-        from semtui.metrics.reassociation import protected_itemsets
-
-        rows_x = [x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(n_rows)]
-        protected = protected_itemsets(rows_x, k, m)
-        for matrix, out in ((x, prot), (y, exp)):
-            seen: set = set()
-            for i in range(n_rows):
-                cl = int(cluster_of_row[i])
-                if cl < 0:
-                    continue
-                items = sorted(matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]].tolist())
-                for size in range(3, m + 1):
-                    for cmb in combinations(items, size):
-                        if cmb in protected and (cl, cmb) not in seen:
-                            seen.add((cl, cmb))
-                            out[cl] += 1
-    return {"per_cluster_protected": prot, "per_cluster_exposed": exp}
 
 
 def _cluster_output(ctx: _Context, ci: int) -> dict:
@@ -585,209 +635,6 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
     return out
 
 
-def _joint_outputs(ctx: _Context, outputs: list[dict], progress) -> list[dict]:
-    """Every joint cluster's attack (:mod:`.joint`), after the clusters' (whose alignment of
-    anchors to transactions it reuses)."""
-    from semtui.attacks.reassociation.joint import joint_output
-
-    data = ctx.data
-    if not data.joint_clusters:
-        return []
-    index_of = {c.id: ci for ci, c in enumerate(data.clusters)}
-    evaluate = ctx.key_of is not None
-    aligned = ({ci: np.asarray(o["_aligned"] if ctx.light else o["aligned"], dtype=np.int64)
-                for ci, o in enumerate(outputs)} if evaluate else None)
-
-    def anchors_of(ci: int) -> list[np.ndarray]:
-        return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
-
-    out = []
-    n = len(data.joint_clusters)
-    for ji in range(n):
-        if ji % 32 == 0:
-            progress(ji, n, "joint clusters")
-        out.append(joint_output(ctx, ji, index_of, anchors_of, aligned))
-    progress(n, n, "joint clusters")
-    return out
-
-
-def _with_joints(outputs: list[dict], joints: list[dict], cluster_of_row: np.ndarray, light: bool) -> None:
-    """Add the joint clusters' placements to their member clusters' counts: placements,
-    correct ones and the baseline's by the cluster of the anchor placed on, held sub-records by
-    the cluster of their transaction; broken transactions as the union of every task's."""
-    n = len(outputs)
-    key = (lambda o, name: o[name]) if light else (lambda o, name: o["counts"][name])
-
-    def put(o, name, v):
-        if light:
-            o[name] = v
-        else:
-            o["counts"][name] = v
-
-    for j in joints:
-        e = j.get("eval")
-        if e is None:
-            continue
-        for ci in j["members"]:
-            o = outputs[ci]
-            put(o, "placements", key(o, "placements") + int(e["placements"][ci]))
-            put(o, "correct", key(o, "correct") + int(e["correct"][ci]))
-            put(o, "b_correct", key(o, "b_correct") + float(e["b_correct"][ci]))
-        if not light:
-            held = np.bincount(cluster_of_row[e["held_t"]][cluster_of_row[e["held_t"]] >= 0], minlength=n)
-            for ci in j["members"]:
-                outputs[ci]["counts"]["held"] += int(held[ci])
-    pre = "_" if light else ""
-
-    def union(parts):
-        parts = [np.asarray(p, dtype=np.int64) for p in parts]
-        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-
-    def per_cluster(ts):
-        ts = ts[(ts >= 0) & (ts < len(cluster_of_row))]
-        c = cluster_of_row[ts]
-        return np.bincount(c[c >= 0], minlength=n)
-
-    broken = per_cluster(union([o[pre + "broken_set"] for o in outputs]
-                               + [j["eval"]["broken_set"] for j in joints if "eval" in j]))
-    draws = len(outputs[0][pre + "b_broken_sets"]) if outputs else 0
-    b_broken = np.mean([per_cluster(union([o[pre + "b_broken_sets"][r] for o in outputs]
-                                          + [j["eval"]["b_broken_sets"][r] for j in joints if "eval" in j]))
-                        for r in range(draws)], axis=0) if draws else np.zeros(n)
-    for ci, o in enumerate(outputs):
-        put(o, "broken", int(broken[ci]))
-        put(o, "b_broken", float(b_broken[ci]))
-
-
-def _cluster_of_row(outputs: list[dict], n_rows: int) -> np.ndarray:
-    """The cluster of every original transaction, from the clusters' aligned anchors."""
-    cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
-    for i, o in enumerate(outputs):
-        t = np.asarray(o["aligned"] if "aligned" in o else o["_aligned"], dtype=np.int64)
-        cluster_of_row[t[t >= 0]] = i
-    return cluster_of_row
-
-
-def _merge(ctx: _Context, outputs: list[dict], opts: dict, joints: list[dict] | None = None) -> Reassociation:
-    from semtui.metrics.reassociation import (
-        accuracy,
-        bootstrap_ratios,
-        km_breakage,
-        transaction_breakage,
-    )
-    from semtui.reports import document
-
-    data, x = ctx.data, ctx.x
-    evaluate = ctx.key_of is not None
-    n_clusters = len(outputs)
-    joints = joints or []
-    clusters_out = [o["cluster"] for o in outputs]
-    # a joint cluster's placements extend its members' reconstructed transactions
-    names = data.vocab.names
-    for j in joints:
-        for u, a in zip(j["place_unit"].tolist(), j["place_anchor"].tolist()):
-            rec = outputs[int(j["member_of"][a])]["transactions"][int(j["local"][a])]
-            rec.extend(x for x in names(j["units"][u]) if x not in rec)
-    transactions = [t for o in outputs for t in o["transactions"]]
-    report: dict = document(REPORT_FORMAT, {
-        "method": opts["method"],
-        "measure": opts["measure"],
-        "measure_kind": opts["kind"],
-        "background": opts["background"],
-        "k": opts["k"],
-        "term_placements": opts["term_placements"],
-        "seed": opts["seed"],
-        "ties": opts["ties"],
-        "unknown_terms": opts["unknown"],
-        "summary": {
-            "clusters": n_clusters,
-            "transactions": int(sum(c.size for c in data.clusters)),
-            "anchors": int(sum(o["anchors"] for o in outputs)),
-            "units": int(sum(o["units"] for o in outputs)),
-            "placements": int(sum(o["placements"] for o in outputs) + sum(j["placements"] for j in joints)),
-            "joint_clusters": len(joints),
-            "shared_units": int(sum(j["n_units"] for j in joints)),
-            "shared_placements": int(sum(j["placements"] for j in joints)),
-            "seconds": 0.0,
-        },
-    })
-    if evaluate:
-        counts = {key: np.asarray([o["counts"][key] for o in outputs], dtype=np.float64)
-                  for key in outputs[0]["counts"]}
-        n_rows = x.shape[0]
-        cluster_of_row = np.full(n_rows, -1, dtype=np.int64)
-        for i, o in enumerate(outputs):
-            cluster_of_row[o["truth"]] = i
-        if joints:
-            _with_joints(outputs, joints, cluster_of_row, light=False)
-            counts = {key: np.asarray([o["counts"][key] for o in outputs], dtype=np.float64)
-                      for key in outputs[0]["counts"]}
-        km = {}
-        for label in ("attack", "baseline"):
-            rr = np.concatenate([o["recon"][label][0] for o in outputs]
-                                + [j["eval"]["recon"][label][0] for j in joints if "eval" in j])
-            ii = np.concatenate([o["recon"][label][1] for o in outputs]
-                                + [j["eval"]["recon"][label][1] for j in joints if "eval" in j])
-            km[label] = _km_counts(x, rr, ii, n_rows, opts["k"], data.m, cluster_of_row, n_clusters)
-            km[label]["protected"] = int(km[label]["per_cluster_protected"].sum())
-            km[label]["exposed"] = int(km[label]["per_cluster_exposed"].sum())
-        for i, cl in enumerate(clusters_out):
-            cl["metrics"]["protected_itemsets"] = int(km["attack"]["per_cluster_protected"][i])
-            cl["metrics"]["exposed_itemsets"] = int(km["attack"]["per_cluster_exposed"][i])
-        s = {key: float(v.sum()) for key, v in counts.items()}
-        num = np.column_stack([counts["correct"], counts["broken"], km["attack"]["per_cluster_exposed"],
-                               counts["wmd_sum"], counts["correct"], counts["b_correct"]])
-        den = np.column_stack([counts["placements"], counts["size"], km["attack"]["per_cluster_protected"],
-                               counts["wmd_n"], counts["b_correct"], counts["placements"]])
-        ci = bootstrap_ratios(num, den, opts["seed"])
-        labels = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "lift_over_random", "baseline_accuracy")
-        baseline_acc = accuracy(s["b_correct"], s["placements"])
-        acc = accuracy(s["correct"], s["placements"])
-        report["metrics"] = {
-            "placements": int(s["placements"]),
-            "correct": int(s["correct"]),
-            "accuracy": _r(acc),
-            "held": int(s["held"]),
-            "recall": _r(s["correct"] / s["held"]) if s["held"] else None,
-            "transactions": int(s["size"]),
-            "broken_transactions": int(s["broken"]),
-            "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
-            "protected_itemsets": km["attack"]["protected"],
-            "exposed_itemsets": km["attack"]["exposed"],
-            "km_breakage": _r(km_breakage(km["attack"]["exposed"], km["attack"]["protected"])),
-            "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
-            "wmd_transactions": int(s["wmd_n"]),
-            "wmd_measure": opts["wmd_measure"],
-            "wmd_terms": opts.get("wmd_terms", 0),
-            "wmd_unscored_terms": opts.get("wmd_unscored", 0),
-            "wmd_note": _wmd_note(s["wmd_n"], opts),
-            "baseline": {
-                "accuracy": _r(baseline_acc),
-                "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
-                "exposed_itemsets": km["baseline"]["exposed"],
-                "km_breakage": _r(km_breakage(km["baseline"]["exposed"], km["baseline"]["protected"])),
-                "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
-            },
-            "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
-            "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
-        }
-        if joints:
-            # the shared chunks' part of the figures above, on its own
-            jp = sum(j["placements"] for j in joints)
-            jc = sum(int(j["eval"]["correct"].sum()) for j in joints if "eval" in j)
-            jb = sum(float(np.sum(j["eval"]["b_correct"])) for j in joints if "eval" in j)
-            ja, jba = accuracy(jc, jp), accuracy(jb, jp)
-            report["metrics"]["shared_chunks"] = {
-                "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
-                "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
-    report["clusters"] = clusters_out
-    report["joint_clusters"] = [j["entry"] for j in joints if "entry" in j]
-    report["summary"]["summary_only"] = ctx.summary_only
-    report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
-    return Reassociation(report, transactions)
-
-
-#: what the informed reference is, in the report's own words
 INFORMED_REFERENCE = ("a reference, not an attack: NBA (under the attack's tie rule) with the co-occurrence statistics of the "
                       "original itself, which the publisher holds and no attacker should; the most that statistical "
                       "knowledge of this population could give this attack, not a bound on every attacker")
@@ -829,12 +676,12 @@ def informed_sentence(metrics: dict) -> str | None:
             "release; a bound on this attack only, not on every attacker.")
 
 
-def _informed_reference(outputs: list[dict], seed: int, ties: str) -> dict:
+def _informed_reference(c: dict, seed: int, ties: str) -> dict:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
-    transaction breakage), with bootstrap intervals over clusters."""
+    transaction breakage), with bootstrap intervals over clusters; ``c``: its per-cluster counts
+    (name -> one value per cluster)."""
     from semtui.metrics.reassociation import accuracy, bootstrap_ratios, transaction_breakage
 
-    c = {key: np.asarray([o[key] for o in outputs], dtype=np.float64) for key in outputs[0]}
     s = {key: float(v.sum()) for key, v in c.items()}
     ci = bootstrap_ratios(np.column_stack([c["correct"], c["correct"], c["broken"]]),
                           np.column_stack([c["placements"], c["b_correct"], c["size"]]), seed)

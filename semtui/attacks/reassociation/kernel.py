@@ -66,6 +66,7 @@ class ClusterTask:
     a_to_w: np.ndarray | None = None
     u_to_w: np.ndarray | None = None
     orig: dict = field(default_factory=dict)  # transaction index -> its items (w ids)
+    wmd_run: str = ""                       # the run's token: WMD memoised within one run only
     #: anchors x units: where the release's rules let a unit go (None: anywhere).  A joint
     #: cluster's shared sub-record cannot belong to a member that shows one of its items in
     #: its own chunks (each item of a cluster is in one place of the release)
@@ -308,7 +309,9 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
                 continue  # a bag with an unscored term has no WMD: dropping the term would understate it
 
             # the same pair of bags recurs (attack and baseline, repeated transactions): one solve
-            memo = (tuple(task.w_items[np.sort(o)].tolist()), tuple(task.w_items[rec].tolist()))
+            # keyed by the run too: item ids mean other items in another release, and a process (a
+            # test session, the TUI, a Dask worker) attacks many
+            memo = (task.wmd_run, tuple(task.w_items[np.sort(o)].tolist()), tuple(task.w_items[rec].tolist()))
             d = _WMD_MEMO.get(memo)
             if d is None:
                 d = wmd_uniform(o, rec, task.wmd_dist)

@@ -1,0 +1,127 @@
+"""The driver's memory of ``attack disassoc`` on a large release (issue 26, "Memory").
+
+MEPS repeated N times (N = 16: 427,760 transactions), disassociated with ``-k 5 -m 2
+--max-cluster-size 30`` (REFINE on, or ``--no-refine``), attacked with the key and the original
+and ``--summary-only``: serially and with ``--scheduler local:2`` (the driver is the main process;
+its workers are not counted). Each run is a fresh process under ``/usr/bin/time -v``: wall time
+and the driver's peak RSS.
+
+``--phases`` instead runs the serial attack in this process and prints the driver's RSS and peak
+(VmRSS, VmHWM) when each phase starts (planning, the kernels, the joint clusters, the informed
+reference, the report), and the sizes of the arrays planning holds.
+
+Run: nice python benchmarks/bench_disassoc_memory.py WORK [--times 16] [--no-refine] [--phases]
+     [--full] (the full report, without --summary-only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _util import SHARED_DATA, machine
+
+MEPS = SHARED_DATA / "meps2005-conditions.txt"
+
+
+def build(work: Path, times: int, refine: bool) -> tuple[Path, Path, Path]:
+    work.mkdir(parents=True, exist_ok=True)
+    orig = work / f"meps-x{times}.txt"
+    if not orig.exists():
+        orig.write_text(MEPS.read_text(encoding="utf-8") * times, encoding="utf-8")
+    tag = "" if refine else "-norefine"
+    rel, key = work / f"meps-x{times}{tag}.json", work / f"meps-x{times}{tag}.key.json"
+    if not rel.exists() or not key.exists():
+        subprocess.run([sys.executable, "-m", "semtui", "anonymize", "disassoc", str(orig), "-k", "5", "-m", "2",
+                        "--max-cluster-size", "30", "-o", str(rel), "--key", str(key)]
+                       + ([] if refine else ["--no-refine"]), check=True, stdout=subprocess.DEVNULL)
+    return orig, rel, key
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """(seconds, peak RSS MB) of ``python -m semtui ARGS`` under /usr/bin/time -v."""
+    r = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "semtui", *args], capture_output=True, text=True)
+    if r.returncode:
+        raise SystemExit(r.stderr[-2000:])
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1)) / 1024
+    wall = re.search(r"Elapsed \(wall clock\) time .*: (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
+    secs = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    return secs, rss
+
+
+def _status() -> tuple[float, float]:
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def phases(orig: Path, rel: Path, key: Path, summary_only: bool) -> None:
+    from semtui import formats
+    from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+    from semtui.formats.disassociated import read_key
+    from semtui.reports import dumps
+
+    t0 = time.perf_counter()
+    rows = [("start", *_status(), 0.0)]
+    release = formats.read(rel)
+    rows.append(("release read", *_status(), time.perf_counter() - t0))
+    the_key = read_key(key)
+    rows.append(("key read", *_status(), time.perf_counter() - t0))
+    original = formats.read_transactions(orig)
+    rows.append(("original read", *_status(), time.perf_counter() - t0))
+    seen: set = set()
+
+    def progress(done, total, message=""):
+        phase = re.sub(r" \d.*", "", message or "")
+        if phase not in seen:
+            seen.add(phase)
+            rows.append((f"'{phase}' starts", *_status(), time.perf_counter() - t0))
+
+    result = run_reassociation(release, the_key, original, ReassociationOptions(summary_only=summary_only),
+                               progress=progress)
+    rows.append(("report built", *_status(), time.perf_counter() - t0))
+    text = dumps(result.report)
+    rows.append((f"report rendered ({len(text) / 1e6:.1f} MB)", *_status(), time.perf_counter() - t0))
+    print("| point | RSS MB | peak so far MB | s |\n|---|---:|---:|---:|")
+    for name, rss, hwm, s in rows:
+        print(f"| {name} | {rss:.0f} | {hwm:.0f} | {s:.1f} |")
+    print(f"\n{len(release.clusters):,} clusters, {len(release.joint_clusters):,} joint clusters, "
+          f"{len(original):,} transactions")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("work", type=Path)
+    ap.add_argument("--times", type=int, default=16)
+    ap.add_argument("--no-refine", action="store_true")
+    ap.add_argument("--phases", action="store_true")
+    ap.add_argument("--full", action="store_true", help="the full report (no --summary-only)")
+    ap.add_argument("--only", choices=("serial", "local:2"), default=None)
+    a = ap.parse_args()
+    orig, rel, key = build(a.work, a.times, not a.no_refine)
+    print(f"# attack disassoc, MEPS x{a.times}{' --no-refine' if a.no_refine else ''} — {datetime.date.today()} — "
+          f"{machine()} — load before: {tuple(round(x, 2) for x in os.getloadavg())}\n")
+    if a.phases:
+        phases(orig, rel, key, not a.full)
+        return
+    print("| run | seconds | driver peak RSS MB |\n|---|---:|---:|")
+    args = ["attack", "disassoc", str(rel), "--key", str(key), "--original", str(orig),
+            "--report", str(a.work / "report.json")] + ([] if a.full else ["--summary-only"])
+    for name, extra in (("serial", []), ("local:2", ["--scheduler", "local:2"])):
+        if a.only and a.only != name:
+            continue
+        secs, rss = timed(args + extra)
+        size = (a.work / "report.json").stat().st_size / 1e6
+        print(f"| {name} | {secs:.1f} | {rss:.0f} | (report {size:.1f} MB)", flush=True)
+    print(f"\nload after: {tuple(round(x, 2) for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

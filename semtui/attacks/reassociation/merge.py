@@ -1,0 +1,477 @@
+"""The report of a re-association, merged cluster by cluster as the outputs arrive (issue 26,
+"Memory"): the driver never holds every cluster's output at once.
+
+Each cluster's output is reduced at once to what the report needs dataset-wide: its entry in
+the report (with ``--summary-only`` only its id, size and metrics), its counts (one row of the
+per-cluster table the totals and the bootstrap intervals are taken over), and -- only until
+every joint cluster it belongs to has been attacked -- the small arrays the joint clusters
+and k^m breakage need: the transaction each anchor was aligned with, the transactions it broke
+(attack and each baseline draw) and its reconstruction as (transaction, item) pairs.  A joint
+cluster runs as soon as all its member clusters have arrived; a cluster is *closed* (its
+joint clusters' placements added to its counts, its k^m breakage counted, its arrays dropped)
+once all its joint clusters have run.  Closed clusters are counted in batches, vectorised.
+
+Every figure is computed as the whole-release merge did (the same sums over the same per-cluster
+tables, a joint cluster's contributions added to a member's counts in joint-cluster order, the
+same protected itemsets over the whole original), so the report does not depend on how the
+clusters were batched, nor where they ran (tests/unit/test_scheduler.py, test_stream.py).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+#: closed clusters counted together (their transactions): the k^m breakage of a batch is one
+#: vectorised pass over those transactions' rows of the original
+CLOSE_ROWS = 20_000
+
+#: rows of the original whose item pairs are counted at once when the protected pairs are found
+_PAIR_ROWS = 100_000
+
+_COUNTS = ("placements", "correct", "held", "broken", "size", "wmd_sum", "wmd_n", "b_correct", "b_broken",
+           "b_wmd_sum", "b_wmd_n")
+_REF_COUNTS = ("placements", "correct", "broken", "size", "b_correct", "b_broken")
+
+
+def reference_ctx(ctx):
+    """The informed reference's context: NBA with the original's own log-lifts, under the run's
+    tie rule, only the counts of the evaluation."""
+    return replace(ctx, method="nba", close=ctx.informed, wmd=None, light=True)
+
+
+@dataclass
+class _Part:
+    """What one side (the attack, or the informed reference) of an open cluster still holds."""
+
+    counts: dict
+    broken_set: np.ndarray
+    b_broken_sets: list
+    aligned: np.ndarray | None = None          # kept while a joint cluster may need it
+    recon: dict | None = None                  # label -> [(rows, items), ...] (the attack only)
+    joints: list = field(default_factory=list)  # (joint index, placements, correct, b_correct, held)
+    extra_broken: list = field(default_factory=list)
+    extra_b_broken: list = field(default_factory=list)
+
+
+class Merger:
+    """Feed :meth:`add` every cluster's output in cluster order, then :meth:`finish`."""
+
+    def __init__(self, ctx, meta: dict, *, close_rows: int | None = None):
+        data = ctx.data
+        self.ctx, self.meta = ctx, meta
+        self.ref_ctx = reference_ctx(ctx) if ctx.informed is not None else None
+        self.n = len(data.clusters)
+        self.evaluate = ctx.key_of is not None
+        self.close_rows = CLOSE_ROWS if close_rows is None else close_rows
+        self.entries: list[dict] = []
+        self.transactions: list[list] = []
+        self.totals = {"anchors": 0, "units": 0, "placements": 0}
+        self.arrived = 0
+        # the joint clusters, in the order they can run (when their last member has arrived)
+        self.index_of = {c.id: ci for ci, c in enumerate(data.clusters)}
+        self.members = [[self.index_of[x] for x in j.clusters] for j in data.joint_clusters]
+        self.joints_of: dict[int, list[int]] = {}
+        for ji, ms in enumerate(self.members):
+            for ci in ms:
+                self.joints_of.setdefault(ci, []).append(ji)
+        self.joint_order = sorted(range(len(self.members)), key=lambda ji: (max(self.members[ji], default=-1), ji))
+        self.next_joint = 0
+        self.waiting = {ci: len(js) for ci, js in self.joints_of.items()}
+        self.joint_summary: list[tuple[int, int] | None] = [None] * len(self.members)  # (placements, units)
+        self.joint_entries: list[dict | None] = [None] * len(self.members)
+        self.joint_figures: list[tuple[int, float] | None] = [None] * len(self.members)  # (correct, b_correct)
+        self.joint_places: dict[int, list] = {}   # cluster -> [(joint, [(anchor, names)])] (full report)
+        self.open: dict[int, tuple[_Part | None, _Part | None]] = {}
+        self.closable: list[int] = []
+        self.closable_rows = 0
+        if self.evaluate:
+            x = ctx.x
+            self.n_rows = x.shape[0]
+            self.cluster_of_row = np.full(self.n_rows, -1, dtype=np.int64)
+            self.truth: dict[int, np.ndarray] = {}
+            self.counts = {name: np.zeros(self.n, dtype=np.float64) for name in _COUNTS}
+            self.ref_counts = ({name: np.zeros(self.n, dtype=np.float64) for name in _REF_COUNTS}
+                               if self.ref_ctx is not None else None)
+            self.km = _KmCounter(x, int(meta["k"]), int(data.m))
+            self.km_protected = np.zeros(self.n, dtype=np.int64)
+            self.km_exposed = {"attack": np.zeros(self.n, dtype=np.int64), "baseline": np.zeros(self.n, dtype=np.int64)}
+
+    # ------------------------------------------------------------------ arrival
+    def add(self, ci: int, out: dict, ref: dict | None = None) -> None:
+        if ci != self.arrived:
+            raise ValueError(f"cluster {ci} arrived out of order (expected {self.arrived})")
+        self.entries.append(out["cluster"])
+        if not self.ctx.summary_only:
+            self.transactions.append(out["transactions"])
+        for name in self.totals:
+            self.totals[name] += int(out[name])
+        joined = ci in self.joints_of
+        attack = reference = None
+        if self.evaluate:
+            truth = np.asarray(out["truth"], dtype=np.int64)
+            self.cluster_of_row[truth] = ci
+            self.truth[ci] = truth
+            attack = _Part(dict(out["counts"]), out["broken_set"], out["b_broken_sets"],
+                           aligned=out["aligned"] if joined else None,
+                           recon={label: [rr] for label, rr in out["recon"].items()})
+            if ref is not None:
+                reference = _Part({name: ref[name] for name in _REF_COUNTS}, ref["_broken_set"], ref["_b_broken_sets"],
+                                  aligned=ref["_aligned"] if joined else None)
+        self.open[ci] = (attack, reference)
+        self.arrived = ci + 1
+        while (self.next_joint < len(self.joint_order)
+               and max(self.members[self.joint_order[self.next_joint]], default=-1) < self.arrived):
+            self._run_joint(self.joint_order[self.next_joint])
+            self.next_joint += 1
+        if not joined:  # a joint cluster's member becomes closable when its last joint cluster has run
+            self._closable(ci)
+
+    def _closable(self, ci: int) -> None:
+        self.closable.append(ci)
+        self.closable_rows += len(self.truth[ci]) if self.evaluate else 1
+        if self.closable_rows >= self.close_rows:
+            self._close()
+
+    # ------------------------------------------------------------------ joint clusters
+    def _run_joint(self, ji: int) -> None:
+        from semtui.attacks.reassociation.attack import _plan_cluster
+        from semtui.attacks.reassociation.joint import joint_output
+
+        ctx, data = self.ctx, self.ctx.data
+
+        def anchors_of(ci: int) -> list[np.ndarray]:
+            return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
+
+        members = self.members[ji]
+        aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
+                   if self.evaluate else None)
+        j = joint_output(ctx, ji, self.index_of, anchors_of, aligned)
+        self.joint_summary[ji] = (int(j["placements"]), int(j["n_units"]))
+        self.joint_entries[ji] = j.get("entry")
+        if not ctx.summary_only:
+            names = data.vocab.names
+            per: dict[int, list] = {}
+            for u, a in zip(j["place_unit"].tolist(), j["place_anchor"].tolist()):
+                per.setdefault(int(j["member_of"][a]), []).append((int(j["local"][a]), names(j["units"][u])))
+            for m, places in per.items():
+                self.joint_places.setdefault(m, []).append((ji, places))
+        if self.evaluate and "eval" in j:
+            e = j["eval"]
+            self.joint_figures[ji] = (int(e["correct"].sum()), float(np.sum(e["b_correct"])))
+            self._spread(ji, members, e, 0, with_recon=True)
+        if self.ref_ctx is not None:
+            ref_aligned = {m: np.asarray(self.open[m][1].aligned, dtype=np.int64) for m in members}
+            rj = joint_output(self.ref_ctx, ji, self.index_of, anchors_of, ref_aligned)
+            if "eval" in rj:
+                self._spread(ji, members, rj["eval"], 1, with_recon=False)
+        for m in members:
+            self.waiting[m] -= 1
+            if self.waiting[m] == 0 and m < self.arrived:
+                self._closable(m)
+
+    def _spread(self, ji: int, members: list[int], e: dict, side: int, with_recon: bool) -> None:
+        """A joint cluster's evaluation, shared out to its members by the cluster of the anchor
+        placed on (placements, correct ones, the baseline's) or of the transaction (held
+        sub-records, broken transactions, the reconstruction)."""
+        cor = self.cluster_of_row
+
+        def rows_of(ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            ts = np.asarray(ts, dtype=np.int64)
+            ts = ts[(ts >= 0) & (ts < len(cor))]
+            return ts, cor[ts]
+
+        _, held_c = rows_of(e["held_t"]) if with_recon else (None, None)
+        broken, broken_c = rows_of(e["broken_set"])
+        b_sets = [rows_of(s) for s in e["b_broken_sets"]]
+        recon = {}
+        if with_recon:
+            for label, (rr, ii) in e["recon"].items():
+                rr = np.asarray(rr, dtype=np.int64)
+                recon[label] = (rr, np.asarray(ii, dtype=np.int64), cor[rr] if len(rr) else rr)
+        for m in members:
+            part = self.open[m][side]
+            held = int(np.count_nonzero(held_c == m)) if with_recon else 0
+            part.joints.append((ji, int(e["placements"][m]), int(e["correct"][m]), float(e["b_correct"][m]), held))
+            part.extra_broken.append(broken[broken_c == m])
+            part.extra_b_broken.append([s[c == m] for s, c in b_sets])
+            for label, (rr, ii, cc) in recon.items():
+                keep = cc == m
+                part.recon[label].append((rr[keep], ii[keep]))
+
+    # ------------------------------------------------------------------ closing
+    def _close(self) -> None:
+        batch, self.closable, self.closable_rows = self.closable, [], 0
+        if not batch:
+            return
+        batch.sort()
+        recon = {"attack": [], "baseline": []}
+        for ci in batch:
+            attack, reference = self.open.pop(ci)
+            for _, places in sorted(self.joint_places.pop(ci, []), key=lambda t: t[0]):
+                recs = self.transactions[ci]
+                for local, nm in places:
+                    rec = recs[local]
+                    rec.extend(x for x in nm if x not in rec)
+            if not self.evaluate:
+                continue
+            self._finish_counts(ci, attack, self.counts, held=True)
+            if reference is not None:
+                self._finish_counts(ci, reference, self.ref_counts, held=False)
+            for label in recon:
+                recon[label].append(attack.recon[label])
+        if not self.evaluate:
+            return
+        prot, exposed = self.km.count([self.truth[ci] for ci in batch], recon)
+        idx = np.asarray(batch, dtype=np.int64)
+        self.km_protected[idx] = prot
+        for label in exposed:
+            self.km_exposed[label][idx] = exposed[label]
+        for i, ci in enumerate(batch):
+            metrics = self.entries[ci]["metrics"]
+            metrics["protected_itemsets"] = int(prot[i])
+            metrics["exposed_itemsets"] = int(exposed["attack"][i])
+            del self.truth[ci]
+
+    @staticmethod
+    def _finish_counts(ci: int, part: _Part, table: dict, held: bool) -> None:
+        c = part.counts
+        if part.joints:
+            # the joint clusters' placements, in joint-cluster order (the float sums as a whole-release merge)
+            for _, placements, correct, b_correct, h in sorted(part.joints, key=lambda t: t[0]):
+                c["placements"] = c["placements"] + placements
+                c["correct"] = c["correct"] + correct
+                c["b_correct"] = c["b_correct"] + b_correct
+                if held:
+                    c["held"] += h
+            # broken transactions: the union of the cluster's own and its joint clusters'
+            c["broken"] = len(np.unique(np.concatenate([np.asarray(part.broken_set, dtype=np.int64)]
+                                                       + part.extra_broken)))
+            draws = len(part.b_broken_sets)
+            c["b_broken"] = float(np.mean([
+                len(np.unique(np.concatenate([np.asarray(part.b_broken_sets[r], dtype=np.int64)]
+                                             + [extra[r] for extra in part.extra_b_broken])))
+                for r in range(draws)])) if draws else 0.0
+        for name in table:
+            table[name][ci] = c[name]
+
+    # ------------------------------------------------------------------ the report
+    def finish(self):
+        from semtui.attacks.reassociation.attack import (
+            REPORT_FORMAT,
+            Reassociation,
+            _informed_reference,
+            _r,
+            _wmd_note,
+        )
+        from semtui.metrics.reassociation import accuracy, bootstrap_ratios, km_breakage, transaction_breakage
+        from semtui.reports import document
+
+        if self.arrived != self.n:
+            raise ValueError(f"{self.arrived} of {self.n} clusters arrived")
+        self._close()
+        assert not self.open, "a cluster was never closed"
+        opts, data, ctx = self.meta, self.ctx.data, self.ctx
+        joints = [s for s in self.joint_summary if s is not None]
+        transactions = [t for per in self.transactions for t in per]
+        self.transactions = []
+        report: dict = document(REPORT_FORMAT, {
+            "method": opts["method"],
+            "measure": opts["measure"],
+            "measure_kind": opts["kind"],
+            "background": opts["background"],
+            "k": opts["k"],
+            "term_placements": opts["term_placements"],
+            "seed": opts["seed"],
+            "ties": opts["ties"],
+            "unknown_terms": opts["unknown"],
+            "summary": {
+                "clusters": self.n,
+                "transactions": int(sum(c.size for c in data.clusters)),
+                "anchors": int(self.totals["anchors"]),
+                "units": int(self.totals["units"]),
+                "placements": int(self.totals["placements"] + sum(p for p, _ in joints)),
+                "joint_clusters": len(joints),
+                "shared_units": int(sum(u for _, u in joints)),
+                "shared_placements": int(sum(p for p, _ in joints)),
+                "seconds": 0.0,
+            },
+        })
+        if self.evaluate:
+            counts = self.counts
+            km = {label: {"protected": int(self.km_protected.sum()), "exposed": int(self.km_exposed[label].sum())}
+                  for label in ("attack", "baseline")}
+            s = {key: float(v.sum()) for key, v in counts.items()}
+            num = np.column_stack([counts["correct"], counts["broken"], self.km_exposed["attack"],
+                                   counts["wmd_sum"], counts["correct"], counts["b_correct"]])
+            den = np.column_stack([counts["placements"], counts["size"], self.km_protected,
+                                   counts["wmd_n"], counts["b_correct"], counts["placements"]])
+            ci = bootstrap_ratios(num, den, opts["seed"])
+            labels = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "lift_over_random",
+                      "baseline_accuracy")
+            baseline_acc = accuracy(s["b_correct"], s["placements"])
+            acc = accuracy(s["correct"], s["placements"])
+            report["metrics"] = {
+                "placements": int(s["placements"]),
+                "correct": int(s["correct"]),
+                "accuracy": _r(acc),
+                "held": int(s["held"]),
+                "recall": _r(s["correct"] / s["held"]) if s["held"] else None,
+                "transactions": int(s["size"]),
+                "broken_transactions": int(s["broken"]),
+                "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
+                "protected_itemsets": km["attack"]["protected"],
+                "exposed_itemsets": km["attack"]["exposed"],
+                "km_breakage": _r(km_breakage(km["attack"]["exposed"], km["attack"]["protected"])),
+                "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
+                "wmd_transactions": int(s["wmd_n"]),
+                "wmd_measure": opts["wmd_measure"],
+                "wmd_terms": opts.get("wmd_terms", 0),
+                "wmd_unscored_terms": opts.get("wmd_unscored", 0),
+                "wmd_note": _wmd_note(s["wmd_n"], opts),
+                "baseline": {
+                    "accuracy": _r(baseline_acc),
+                    "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
+                    "exposed_itemsets": km["baseline"]["exposed"],
+                    "km_breakage": _r(km_breakage(km["baseline"]["exposed"], km["baseline"]["protected"])),
+                    "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
+                },
+                "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
+                "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
+            }
+            if joints:
+                # the shared chunks' part of the figures above, on its own
+                jp = sum(p for p, _ in joints)
+                figures = [f for f in self.joint_figures if f is not None]
+                jc = sum(c for c, _ in figures)
+                jb = sum(b for _, b in figures)
+                ja, jba = accuracy(jc, jp), accuracy(jb, jp)
+                report["metrics"]["shared_chunks"] = {
+                    "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
+                    "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
+            if self.ref_counts is not None:
+                report["metrics"]["informed_reference"] = _informed_reference(self.ref_counts, opts["seed"], ctx.ties)
+        report["clusters"] = self.entries
+        report["joint_clusters"] = [e for e in self.joint_entries if e is not None]
+        report["summary"]["summary_only"] = ctx.summary_only
+        report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
+        return Reassociation(report, transactions)
+
+
+class _KmCounter:
+    """k^m breakage per cluster, a batch of closed clusters at a time: the protected itemsets
+    (size 2..m, support in (0, k) in the whole original) held by a cluster's transactions, and
+    those its reconstruction exposes (together in a reconstructed transaction that really holds
+    them).  An itemset protected in two clusters counts in each."""
+
+    def __init__(self, x, k: int, m: int):
+        self.x, self.k, self.m = x, k, m
+        self.n_items = x.shape[1]
+        self.prot_codes = _protected_pair_codes(x, k)
+        self.protected3 = None
+        if m >= 3:
+            from semtui.metrics.reassociation import protected_itemsets
+
+            rows_x = (x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(x.shape[0]))
+            self.protected3 = protected_itemsets(rows_x, k, m)
+        self._pos = np.full(x.shape[0], -1, dtype=np.int64)
+
+    def count(self, rows: list[np.ndarray], recon: dict[str, list[list[tuple]]]) -> tuple[np.ndarray, dict]:
+        """(protected per cluster, {label: exposed per cluster}) for the clusters whose
+        transactions are ``rows`` and whose reconstruction is ``recon[label][i]`` ((rows, items)
+        pieces)."""
+        from scipy.sparse import csr_matrix
+
+        from semtui.metrics.reassociation import row_pairs
+
+        nb = len(rows)
+        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=nb)
+        all_rows = np.concatenate(rows + [np.zeros(0, np.int64)]).astype(np.int64)
+        label = np.repeat(np.arange(nb, dtype=np.int64), lens)
+        sub = self.x[all_rows]
+        self._pos[all_rows] = np.arange(len(all_rows))
+        n_items = self.n_items
+        span = n_items * n_items + 1
+
+        def per_cluster(r, codes):
+            keep = np.isin(codes, self.prot_codes)
+            cl = np.unique(label[r[keep]] * span + codes[keep])
+            return np.bincount((cl // span).astype(np.int64), minlength=nb)
+
+        r, a, b = row_pairs(sub.indptr, sub.indices)
+        prot = per_cluster(r, a * n_items + b)
+        exposed = {}
+        ys = {}
+        for lab, pieces in recon.items():
+            rr = np.concatenate([p[0] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
+            ii = np.concatenate([p[1] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
+            rec = csr_matrix((np.ones(len(rr), dtype=np.int8), (self._pos[rr], ii)), shape=(len(all_rows), n_items))
+            rec.sum_duplicates()
+            rec.data[:] = 1
+            y = rec.multiply(sub).tocsr()
+            y.eliminate_zeros()
+            ry, ay, by = row_pairs(y.indptr, y.indices)
+            exposed[lab] = per_cluster(ry, ay * n_items + by)
+            ys[lab] = y
+        self._pos[all_rows] = -1
+        if self.protected3 is not None:
+            prot = prot.copy()
+            self._add_larger(sub, label, prot)
+            for lab, y in ys.items():
+                exposed[lab] = exposed[lab].copy()
+                self._add_larger(y, label, exposed[lab])
+        return prot, exposed
+
+    def _add_larger(self, matrix, label: np.ndarray, out: np.ndarray) -> None:
+        """Itemsets of size 3..m, by enumeration (only for m >= 3)."""
+        from itertools import combinations
+
+        seen: set = set()
+        for i in range(matrix.shape[0]):
+            cl = int(label[i])
+            items = sorted(matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]].tolist())
+            for size in range(3, self.m + 1):
+                for cmb in combinations(items, size):
+                    if cmb in self.protected3 and (cl, cmb) not in seen:
+                        seen.add((cl, cmb))
+                        out[cl] += 1
+
+
+def _protected_pair_codes(x, k: int) -> np.ndarray:
+    """The item pairs (as ``a * n_items + b``, a < b) with support in (0, k) in the original,
+    sorted: counted a block of rows at a time, so that every pair of the original is never
+    held at once."""
+    from semtui.metrics.reassociation import row_pairs
+
+    n_items = x.shape[1]
+    codes = np.zeros(0, dtype=np.int64)
+    counts = np.zeros(0, dtype=np.int64)
+    for start in range(0, x.shape[0], _PAIR_ROWS):
+        block = x[start:start + _PAIR_ROWS]
+        _, a, b = row_pairs(block.indptr, block.indices)
+        u, c = np.unique(a * n_items + b, return_counts=True)
+        if len(codes):
+            u, inv = np.unique(np.concatenate([codes, u]), return_inverse=True)
+            c = np.bincount(inv.ravel(), weights=np.concatenate([counts, c]), minlength=len(u))
+        codes, counts = u, np.rint(c).astype(np.int64)
+    return codes[counts < k]
+
+
+def stream_costs(sizes: list[float], target: float) -> list[list[int]]:
+    """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
+    order, so that the driver merges each batch as it comes back and closes its clusters)."""
+    out: list[list[int]] = []
+    current: list[int] = []
+    acc = 0.0
+    for i, s in enumerate(sizes):
+        current.append(i)
+        acc += s
+        if acc >= target:
+            out.append(current)
+            current, acc = [], 0.0
+    if current:
+        out.append(current)
+    return out
+
