@@ -25,7 +25,7 @@ from _util import REPO, SHARED_DATA, meps_halves
 SPECS = REPO / "benchmarks" / "specs"
 #: each spec, the tables render_tables.py prints from it (a table of several datasets is printed
 #: once all its specs have run: MULTI)
-TABLE = {"strongest_meps": ["strongest"], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
+TABLE = {"strongest_meps": ["strongest"], "strongest_med": ["strongest"], "strongest_med_wordfreq": ["strongest"], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
          "disassoc_meps": ["disassoc"], "grid_6k": [],
          "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [], "cover_refine_bms1": [], "cover_refine_bms2": [],
          "refine_cover_bms1": [], "refine_cover_bms2": [],

@@ -92,7 +92,10 @@ def _open(spec: str, preload: Sequence[str] = ()):
         # semtui once (a spawned process would import both again, each: seconds of CPU on a
         # machine whose cores the workers are about to need) and holds none of our standard streams
         fork_server(("distributed", __name__, *preload, *_asked(preload)))
-        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        # the workers' statistical profiler (a thread sampling every stack every 10 ms, for a
+        # dashboard a local cluster does not start) costs the kernels a few per cent: off
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
+                              "distributed.worker.profile.enabled": False}):
             cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster, timeout=CONNECT_TIMEOUT)
