@@ -25,7 +25,7 @@ from _util import REPO, SHARED_DATA, meps_halves
 SPECS = REPO / "benchmarks" / "specs"
 #: each spec, the tables render_tables.py prints from it (a table of several datasets is printed
 #: once all its specs have run: MULTI)
-TABLE = {"strongest_meps": ["strongest"], "strongest_med": ["strongest"], "strongest_med_wordfreq": ["strongest"], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
+TABLE = {"strongest_meps": ["strongest"], "strongest_med": ["strongest"], "strongest_med_wordfreq": ["strongest"], "structure_meps": [], "structure_meps_half1": [], "meps_embedding": ["methods"], "meps_ngd": ["methods"],
          "disassoc_meps": ["disassoc"], "grid_6k": [],
          "cover_bms1": [], "cover_bms2": [], "refine_cover_meps": [], "cover_refine_bms1": [], "cover_refine_bms2": [],
          "refine_cover_bms1": [], "refine_cover_bms2": [],
@@ -33,6 +33,8 @@ TABLE = {"strongest_meps": ["strongest"], "strongest_med": ["strongest"], "stron
          "knowledge_med": [], "knowledge_meps": [], "knowledge_bms2": [],
          "unmarked": ["unmarked"], "unmarked_recovery": ["recovery"],
          "med_extract": ["med", "med_knowledge", "med_disassoc"], "km_meps": ["km"]}
+#: the release and background names the strongest table prints for a spec (default: MEPS half)
+LABELS = {"strongest_med": ("MED even", "med-odd-words.txt"), "strongest_med_wordfreq": ("MED even", "wordfreq:en")}
 #: tables over several specs' results: (kind, [(dataset name, spec), ...])
 MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bms2"),
                     ("BMS-WebView-1", "cover_refine_bms1"), ("BMS-WebView-2", "cover_refine_bms2")]),
@@ -41,7 +43,8 @@ MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bm
                            ("BMS-WebView-2", "cover_bms2"), ("BMS-WebView-2", "refine_cover_bms2"),
                            ("MEPS", "refine_cover_meps")]),
          ("knowledge", [("MED words", "knowledge_med"), ("MEPS", "knowledge_meps"),
-                        ("BMS-WebView-2", "knowledge_bms2")])]
+                        ("BMS-WebView-2", "knowledge_bms2")]),
+         ("structure", [("full MEPS", "structure_meps"), ("first half", "structure_meps_half1")])]
 
 
 def semtui(*args: str) -> None:
@@ -135,8 +138,10 @@ def main() -> None:
         semtui("experiment", str(spec), "-o", str(results), "--jobs", jobs)
         for kind in TABLE[name]:
             print(f"\n### {name} ({kind})\n", flush=True)
-            subprocess.run([sys.executable, str(REPO / "benchmarks" / "render_tables.py"), kind, str(results)],
-                           check=True)
+            label = LABELS.get(name)
+            extra = ["--name", label[0], "--background", label[1]] if label else []
+            subprocess.run([sys.executable, str(REPO / "benchmarks" / "render_tables.py"), kind, str(results),
+                            *extra], check=True)
     for kind, parts in MULTI:
         have = [f"{label}={work / (spec + '.jsonl')}" for label, spec in parts if (work / f"{spec}.jsonl").exists()]
         if any(spec in names for _, spec in parts) and have:

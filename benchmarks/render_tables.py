@@ -401,11 +401,40 @@ def km(rows: list[dict]) -> None:
                   f"{n(a.get('exposed_items'))} of {n(a.get('member_items'))} |")
 
 
+def structure(parts: list[tuple[str, list[dict]]], folder: Path) -> None:
+    """Finding 1's table from the kept releases of the structure specs: per release its groups,
+    their rows, the share of those rows with no plain item (no context for the papers' attack),
+    the mean members of a generalised item and the largest group."""
+    import numpy as np
+
+    from semtui import formats
+
+    print("| release | groups | group rows | rows without context | mean members per generalised item | "
+          "largest group |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, rows in parts:
+        for c in sorted(rows, key=lambda c: c["cell"]["k"]):
+            path = Path(c["release"]) if Path(c["release"]).is_absolute() else folder / c["release"]
+            data = formats.read_transactions(path)
+            indptr, grows = data.groups()
+            sizes = np.diff(indptr)
+            lengths = data.lengths
+            plain = np.bincount(data.row_of_token()[data.tokens >= 0], minlength=len(lengths))
+            no_context = float((plain[grows] == 0).mean()) if len(grows) else 0.0
+            members = np.diff(data.gen_indptr)
+            print(f"| {name}, k={c['cell']['k']} | {data.n_generalised} | {int(sizes.sum()):,} | "
+                  f"{100 * no_context:.1f} % | {members.mean():.1f} | {int(sizes.max()):,} |")
+
+
 MULTI = {"cover": cover, "refine_cover": refine_cover, "refine": refine, "knowledge": knowledge}
 
 
 def main() -> None:
     kind = sys.argv[1]
+    if kind == "structure":  # NAME=RESULTS ...: the kept releases are read from RESULTS' folder
+        parts = named(sys.argv[2:])
+        structure(parts, Path(sys.argv[2].split("=", 1)[1]).parent)
+        return
     if kind in MULTI:
         MULTI[kind](named(sys.argv[2:]))
         return
