@@ -65,8 +65,8 @@ def main() -> None:
         pass
     for engine, no_numba in engines:
         os.environ["SEMTUI_NO_NUMBA"] = no_numba
-        runs = ((f"attack setgen rba, {engine}, serial", []), (f"the same, --jobs 2", ["--jobs", "2"]),
-                (f"the same, --scheduler local:2", ["--scheduler", "local:2"]))
+        runs = ((f"attack setgen rba, {engine}, serial", []), ("the same, --jobs 2", ["--jobs", "2"]),
+                ("the same, --scheduler local:2", ["--scheduler", "local:2"]))
         got: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in runs}
         run_measured(attack, repeat=1)  # numba's cache filled, the score cache warm: not in the figures
         for _ in range(rounds):
