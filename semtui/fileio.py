@@ -37,7 +37,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -215,6 +215,22 @@ def private_folder(path: str | Path, *, tighten: bool = True) -> Path:
     if tighten and stat.S_IMODE(p.stat().st_mode) & 0o077:
         os.chmod(p, 0o700)
     return p
+
+
+@contextlib.contextmanager
+def scratch_files(files: Sequence[tuple[str, str]]) -> Iterator[Path]:
+    """A private temporary folder (0700) holding ``files`` (name, text), removed with everything
+    in it on exit: for an engine step that must hand code reading files a path (an experiment
+    cell's unmarked release and its sidecar, for the unmarked attack), never an output."""
+    import shutil
+
+    folder = Path(tempfile.mkdtemp(prefix="semtui-scratch-"))
+    try:
+        for name, text in files:
+            (folder / name).write_text(text, encoding="utf-8")
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def private_file(path: str | Path) -> Path:

@@ -464,27 +464,24 @@ def _recovery(release, made: Made, k: int, ctx: Context, progress: ProgressCallb
 class _on_disk:
     """The release's name for the attacks: itself when kept; an unmarked release not kept is
     written with its sidecar (which holds its k and its groups, as ``attack setgen --unmarked``
-    reads them) to a temporary folder, removed after the attacks."""
+    reads them) to a private scratch folder (fileio), removed after the attacks."""
 
     def __init__(self, made: Made, name: str, kept: bool):
-        self.made, self.name, self.kept, self.tmp = made, name, kept, None
+        self.made, self.name, self.kept, self.scratch = made, name, kept, None
 
     def __enter__(self) -> str:
         if self.kept or self.made.marked is None:
             return self.name
-        import tempfile
-
+        from semtui.fileio import scratch_files
         from semtui.reports import dumps
 
-        self.tmp = tempfile.TemporaryDirectory(prefix="semtui-cell-")
-        path = Path(self.tmp.name) / Path(self.name).name
-        path.write_text(self.made.text, encoding="utf-8")
-        Path(str(path) + ".json").write_text(dumps(self.made.sidecar) + "\n", encoding="utf-8")
-        return str(path)
+        base = Path(self.name).name
+        self.scratch = scratch_files([(base, self.made.text), (base + ".json", dumps(self.made.sidecar) + "\n")])
+        return str(self.scratch.__enter__() / base)
 
     def __exit__(self, *exc) -> None:
-        if self.tmp is not None:
-            self.tmp.cleanup()
+        if self.scratch is not None:
+            self.scratch.__exit__(*exc)
 
 
 def _renamed(obj, old: str, new: str):
