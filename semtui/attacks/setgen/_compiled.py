@@ -204,6 +204,21 @@ def _col_move(cvals, crows, ccnt, k, r, old, new, keep):
 
 
 @_jit
+def _count_drop(D, W, rf, cf, live, sc, rc, cc, i, j):
+    """GBA's and WBA's elimination of (i, j): the cell leaves, row i's and column j's count
+    factors change, and row i is weighted again (column j is each caller's: GBA also widens
+    the rows' gap bounds there)."""
+    live[i, j] = False
+    sc[i, j] = False
+    rc[i] -= 1
+    cc[j] -= 1
+    rf[i] = 1.0 - 1.0 / max(rc[i], 1)
+    cf[j] = 1.0 - 1.0 / max(cc[j], 1)
+    for k in range(W.shape[1]):
+        W[i, k] = D[i, k] * rf[i] * cf[k]
+
+
+@_jit
 def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
                     rv, re, rcand, rhas, cv, ce, ccand, chas, cvals, crows, ccnt,
                     delta, slack, budget, out_i, out_j, out_w, out_v, out_kind, n_out):
@@ -385,14 +400,7 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
                 ccnt[j] = t
         else:
             old_j = W[i, j]
-            live[i, j] = False
-            sc[i, j] = False
-            rc[i] -= 1
-            cc[j] -= 1
-            rf[i] = 1.0 - 1.0 / max(rc[i], 1)
-            cf[j] = 1.0 - 1.0 / max(cc[j], 1)
-            for k in range(nc):
-                W[i, k] = D[i, k] * rf[i] * cf[k]
+            _count_drop(D, W, rf, cf, live, sc, rc, cc, i, j)
             for r in range(nr):
                 old = old_j if r == i else W[r, j]
                 new = D[r, j] * rf[r] * cf[j]
@@ -508,14 +516,7 @@ def _wba_steps(D, W, rf, cf, live, sc, rc, cc, best, best_row, delta, budget, ou
         out_w[n_out] = W[i, j]
         n_out += 1
         done += 1
-        live[i, j] = False
-        sc[i, j] = False
-        rc[i] -= 1
-        cc[j] -= 1
-        rf[i] = 1.0 - 1.0 / max(rc[i], 1)
-        cf[j] = 1.0 - 1.0 / max(cc[j], 1)
-        for k in range(nc):
-            W[i, k] = D[i, k] * rf[i] * cf[k]
+        _count_drop(D, W, rf, cf, live, sc, rc, cc, i, j)
         for r in range(nr):
             W[r, j] = D[r, j] * rf[r] * cf[j]
         for k in range(nc):

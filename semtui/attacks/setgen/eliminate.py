@@ -945,9 +945,16 @@ def _grouping(state: _Table, method: str, threshold: float | None, limit: int,
             touched.append(np.flatnonzero(rcand == j))
         refresh(np.concatenate(touched), validity=True)
 
-    if rba:
-        row_w = np.where(live, WR, np.nan)
-        col_w = np.where(live, WC, np.nan)
+    return _grouping_result(state, method, delta, initial, W, WR if rba else None, WC if rba else None,
+                            init_rv, init_cv)
+
+
+def _grouping_result(state: _Table, method: str, delta: float, initial, W, WR, WC, init_rv, init_cv):
+    """GBA's or RBA's result, from the numpy loop or the compiled one: the weights are RBA's
+    redistributed ones (``WR``/``WC``) or, for GBA, the live cells' counts."""
+    if WR is not None:
+        row_w = np.where(state.live, WR, np.nan)
+        col_w = np.where(state.live, WC, np.nan)
     else:
         row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
     return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
@@ -1030,13 +1037,8 @@ def _grouping_compiled(K, state: _Table, method: str, delta: float, slack: float
         n_out = n_new
         if finished:
             break
-    if rba:
-        row_w = np.where(live, WR, np.nan)
-        col_w = np.where(live, WC, np.nan)
-    else:
-        row_w, col_w = _count_weights(state, axis=1), _count_weights(state, axis=0)
-    return state.result(method, delta, initial, W, row_weights=row_w, col_weights=col_w,
-                        initial_row_vulnerability=init_rv, initial_col_vulnerability=init_cv)
+    return _grouping_result(state, method, delta, initial, W, WR if rba else None, WC if rba else None,
+                            init_rv, init_cv)
 
 
 def _redistribute(state: _Table, D, W, WR, WC, i: int, j: int, low_r: np.ndarray, low_c: np.ndarray) -> None:
