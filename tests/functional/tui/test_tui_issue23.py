@@ -43,6 +43,13 @@ def long_release(tmp_path: Path, rows: int = 4000, members: int = 40, contexts: 
     return data, scores
 
 
+@pytest.fixture
+def numpy_loop(monkeypatch):
+    """The numpy eliminator: the compiled one (the fast extra) eliminates a long_release table in
+    well under a second, and a test of keys pressed while an attack runs needs it still running."""
+    monkeypatch.setenv("SEMTUI_NO_NUMBA", "1")
+
+
 async def settle(pilot) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -53,10 +60,7 @@ async def settle(pilot) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_escape_cancels_a_long_attack_says_so_at_once_and_leaves_the_screen_usable(tmp_path, size, monkeypatch):
-    # the numpy loop: the compiled one (the fast extra) eliminates this table in well under a second,
-    # and this test needs an attack that is still running when the keys are pressed
-    monkeypatch.setenv("SEMTUI_NO_NUMBA", "1")
+async def test_escape_cancels_a_long_attack_says_so_at_once_and_leaves_the_screen_usable(tmp_path, size, numpy_loop):
     data, scores = long_release(tmp_path)
     app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}", "method": "rba"})
     app.animation_level = "none"
@@ -124,10 +128,7 @@ async def test_o_asks_before_throwing_away_results_as_q_does(fig4_scores, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_o_asks_while_an_attack_runs(tmp_path, size, monkeypatch):
-    # the numpy loop: the compiled one (the fast extra) eliminates this table in well under a second,
-    # and this test needs an attack that is still running when the keys are pressed
-    monkeypatch.setenv("SEMTUI_NO_NUMBA", "1")
+async def test_o_asks_while_an_attack_runs(tmp_path, size, numpy_loop):
     data, scores = long_release(tmp_path)
     app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}", "method": "rba"})
     app.animation_level = "none"
