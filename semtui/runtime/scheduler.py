@@ -155,6 +155,13 @@ class _Starting:
         return self.client
 
 
+def _close(things: list) -> None:
+    """Close a session's client and local cluster, whatever either raises on the way out."""
+    for thing in things:
+        with contextlib.suppress(Exception):
+            thing.close()
+
+
 @contextlib.contextmanager
 def session(spec: str | None, *, warm: bool = False, preload: Sequence[str] = ()) -> Iterator[Any]:
     """One client for ``spec`` over a whole command (an assessment's many attacks share one
@@ -183,9 +190,7 @@ def session(spec: str | None, *, warm: bool = False, preload: Sequence[str] = ()
             with _lock:
                 _sessions.pop(spec, None)
             starting.thread.join()
-            for thing in starting.to_close:
-                with contextlib.suppress(Exception):
-                    thing.close()
+            _close(starting.to_close)
         return
     client, to_close = _open(spec)
     with _lock:
@@ -195,9 +200,7 @@ def session(spec: str | None, *, warm: bool = False, preload: Sequence[str] = ()
     finally:
         with _lock:
             _sessions.pop(spec, None)
-        for thing in to_close:
-            with contextlib.suppress(Exception):
-                thing.close()
+        _close(to_close)
 
 
 def n_workers(client) -> int:
