@@ -208,6 +208,52 @@ def fork_server(preload: Sequence[str] = ()):
     return ctx
 
 
+def _companion_main(lifeline, reply, target: Callable, args: tuple) -> None:
+    _die_with_parent(lifeline)
+    target(reply.send, *args)
+
+
+class Companion:
+    """A long-lived process serving the command (the Dask scheduler of ``--scheduler local:N``):
+    forked from the fork server, tied to its parent's life as every worker is (module
+    docstring), stopped by :meth:`stop`."""
+
+    def __init__(self, target: Callable, args: tuple, preload: Sequence[str]):
+        ctx = fork_server(preload)
+        lifeline_r, self._lifeline = ctx.Pipe(duplex=False)
+        self._reply, reply_w = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(target=_companion_main, args=(lifeline_r, reply_w, target, args),
+                                   name="semtui-companion", daemon=False)
+        try:
+            self.process.start()
+        finally:
+            lifeline_r.close()
+            reply_w.close()
+
+    def receive(self, timeout: float) -> Any:
+        """What the process sends first (``target`` gets ``send`` as its first argument); a
+        TimeoutError after ``timeout`` seconds, an EOFError when the process ended first."""
+        if not self._reply.poll(timeout):
+            raise TimeoutError(f"no answer from {self.process.name} within {timeout} s")
+        return self._reply.recv()
+
+    def stop(self, grace: float = 5.0) -> None:
+        """End the process: its lifeline closes (it exits at once), then it is reaped."""
+        with contextlib.suppress(OSError):
+            self._lifeline.close()
+        self.process.join(grace)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(grace)
+        self._reply.close()
+
+
+def start_companion(target: Callable, *args: Any, preload: Sequence[str] = ()) -> Companion:
+    """``target(send, *args)`` in a process of its own (:class:`Companion`); ``target`` must be
+    a module-level function, ``args`` picklable."""
+    return Companion(target, args, preload)
+
+
 def _fileno(stream) -> int:
     try:
         return stream.fileno()

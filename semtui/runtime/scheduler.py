@@ -1,7 +1,8 @@
 """Units of work on a Dask cluster (``--scheduler``): the executor's other backend.
 
-``--scheduler local:N`` starts a :class:`distributed.LocalCluster` of N worker processes on
-this machine (one thread each) for the length of the command; ``--scheduler tcp://HOST:PORT``
+``--scheduler local:N`` starts a local Dask cluster (a :class:`distributed.SpecCluster`: N
+``Nanny`` worker processes of one thread each and the scheduler in a process of its own, all
+forked from the executor's fork server) on this machine for the length of the command; ``--scheduler tcp://HOST:PORT``
 (or ``tls://``) connects to a running scheduler whose workers have the same semtui installed
 (docs/distributed.md says how to start one over SSH, SLURM/PBS or Kubernetes).  Dask is an
 optional extra, ``semtui[dask]``; without it the option is refused in one line.
@@ -80,24 +81,29 @@ def _open(spec: str, preload: Sequence[str] = ()):
     """A connected :class:`distributed.Client` for ``spec`` and what to close after it
     (``local:N``: its processes fork from a server that has imported ``preload`` too)."""
     require_dask()
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     m = _LOCAL.match(spec)
     if m:
         import dask
+        from distributed import Nanny, SpecCluster
 
         from semtui.runtime.executor import fork_server
 
-        # the nannies and workers fork from the executor's server, which has imported Dask and
+        # the nannies' workers fork from the executor's server, which has imported Dask and
         # semtui once (a spawned process would import both again, each: seconds of CPU on a
         # machine whose cores the workers are about to need) and holds none of our standard streams
         fork_server(("distributed", __name__, *preload, *_asked(preload)))
+        n = int(m.group(1))
+        workers = {i: {"cls": Nanny, "options": {
+            "host": "127.0.0.1", "nthreads": 1, "dashboard": False, "silence_logs": logging.ERROR,
+            "memory_limit": _memory_limit(n)}} for i in range(n)}
         # the workers' statistical profiler (a thread sampling every stack every 10 ms, for a
         # dashboard a local cluster does not start) costs the kernels a few per cent: off
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
                               "distributed.worker.profile.enabled": False}):
-            cluster = LocalCluster(n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            cluster = SpecCluster(workers=workers, scheduler={"cls": _scheduler_process(), "options": {}},
+                                  silence_logs=logging.ERROR, name=f"semtui {spec}")
         client = Client(cluster, timeout=CONNECT_TIMEOUT)
         return client, [client, cluster]
     try:
@@ -111,6 +117,69 @@ def _open(spec: str, preload: Sequence[str] = ()):
         raise InputError(f"the scheduler {spec} has no worker (waited {CONNECT_TIMEOUT} s)",
                          option="scheduler") from None
     return client, [client]
+
+
+def _memory_limit(n: int) -> int:
+    """Each of ``n`` local workers' share of this machine's memory (what LocalCluster gives)."""
+    from distributed.worker_memory import parse_memory_limit
+
+    return parse_memory_limit("auto", 1, n, logger=logging.getLogger("distributed"))
+
+
+def _serve(send: Callable[[Any], None]) -> None:
+    """In a process of its own (:func:`semtui.runtime.executor.start_companion`): the Dask
+    scheduler of ``local:N``, until the cluster closes it or the driver goes."""
+    import asyncio
+
+    from distributed import Scheduler
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+    async def serve() -> None:
+        async with Scheduler(host="127.0.0.1", port=0, dashboard=False, dashboard_address=None) as scheduler:
+            send(scheduler.address)
+            await scheduler.finished()
+
+    asyncio.run(serve())
+
+
+_SchedulerProcess: Any = None
+
+
+def _scheduler_process():
+    """The scheduler of a local cluster as a process of its own (a Dask ``ProcessInterface``),
+    not a task of the driver's event loop: what it holds of every batch in flight and its
+    bookkeeping then do not count against the driver's memory (``attack disassoc`` on a large
+    release: docs/distributed.md), and its loop does not share the driver's interpreter."""
+    global _SchedulerProcess
+    if _SchedulerProcess is None:
+        import asyncio
+
+        from distributed.deploy.spec import ProcessInterface
+
+        from semtui.runtime.executor import start_companion
+
+        class SchedulerProcess(ProcessInterface):
+            companion = None
+
+            async def start(self) -> None:
+                loop = asyncio.get_running_loop()
+                self.companion = await loop.run_in_executor(None, start_companion, _serve)
+                try:
+                    self.address = await loop.run_in_executor(None, self.companion.receive, CONNECT_TIMEOUT)
+                except (TimeoutError, EOFError) as exc:
+                    await loop.run_in_executor(None, self.companion.stop)
+                    raise RuntimeError(f"the local scheduler did not start: {exc}") from None
+                await super().start()
+
+            async def close(self) -> None:
+                if self.companion is not None:
+                    await asyncio.get_running_loop().run_in_executor(None, self.companion.stop)
+                    self.companion = None
+                await super().close()
+
+        _SchedulerProcess = SchedulerProcess
+    return _SchedulerProcess
 
 
 def _asked(modules: Sequence[str]) -> list[str]:

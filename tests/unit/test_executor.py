@@ -52,7 +52,8 @@ def test_the_executor_is_the_only_place_that_starts_processes():
             starters[str(path.relative_to(REPO))] = found
     assert set(starters) == {EXECUTOR, SCHEDULER}, starters
     assert "multiprocessing" in starters[EXECUTOR]
-    assert set(starters[SCHEDULER]) <= {"dask", "distributed"}, starters[SCHEDULER]
+    # the scheduler starts nothing itself: Dask's classes, and the executor's companion process
+    assert {name.split(".")[0] for name in starters[SCHEDULER]} <= {"dask", "distributed"}, starters[SCHEDULER]
 
 
 def _pid(shared, unit):

@@ -136,6 +136,51 @@ def test_local_scheduler_from_the_cli(semtui):
     assert _stable(json.loads(dist.out)) == _stable(json.loads(serial.out))
 
 
+def test_a_local_cluster_schedules_from_a_process_of_its_own_that_ends_with_the_session():
+    """``local:N``'s scheduler is not a task of the driver's loop (its memory is not the
+    driver's: docs/distributed.md), and nothing of the cluster outlives the session."""
+    from procs import descendants, wait_gone
+
+    before = descendants(os.getpid())
+    with session("local:1") as client:
+        pid = client.run_on_scheduler(os.getpid)
+        assert pid != os.getpid()
+        assert pid in descendants(os.getpid())
+        assert client.submit(sum, [1, 2, 3]).result() == 6
+        cluster = {p: v for p, v in descendants(os.getpid()).items() if p not in before}
+    assert pid in cluster and len(cluster) >= 2  # the scheduler and a worker (and a fork server, if new)
+    servers = {p for p, v in cluster.items() if v[0] == os.getpid()}  # the fork server stays for the next run
+    assert wait_gone({p: v for p, v in cluster.items() if p not in servers}, 10.0) == []
+
+
+def test_a_driver_killed_outright_takes_its_local_cluster_with_it():
+    """SIGKILL leaves the driver no chance to close its cluster: the scheduler's process reads
+    end-of-file on its lifeline and goes, and the workers with it."""
+    import subprocess
+    import sys
+
+    from procs import descendants, wait_gone
+
+    code = ("import os, sys, time\n"
+            "from semtui.runtime.scheduler import session\n"
+            "with session('local:1') as client:\n"
+            "    print(client.run_on_scheduler(os.getpid), flush=True)\n"
+            "    time.sleep(600)\n")
+    env = dict(os.environ, PYTHONPATH=str(SAMPLES.parent))
+    driver = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        scheduler_pid = int(driver.stdout.readline())
+        tree = descendants(driver.pid)
+        assert scheduler_pid in tree
+        driver.kill()
+        driver.wait(10)
+        assert wait_gone(tree, 20.0) == []
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.stdout.close()
+
+
 @pytest.mark.parametrize("spec", ["local:0", "local", "http://x:1", "tcp://host", "2"])
 def test_a_bad_scheduler_is_refused(spec, semtui):
     with pytest.raises(InputError):
