@@ -9,6 +9,12 @@ is shared), per elimination step, with the eliminations checked equal.
 ``--numba``: before = this tree's numpy loop, now = its compiled loop (compiled first, apart);
 ``--load`` takes the tables saved by ``--save`` instead of running the attack again.
 
+    python benchmarks/bench_rba_tables.py RELEASE ORIGINAL --lower-clusters [--load T.npz]
+
+``--lower-clusters``: the work RBA's definition prescribes, counted (not timed) on the same
+tables: per elimination the column's lower cluster takes the cell's weight and every cell of it
+a new value; prints the steps, the mean lower cluster and the cells rewritten in all.
+
 The tables are captured from a real `attack setgen --method rba` run on RELEASE (the kernel's
 call to the eliminator is wrapped; the run itself finishes normally), so they are exactly what
 the attack eliminates on (rows with context; default measure).
@@ -46,6 +52,35 @@ def capture(release: str, original: str, min_rows: int) -> list[np.ndarray]:
     return tables
 
 
+def lower_clusters(tables: list[np.ndarray]) -> None:
+    """Steps, mean lower cluster and cells rewritten by RBA on each table and on it 4x taller
+    (the numpy loop, whose lower clusters are the compiled loop's: they are bit for bit equal)."""
+    import semtui.attacks.setgen.eliminate as E
+
+    sizes: list[int] = []
+    real = E._SortedColumns.lower_rows
+
+    def counted(self, k):
+        rows = real(self, k)
+        sizes.append(len(rows))
+        return rows
+
+    E._SortedColumns.lower_rows = counted
+    print("| table | steps | mean lower cluster (share of the rows) | cells rewritten |")
+    print("|---|---:|---:|---:|")
+    try:
+        for T0 in tables:
+            for rep in (1, 4):
+                T = np.tile(T0, (rep, 1))
+                sizes.clear()
+                E.eliminate(T, "rba", engine="numpy")
+                s = np.array(sizes)
+                print(f"| {T.shape[0]}x{T.shape[1]} | {len(s):,} | {s.mean():,.0f} ({s.mean() / T.shape[0]:.2f}) | "
+                      f"{int(s.sum()):,} |", flush=True)
+    finally:
+        E._SortedColumns.lower_rows = real
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("release")
@@ -56,11 +91,12 @@ def main() -> None:
     ap.add_argument("--load", help="the tables of an earlier --save, instead of capturing them")
     ap.add_argument("--top", type=int, default=3, help="this many largest tables")
     ap.add_argument("--save", help="also keep the captured tables in this .npz (outside the repository)")
+    ap.add_argument("--lower-clusters", action="store_true", help="count the cells RBA rewrites (no timing)")
     args = ap.parse_args()
     from semtui.attacks.setgen.eliminate import eliminate
 
-    if not args.numba and not args.before:
-        ap.error("give --before REV or --numba")
+    if not args.numba and not args.before and not args.lower_clusters:
+        ap.error("give --before REV, --numba or --lower-clusters")
     if args.load:
         with np.load(args.load) as z:
             tables = [z[k] for k in z.files]
@@ -68,6 +104,9 @@ def main() -> None:
         tables = sorted(capture(args.release, args.original, 300), key=lambda t: -t.size)
     if args.save:
         np.savez(args.save, *tables)
+    if args.lower_clusters:
+        lower_clusters(tables[: args.top])
+        return
     if args.numba:
         t = time.process_time()
         for m in ("gba", "rba"):
