@@ -294,25 +294,29 @@ def disassoc(
         raise InputError("--summary-only keeps no reconstructed transaction to write with -o")
     check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
                   stdout_taken="--json" if json_out else None)
-    release = formats.read(data)
-    if not isinstance(release, DisassociatedData):
-        raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
-    if not release.clusters:
-        raise InputError("nothing to attack: the release has no cluster", data)
-    the_key = read_key(key) if key is not None else None
-    orig = formats.read_transactions(original) if original is not None else None
-    note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
-    with StderrProgress(f"attack {opts.method}") as bar:
-        try:
-            result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
-                                       sources={"data": str(data), "key": None if key is None else str(key),
-                                                "original": None if original is None else str(original)})
-        except InputError as exc:  # an option's error in the CLI's words; what the release cannot back is about it
-            if exc.option is not None:
-                raise options_error(exc) from None
-            if exc.path is not None:
-                raise
-            raise InputError(exc.message, data) from None
+    from semtui.runtime.scheduler import session
+
+    # with --scheduler the workers start while the inputs are read and scored
+    with session(opts.scheduler, warm=True, preload=("semtui.attacks.reassociation.attack",)):
+        release = formats.read(data)
+        if not isinstance(release, DisassociatedData):
+            raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
+        if not release.clusters:
+            raise InputError("nothing to attack: the release has no cluster", data)
+        the_key = read_key(key) if key is not None else None
+        orig = formats.read_transactions(original) if original is not None else None
+        note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
+        with StderrProgress(f"attack {opts.method}") as bar:
+            try:
+                result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
+                                           sources={"data": str(data), "key": None if key is None else str(key),
+                                                    "original": None if original is None else str(original)})
+            except InputError as exc:  # an option's error in the CLI's words; what the release cannot back is about it
+                if exc.option is not None:
+                    raise options_error(exc) from None
+                if exc.path is not None:
+                    raise
+                raise InputError(exc.message, data) from None
     report = result.report
     if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
         shown = ", ".join(report["unknown_terms"][:8])
