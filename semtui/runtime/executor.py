@@ -9,7 +9,9 @@ callback, called in the calling process; it may raise ``Interrupted``, which sto
 workers and leaves no process behind.
 
 This module is the only one in semtui that starts processes (``tests/unit/test_executor.py``
-says so), and every worker it starts dies with its parent, however the parent ends:
+says so) — the workers of ``--jobs``, and a *companion* for a service of the command (the Dask
+scheduler of ``--scheduler local:N``, :func:`start_companion`) — and every one of them dies with
+its parent, however the parent ends:
 
 * **at most one worker per core**: ``jobs`` is capped to :func:`available_cores` (and to the
   number of units); :func:`capped_jobs` tells a face what a request becomes;
