@@ -643,7 +643,14 @@ def setgen_records(doc: dict) -> tuple[list[dict], list[dict]]:
     """Per transaction, what the attack's report implicates: the members it eliminated (with the
     original: how many rightly), the generalised items reduced to one member (re-identified), and
     the members still possible there that fewer than k transactions of the group can now hold
-    (exposed).  Ranked: re-identified, exposed, correct eliminations, eliminations."""
+    (exposed).  Ranked: re-identified, exposed, correct eliminations, eliminations.
+
+    With the original (a scored report) only what is true counts: an item is re-identified when
+    the one member left is the transaction's own (a reduction to a wrong member is listed apart,
+    ``misidentified``: the attacker would believe something false), a member is exposed in a
+    transaction that holds it, and ``items_exposed`` counts a group only when a transaction that
+    holds the member is among those that still can (or one the attack could not score: unknown,
+    so counted).  Without it every claim is the attack's own, unverified."""
     recs: dict[int, dict] = {}
     exposed_count: Counter = Counter()
     for g in doc["groups"]:
@@ -654,20 +661,31 @@ def setgen_records(doc: dict) -> tuple[list[dict], list[dict]]:
         for e in g["eliminations"]:
             per_row.setdefault(e["row"], []).append(e)
         exposed = set(g["exposed"])
-        for member in exposed:
-            exposed_count[member] += 1
+        if truth is None:
+            exposed_count.update(exposed)
+        else:
+            gone = {(e["row"], e["column"]) for e in g["eliminations"]}
+            for j, member in enumerate(g["members"]):
+                if member in exposed and (g.get("skipped") or any(
+                        row[j] and (r, j) not in gone for r, row in enumerate(truth))):
+                    exposed_count[member] += 1
         for row, els in per_row.items():
             t = els[0]["transaction"]
             r = recs.setdefault(t, {"transaction": t, "line": lines.get(t, t + 1), "eliminated": 0, "correct": None,
                                     "reidentified": [], "exposed": []})
             r["eliminated"] += len(els)
+            gone_here = {e["column"] for e in els}
+            left = [j for j in range(n) if j not in gone_here]
             if truth is not None:
                 r["correct"] = (r["correct"] or 0) + sum(1 for e in els if not truth[row][e["column"]])
-            gone = {e["column"] for e in els}
-            left = [g["members"][j] for j in range(n) if j not in gone]
-            if len(left) == 1:
-                r["reidentified"].append(left[0])
-            r["exposed"] += [x for x in left if x in exposed]
+                if len(left) == 1 and not truth[row][left[0]]:
+                    r.setdefault("misidentified", []).append(g["members"][left[0]])
+                left_true = [j for j in left if truth[row][j]]
+            else:
+                left_true = left
+            if len(left) == 1 and left_true:
+                r["reidentified"].append(g["members"][left[0]])
+            r["exposed"] += [g["members"][j] for j in left_true if g["members"][j] in exposed]
     ranked = sorted(recs.values(), key=lambda r: (-len(r["reidentified"]), -len(r["exposed"]), -(r["correct"] or 0),
                                                   -r["eliminated"], r["transaction"]))
     items = [{"item": x, "groups": c} for x, c in exposed_count.most_common(RECORDS_KEPT)]

@@ -192,6 +192,8 @@ def print_summary(doc: dict) -> None:
                 more = len(r["reidentified"]) - 3
                 bits.append(f"{len(r['reidentified'])} generalised item(s) re-identified: "
                             + ", ".join(r["reidentified"][:3]) + (f" (+{more} more)" if more > 0 else ""))
+            if r.get("misidentified"):
+                bits.append(f"{len(r['misidentified'])} reduced to a wrong item")
             if r.get("exposed"):
                 bits.append(f"{len(r['exposed'])} exposed item(s)")
             if r.get("correct") is not None:
@@ -202,7 +204,7 @@ def print_summary(doc: dict) -> None:
                 bits.append(f"{r['reassociated']} item(s) put back: " + ", ".join(r["items"][:4]))
             if r.get("cover_breaches"):
                 bits.append("cover breaches " + ", ".join(r["cover_breaches"][:3]))
-            p(f"  transaction {r['transaction']} (line {r['line']}): " + "; ".join(bits))
+            p(f"  T{r['transaction'] + 1} (line {r['line']}): " + "; ".join(bits))  # T1: the first, as the TUI and cover
     items = doc.get("items_exposed") or []
     if items:
         p("Items most often exposed: " + ", ".join(f"{i['item']} ({i.get('groups', i.get('records'))})"

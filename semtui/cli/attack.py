@@ -203,7 +203,9 @@ def _print_summary(report: dict) -> None:
         console.print(
             f"Privacy: {p['exposed_items']} of {p['member_items']} member items can now appear in fewer than "
             f"k = {p['k']} ({p.get('k_source', 'k')}) transactions of their group; "
-            f"{p['reidentified_rows']} rows reduced to a single item."
+            f"{p['reidentified_rows']} rows reduced to a single item"
+            + (f" ({p['reidentified_rows_correct']} of them to the row's own item)."
+               if p.get("reidentified_rows_correct") is not None else " (unscored: is it the right one?).")
         )
     groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:10]
     t = Table(title="Groups (most eliminations first)", title_justify="left")

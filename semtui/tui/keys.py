@@ -137,7 +137,7 @@ GLOSSARY: dict[str, str] = {
                "transactions (low density = many added decoys)",
     "elim a/b": "elim a/b: a cells eliminated by the attack out of b cells in the group's distance table",
     "skipped rows": "skipped rows: transactions with no scored context item, which the attack cannot judge",
-    "re-identified rows": "re-identified rows: transactions left with a single possible member",
+    "re-identified rows": "re-identified rows: transactions left with a single possible member (with the original: how many of them to the row's own item)",
     "exposed": "exposed: a member item still possible in fewer than k transactions of its group",
     "assoc": "assoc: the share of a cluster's items kept in a record chunk (associated with the other items "
              "of that chunk) rather than in the term chunk",

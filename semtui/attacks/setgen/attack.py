@@ -245,6 +245,8 @@ def run_setgen_attack(
         "exposed_share": json_float(exposed / member_items) if member_items else None,
         "reidentified_rows": sum(o.reidentified for o in outcomes),
     }
+    if original is not None:  # how many of those reductions are right (the rest name a wrong item)
+        privacy["reidentified_rows_correct"] = sum(o.reidentified_correct for o in outcomes)
     metrics = merge_metrics(outcomes, options) if original is not None else None
     recovery_doc = None
     if recovery is not None:

@@ -90,6 +90,7 @@ class GroupOutcome:
     exposed: int
     reidentified: int
     # with the original only
+    reidentified_correct: int = 0  # rows reduced to one member that is the row's own
     added: int = 0
     correct: int = 0
     added_attackable: int = 0
@@ -264,6 +265,10 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
     out.added_distances = table[~truth]
     out.original_distances = table[truth]
     out.within_u, out.within_pairs = within_table_pairs(table, truth)
+    # a row reduced to one possible member is re-identified only when that member is its own
+    possible_cells = live | np.isnan(table)
+    one = possible_cells.sum(axis=1) == 1
+    out.reidentified_correct = int((one & (possible_cells & truth).any(axis=1)).sum()) if possible_cells.size else 0
     if shared.baseline_draws and len(e_rows):
         budget = np.bincount(e_rows, minlength=table.shape[0])
         present = ~np.isnan(table)
@@ -297,5 +302,6 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
     metrics["auc"] = auc(out.added_distances, out.original_distances)
     metrics["auc_within_table"] = out.within_u / out.within_pairs if out.within_pairs else None
     out.entry["original"] = truth.tolist()
+    out.entry["reidentified_rows_correct"] = out.reidentified_correct
     out.entry["density"] = json_float(truth_all.mean()) if truth_all.size else None
     out.entry["metrics"] = {key: json_float(v) if isinstance(v, float) else v for key, v in metrics.items()}

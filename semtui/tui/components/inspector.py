@@ -121,7 +121,9 @@ def describe_group(session: Session, g: int) -> tuple[str, RenderableType]:
                   f"{sum(1 for row in grp.get('table', []) for v in row if v is not None)}")
         if grp.get("skipped"):
             t.add_row("skipped rows", f"{len(grp['skipped'])} (no scored context)")
-        t.add_row("re-identified rows", str(grp.get("reidentified_rows", 0)))
+        right = grp.get("reidentified_rows_correct")
+        t.add_row("re-identified rows", str(grp.get("reidentified_rows", 0))
+                  + (f" ({right} to the row's own item)" if right is not None else ""))
         m = grp.get("metrics") or {}
         if m:
             t.add_row("precision / recall", f"{num(m.get('precision'))} / {num(m.get('recall'))}")

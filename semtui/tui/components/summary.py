@@ -176,7 +176,9 @@ class SummaryPanel(VerticalScroll):
                 scores.add_row("exposed items", "not measured: the attack scored no row")
             else:
                 scores.add_row("exposed items", f"{_fmt(priv.get('exposed_items'))} of {_fmt(priv.get('member_items'))}")
-            scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows")))
+            right = priv.get("reidentified_rows_correct")
+            scores.add_row("re-identified rows", _fmt(priv.get("reidentified_rows"))
+                           + (f" ({_fmt(right)} to the row's own item)" if right is not None else ""))
         parts += [scores, Text("")]
         if summary.get("method_choice"):
             parts += [Text(f"Method: {summary['method_choice']}", style="italic")]

@@ -118,6 +118,8 @@ def record_text(rec: dict) -> str:
     parts = []
     if rec.get("reidentified"):
         parts.append("re-identified: " + ", ".join(rec["reidentified"]))
+    if rec.get("misidentified"):
+        parts.append("reduced to a wrong item: " + ", ".join(rec["misidentified"]))
     if rec.get("exposed"):
         parts.append("exposed: " + ", ".join(rec["exposed"]))
     if rec.get("items"):
