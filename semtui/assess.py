@@ -370,7 +370,7 @@ class Assessor:
         entry = {"family": "cover", "attack": _label("cover", o), "attacker": opts.attacker, "role": "cover",
                  "command": " ".join(cmd), "needs": needs,
                  "figures": {k: s.get(k) for k in ("cover_problems", "breaches", "vulnerable_records",
-                                                   "clusters_with_breaches", "real_pairs")}}
+                                                   "clusters_with_breaches", "real_pairs", "transactions")}}
         # REFINE's cover problems: those across a shared chunk, and those whose covering itemset
         # every record of the cluster holds (it says nothing the cluster does not say of each record)
         problems = doc.get("cover_problems") or []
@@ -766,21 +766,29 @@ def verdict(rep: AssessmentReport) -> str:
         " An attacker who knows how common each item is was not modelled." if rep.kind == "set-generalised" else
         " An attacker who knows which items go together in a similar population was not modelled.")
     covers = [a for a in rep.attacks if a["family"] == "cover"]
+    part = " (interrupted: only the attacks that finished)" if rep.partial else ""
+    lead = ""
     if covers:
         gap = " Cover problem: " + ", ".join(f"{a['figures']['breaches']} breaches by the {a['attacker']} attacker"
                                              for a in covers) + "." + gap
-    part = " (interrupted: only the attacks that finished)" if rep.partial else ""
+        strong = next((a["figures"] for a in covers if a["attacker"] == "strong"), {})
+        if strong.get("vulnerable_records"):
+            # records an attacker can breach are at risk whatever the re-association does: said first
+            n = strong.get("transactions")
+            lead = (f"At risk{part}: the strong cover attacker can breach {strong['vulnerable_records']:,}"
+                    + (f" of the {n:,} records ({strong['vulnerable_records'] / n:.0%})" if n else " records")
+                    + f" ({strong['breaches']:,} cover-problem breaches; it needs the release only). ")
     if not rep.scored:
         n = sum(1 for a in rep.attacks if a["role"] == "attack")
-        return (f"Not scored{part}: {n} attacks ran, but without the "
+        return (f"{lead}Not scored{part if not lead else ''}: {n} attacks ran, but without the "
                 f"{'original' if rep.kind == 'set-generalised' else 'key and the original'} nothing says how much "
                 f"they took back; give it to measure the risk.{gap}")
     if s is None:
         tried = "including one with background knowledge" if rep.inputs.background else \
             "none with background knowledge"
         what = "attack" if rep.kind == "set-generalised" else "re-association"
-        return (f"No {what} tried{part} beat a random {what} with the same budget ({tried}); that is not a "
-                f"sign the release is safe.{gap}")
+        return (f"{lead}No {what} tried{part if not lead else ''} beat a random {what} with the same budget "
+                f"({tried}); that is not a sign the release is safe.{gap}")
     f = s["figures"]
     if rep.kind == "set-generalised":
         lift = ""
@@ -792,6 +800,7 @@ def verdict(rep: AssessmentReport) -> str:
         return (f"At risk{part}: {s['attack']} takes back {f['correct']:,} of the {f['added']:,} items "
                 f"generalisation added ({f['recall']:.0%}) at precision {_f(f['precision'])}{lift}, "
                 f"error ratio {_f(f['error_ratio'], 2)}; it needs {s['needs']}.{gap}")
-    return (f"At risk{part}: {s['attack']} puts back {f['correct']:,} of {f['placements']:,} sub-records and "
+    return (f"{lead}{'At risk' + part + ': ' if not lead else 'Re-association: '}{s['attack']} puts back "
+            f"{f['correct']:,} of {f['placements']:,} sub-records and "
             f"terms with their transactions ({_f(f['accuracy'])}, lift {_f(f['lift_over_random'], 2)} over "
             f"random); {f['broken_transactions']} of the transactions broken; it needs {s['needs']}.{gap}")

@@ -16,6 +16,13 @@ can mean that a random attacker also takes back more (on MEPS-half k = 3 every l
 WordNet classes bring the error ratio from 0.15 to 0.25–0.40 while the take rises from 67 % to
 84–92 %, docs/assess.md), and a careful publisher does not trade the one for the other.  A release
 whose independent check failed is never chosen.
+
+**Disassociation's cover problem counts too.** A disassociated release is exposed twice: to
+re-association (the lift above) and to its cover problems — the records the strong cover
+attacker can breach (``cover_vulnerable_share``, of all records). Its distance from chance is the
+larger of the two, and what it "takes" (for the no-more-taken rule) the larger of its
+re-association risk and that share: a release half of whose records a cover attacker breaches is
+never kept over one with none on the grounds that its re-association is nearer chance.
 """
 
 from __future__ import annotations
@@ -217,23 +224,39 @@ def distance(cell: dict) -> float:
         return 1.0 if p.get("risk") == 1.0 else math.inf
     if p.get("risk") is None:  # no attack could score it: unknown, never the safest
         return math.inf
+    cover = _cover_share(cell)
     if not p.get("beats_chance"):
-        return 0.0
+        return cover
     f = p.get("figures") or {}
     if cell["cell"]["family"] == "disassoc":
         lift = f.get("lift")
-        return math.inf if lift is None else max(0.0, lift - 1.0)
+        return math.inf if lift is None else max(0.0, lift - 1.0, cover)
     er = f.get("error_ratio")
     return math.inf if er is None else max(0.0, 1.0 - er)
+
+
+def _cover_share(cell: dict) -> float:
+    """The share of the records the strong cover attacker can breach (0 where no cover attack ran)."""
+    return float((cell.get("privacy") or {}).get("cover_vulnerable_share") or 0.0)
+
+
+def _taken(cell: dict) -> float | None:
+    """What the release gives away, for the no-more-taken rule: its risk, and for a
+    disassociated release at least the share of records the cover attacker breaches."""
+    r = (cell.get("privacy") or {}).get("risk")
+    cover = _cover_share(cell)
+    if r is None:
+        return None
+    return max(r, cover)
 
 
 def choose(cells: list[dict]) -> int | None:
     """The index of the release a careful publisher would choose (module docstring); ``cells[0]``
     is the assessed release."""
-    this_risk = (cells[0].get("privacy") or {}).get("risk") if cells else None
+    this_risk = _taken(cells[0]) if cells else None
 
     def no_more_taken(i: int) -> bool:
-        r = (cells[i].get("privacy") or {}).get("risk")
+        r = _taken(cells[i])
         return i == 0 or this_risk is None or (r is not None and r <= this_risk)
 
     ok = [i for i, c in enumerate(cells) if c["check"].get("passed") is not False and math.isfinite(distance(c))
@@ -334,10 +357,16 @@ def _far(c: dict) -> str:
     f = p.get("figures") or {}
     if p.get("attack") is None:
         return "nothing is generalised" if p.get("risk") == 1.0 else "no attack applies"
+    cover = ""
+    if "cover_vulnerable_share" in p:
+        n = (p.get("cover_vulnerable_records") or {}).get("strong")
+        cover = (f", and the strong cover attacker can breach {n:,} records ({_cover_share(c):.0%})" if n else
+                 ", and no cover problem breaks")
     if not p.get("beats_chance"):
-        return "no attack beats chance"
+        return "no re-association beats chance" + cover if c["cell"]["family"] == "disassoc" else \
+            "no attack beats chance"
     if c["cell"]["family"] == "disassoc":
-        return f"the strongest attack has lift {f.get('lift'):.2f} over random"
+        return f"the strongest re-association has lift {f.get('lift'):.2f} over random" + cover
     return f"the strongest attack has error ratio {f.get('error_ratio'):.2f}"
 
 
@@ -357,5 +386,10 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
 
 
 def _r(c: dict) -> str:
+    """What the strongest attacker takes back, in words that say of what."""
     r = c["privacy"].get("risk")
-    return "-" if r is None else f"{r:.0%}"
+    if r is None:
+        return "-"
+    if c["cell"]["family"] == "disassoc":
+        return f"{r:.0%} of what it re-associates"
+    return f"{r:.0%} of the added items"

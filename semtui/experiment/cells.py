@@ -282,9 +282,10 @@ def privacy_of(report, family: str) -> dict:
     of sub-records and terms put back with their transaction)."""
     top = top_attack(report)
     covers = {a["attacker"]: a["figures"].get("breaches") for a in report.attacks if a["family"] == "cover"}
+    cover = _cover_exposure(report)
     if top is None:
         return {"attack": None, "command": None, "needs": None, "beats_chance": False, "figures": {},
-                "intervals": {}, "risk": None, **({"cover_breaches": covers} if covers else {}),
+                "intervals": {}, "risk": None, **({"cover_breaches": covers} if covers else {}), **cover,
                 "note": "no attack was scored"}
     f = top["figures"]
     raw = f.get("intervals") or {}
@@ -317,10 +318,26 @@ def privacy_of(report, family: str) -> dict:
            "intervals": {k: v for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
     if covers:
         out["cover_breaches"] = covers
+    out.update(cover)
     if unscored:
         out["note"] = ("no attack tried could score a row (nothing plain in the release, no background "
                        "knowledge given): the risk is unknown, not 0 -- give the spec a background to try the "
                        "strongest attacker")
+    return out
+
+
+def _cover_exposure(report) -> dict:
+    """The cover problem's reach (disassociation): the records each cover attacker can breach
+    (``cover_vulnerable_records``) and the strong attacker's share of all records
+    (``cover_vulnerable_share``: the most any attacker of the three reaches, since the strong
+    one assumes every problem breaks)."""
+    covers = [a for a in report.attacks if a["family"] == "cover"]
+    if not covers:
+        return {}
+    out: dict = {"cover_vulnerable_records": {a["attacker"]: a["figures"].get("vulnerable_records") for a in covers}}
+    strong = next((a["figures"] for a in covers if a["attacker"] == "strong"), None)
+    if strong and strong.get("transactions"):
+        out["cover_vulnerable_share"] = json_float((strong.get("vulnerable_records") or 0) / strong["transactions"])
     return out
 
 

@@ -125,3 +125,49 @@ def test_a_record_is_re_identified_only_by_its_own_item():
     assert not any(x in own[t] for t, x in wrong)
     ranked = [len(r["reidentified"]) for r in recs]
     assert ranked == sorted(ranked, reverse=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(vulnerable=st.integers(0, 400), scored=st.booleans(), partial=st.booleans(), beaten=st.booleans())
+def test_records_a_cover_attacker_can_breach_lead_the_verdict(vulnerable, scored, partial, beaten):
+    """A disassociated release whose records the strong cover attacker can breach is at risk
+    whatever the re-association does (the review found "Keep this release" on a release with
+    208 of 400 records breachable): the verdict says so first, with the numbers."""
+    rep = AssessmentReport(kind="disassociated", inputs=AssessInputs(data="r"), scored=scored, partial=partial)
+    rep.attacks = [{"family": "cover", "attacker": "strong", "role": "cover",
+                    "figures": {"breaches": 5 * vulnerable, "vulnerable_records": vulnerable, "transactions": 400}}]
+    if scored and beaten:
+        rep.strongest = {"attack": "X", "needs": "Y", "figures": {"correct": 7, "placements": 20, "accuracy": 0.35,
+                                                                 "lift_over_random": 1.2, "broken_transactions": 2}}
+    text = verdict(rep)
+    if vulnerable:
+        assert text.startswith("At risk") and f"{vulnerable:,} of the 400 records ({vulnerable / 400:.0%})" in text
+        assert text.count("At risk") == 1 and text.count("interrupted") == int(partial)
+    else:
+        assert not text.startswith("At risk") or rep.strongest is not None
+    assert re.sub(r"not a sign the release is safe", "", text).count("safe") == 0
+
+
+def _cell(label, risk, beats, lift, share, utility):
+    return {"label": label, "cell": {"family": "disassoc"}, "check": {"passed": True}, "utility": {"score": utility},
+            "privacy": {"attack": "ABA", "risk": risk, "beats_chance": beats, "figures": {"lift": lift},
+                        **({"cover_vulnerable_share": share, "cover_vulnerable_records": {"strong": int(share * 400)}}
+                           if share is not None else {})}}
+
+
+def test_the_choice_weighs_the_cover_problem_of_a_disassociated_release():
+    """The review's case (meps400, k=3 m=2, clusters <= 20): this release's re-association is at
+    chance but the strong cover attacker breaches 52 % of its records; the safe release has no cover
+    problem. Without the cover problem in the choice, "keep this release" won."""
+    from semtui.experiment.alternatives import choose, chosen_sentence
+
+    cells = [_cell("this release", 0.130, False, 0.95, 0.52, 0.279),
+             _cell("k doubled", 0.162, True, 1.01, 0.30, 0.063),
+             _cell("clusters halved", 0.171, True, 1.03, 0.45, 0.276),
+             _cell("cover problems suppressed", 0.298, False, 0.99, 0.0, 0.083)]
+    assert choose(cells) == 3
+    assert "208 records (52%)" in chosen_sentence(cells, 3)
+    # the same figures without any cover problem: the assessed release is the closest to chance
+    plain = [_cell(c["label"], c["privacy"]["risk"], c["privacy"]["beats_chance"], c["privacy"]["figures"]["lift"],
+                   None, c["utility"]["score"]) for c in cells]
+    assert choose(plain) == 0
