@@ -229,6 +229,8 @@ def print_summary(doc: dict) -> None:
                 far = "no attack beats chance"
             elif pr.get("attack") is None:
                 far = "no attack applies (nothing generalised)"
+            if "cover_vulnerable_share" in pr:  # disassociation: the records a cover attacker breaches
+                far += f", cover: {pr['cover_vulnerable_share']:.0%} of the records breachable"
             chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")
