@@ -371,18 +371,37 @@ def _far(c: dict) -> str:
 
 
 def chosen_sentence(alts: list[dict], k: int) -> str:
-    """The choice in one sentence, worded from the numbers."""
+    """The choice in one sentence, worded from the numbers; and, when another checked release
+    lets far less come back, that one too (the choice weighs distance from chance first)."""
     this, pick = alts[0], alts[k]
     n = len(alts) - 1
     su, tu = pick["utility"].get("score"), this["utility"].get("score")
     if k == 0:
         others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
-        return (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
+        said = (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
                 f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
-    return (f"Publish instead: {pick['label']} — there {_far(pick)} (in this release {_far(this)}); the "
-            f"strongest attacker takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
-            f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")
+    else:
+        said = (f"Publish instead: {pick['label']} — there {_far(pick)} (in this release {_far(this)}); the "
+                f"strongest attacker takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
+                f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")
+    least = _least_taken(alts)
+    if least is not None and least != k:
+        low, mine = _taken(alts[least]), _taken(pick)
+        if low is not None and mine is not None and low < 0.8 * mine:
+            lu = alts[least]["utility"].get("score")
+            said += (f" If how much comes back matters more than how far the attacker is from chance: "
+                     f"{'this release' if least == 0 else alts[least]['label']} lets the least come back "
+                     f"({_r(alts[least])}, against {_r(pick)}), at utility {lu:.3f}.")
+    return said
+
+
+def _least_taken(alts: list[dict]) -> int | None:
+    """The checked, scored release that lets the least come back (then the most utility)."""
+    ok = [i for i, c in enumerate(alts) if c["check"].get("passed") is not False and _taken(c) is not None]
+    if not ok:
+        return None
+    return min(ok, key=lambda i: (_taken(alts[i]), -(alts[i]["utility"].get("score") or 0.0)))
 
 
 def _r(c: dict) -> str:

@@ -171,3 +171,22 @@ def test_the_choice_weighs_the_cover_problem_of_a_disassociated_release():
     plain = [_cell(c["label"], c["privacy"]["risk"], c["privacy"]["beats_chance"], c["privacy"]["figures"]["lift"],
                    None, c["utility"]["score"]) for c in cells]
     assert choose(plain) == 0
+
+
+def test_the_verdict_also_names_the_release_that_lets_the_least_come_back():
+    """The choice weighs distance from chance first; when another checked release lets far less
+    come back (the review's meps400: this release 61 %, k tripled 22 %), the sentence names it too."""
+    from semtui.experiment.alternatives import choose, chosen_sentence
+
+    def cell(label, risk, er, utility):
+        return {"label": label, "cell": {"family": "setgen"}, "check": {"passed": True}, "utility": {"score": utility},
+                "privacy": {"attack": "RBA", "risk": risk, "beats_chance": True, "figures": {"error_ratio": er}}}
+
+    cells = [cell("this release", 0.61, 0.93, 0.995), cell("k doubled", 0.43, 0.81, 0.98),
+             cell("k tripled", 0.22, 0.84, 0.960)]
+    k = choose(cells)
+    assert k == 0
+    text = chosen_sentence(cells, k)
+    assert text.startswith("Keep this release") and "k tripled lets the least come back (22% of the added items" in text
+    near = [cell("this release", 0.61, 0.93, 0.995), cell("k doubled", 0.55, 0.95, 0.98)]
+    assert "lets the least come back" not in chosen_sentence(near, choose(near))  # 0.55 is not far less
