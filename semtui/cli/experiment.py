@@ -80,11 +80,17 @@ def run(
         p = doc["privacy"]
         risk = "unknown" if p.get("risk") is None else f"{p['risk']:.3f}"
         score = doc["utility"].get("score")
+        notes = []
+        if p.get("attack") and not p.get("beats_chance"):
+            notes.append("does not beat chance")
+        if p.get("note", "").startswith("no attack tried"):
+            notes.append("no attack tried could score it: give a background")
+        cover = (f", cover: {p['cover_vulnerable_share']:.0%} of the records breachable by the strong attacker"
+                 if "cover_vulnerable_share" in p else "")
         finished.append(f"  {doc['label']}: check {'passed' if doc['check']['passed'] else 'FAILED'}, "
-                        f"risk {risk} ({p.get('attack') or 'no attack'}"
-                        + ("; no attack tried could score it: give a background" if p.get("note", "").startswith(
-                            "no attack tried") else "") + "), utility "
-                        f"{'-' if score is None else f'{score:.3f}'}, {doc['times']['total_s']:.1f} s")
+                        f"risk {risk} ({p.get('attack') or 'no attack'}" + "".join(f"; {n}" for n in notes)
+                        + f"){cover}, utility {'-' if score is None else f'{score:.3f}'}, "
+                        f"{doc['times']['total_s']:.1f} s")
 
     with StderrProgress("experiment") as bar:
         try:
