@@ -86,7 +86,7 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     bound = doc.get("max_cluster_size")
     _need(bound is None or (_is_int(bound) and bound >= 1), "'max_cluster_size' must be a positive integer", path)
     clusters_doc = doc.get("clusters")
-    _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
+    _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
     vocab = Vocabulary()
     clusters: list[Cluster] = []
     seen_ids: set[str] = set()
@@ -147,6 +147,8 @@ def parse_disassociated(doc, path) -> DisassociatedData:
                                                    for t in term], dtype=np.int32))
         )
     joint_doc = doc.get("joint_clusters", [])
+    if isinstance(joint_doc, _Rows):
+        joint_doc = list(joint_doc)
     _need(isinstance(joint_doc, list), "'joint_clusters' must be a list", path)
     _need(not joint_doc or doc.get("format") == FORMAT, f"'joint_clusters' needs format {FORMAT!r}", path)
     size_of = {c.id: c.size for c in clusters}
@@ -189,7 +191,102 @@ def parse_disassociated(doc, path) -> DisassociatedData:
 
 
 def read_disassociated(path: str | Path) -> DisassociatedData:
-    return parse_disassociated(load_json(path), path)
+    """A release from ``path``. A file laid out as semtui writes it (one cluster a line,
+    :func:`dump_disassociated`) is decoded a line at a time, each cluster turned into arrays
+    before the next is decoded, so the whole document never exists as Python objects (7x the
+    file's size: MEPS x 32's 116 MB release peaked at 800 MB); any other layout, or a line
+    that does not decode, is read whole, which also names the line of a syntax error."""
+    text = read_text(path)
+    try:
+        return parse_disassociated(_by_line(text), path)
+    except _NotByLine:
+        pass
+    return parse_disassociated(parse_json(text, path), path)
+
+
+class _NotByLine(Exception):
+    """The file is not laid out one cluster a line: read it whole."""
+
+
+class _Rows:
+    """The clusters (or joint clusters) of a release laid out one a line, decoded as they are
+    iterated; raises :class:`_NotByLine` where the layout breaks."""
+
+    def __init__(self, cursor: _Cursor, opening: str | None, closings: tuple[str, ...]):
+        self.cursor, self.opening, self.closings = cursor, opening, closings
+
+    def __iter__(self):
+        import orjson
+
+        c = self.cursor
+        if self.opening is not None:  # the line that opens this array must come first
+            if c.line().strip() != self.opening:
+                raise _NotByLine
+        while True:
+            line = c.line()
+            if line is None:
+                raise _NotByLine
+            row = line.strip()
+            if row.startswith("]"):
+                c.closing = row
+                if row not in self.closings or (row == "]}" and c.rest().strip()):
+                    raise _NotByLine  # a key after the arrays, or text after the document
+                return
+            try:
+                value = orjson.loads(row[:-1] if row.endswith(",") else row)
+            except orjson.JSONDecodeError:
+                raise _NotByLine from None
+            if not isinstance(value, dict):
+                raise _NotByLine
+            yield value
+
+
+class _Cursor:
+    def __init__(self, text: str, at: int):
+        self.text, self.at = text, at
+        self.closing: str | None = None
+
+    def line(self) -> str | None:
+        if self.at > len(self.text):
+            return None
+        end = self.text.find("\n", self.at)
+        end = len(self.text) if end < 0 else end
+        line, self.at = self.text[self.at:end], end + 1
+        return line
+
+    def rest(self) -> str:
+        return self.text[self.at:] if self.at <= len(self.text) else ""
+
+
+def _by_line(text: str) -> dict:
+    """The document of a release written one cluster a line: its header decoded, ``clusters``
+    and ``joint_clusters`` decoded a line at a time as :func:`parse_disassociated` reads them."""
+    import orjson
+
+    end = text.find("\n")
+    head_line = text[:end] if end >= 0 else ""
+    if not head_line.rstrip().endswith("["):
+        raise _NotByLine
+    try:
+        head = orjson.loads(head_line.rstrip() + "]}")
+    except orjson.JSONDecodeError:
+        raise _NotByLine from None
+    # semtui writes every other key before the clusters: a file with keys after them is read whole
+    if not isinstance(head, dict) or list(head)[-1:] != ["clusters"] or head["clusters"] != [] \
+            or "joint_clusters" in head or not {"format", "k", "m"} <= set(head):
+        raise _NotByLine
+    cursor = _Cursor(text, end + 1)
+    clusters = _Rows(cursor, None, ("],", "]}"))
+
+    class _Joints(_Rows):
+        def __iter__(self):
+            if cursor.closing == "]}":  # no joint clusters array at all
+                return iter(())
+            if cursor.closing != "],":
+                raise _NotByLine
+            return super().__iter__()
+
+    return {**head, "clusters": clusters, "joint_clusters": _Joints(cursor, '"joint_clusters": [', ("]}",))}
 
 
 def _header(data: DisassociatedData) -> dict:
@@ -281,7 +378,7 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
     _need(isinstance(doc, dict) and doc.get("format") in KEY_FORMATS,
           f"'format' must be {KEY_FORMAT!r} (or {KEY_FORMATS[0]!r})", path)
     clusters_doc = doc.get("clusters")
-    _need(isinstance(clusters_doc, list), "'clusters' must be a list", path)
+    _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
     out = []
     lists: list = []
     for ci, c in enumerate(clusters_doc):

@@ -1,0 +1,99 @@
+"""Reading a disassociated release a line at a time (semtui.formats.disassociated.read_disassociated):
+a file laid out as semtui writes it (one cluster a line) is decoded cluster by cluster, and gives
+exactly the release the whole-document parse gives; any other layout is read whole, and a syntax
+error still names its line."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from conftest import SAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from semtui.anonymize.disassociation import disassociate
+from semtui.errors import InputError
+from semtui.fileio import parse_json
+from semtui.formats.disassociated import (
+    _by_line,
+    _NotByLine,
+    disassociated_to_json,
+    dump_disassociated,
+    parse_disassociated,
+    read_disassociated,
+)
+from semtui.model import TransactionData
+
+
+def _both(text: str, path) -> tuple:
+    """(the release read a line at a time, or None when the layout was refused; read whole)."""
+    try:
+        by_line = parse_disassociated(_by_line(text), path)
+    except _NotByLine:
+        by_line = None
+    return by_line, parse_disassociated(parse_json(text, path), path)
+
+
+def _same(a, b) -> bool:
+    return disassociated_to_json(a) == disassociated_to_json(b) and a.vocab.items == b.vocab.items
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=6), min_size=3, max_size=60),
+       k=st.integers(2, 3), joint=st.integers(0, 8), refine=st.booleans())
+def test_a_release_semtui_wrote_reads_a_line_at_a_time_as_it_reads_whole(rows, k, joint, refine):
+    data = TransactionData.from_lists([[f"item {x}" for x in r] for r in rows])
+    r = disassociate(data, k, 2, k + 2, refine=refine, joint_max_size=(2 * k + joint) if refine else None)
+    buf = io.StringIO()
+    dump_disassociated(r.data, buf)
+    by_line, whole = _both(buf.getvalue(), "r.json")
+    assert by_line is not None  # semtui's own layout is never refused
+    assert _same(by_line, whole)
+
+
+def test_the_sample_and_a_release_with_joint_clusters(tmp_path):
+    data = TransactionData.from_lists([line.split(", ") for line in
+                                       (SAMPLES / "meps400-original.txt").read_text().splitlines()])
+    r = disassociate(data, 3, 2, 20)
+    assert r.data.joint_clusters  # REFINE made some: the second array is exercised
+    path = tmp_path / "r.json"
+    with path.open("w") as fh:
+        dump_disassociated(r.data, fh)
+    for p in (SAMPLES / "disassociated.json", path):
+        by_line, whole = _both(p.read_text(), p)
+        assert by_line is not None and _same(by_line, whole)
+        assert _same(read_disassociated(p), whole)
+
+
+@pytest.mark.parametrize("layout", ["indented", "one line", "keys after clusters", "trailing text",
+                                    "a key after the joint clusters"])
+def test_another_layout_is_read_whole(layout, tmp_path):
+    doc = json.loads((SAMPLES / "disassociated.json").read_text())
+    text = {"indented": json.dumps(doc, indent=2), "one line": json.dumps(doc),
+            "keys after clusters": "{\"clusters\": [\n" + ",\n".join(json.dumps(c) for c in doc["clusters"])
+                                   + "\n], " + json.dumps({k: v for k, v in doc.items() if k != "clusters"})[1:],
+            "trailing text": None, "a key after the joint clusters": None}[layout]
+    if text is None:
+        buf = io.StringIO()
+        dump_disassociated(parse_disassociated(doc, "x"), buf)
+        text = buf.getvalue() + "\n  \n"  # whitespace after the document is fine either way
+        if layout == "a key after the joint clusters":  # later keys win in the whole parse: k = 3
+            text = text.rstrip()[:-2] + '], "k": 3}\n'
+            doc["k"] = 3
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    assert _same(read_disassociated(path), parse_disassociated(doc, "x"))
+
+
+def test_a_syntax_error_in_a_cluster_line_names_that_line(tmp_path):
+    buf = io.StringIO()
+    dump_disassociated(read_disassociated(SAMPLES / "disassociated.json"), buf)
+    lines = buf.getvalue().split("\n")
+    lines[1] = lines[1].replace('"size"', '"size" oops', 1)
+    path = tmp_path / "bad.json"
+    path.write_text("\n".join(lines))
+    with pytest.raises(InputError) as err:
+        read_disassociated(path)
+    assert err.value.line == 2 and "not valid JSON" in err.value.message
