@@ -68,10 +68,23 @@ def _dedupe_tokens(tokens: list) -> list:
     return out
 
 
+def _lines(text: str):
+    """The lines of ``text`` one at a time (``text.split`` would hold them all at once: the
+    size of the text again, and ~50 bytes a line more)."""
+    at = 0
+    while True:
+        end = text.find("\n", at)
+        if end < 0:
+            yield text[at:]
+            return
+        yield text[at:end]
+        at = end + 1
+
+
 def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> TransactionData:
     builder = TransactionBuilder()
     add = builder.add
-    for lineno, raw in enumerate(text.split("\n"), start=1):
+    for lineno, raw in enumerate(_lines(text), start=1):
         line = raw.strip()
         if not line:
             continue
@@ -81,7 +94,7 @@ def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> Tran
             add(parse_setgen_line(line, path, lineno), lineno)
         else:
             add(_dedupe(p.strip() for p in line.split(",")), lineno)
-    if builder.lines == []:
+    if not len(builder.lines):
         raise InputError("no transactions in file", path)
     return builder.build()
 
