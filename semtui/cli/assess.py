@@ -133,6 +133,11 @@ def _iv(f: dict, key: str) -> str:
     return ""
 
 
+def _no_interval(doc: dict) -> str | None:
+    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says."""
+    return (((doc.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")
+
+
 def print_summary(doc: dict) -> None:
     """One screen: the verdict, the strongest attack and its command, the records most at risk,
     how sure, and what was not modelled."""
@@ -171,9 +176,11 @@ def print_summary(doc: dict) -> None:
         iv = hs.get("auc_interval")
         p(f"How sure: AUC within table {hs['auc_within_table']:.3f}"
           + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin).")
-    elif hs.get("lift_interval"):
+    elif hs.get("lift_interval") and None not in hs["lift_interval"]:
         p(f"How sure: lift over random in [{hs['lift_interval'][0]:.3f}, {hs['lift_interval'][1]:.3f}] "
           "(95 % bootstrap over clusters).")
+    elif "lift_interval" in hs and (reason := _no_interval(doc)):
+        p(f"How sure: {reason}.")
     elif hs.get("scored") is False:
         p("How sure: not scored. Can say: " + "; ".join(hs["can_say"]) + ". Cannot say: "
           + "; ".join(hs["cannot_say"]) + ".")

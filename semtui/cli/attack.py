@@ -130,6 +130,7 @@ def _print_summary(report: dict) -> None:
     from rich.table import Table
 
     from semtui.metrics.elimination import METRIC_HELP
+    from semtui.metrics.intervals import no_interval_reason
 
     console = stdout_console()
     s = report["summary"]
@@ -156,7 +157,7 @@ def _print_summary(report: dict) -> None:
         ivs = m.get("intervals") or {}
         level = next(iter(ivs.values()), {}).get("level", 0.95)
         note = (f" (\\[low, high]: {level:.0%} bootstrap interval over groups)" if ivs
-                else " (no interval: fewer than 5 equivalence groups)")
+                else f" ({no_interval_reason(m.get('groups', 0), 'equivalence groups') or 'no interval'})")
         t = Table(title=f"What the attack took back{note}", title_justify="left")
         t.add_column("figure", no_wrap=True)
         t.add_column("attack", justify="right", no_wrap=True)
@@ -358,7 +359,8 @@ def _print_disassoc_summary(report: dict) -> None:
     m = report["metrics"]
     b = m["baseline"]
     iv = m["intervals"]
-    t = Table(title="What the attack took back (95% bootstrap intervals over clusters)", title_justify="left")
+    t = Table(title=f"What the attack took back ({iv.get('reason') or '95% bootstrap intervals over clusters'})",
+              title_justify="left")
     for col in ("metric", "attack", "interval", "random (same budget)"):
         t.add_column(col, justify="right" if col != "metric" else "left", no_wrap=True)
 

@@ -315,6 +315,8 @@ def privacy_of(report, family: str) -> dict:
     out = {"attack": top["attack"], "command": top["command"], "needs": top.get("needs"),
            "beats_chance": top["beats_chance"], "figures": figures,
            "intervals": {k: v for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
+    if raw.get("reason"):  # too few clusters for an interval: say so rather than leave it out
+        out["intervals_reason"] = raw["reason"]
     if covers:
         out["cover_breaches"] = covers
     if unscored:

@@ -26,6 +26,7 @@ from semtui.attacks.setgen.tables import contexts_for_group, generalised_context
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
+from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS
 from semtui.model import TransactionBuilder, TransactionData
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress, run_units
@@ -36,9 +37,8 @@ REPORT_FORMAT = "semtui-setgen-report/1"
 #: tables of up to this size and for larger ones.
 PAPER_TABLE_MEMBERS = 16
 
-#: Bootstrap intervals over equivalence groups need a few groups to mean anything: with fewer,
-#: every resample is (nearly) the whole release and the interval collapses to a point.
-MIN_GROUPS_FOR_INTERVALS = 5
+#: Bootstrap intervals over equivalence groups need a few groups (the one threshold of every family)
+MIN_GROUPS_FOR_INTERVALS = MIN_UNITS_FOR_INTERVALS
 
 
 # --------------------------------------------------------------------------- the report

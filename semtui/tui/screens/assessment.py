@@ -342,8 +342,12 @@ class AssessmentScreen(Screen):
             t.append(" (0.5: a coin)")
         elif "accuracy_interval" in hs:
             a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
-            t.append("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
-                     + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % over clusters)")
+            reason = (((d.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")
+            if reason and not (a or lift):
+                t.append(reason)
+            else:
+                t.append("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
+                         + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % over clusters)")
         else:
             t.append(hs.get("note") or "–")
         if d.get("partial"):
