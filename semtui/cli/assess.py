@@ -53,7 +53,8 @@ def assess(
             files += AttackOptions(measure=m, background=background).measure_files
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs({"--report": report_path}, [data, original, key, *files],
+    check_outputs({"--report": report_path},
+                  {"DATA": data, "--original": original, "--key": key, "--measure/--background/--corpus": files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
     release = formats.read(data)

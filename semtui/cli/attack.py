@@ -50,7 +50,8 @@ def setgen(
                              knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs({"-o": output, "--report": report_path}, [data, original, *opts.measure_files],
+    check_outputs({"-o": output, "--report": report_path},
+                  {"DATA": data, "--original": original, "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
     from semtui.runtime.scheduler import session
@@ -293,7 +294,9 @@ def disassoc(
         raise InputError("--key and --original go together (the metrics need both)")
     if summary_only and output is not None:
         raise InputError("--summary-only keeps no reconstructed transaction to write with -o")
-    check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
+    check_outputs({"-o": output, "--report": report_path},
+                  {"DATA": data, "--key": key, "--original": original,
+                   "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
     from semtui.runtime.scheduler import session
 
