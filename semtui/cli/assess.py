@@ -135,8 +135,13 @@ def _iv(f: dict, key: str) -> str:
 
 
 def _no_interval(doc: dict) -> str | None:
-    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says."""
-    return (((doc.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")
+    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says
+    (a set-generalised one's figures keep its number of groups, the reason follows from them)."""
+    from semtui.metrics.intervals import no_interval_reason
+
+    f = (doc.get("strongest") or {}).get("figures") or {}
+    said = (f.get("intervals") or {}).get("reason")
+    return said or (no_interval_reason(f["groups"], "equivalence groups") if isinstance(f.get("groups"), int) else None)
 
 
 def print_summary(doc: dict) -> None:
@@ -175,8 +180,10 @@ def print_summary(doc: dict) -> None:
     hs = doc.get("how_sure") or {}
     if hs.get("auc_within_table") is not None:
         iv = hs.get("auc_interval")
+        reason = None if iv else _no_interval(doc)
         p(f"How sure: AUC within table {hs['auc_within_table']:.3f}"
-          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin).")
+          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin)"
+          + (f"; {reason}." if reason else "."))
     elif hs.get("lift_interval") and None not in hs["lift_interval"]:
         p(f"How sure: lift over random in [{hs['lift_interval'][0]:.3f}, {hs['lift_interval'][1]:.3f}] "
           "(95 % bootstrap over clusters).")

@@ -156,9 +156,10 @@ def _print_summary(report: dict) -> None:
         m = report["metrics"]
         base = m.get("baseline") or {}
         ivs = m.get("intervals") or {}
-        level = next(iter(ivs.values()), {}).get("level", 0.95)
-        note = (f" (\\[low, high]: {level:.0%} bootstrap interval over groups)" if ivs
-                else f" ({no_interval_reason(m.get('groups', 0), 'equivalence groups') or 'no interval'})")
+        level = next((v["level"] for v in ivs.values() if isinstance(v, dict)), 0.95)
+        reason = ivs.get("reason") or (None if ivs else no_interval_reason(m.get("groups", 0), "equivalence groups"))
+        note = f" ({reason or 'no interval'})" if reason or not ivs else \
+            f" (\\[low, high]: {level:.0%} bootstrap interval over groups)"
         t = Table(title=f"What the attack took back{note}", title_justify="left")
         t.add_column("figure", no_wrap=True)
         t.add_column("attack", justify="right", no_wrap=True)

@@ -26,7 +26,7 @@ from semtui.attacks.setgen.tables import contexts_for_group, generalised_context
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
-from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS
+from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS, no_interval_reason
 from semtui.model import TransactionBuilder, TransactionData
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress, run_units
@@ -454,6 +454,11 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
         if options.baseline_draws:
             found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
         out["intervals"] = {k: v.to_json() for k, v in found.items() if v is not None}
+    elif intervals and options.resamples:
+        # too few groups: the same fields, null, and why (every family's rule, metrics.intervals)
+        keys = ["precision", "recall", "recall_attackable", "auc_within_table",
+                *(["auc_pooled"] if pooled_interval else []), *(["baseline_precision"] if options.baseline_draws else [])]
+        out["intervals"] = {**dict.fromkeys(keys), "reason": no_interval_reason(len(outcomes), "equivalence groups")}
     return _rounded(out)
 
 

@@ -375,6 +375,12 @@ class AssessmentScreen(Screen):
             if iv:
                 t.append(f" [{iv[0]:.3f}, {iv[1]:.3f}]")
             t.append(" (0.5: a coin)")
+            groups = ((d.get("strongest") or {}).get("figures") or {}).get("groups")
+            if not iv and isinstance(groups, int):
+                from semtui.metrics.intervals import no_interval_reason
+
+                if reason := no_interval_reason(groups, "equivalence groups"):
+                    t.append(f"; {reason}")
         elif "accuracy_interval" in hs:
             a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
             reason = (((d.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")

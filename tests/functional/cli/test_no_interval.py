@@ -54,6 +54,17 @@ def test_assess_and_experiment_cells_say_why(tmp_path):
     assert doc["how_sure"]["lift_interval"] is None
 
 
+def test_setgen_on_one_group_says_why_too():
+    args = (SAMPLES / "medical-setgen.txt", "--original", SAMPLES / "medical-original.txt")
+    r = run_cli("attack", "setgen", *args, "--json")
+    ivs = json.loads(r.stdout)["metrics"]["intervals"]
+    assert ivs.pop("reason") == "no interval: fewer than 5 equivalence groups"
+    assert all(v is None for v in ivs.values())
+    r = run_cli("assess", *args, "--no-alternatives")
+    assert r.returncode == 0, r.stderr
+    assert "(0.5: a coin); no interval: fewer than 5 equivalence groups." in r.stdout
+
+
 def test_an_experiment_cell_of_one_cluster_says_why(tmp_path):
     spec = tmp_path / "one.toml"
     spec.write_text(f'original = "{SAMPLES / "disassociated-original.txt"}"\n\n[[release]]\nfamily = "disassoc"\n'

@@ -462,6 +462,7 @@ async def test_a_long_verdict_is_marked_and_i_shows_it_whole(assessed, size):
         # cut at both sizes, and says so: never silently
         assert "… i: the whole verdict" in flat and "takes back 62%)." not in flat
         assert "i Verdict whole" in flat  # the footer names the key
+        assert "no interval: fewer than 5 equivalence groups" in flat  # how sure, of the sample's one group
         await pilot.press("i")
         await pilot.pause()
         flat = " ".join(screen_text(app).split())
