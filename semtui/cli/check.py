@@ -129,7 +129,6 @@ def km(
 def _something_to_check(data, file: Path) -> None:
     """A check that would exercise nothing (no cluster, no item anywhere) is refused, not passed."""
     from semtui.errors import InputError
-    from semtui.fileio import check_inputs
     from semtui.model import DisassociatedData
 
     if isinstance(data, DisassociatedData):

@@ -266,8 +266,13 @@ class Merger:
             _r,
             _wmd_note,
         )
-        from semtui.metrics.reassociation import (accuracy, bootstrap_ratios, intervals_of, km_breakage,
-                                                  transaction_breakage)
+        from semtui.metrics.reassociation import (
+            accuracy,
+            bootstrap_ratios,
+            intervals_of,
+            km_breakage,
+            transaction_breakage,
+        )
         from semtui.reports import document
 
         if self.arrived != self.n:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from conftest import SAMPLES, run_cli
 
 from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS, no_interval_reason
 from semtui.metrics.reassociation import bootstrap_ratios, intervals_of
-from conftest import SAMPLES, run_cli
 
 DIS = [SAMPLES / "disassociated.json", "--key", SAMPLES / "disassociated.key.json",
        "--original", SAMPLES / "disassociated-original.txt"]
@@ -43,7 +43,7 @@ def test_attack_disassoc_on_one_cluster_gives_no_interval():
         assert all(v is None for k, v in ivs.items() if k != "reason")
 
 
-def test_assess_and_experiment_cells_say_why(tmp_path):
+def test_assess_says_why(tmp_path):
     rep = tmp_path / "a.json"
     r = run_cli("assess", *DIS, "--report", rep)
     assert r.returncode == 0, r.stderr
@@ -73,3 +73,14 @@ def test_an_experiment_cell_of_one_cluster_says_why(tmp_path):
     assert r.returncode == 0, r.stderr
     (cell,) = [json.loads(line) for line in (tmp_path / "R.jsonl").read_text().splitlines()]
     assert cell["privacy"]["intervals"] == {} and cell["privacy"]["intervals_reason"] == REASON
+
+
+def test_an_experiment_cell_of_one_group_says_why(tmp_path):
+    spec = tmp_path / "one.toml"
+    spec.write_text(f'original = "{SAMPLES / "medical-original.txt"}"\n\n[[release]]\nfamily = "setgen"\n'
+                    'k = [2]\nrandom_privacy = 3\nsizes = "2-2"\n')
+    r = run_cli("experiment", spec, "-o", tmp_path / "R.jsonl")
+    assert r.returncode == 0, r.stderr
+    (cell,) = [json.loads(line) for line in (tmp_path / "R.jsonl").read_text().splitlines()]
+    assert cell["privacy"]["figures"] and cell["privacy"]["intervals"] == {}
+    assert cell["privacy"]["intervals_reason"] == "no interval: fewer than 5 equivalence groups"
