@@ -482,8 +482,30 @@ def _named(outputs) -> list[tuple[str | None, Path]]:
     return [(name, Path(o)) for name, o in items if o is not None]
 
 
+def check_inputs(inputs: Mapping[str, str | Path | Sequence[str | Path] | None] | Sequence[str | Path | None]) -> None:
+    """Refuse, before anything is read, standard input (``-``) given for more than one input:
+    a stream can be read once, and the second reader would get the first one's bytes.
+
+    ``inputs`` maps each input's name (``"DATA"``, ``"--original"``) to its path (or a list of
+    paths), or lists the paths.  Every command that reads several inputs calls this (through
+    :func:`check_outputs` where it writes too)."""
+    items = inputs.items() if isinstance(inputs, Mapping) else ((None, i) for i in inputs)
+    readers: list[str | None] = []
+    for name, value in items:
+        for path in (value if isinstance(value, (list, tuple)) else [value]):
+            if path is not None and is_stdin(path):
+                readers.append(name)
+    if len(readers) < 2:
+        return
+    names = list(dict.fromkeys(r for r in readers if r))
+    who = " and ".join(names) if len(names) == len(readers) else f"{len(readers)} inputs"
+    raise InputError(f"standard input ('-') is given for {who}: it can be read only once; give all but one "
+                     "of them a file name")
+
+
 def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | None],
-                  inputs: list[str | Path | None], *, stdout_taken: str | None = None) -> None:
+                  inputs: Mapping[str, str | Path | Sequence[str | Path] | None] | Sequence[str | Path | None], *,
+                  stdout_taken: str | None = None) -> None:
     """Refuse, before any work is done, outputs that would overwrite an input, two outputs
     that are the same file, and outputs whose folder is missing or not writable.
 
@@ -491,8 +513,11 @@ def check_outputs(outputs: Mapping[str, str | Path | None] | list[str | Path | N
     paths.  ``-`` is standard output: at most one output may go there, and not when
     ``stdout_taken`` names an option that prints there already (``"--json"``).  The output
     that goes there is remembered (:func:`stdout_output`): the command then prints its
-    summary on stderr.
+    summary on stderr.  ``inputs`` as :func:`check_inputs` takes them (which it calls).
     """
+    check_inputs(inputs)
+    if isinstance(inputs, Mapping):
+        inputs = [p for v in inputs.values() for p in (v if isinstance(v, (list, tuple)) else [v])]
     named = _named(outputs)
     to_stdout = [name or "an output" for name, o in named if is_stdout(o)]
     if len(to_stdout) > 1:

@@ -245,12 +245,13 @@ def check_background(spec: str) -> str:
 
 
 def background_files(spec: str) -> list[Path]:
-    """The files a background spec reads (never to be overwritten by an output)."""
+    """The files a background spec reads (never to be overwritten by an output; ``-``, standard
+    input, shared with no other input)."""
     kind = check_background(spec)
     if kind == "wordfreq":
         return []
     arg = spec.strip().partition(":")[2] if kind == "counts" else spec.strip()
-    return [Path(arg)] if arg and arg != "-" else []
+    return [Path(arg)] if arg else []
 
 
 def knowledge_files(measure: str, vectors: str | None, background: str | None) -> list[Path]:

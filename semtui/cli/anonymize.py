@@ -60,7 +60,8 @@ def setgen(
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     side = sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
-    check_outputs({"-o": out, "--sidecar": side}, [orig, privacy, *utility_files(utility)],  # inputs are never written
+    check_outputs({"-o": out, "--sidecar": side},  # inputs are never written
+                  {"ORIG": orig, "--privacy": privacy, "--utility": utility_files(utility)},
                   stdout_taken="--json" if json_out else None)
     lo, hi = parse_sizes(sizes)
     data = formats.read_transactions(orig, format)
@@ -174,7 +175,8 @@ def km(
     except InputError as exc:
         raise options_error(exc) from None
     side = report if report is not None else default_sidecar(out, "--report")
-    check_outputs({"-o": out, "--report": side}, [orig, hierarchy], stdout_taken="--json" if json_out else None)
+    check_outputs({"-o": out, "--report": side}, {"ORIG": orig, "--hierarchy": hierarchy},
+                  stdout_taken="--json" if json_out else None)
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     note_jobs(jobs)
@@ -185,6 +187,7 @@ def km(
     doc = result.to_json()
     from semtui.fileio import is_stdin
     from semtui.formats.km import can_write, dump_km, hierarchy_reference
+    from semtui.model.info import fact_text
     from semtui.reports import document
 
     written = release_format
@@ -213,10 +216,10 @@ def km(
     rules = len(doc["cut"]) if "cut" in doc else sum(len(c["cut"]) for c in doc["local_cuts"])
     mining = ""
     if result.ml2 is not None and result.ml2["ml2"] is not None:
-        mining = f", ML² {result.ml2['ml2']:.4%}, dML² {result.ml2['dml2']:.4g}"
+        mining = f", ML² {fact_text('ml2', result.ml2['ml2'])}, dML² {fact_text('dml2', result.ml2['dml2'])}"
     echo(f"{out}: {result.data.n_transactions} transactions, k={k}, m={m}, {algorithm.upper()}: "
                f"{rules} generalisation rules, {result.data.n_generalised} generalised items, "
-               f"NCP {result.ncp:.4%}{mining}, {result.count_tree_nodes} count-tree nodes, "
+               f"NCP {fact_text('ncp', result.ncp)}{mining}, {result.count_tree_nodes} count-tree nodes, "
                f"{result.seconds:.2f} s; report {side}")
 
 
@@ -275,8 +278,11 @@ def disassoc(
     if json_out:
         emit_json(doc)
         return
+    over = doc.get("clusters_over_max_size") or 0
+    why = (f"; {over} cluster{'s' if over != 1 else ''} over the maximum: identical records, which HORPART cannot split"
+           if over else "")
     echo(
-        f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}), "
+        f"{out}: {doc['n_transactions']} transactions in {doc['clusters']} clusters (largest {doc['largest_cluster']}{why}), "
         f"k={k}, m={m}, max cluster size {max_cluster_size}\n"
         f"  {doc['record_chunks']} record chunks, {doc['term_chunk_terms']} term-chunk terms\n"
         + (f"  {doc['joint_clusters']} joint clusters ({doc['clusters_in_joint_clusters']} clusters) with "

@@ -53,7 +53,8 @@ def assess(
             files += AttackOptions(measure=m, background=background).measure_files
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs({"--report": report_path}, [data, original, key, *files],
+    check_outputs({"--report": report_path},
+                  {"DATA": data, "--original": original, "--key": key, "--measure/--background/--corpus": files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
     release = formats.read(data)
@@ -133,6 +134,16 @@ def _iv(f: dict, key: str) -> str:
     return ""
 
 
+def _no_interval(doc: dict) -> str | None:
+    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says
+    (a set-generalised one's figures keep its number of groups, the reason follows from them)."""
+    from semtui.metrics.intervals import no_interval_reason
+
+    f = (doc.get("strongest") or {}).get("figures") or {}
+    said = (f.get("intervals") or {}).get("reason")
+    return said or (no_interval_reason(f["groups"], "equivalence groups") if isinstance(f.get("groups"), int) else None)
+
+
 def print_summary(doc: dict) -> None:
     """One screen: the verdict, the strongest attack and its command, the records most at risk,
     how sure, and what was not modelled."""
@@ -169,11 +180,15 @@ def print_summary(doc: dict) -> None:
     hs = doc.get("how_sure") or {}
     if hs.get("auc_within_table") is not None:
         iv = hs.get("auc_interval")
+        reason = None if iv else _no_interval(doc)
         p(f"How sure: AUC within table {hs['auc_within_table']:.3f}"
-          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin).")
-    elif hs.get("lift_interval"):
+          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin)"
+          + (f"; {reason}." if reason else "."))
+    elif hs.get("lift_interval") and None not in hs["lift_interval"]:
         p(f"How sure: lift over random in [{hs['lift_interval'][0]:.3f}, {hs['lift_interval'][1]:.3f}] "
           "(95 % bootstrap over clusters).")
+    elif "lift_interval" in hs and (reason := _no_interval(doc)):
+        p(f"How sure: {reason}.")
     elif hs.get("scored") is False:
         p("How sure: not scored. Can say: " + "; ".join(hs["can_say"]) + ". Cannot say: "
           + "; ".join(hs["cannot_say"]) + ".")

@@ -50,7 +50,8 @@ def setgen(
                              knowledge=knowledge, evidence=evidence)
     except InputError as exc:
         raise options_error(exc) from None
-    check_outputs({"-o": output, "--report": report_path}, [data, original, *opts.measure_files],
+    check_outputs({"-o": output, "--report": report_path},
+                  {"DATA": data, "--original": original, "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
     from semtui.runtime.scheduler import session
@@ -130,6 +131,7 @@ def _print_summary(report: dict) -> None:
     from rich.table import Table
 
     from semtui.metrics.elimination import METRIC_HELP
+    from semtui.metrics.intervals import no_interval_reason
 
     console = stdout_console()
     s = report["summary"]
@@ -154,9 +156,10 @@ def _print_summary(report: dict) -> None:
         m = report["metrics"]
         base = m.get("baseline") or {}
         ivs = m.get("intervals") or {}
-        level = next(iter(ivs.values()), {}).get("level", 0.95)
-        note = (f" (\\[low, high]: {level:.0%} bootstrap interval over groups)" if ivs
-                else " (no interval: fewer than 5 equivalence groups)")
+        level = next((v["level"] for v in ivs.values() if isinstance(v, dict)), 0.95)
+        reason = ivs.get("reason") or (None if ivs else no_interval_reason(m.get("groups", 0), "equivalence groups"))
+        note = f" ({reason or 'no interval'})" if reason or not ivs else \
+            f" (\\[low, high]: {level:.0%} bootstrap interval over groups)"
         t = Table(title=f"What the attack took back{note}", title_justify="left")
         t.add_column("figure", no_wrap=True)
         t.add_column("attack", justify="right", no_wrap=True)
@@ -294,7 +297,9 @@ def disassoc(
         raise InputError("--key and --original go together (the metrics need both)")
     if summary_only and output is not None:
         raise InputError("--summary-only keeps no reconstructed transaction to write with -o")
-    check_outputs({"-o": output, "--report": report_path}, [data, key, original, *opts.measure_files],
+    check_outputs({"-o": output, "--report": report_path},
+                  {"DATA": data, "--key": key, "--original": original,
+                   "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
     from semtui.runtime.scheduler import session
 
@@ -360,7 +365,8 @@ def _print_disassoc_summary(report: dict) -> None:
     m = report["metrics"]
     b = m["baseline"]
     iv = m["intervals"]
-    t = Table(title="What the attack took back (95% bootstrap intervals over clusters)", title_justify="left")
+    t = Table(title=f"What the attack took back ({iv.get('reason') or '95% bootstrap intervals over clusters'})",
+              title_justify="left")
     for col in ("metric", "attack", "interval", "random (same budget)"):
         t.add_column(col, justify="right" if col != "metric" else "left", no_wrap=True)
 

@@ -29,9 +29,11 @@ def privacy(
     from semtui import formats
     from semtui.checks.privacy import check_privacy, read_constraints
     from semtui.errors import InputError
+    from semtui.fileio import check_inputs
 
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
+    check_inputs({"SETGEN": setgen, "--privacy": constraints})
     cons = read_constraints(constraints)
     data = formats.read_transactions(setgen, format)
     report = check_privacy(data, cons, k)
@@ -85,6 +87,7 @@ def km(
     from semtui.checks.km import check_disassociated, check_transactions
     from semtui.cli.common import StderrProgress
     from semtui.errors import InputError
+    from semtui.fileio import check_inputs
     from semtui.model import DisassociatedData
 
     if k < 1:
@@ -93,6 +96,7 @@ def km(
         raise InputError(f"-m must be at least 1 (got {m})")
     if (key is None) != (original is None):
         raise InputError("--key and --original go together")
+    check_inputs({"FILE": file, "--key": key, "--original": original})
     data = formats.read(file)
     _something_to_check(data, file)
     with StderrProgress("checking") as progress:

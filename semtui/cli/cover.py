@@ -28,12 +28,14 @@ def cover(
     from semtui.attacks.cover import CoverOptions, run_cover
     from semtui.cli.common import StderrProgress, options_error
     from semtui.errors import InputError
+    from semtui.fileio import check_inputs
     from semtui.model import DisassociatedData
 
     try:
         opts = CoverOptions(attacker=attacker, knowledge=None if knowledge is None else str(knowledge), seed=seed)
     except InputError as exc:
         raise options_error(exc) from None
+    check_inputs({"DATA": data, "--original": original, "--knowledge": knowledge, "--key": key})
     release = formats.read(data)
     if not isinstance(release, DisassociatedData):
         raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)

@@ -89,8 +89,10 @@ def info(
 ) -> None:
     """Summarise a dataset: its kind, size, items, lengths, groups or clusters."""
     from semtui import formats
-    from semtui.model.info import dataset_info
+    from semtui.fileio import check_inputs
+    from semtui.model.info import dataset_info, fact_text
 
+    check_inputs({"FILE": file, "--names": names})
     data = formats.read(file, format, names=names)
     facts = dataset_info(data, file)
     if json_out:
@@ -107,7 +109,7 @@ def info(
             continue
         if isinstance(value, dict):
             value = " / ".join(f"{k} {v}" for k, v in value.items())
-        table.add_row(key.replace("_", " "), str(value))
+        table.add_row(key.replace("_", " "), fact_text(key, value, facts) or str(value))
     stdout_console().print(table)
 
 
@@ -122,8 +124,10 @@ def open_(
 ) -> None:
     """Open the TUI on a dataset, a RESULTS file of semtui experiment, or an assessment (--report A.json)."""
     autorun = False
+    from semtui.fileio import check_inputs
     from semtui.tui.documents import sniff
 
+    check_inputs({"FILE": file, "--original": original, "--report": report, "--key": key})
     if (file is not None and sniff(file) == "experiment") or (report is not None and sniff(report) == "assessment") \
             or (file is not None and report is None and sniff(file) == "assessment"):
         _open_document(file, original, report, key)

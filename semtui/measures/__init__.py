@@ -87,10 +87,11 @@ def check_measure(spec: str) -> str:
 
 def measure_files(spec: str) -> list[Path]:
     """The file a measure spec reads (``scores:F``, ``counts:F``, ``ngd:INDEX``), which outputs
-    must never overwrite; the spec is checked on the way."""
+    must never overwrite, and that no other input may read from standard input too (``-``);
+    the spec is checked on the way."""
     check_measure(spec)
     arg = spec.partition(":")[2]
-    return [Path(arg)] if arg and arg != "-" else []
+    return [Path(arg)] if arg else []
 
 
 def open_measure(

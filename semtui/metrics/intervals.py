@@ -8,6 +8,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: Bootstrap intervals over units need a few units to mean anything: with fewer, every resample
+#: is (nearly) the whole release and the interval collapses to a point.  The one threshold of
+#: every family (equivalence groups, clusters).
+MIN_UNITS_FOR_INTERVALS = 5
+
+
+def no_interval_reason(units: int, name: str) -> str | None:
+    """Why a report gives no interval over ``units`` units called ``name`` ("equivalence
+    groups", "clusters"), or None when there are enough of them; every face prints this line."""
+    if units >= MIN_UNITS_FOR_INTERVALS:
+        return None
+    return f"no interval: fewer than {MIN_UNITS_FOR_INTERVALS} {name}"
+
 
 @dataclass(frozen=True)
 class Interval:

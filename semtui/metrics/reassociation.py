@@ -223,11 +223,13 @@ def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int
     which a release of many clusters could not hold) and only their sums are kept.  (Sums of a
     column of fractions -- WMD, the baseline's mean correct placements -- may then differ from a
     one-table product in the last bit, 1e-16 relative: BLAS sums a block's rows as it sums the
-    table's, but may split the clusters differently; far below the report's 6 decimals.)"""
-    from semtui.metrics.intervals import bootstrap_weight_blocks, interval_of_sums
+    table's, but may split the clusters differently; far below the report's 6 decimals.)  With
+    fewer clusters than :data:`~semtui.metrics.intervals.MIN_UNITS_FOR_INTERVALS`, every
+    interval is None (:func:`intervals_of` adds the reason)."""
+    from semtui.metrics.intervals import bootstrap_weight_blocks, interval_of_sums, no_interval_reason
 
     n, cols = numerators.shape
-    if n == 0:
+    if no_interval_reason(n, "clusters"):  # too few clusters for an interval to mean anything
         return [None] * cols
     sums_n = np.zeros((rounds, cols))
     sums_d = np.zeros((rounds, cols))
@@ -241,4 +243,17 @@ def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int
     for j in range(cols):
         iv = None if denominators[:, j].sum() == 0 else interval_of_sums(sums_n[:, j], sums_d[:, j], level)
         out.append(None if iv is None else (iv.low, iv.high))
+    return out
+
+
+def intervals_of(labels, ci: list, clusters: int) -> dict:
+    """A report's ``intervals``: ``[low, high]`` (or None) per label, and, when there are too
+    few clusters for any, ``reason`` (the line every face prints instead of an interval)."""
+    from semtui.metrics.intervals import no_interval_reason
+    from semtui.reports import json_float
+
+    out: dict = {lab: ([json_float(v[0]), json_float(v[1])] if v is not None else None) for lab, v in zip(labels, ci)}
+    reason = no_interval_reason(clusters, "clusters")
+    if reason:
+        out["reason"] = reason
     return out

@@ -37,6 +37,22 @@ def dataset_info(data: Dataset, path: str | Path | None = None) -> DatasetInfo:
     return DatasetInfo(facts, None if path is None else str(path))
 
 
+def fact_text(key: str, value, facts: dict | None = None) -> str | None:
+    """How the faces print a fact whose number alone would mislead (JSON keeps the number), or
+    None for the rest: a disassociated release's ``max_length`` is an upper bound (``≤ 8``:
+    its longest transaction could be shorter, :func:`_disassociated_info`); NCP and ML² are
+    shares, printed as ``anonymize km`` prints them (``9.0885%``); dML² to four figures."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if key == "max_length" and (facts or {}).get("kind") == "disassociated":
+        return f"≤ {value}"
+    if key in ("ncp", "ml2"):
+        return f"{value:.4%}"
+    if key == "dml2":
+        return f"{value:.4g}"
+    return None
+
+
 def _stats(values: np.ndarray) -> dict:
     if values.size == 0:
         return {"min": 0, "mean": 0.0, "max": 0}

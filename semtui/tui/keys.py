@@ -110,6 +110,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     "summary.up": ("k", "scroll_up", "Up", False),
     # assessment screen (semtui open --report A.json, or A on a release)
     "assess.view": ("v", "next_view", "Next view", True),
+    "assess.verdict": ("i", "verdict", "Verdict whole", True),
     "assess.attacks": ("1", "view('attacks')", "Attacks ranked", False),
     "assess.records": ("2", "view('records')", "Records at risk", False),
     "assess.items": ("3", "view('items')", "Items exposed", False),

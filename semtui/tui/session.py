@@ -23,6 +23,9 @@ class Result:
     source: str  # "file:PATH" or "run"
     #: written to a file (a report opened from a file counts as written)
     exported: bool = False
+    #: run by the app itself, not asked for (plain ``semtui``'s attack on the sample): quitting
+    #: never asks about it
+    automatic: bool = False
     _by_label: dict[str, dict] | None = field(default=None, repr=False)
     #: per group label: its GroupAttack, which keeps the engine's replay once computed
     attacks: dict = field(default_factory=dict, repr=False)
@@ -131,8 +134,8 @@ class Session:
 
     @property
     def unexported(self) -> list[Result]:
-        """Results of attacks run here that were never written to a file."""
-        return [r for r in self.results if not r.exported]
+        """Results of attacks the user ran here that were never written to a file."""
+        return [r for r in self.results if not r.exported and not r.automatic]
 
     def k_for_exposure(self) -> tuple[int | None, str]:
         """The k exposure is judged against when the form leaves k blank, and where it comes from."""

@@ -31,7 +31,9 @@ def test_fig4_metrics_by_hand(fig4):  # noqa: F811
 
 
 def test_fig4_has_no_interval_from_a_single_group(fig4):  # noqa: F811
-    assert "intervals" not in attack(fig4, "tba")["metrics"]
+    ivs = attack(fig4, "tba")["metrics"]["intervals"]
+    assert ivs.pop("reason") == "no interval: fewer than 5 equivalence groups"
+    assert ivs and all(v is None for v in ivs.values())
 
 
 def test_intervals_contain_the_point_estimate():

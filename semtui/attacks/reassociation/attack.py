@@ -662,8 +662,11 @@ def informed_sentence(metrics: dict) -> str | None:
             f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
             + (f" (this attack: {attack:.2f}{rule})" if attack is not None
-               else (f" (under {ties} ties)" if ties else "")))
+               else (f" (under {ties} ties)" if ties else ""))
+            + (f" ({reason})" if (reason := (ref.get("intervals") or {}).get("reason")) else ""))
     low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
+    if reason:  # no interval: the point estimate says which side of chance it fell
+        low = high = lift
     if low is not None and low > 1:
         return head + ": the most that statistics of this population could give this attack."
     if high is not None and high < 1:
@@ -680,7 +683,7 @@ def _informed_reference(c: dict, seed: int, ties: str) -> dict:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
     transaction breakage), with bootstrap intervals over clusters; ``c``: its per-cluster counts
     (name -> one value per cluster)."""
-    from semtui.metrics.reassociation import accuracy, bootstrap_ratios, transaction_breakage
+    from semtui.metrics.reassociation import accuracy, bootstrap_ratios, intervals_of, transaction_breakage
 
     s = {key: float(v.sum()) for key, v in c.items()}
     ci = bootstrap_ratios(np.column_stack([c["correct"], c["correct"], c["broken"]]),
@@ -698,8 +701,7 @@ def _informed_reference(c: dict, seed: int, ties: str) -> dict:
         "baseline_accuracy": _r(base),
         "lift_over_random": _r(acc / base) if acc is not None and base else None,
         "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
-        "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None)
-                      for lab, v in zip(("accuracy", "lift_over_random", "transaction_breakage"), ci)},
+        "intervals": intervals_of(("accuracy", "lift_over_random", "transaction_breakage"), ci, len(c["placements"])),
     }
 
 

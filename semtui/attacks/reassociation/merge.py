@@ -266,7 +266,13 @@ class Merger:
             _r,
             _wmd_note,
         )
-        from semtui.metrics.reassociation import accuracy, bootstrap_ratios, km_breakage, transaction_breakage
+        from semtui.metrics.reassociation import (
+            accuracy,
+            bootstrap_ratios,
+            intervals_of,
+            km_breakage,
+            transaction_breakage,
+        )
         from semtui.reports import document
 
         if self.arrived != self.n:
@@ -339,7 +345,7 @@ class Merger:
                     "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
                 },
                 "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
-                "intervals": {lab: ([_r(v[0]), _r(v[1])] if v is not None else None) for lab, v in zip(labels, ci)},
+                "intervals": intervals_of(labels, ci, len(counts["placements"])),
             }
             if joints:
                 # the shared chunks' part of the figures above, on its own

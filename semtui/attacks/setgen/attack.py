@@ -26,6 +26,7 @@ from semtui.attacks.setgen.tables import contexts_for_group, generalised_context
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
+from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS, no_interval_reason
 from semtui.model import TransactionBuilder, TransactionData
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress, run_units
@@ -36,9 +37,8 @@ REPORT_FORMAT = "semtui-setgen-report/1"
 #: tables of up to this size and for larger ones.
 PAPER_TABLE_MEMBERS = 16
 
-#: Bootstrap intervals over equivalence groups need a few groups to mean anything: with fewer,
-#: every resample is (nearly) the whole release and the interval collapses to a point.
-MIN_GROUPS_FOR_INTERVALS = 5
+#: Bootstrap intervals over equivalence groups need a few groups (the one threshold of every family)
+MIN_GROUPS_FOR_INTERVALS = MIN_UNITS_FOR_INTERVALS
 
 
 # --------------------------------------------------------------------------- the report
@@ -456,6 +456,11 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
         if options.baseline_draws:
             found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
         out["intervals"] = {k: v.to_json() for k, v in found.items() if v is not None}
+    elif intervals and options.resamples:
+        # too few groups: the same fields, null, and why (every family's rule, metrics.intervals)
+        keys = ["precision", "recall", "recall_attackable", "auc_within_table",
+                *(["auc_pooled"] if pooled_interval else []), *(["baseline_precision"] if options.baseline_draws else [])]
+        out["intervals"] = {**dict.fromkeys(keys), "reason": no_interval_reason(len(outcomes), "equivalence groups")}
     return _rounded(out)
 
 

@@ -100,8 +100,8 @@ def render_disassoc(session: Session) -> list:
         parts.append(Text(f"Re-association {reassoc.label} (ties {rep.get('ties')})", style="bold underline"))
         m = rep.get("metrics")
         if m:
-            parts.append(Text("95% bootstrap intervals over clusters; random = the budget-matched random "
-                              "re-association", style="dim"))
+            parts.append(Text(((m.get("intervals") or {}).get("reason") or "95% bootstrap intervals over clusters")
+                              + "; random = the budget-matched random re-association", style="dim"))
             parts.append(results_table([reassoc], "reassociation"))
             if m.get("wmd_note"):  # not measurable is not 0
                 parts.append(Text(f"WMD {m['wmd_note']}.", style="dim"))

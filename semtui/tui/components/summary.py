@@ -16,6 +16,7 @@ from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from semtui.model.info import fact_text
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 from semtui.tui.text import elide_str, num
@@ -120,7 +121,7 @@ class SummaryPanel(VerticalScroll):
                 continue  # facts of another kind of dataset
             if key in _JOINT_FACTS and not self.facts().get("joint_clusters"):
                 continue  # a release without REFINE's joint clusters
-            facts.add_row(key.replace("_", " "), _fmt(value))
+            facts.add_row(key.replace("_", " "), fact_text(key, value, self.facts()) or _fmt(value))
         return [Text(f"Dataset {self.session.path.name}", style="bold underline"), facts]
 
     def k_label(self, priv: dict) -> str:

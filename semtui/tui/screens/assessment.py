@@ -236,6 +236,40 @@ class ItemsTable(_DocTable):
                                              f"{items[i].get('groups', items[i].get('records', 0)):,}"], cols)
 
 
+# --------------------------------------------------------------------------- the verdict
+class Verdict(Static):
+    """The verdict, as many lines as the box holds; when it holds fewer than the verdict needs,
+    its last line ends with an ellipsis and the key that shows it whole (``i``), never cut
+    silently."""
+
+    #: the lines the box shows (CSS ``max-height`` below)
+    LINES = 6
+    MORE = " … i: the whole verdict"
+
+    def __init__(self, text: Text, **kw) -> None:
+        super().__init__(text, **kw)
+        self.full = text
+        #: whether the box shows less than the whole verdict
+        self.clamped = False
+
+    def clamp(self, width: int) -> Text:
+        """The verdict wrapped at ``width`` cells, cut to :attr:`LINES` with the marker."""
+        lines = self.full.wrap(self.app.console, max(width, len(self.MORE) + 1))
+        self.clamped = len(lines) > self.LINES
+        if not self.clamped:
+            return self.full
+        shown = list(lines)[: self.LINES]
+        last = shown[-1]
+        last.rstrip()
+        last.truncate(max(width - len(self.MORE), 1))
+        last.rstrip()
+        last.append(self.MORE, style="italic not bold")
+        return Text("\n").join(shown)
+
+    def on_resize(self, event) -> None:
+        self.update(self.clamp(self.content_region.width or event.size.width))
+
+
 # --------------------------------------------------------------------------- the screen
 class AssessmentScreen(Screen):
     HELP_TITLE = "assessment"
@@ -246,7 +280,8 @@ class AssessmentScreen(Screen):
             "into the record in its group or cluster on the release screen), the items most often exposed, and "
             "the alternatives: risk (the strongest attack's take) against utility, one point per candidate "
             "release (◆ Pareto frontier: no other is both less risky and more useful; T this release; * the "
-            "chosen one; @ the cursor); enter opens that alternative's release. R runs it again (after A on a "
+            "chosen one; @ the cursor); enter opens that alternative's release. i shows the verdict and how "
+            "sure whole (the box at the top ends in … when it holds less). R runs it again (after A on a "
             "release), e exports it, escape goes back. On the release screen a record dives into, a runs the "
             "strongest attack (its options fill the form) to show why it is at risk.")
 
@@ -292,7 +327,7 @@ class AssessmentScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         d = self.doc
-        verdict = Static(Text(d.get("verdict") or "(no verdict)", style="bold"), id="verdict")
+        verdict = Verdict(Text(d.get("verdict") or "(no verdict)", style="bold"), id="verdict")
         verdict.border_title = "verdict"
         yield verdict
         yield Static(self.sure_text(), id="sure")
@@ -342,10 +377,20 @@ class AssessmentScreen(Screen):
             if iv:
                 t.append(f" [{iv[0]:.3f}, {iv[1]:.3f}]")
             t.append(" (0.5: a coin)")
+            groups = ((d.get("strongest") or {}).get("figures") or {}).get("groups")
+            if not iv and isinstance(groups, int):
+                from semtui.metrics.intervals import no_interval_reason
+
+                if reason := no_interval_reason(groups, "equivalence groups"):
+                    t.append(f"; {reason}")
         elif "accuracy_interval" in hs:
             a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
-            t.append("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
-                     + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % over clusters)")
+            reason = (((d.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")
+            if reason and not (a or lift):
+                t.append(reason)
+            else:
+                t.append("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
+                         + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % over clusters)")
         else:
             t.append(hs.get("note") or "–")
         if d.get("partial"):
@@ -386,6 +431,15 @@ class AssessmentScreen(Screen):
         if self.view == "alternatives":
             return self.query_one("#alt-table", CellsTable) if self.alternatives else None
         return self.query_one(f"#{self.view}")
+
+    def action_verdict(self) -> None:
+        """``i``: the verdict and how sure, whole, in the inspector (it scrolls)."""
+        from rich.console import Group
+
+        from semtui.tui.components.inspector import Inspector
+
+        body = Group(self.query_one(Verdict).full, Text(""), self.sure_text())
+        self.app.push_screen(Inspector("verdict", body))
 
     def action_next_view(self) -> None:
         self.show_view(VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)])

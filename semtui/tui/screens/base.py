@@ -77,6 +77,8 @@ class BaseScreen(Screen):
         self.pending_dive: dict | None = None
         #: assessments run here (``A``): [document, exported]
         self.assessments: list[list] = []
+        #: the running attack was started by the app itself (plain ``semtui``), not by the user
+        self.automatic_attack = False
 
     # ------------------------------------------------------------------ layout
     def right_views(self) -> ComposeResult:
@@ -410,7 +412,8 @@ class BaseScreen(Screen):
             self.show_assessment(self.assessments[-1])
         elif message.job == "attack":
             self._attack_done()
-            self.session.add_result(Result(message.result, "run"))
+            automatic, self.automatic_attack = self.automatic_attack, False
+            self.session.add_result(Result(message.result, "run", automatic=automatic))
             self.result_changed()
             self.notify(self.attack_notice(self.session.result))
         elif message.job == "export":
@@ -441,6 +444,7 @@ class BaseScreen(Screen):
             self._attack_done()
         if message.job == "attack":
             self._attack_done()
+            self.automatic_attack = False
             if message.cancelled and not self.SAY_ATTACK_CANCELLED:
                 return
         if message.job == "export" and not message.cancelled:

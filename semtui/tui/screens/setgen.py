@@ -53,7 +53,9 @@ class SetgenScreen(BaseScreen):
         if self.autorun and self.session.result is None:
             from semtui.tui.components.attack_form import DEFAULTS, validate
 
+            self.automatic_attack = True  # the sample's demonstration: quitting does not ask about it
             self.start_attack(validate({**DEFAULTS, **self.form_values()}))
+            self.automatic_attack = self.progress.running
 
     def default_view(self) -> str:
         return "distances" if self.session.result is not None else "detail"

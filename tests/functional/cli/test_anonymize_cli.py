@@ -188,3 +188,18 @@ def test_the_bundled_meps_sample_is_remade_by_its_documented_command(cli, tmp_pa
     c = cli("check", "privacy", SAMPLES / "meps400-setgen.txt", "--privacy",
             SAMPLES / "meps400-setgen.txt.json", "-k", "3")
     assert c.returncode == 0, c.stdout
+
+
+def test_disassoc_says_why_a_cluster_is_over_the_maximum(semtui, tmp_path):
+    """Identical records cannot be split by HORPART: the summary line says so where it names the
+    largest cluster, rather than leave 'largest 6, max cluster size 3' unexplained."""
+    data = tmp_path / "d.txt"
+    data.write_text("flu cough\n" * 6 + "asthma cough\nasthma flu\nfever rash\nfever cough\n")
+    r = semtui("anonymize", "disassoc", data, "-k", "2", "-m", "2", "--max-cluster-size", "3",
+               "-o", tmp_path / "r.json", "--key", tmp_path / "r.key.json")
+    assert r.rc == 0, r.err
+    first = r.out.splitlines()[0]
+    assert "(largest 6; 1 cluster over the maximum: identical records, which HORPART cannot split)" in first
+    fits = semtui("anonymize", "disassoc", data, "-k", "2", "-m", "2", "--max-cluster-size", "6",
+                  "-o", tmp_path / "s.json", "--key", tmp_path / "s.key.json")
+    assert "HORPART cannot split" not in fits.out

@@ -508,3 +508,26 @@ def _tiny_index(tmp_path: Path) -> Path:
     if not idx.exists():
         build_index([docs], idx, kind="lines")
     return idx
+
+
+@pytest.mark.parametrize(("args", "who"), [
+    (("attack", "setgen", "-", "--original", "-"), "DATA and --original"),
+    (("attack", "disassoc", "-", "--key", "-", "--original", ORIGINAL), "DATA and --key"),
+    (("attack", "setgen", SMALL, "--measure", "scores:-", "--background", "counts:-"), "2 inputs"),
+    (("attack", "setgen", "-", "--measure", "scores:-"), "DATA and --measure/--vectors/--background"),
+    (("assess", "-", "--original", "-"), "DATA and --original"),
+    (("anonymize", "setgen", "-", "--privacy", "-", "-k", "2", "-o", "OUT"), "ORIG and --privacy"),
+    (("anonymize", "km", "-", "--hierarchy", "-", "-k", "2", "-m", "2", "-o", "OUT"), "ORIG and --hierarchy"),
+    (("cover", "-", "--key", "-"), "DATA and --key"),
+    (("check", "km", "-", "-k", "2", "-m", "2", "--key", KEY, "--original", "-"), "FILE and --original"),
+    (("check", "privacy", "-", "--privacy", "-", "-k", "2"), "SETGEN and --privacy"),
+    (("open", "-", "--original", "-"), "FILE and --original"),
+    (("corpus", "build", "-", "-", "--lines", "-o", "OUT"), "2 inputs"),
+])
+def test_standard_input_given_twice_is_one_line(semtui, tmp_path, args, who):
+    """A stream is read once: the second reader would get the first one's bytes (a release
+    checked as its own original), so '-' for two inputs is refused before anything is read."""
+    r = semtui(*(tmp_path / "out" if a == "OUT" else a for a in args))
+    assert r.rc == 2, r.err
+    assert r.err.strip().splitlines() == [f"semtui: error: standard input ('-') is given for {who}: it can be read "
+                                          "only once; give all but one of them a file name"]

@@ -64,3 +64,25 @@ def test_info_meps(cli, shared_data):
     facts = info(cli, shared_data / "meps2005-conditions.txt")
     assert facts["transactions"] == 26735
     assert facts["items"] == 599
+
+
+def test_info_says_a_disassociated_max_length_is_a_bound(cli, samples):
+    """The release only bounds its longest transaction (8 here; the original's longest is 5)."""
+    r = cli("info", samples / "disassociated.json")
+    assert r.returncode == 0, r.stderr
+    row = next(line for line in r.stdout.splitlines() if "max length" in line)
+    assert "≤ 8" in row
+    assert info(cli, samples / "disassociated.json")["max_length"] == 8  # JSON keeps the number
+
+
+def test_info_prints_a_km_release_ncp_as_anonymize_km_does(cli, samples, tmp_path):
+    h, rel = tmp_path / "h.txt", tmp_path / "km.txt"
+    assert cli("hierarchy", "build", samples / "meps400-original.txt", "--fanout", "5", "-o", h).returncode == 0
+    made = cli("anonymize", "km", samples / "meps400-original.txt", "--hierarchy", h, "-k", "3", "-m", "2", "-o", rel)
+    assert made.returncode == 0, made.stderr
+    ncp = made.stdout.split("NCP ")[1].split(",")[0]
+    assert ncp.endswith("%")
+    r = cli("info", rel)
+    row = next(line for line in r.stdout.splitlines() if " ncp " in line)
+    assert ncp in row, (ncp, row)
+    assert isinstance(info(cli, rel)["ncp"], float)

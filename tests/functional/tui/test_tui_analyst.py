@@ -141,6 +141,21 @@ async def test_plain_semtui_shows_a_scored_attack_first():
         await wait_for_attack(pilot, None)
         assert app.session.result is not None and app.session.result.metrics["precision"] is not None
         assert "P " in screen_text(app)  # the list's P / R columns
+        # the demonstration's own result is not the user's unsaved work: q quits at once
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_after_the_demonstration_an_attack_the_user_runs_is_asked_about(fig4_scores):
+    from semtui.samples import SAMPLE_ORIGINAL, sample_path
+
+    app = SemtuiApp(load_session(sample_path(), original=sample_path(SAMPLE_ORIGINAL)), autorun=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_attack(pilot, None)
+        await run_attack_from_form(pilot)
+        await pilot.press("q")
+        assert isinstance(app.screen, Confirm) and "1 attack result not exported" in app.screen.question
 
 
 def test_a_report_restores_its_original(tmp_path, fig4_scores):

@@ -436,3 +436,44 @@ def test_an_empty_records_view_says_why_records_cannot_be_named():
     assert "without the key" in no_records_text({"kind": "disassociated", "original": "o.txt", "key": None})
     assert "without the original" in no_records_text({"kind": "set-generalised", "original": None})
     assert no_records_text({"kind": "set-generalised", "original": "o.txt"}) == "no record is implicated"
+
+
+#: the verdict `semtui assess` wrote for the bundled MEPS sample: longer than the box at 80x24
+LONG_VERDICT = (
+    "At risk: RBA with embedding takes back 856 of the 1,394 items generalisation added (61%) at precision "
+    "0.845, 1.01x what a random attacker with the same budget takes back, error ratio 0.93; it needs the "
+    "release and the meaning of the items (embedding). An attacker who knows how common each item is was "
+    "not modelled. Keep this release: none of the 4 alternative(s) measured brings the strongest attacker "
+    "closer to chance without taking back more or costing more utility (here the strongest attack has error "
+    "ratio 0.93, takes back 61%, utility 0.995; k doubled (setgen k=6): the strongest attack has error ratio "
+    "0.81, takes back 43%; k tripled (setgen k=9): the strongest attack has error ratio 0.84, takes back 22%; "
+    "items generalised with items of similar frequency (setgen k=3 utility freq:8): the strongest attack has "
+    "error ratio 0.92, takes back 62%).")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_long_verdict_is_marked_and_i_shows_it_whole(assessed, size):
+    doc = json.loads((assessed / "a.json").read_text())
+    (assessed / "long.json").write_text(reports.dumps({**doc, "verdict": LONG_VERDICT}))
+    app = doc_app(None, report=assessed / "long.json")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        flat = " ".join(screen_text(app).split())
+        # cut at both sizes, and says so: never silently
+        assert "… i: the whole verdict" in flat and "takes back 62%)." not in flat
+        assert "i Verdict whole" in flat  # the footer names the key
+        assert "no interval: fewer than 5 equivalence groups" in flat  # how sure, of the sample's one group
+        await pilot.press("i")
+        await pilot.pause()
+        flat = " ".join(screen_text(app).split())
+        assert "takes back 62%)." in flat and "How sure: AUC within table" in flat
+        await pilot.press("escape", "question_mark")
+        await pilot.pause()
+        assert "Verdict whole" in " ".join(screen_text(app).split())  # ? lists the key
+
+
+async def test_a_verdict_that_fits_is_shown_whole_without_the_mark(assessed):
+    app = doc_app(None, report=assessed / "a.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "i: the whole verdict" not in screen_text(app)
