@@ -13,7 +13,7 @@ What the release looks like, beyond the two algorithms (:mod:`.horpart`, :mod:`.
 * the items of a sub-record are in chunk order (descending support in the cluster, ties by
   lowest item id), and the sub-records of a chunk are sorted by their content (empty ones
   last); identical ones are in an order drawn at random, from the anonymiser's ``seed``,
-  independently for every chunk (:func:`chunk_rng`).  So the release is a function of the
+  independently for every chunk (:func:`tie_rng`).  So the release is a function of the
   content alone (identical sub-records look alike whatever their order), only the key's
   position -> transaction mapping depends on the seed, and a sub-record's position says
   nothing about which transaction it came from: sub-record r of chunk 1 and sub-record r of
@@ -57,18 +57,18 @@ __all__ = ["DisassociationResult", "SafeReport", "disassociate", "horpart", "rem
 
 Progress = Callable[[int, int, str], None] | None
 
-#: the streams of :func:`chunk_rng`: a cluster's record chunk, a joint cluster's shared chunk,
-#: a record chunk rebuilt by the safe repair (:mod:`.safe`)
+#: the streams of :func:`tie_rng`: record chunks, REFINE's shared chunks, the record chunks the
+#: safe repair rebuilds (:mod:`.safe`)
 RECORD_CHUNK, SHARED_CHUNK, REBUILT_CHUNK = 0, 1, 2
 
 
-def chunk_rng(seed: int, stream: int, owner: int, chunk: int) -> np.random.Generator:
-    """The generator that orders the identical sub-records of one chunk: a function of the
-    anonymiser's ``seed`` and of the chunk's place (``stream``, the index of its cluster or
-    joint cluster, its index there), so every chunk draws its own permutation, independent of
-    every other chunk's.  Never a function of the transaction: a key per transaction would
-    put a transaction's sub-records at the same rank among their equals in every chunk."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), 0xD15A, int(stream), int(owner), int(chunk)]))
+def tie_rng(seed: int, stream: int) -> np.random.Generator:
+    """The generator that orders identical sub-records, one per ``stream`` and run: every chunk
+    draws a fresh permutation of its rows from it, in the release's order (cluster, then chunk),
+    so the key is a function of the content and ``seed`` and each chunk's order is independent
+    of every other chunk's.  Never a key per transaction: that would put a transaction's
+    sub-records at the same rank among their equals in every chunk."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), 0xD15A, int(stream)]))
 
 
 @dataclass
@@ -82,7 +82,7 @@ class DisassociationResult:
     refine: dict | None = None
     #: what ``safe=True`` suppressed to remove the cover problems (None: not asked)
     safe: SafeReport | None = None
-    #: the seed that ordered the identical sub-records of every chunk (:func:`chunk_rng`)
+    #: the seed that ordered the identical sub-records of every chunk (:func:`tie_rng`)
     seed: int = 0
 
     def summary(self) -> dict:
@@ -143,7 +143,7 @@ def disassociate(
     :data:`.refine.DEFAULT_JOINT_MAX_SIZE`); ``safe``: then remove every cover problem by partial
     suppression (:func:`remove_cover_problems`, docs/anonymize.md) -- on the two-step release:
     the repair does not reach shared chunks, so ``safe`` runs without REFINE; ``seed``: orders
-    the identical sub-records of every chunk (:func:`chunk_rng`; the release is the same for
+    the identical sub-records of every chunk (:func:`tie_rng`; the release is the same for
     every seed, the key is not)."""
     check_parameters(k, m, max_cluster_size, seed)
     joint_max = _refine.check_joint_max_size(k, joint_max_size) if refine else 0
@@ -275,6 +275,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
 
     clusters: list[Cluster] = []
     keys: list[ClusterKey] = []
+    ties = tie_rng(seed, RECORD_CHUNK)
     for c in range(n_clusters):
         cid = f"P{c + 1}"
         rows = clusters_rows[c]
@@ -284,8 +285,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
         for g in range(int(chunk_first[c]), int(chunk_first[c + 1])):
             lo, hi = rt_bounds[g], rt_bounds[g + 1]
             chunk_items = ch_items[ch_item_bounds[g]:ch_item_bounds[g + 1]]
-            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items),
-                                      chunk_rng(seed, RECORD_CHUNK, c, g - int(chunk_first[c])))
+            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items), ties)
             out_chunks.append(sub)
             key_chunks.append(rows[order].tolist())
         a, b = term_first[c], term_first[c + 1]

@@ -110,8 +110,8 @@ def refine(
     ``tp_*``: the term pairs (cluster, item, support in the cluster); ``tt_pair``, ``tt_pos``:
     every term-chunk token's pair index and its row (position in cluster order, so the rows of
     clusters ``[a, b)`` are ``cstart[a]:cstart[b]``); ``seed``: orders identical shared
-    sub-records (:func:`semtui.anonymize.disassociation.chunk_rng`)."""
-    from semtui.anonymize.disassociation import SHARED_CHUNK, _sub_records, chunk_rng
+    sub-records (:func:`semtui.anonymize.disassociation.tie_rng`)."""
+    from semtui.anonymize.disassociation import SHARED_CHUNK, _sub_records, tie_rng
 
     n_clusters = len(cstart) - 1
     group_of = np.full(n_clusters, -1, dtype=np.int64)
@@ -149,6 +149,7 @@ def refine(
     t_first = np.searchsorted(tok_g, np.arange(len(ranges) + 1))
 
     members, shared, shared_rows = [], [], []
+    ties = tie_rng(seed, SHARED_CHUNK)
     for g in range(len(ranges)):
         n_freq = int(c_first[g + 1] - c_first[g])
         if n_freq == 0:
@@ -163,7 +164,7 @@ def refine(
         chunks = record_chunks(pos, rows_c.ravel(), len(used), n_freq, k, m)
         items_g = c_item[c_first[g]:c_first[g + 1]]
         out, out_rows = [], []
-        for j, ch in enumerate(chunks):
+        for ch in chunks:
             ch_arr = np.asarray(ch, dtype=np.int64)
             rank = np.full(n_freq, -1, dtype=np.int64)
             rank[ch_arr] = np.arange(len(ch_arr))
@@ -171,8 +172,7 @@ def refine(
             # tokens are sorted by (row, position); positions in chunk order keep that order
             r_k, rk_k = rows[keep], rank[pos[keep]]
             s2 = np.lexsort((rk_k, r_k))
-            sub, order_rows = _sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr),
-                                           chunk_rng(seed, SHARED_CHUNK, g, j))
+            sub, order_rows = _sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr), ties)
             out.append(sub)
             out_rows.append(order_rows + base)
         members.append((a, b))

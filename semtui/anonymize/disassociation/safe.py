@@ -198,12 +198,15 @@ def _rebuild(items: np.ndarray, mat: np.ndarray, rng: np.random.Generator) -> tu
     return RecordChunk(indptr, items[order][cols].astype(np.int32)), perm
 
 
-def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names, *, seed: int = 0,
-                 index: int = 0) -> tuple[Cluster, ClusterKey, dict]:
+def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
+                 ties: np.random.Generator | None = None) -> tuple[Cluster, ClusterKey, dict]:
     """One cluster with its cover problems removed (see the module's text); ``names`` maps item
-    ids to the names the key records; ``seed`` and ``index`` (the cluster's) order the identical
-    sub-records of the rebuilt chunks (:func:`semtui.anonymize.disassociation.chunk_rng`)."""
-    from semtui.anonymize.disassociation import REBUILT_CHUNK, chunk_rng
+    ids to the names the key records; ``ties`` orders the identical sub-records of the rebuilt
+    chunks (default: :func:`semtui.anonymize.disassociation.tie_rng` of seed 0)."""
+    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
+
+    if ties is None:
+        ties = tie_rng(0, REBUILT_CHUNK)
 
     mats = [_matrix(ch) for ch in cluster.record_chunks]
     before = _count_problems(mats)
@@ -247,13 +250,13 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names, *, se
                 queued.add(again)
                 heapq.heappush(todo, again)
     chunks, key_chunks, suppressed = [], [], []
-    for j, ((items, mat), orig, rows) in enumerate(zip(mats, originals, key.record_chunks)):
+    for (items, mat), orig, rows in zip(mats, originals, key.record_chunks):
         rows_arr = np.asarray(rows, dtype=np.int64)
         gone_r, gone_c = np.nonzero(orig & ~mat)
         suppressed.extend(zip(rows_arr[gone_r].tolist(), names(items[gone_c])))
         if not mat.any():
             continue
-        chunk, perm = _rebuild(items, mat, chunk_rng(seed, REBUILT_CHUNK, index, j))
+        chunk, perm = _rebuild(items, mat, ties)
         chunks.append(chunk)
         key_chunks.append(rows_arr[perm].tolist())
     suppressed.sort()
@@ -267,6 +270,9 @@ def remove_cover_problems(data: DisassociatedData, key: DisassociationKey, progr
     """The release and key with every cover problem removed by partial suppression; pure (the
     inputs are not changed).  The release keeps its k and m (every chunk stays k^m-anonymous);
     ``seed`` orders the identical sub-records of the rebuilt chunks."""
+    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
+
+    ties = tie_rng(seed, REBUILT_CHUNK)
     key_of = {ck.id: ck for ck in key.clusters}
     clusters, keys = [], []
     totals = {"before": 0, "cuts": 0, "drops": 0, "removed_chunks": 0}
@@ -274,7 +280,7 @@ def remove_cover_problems(data: DisassociatedData, key: DisassociationKey, progr
     for ci, c in enumerate(data.clusters):
         if progress is not None and ci % 256 == 0:
             progress(ci, n, "cover problems")
-        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names, seed=seed, index=ci)
+        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names, ties)
         clusters.append(c2)
         keys.append(k2)
         for name in totals:
