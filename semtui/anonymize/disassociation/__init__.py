@@ -17,9 +17,10 @@ What the release looks like, beyond the two algorithms (:mod:`.horpart`, :mod:`.
   content alone (identical sub-records look alike whatever their order), only the key's
   position -> transaction mapping depends on the seed, and a sub-record's position says
   nothing about which transaction it came from: sub-record r of chunk 1 and sub-record r of
-  chunk 2 are the same transaction no more often than chance.  (In transaction order, the
-  identical sub-records of two chunks would line up: on BMS-WebView-1 the same-position
-  guess was right 204 times out of 1,584, against 76 at random; docs/experiments.md);
+  chunk 2 are the same transaction no more often than their contents allow.  (In transaction
+  order, the identical sub-records of two chunks would line up: on BMS-WebView-1 the
+  same-position guess was right 204 times out of 1,584, where the content allows 105;
+  docs/experiments.md);
 * the term chunk lists each term once, by ascending item id; the key lists the transactions
   each came from;
 * with REFINE (:mod:`.refine`), joint clusters ``J1, J2, ...`` in cluster order, their shared
