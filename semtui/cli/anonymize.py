@@ -246,6 +246,9 @@ def disassoc(
         "shared chunks keep term-chunk items associated (--no-refine: HORPART + VERPART only).")] = True,
     joint_max_size: Annotated[int | None, typer.Option(
         "--joint-max-size", help="The most records of a joint cluster (default 500; >= 2k).")] = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", help="Seed of the random order of identical sub-records in every chunk (the release is the same "
+        "for every seed; the key is not).")] = 0,
 ) -> None:
     """Disassociation (HORPART + VERPART + REFINE, Terrovitis et al. 2012): clusters of record chunks and a term
     chunk, and joint clusters of shared chunks."""
@@ -256,7 +259,7 @@ def disassoc(
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import dump_disassociated, dump_key
 
-    check_parameters(k, m, max_cluster_size)
+    check_parameters(k, m, max_cluster_size, seed)
     if refine and not safe:
         check_joint_max_size(k, joint_max_size)
     elif joint_max_size is not None:
@@ -265,7 +268,7 @@ def disassoc(
     data = formats.read_transactions(orig)
     with StderrProgress("disassociating") as progress:
         result = disassociate(data, k, m, max_cluster_size, progress=progress, refine=refine,
-                              joint_max_size=joint_max_size, safe=safe)
+                              joint_max_size=joint_max_size, safe=safe, seed=seed)
     # the release and its key are committed together; the key undoes the release (0600)
     outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
     if key is not None:

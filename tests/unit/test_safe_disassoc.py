@@ -62,12 +62,13 @@ rows_strategy = st.lists(st.lists(st.integers(0, 6), max_size=5, unique=True), m
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=rows_strategy, k=st.integers(1, 3), m=st.integers(1, 3), extra=st.integers(0, 8))
-def test_safe_release_passes_both_independent_checks(rows, k, m, extra):
+@given(rows=rows_strategy, k=st.integers(1, 3), m=st.integers(1, 3), extra=st.integers(0, 8),
+       seed=st.integers(0, 2**32))
+def test_safe_release_passes_both_independent_checks(rows, k, m, extra, seed):
     data = TransactionData.from_lists([[f"i{x}" for x in r] for r in rows])
     if not len(data.tokens):
         return
-    result = disassociate(data, k, m, k + extra, safe=True)
+    result = disassociate(data, k, m, k + extra, safe=True, seed=seed)
     report = check_disassociated(result.data, k, m, result.key, data)
     assert report.holds, report.to_json()
     assert report.key["suppressed_occurrences"] == result.safe.suppressed_occurrences

@@ -12,13 +12,21 @@ What the release looks like, beyond the two algorithms (:mod:`.horpart`, :mod:`.
   so the key records the cluster of every transaction;
 * the items of a sub-record are in chunk order (descending support in the cluster, ties by
   lowest item id), and the sub-records of a chunk are sorted by their content (empty ones
-  last; identical ones in transaction order, which only the key shows).  So a sub-record's
-  position says nothing about which transaction it came from: sub-record r of chunk 1 and
-  sub-record r of chunk 2 are not, in general, the same transaction;
+  last); identical ones are in an order drawn at random, from the anonymiser's ``seed``,
+  independently for every chunk (:func:`tie_rng`).  So the release is a function of the
+  content alone (identical sub-records look alike whatever their order), only the key's
+  position -> transaction mapping depends on the seed, and a sub-record's position says
+  nothing about which transaction it came from: sub-record r of chunk 1 and sub-record r of
+  chunk 2 are the same transaction no more often than their contents allow.  (In transaction
+  order, the identical sub-records of two chunks would line up: on BMS-WebView-1 the
+  same-position guess was right 204 times out of 1,584, where the content allows 105;
+  docs/experiments.md);
 * the term chunk lists each term once, by ascending item id; the key lists the transactions
   each came from;
 * with REFINE (:mod:`.refine`), joint clusters ``J1, J2, ...`` in cluster order, their shared
-  chunks built and sorted as record chunks; the key lists every cluster's transactions.
+  chunks built and sorted as record chunks (identical shared sub-records in a random order
+  too: in cluster order they would tell which member cluster each came from); the key lists
+  every cluster's transactions.
 """
 
 from __future__ import annotations
@@ -50,6 +58,19 @@ __all__ = ["DisassociationResult", "SafeReport", "disassociate", "horpart", "rem
 
 Progress = Callable[[int, int, str], None] | None
 
+#: the streams of :func:`tie_rng`: record chunks, REFINE's shared chunks, the record chunks the
+#: safe repair rebuilds (:mod:`.safe`)
+RECORD_CHUNK, SHARED_CHUNK, REBUILT_CHUNK = 0, 1, 2
+
+
+def tie_rng(seed: int, stream: int) -> np.random.Generator:
+    """The generator that orders identical sub-records, one per ``stream`` and run: every chunk
+    draws a fresh permutation of its rows from it, in the release's order (cluster, then chunk),
+    so the key is a function of the content and ``seed`` and each chunk's order is independent
+    of every other chunk's.  Never a key per transaction: that would put a transaction's
+    sub-records at the same rank among their equals in every chunk."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), 0xD15A, int(stream)]))
+
 
 @dataclass
 class DisassociationResult:
@@ -62,6 +83,8 @@ class DisassociationResult:
     refine: dict | None = None
     #: what ``safe=True`` suppressed to remove the cover problems (None: not asked)
     safe: SafeReport | None = None
+    #: the seed that ordered the identical sub-records of every chunk (:func:`tie_rng`)
+    seed: int = 0
 
     def summary(self) -> dict:
         d = self.data
@@ -76,6 +99,7 @@ class DisassociationResult:
             "k": d.k,
             "m": d.m,
             "max_cluster_size": self.max_cluster_size,
+            "seed": self.seed,
             "clusters": len(d.clusters),
             "largest_cluster": int(sizes.max()) if len(sizes) else 0,
             "clusters_over_max_size": int((sizes > self.max_cluster_size).sum()),
@@ -91,7 +115,9 @@ class DisassociationResult:
         return out
 
 
-def check_parameters(k: int, m: int, max_cluster_size: int) -> None:
+def check_parameters(k: int, m: int, max_cluster_size: int, seed: int = 0) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError(f"--seed must be a whole number of at least 0 (got {seed!r})")
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     if m < 1:
@@ -111,13 +137,16 @@ def disassociate(
     refine: bool = True,
     joint_max_size: int | None = None,
     safe: bool = False,
+    seed: int = 0,
 ) -> DisassociationResult:
     """HORPART + VERPART (+ REFINE unless ``refine=False``) over plain transactions;
     ``joint_max_size``: the most records of a joint cluster (default
     :data:`.refine.DEFAULT_JOINT_MAX_SIZE`); ``safe``: then remove every cover problem by partial
     suppression (:func:`remove_cover_problems`, docs/anonymize.md) -- on the two-step release:
-    the repair does not reach shared chunks, so ``safe`` runs without REFINE."""
-    check_parameters(k, m, max_cluster_size)
+    the repair does not reach shared chunks, so ``safe`` runs without REFINE; ``seed``: orders
+    the identical sub-records of every chunk (:func:`tie_rng`; the release is the same for
+    every seed, the key is not)."""
+    check_parameters(k, m, max_cluster_size, seed)
     joint_max = _refine.check_joint_max_size(k, joint_max_size) if refine else 0
     if data.n_generalised:
         raise InputError("disassociation needs plain transactions, not set-generalised ones")
@@ -130,13 +159,13 @@ def disassociate(
     clusters_rows, parent, cluster_node = horpart_tree(indptr, tokens, n_items, max_cluster_size, progress)
     t1 = time.perf_counter()
     tree = (parent, cluster_node, joint_max) if refine and not safe else None
-    release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree)
+    release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree, seed)
     release.max_cluster_size = max_cluster_size  # public, recorded in the release (the alternatives read it)
     report = None
     if safe:
-        release, key, report = remove_cover_problems(release, key, progress)
+        release, key, report = remove_cover_problems(release, key, progress, seed=seed)
     return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, facts,
-                                safe=report)
+                                safe=report, seed=int(seed))
 
 
 def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,7 +183,7 @@ def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.n
 
 def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens: np.ndarray,
                  indptr: np.ndarray, k: int, m: int, progress: Progress,
-                 tree: tuple | None = None) -> tuple[DisassociatedData, DisassociationKey, dict | None]:
+                 tree: tuple | None = None, seed: int = 0) -> tuple[DisassociatedData, DisassociationKey, dict | None]:
     """VERPART on every cluster.  Supports, support order, term chunks and the key's term
     lists are computed for all clusters at once; only the greedy chunking (clusters with at
     least two items of support >= k) and the sub-record sort (per record chunk) are per
@@ -234,7 +263,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
     joints, facts = [], None
     if tree is not None:  # REFINE moves some of them into joint clusters' shared chunks
         term_pairs, joints, facts = _refine_terms(tree, term_pairs, sizes, cstart, p_cl, p_item, sup, tok_pair,
-                                                  freq, pos_row, perm, len(pair_key), n_items, k, m)
+                                                  freq, pos_row, perm, len(pair_key), n_items, k, m, seed)
     term_first = np.searchsorted(p_cl[term_pairs], np.arange(n_clusters + 1))
     term_items = p_item[term_pairs].astype(np.int32)
     is_term = np.zeros(len(pair_key), dtype=bool)
@@ -247,6 +276,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
 
     clusters: list[Cluster] = []
     keys: list[ClusterKey] = []
+    ties = tie_rng(seed, RECORD_CHUNK)
     for c in range(n_clusters):
         cid = f"P{c + 1}"
         rows = clusters_rows[c]
@@ -256,7 +286,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
         for g in range(int(chunk_first[c]), int(chunk_first[c + 1])):
             lo, hi = rt_bounds[g], rt_bounds[g + 1]
             chunk_items = ch_items[ch_item_bounds[g]:ch_item_bounds[g + 1]]
-            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items))
+            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items), ties)
             out_chunks.append(sub)
             key_chunks.append(rows[order].tolist())
         a, b = term_first[c], term_first[c + 1]
@@ -272,7 +302,8 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
 
 def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart: np.ndarray, p_cl: np.ndarray,
                   p_item: np.ndarray, sup: np.ndarray, tok_pair: np.ndarray, freq: np.ndarray, pos_row: np.ndarray,
-                  perm: np.ndarray, n_pairs: int, n_items: int, k: int, m: int) -> tuple[np.ndarray, list, dict]:
+                  perm: np.ndarray, n_pairs: int, n_items: int, k: int, m: int,
+                  seed: int = 0) -> tuple[np.ndarray, list, dict]:
     """REFINE (:mod:`.refine`) over VERPART's term pairs: the pairs that stay in term chunks, the
     joint clusters (member range, shared chunks, cluster-order rows of their sub-records) and
     the facts the summary reports."""
@@ -283,7 +314,7 @@ def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart
     term_index[term_pairs] = np.arange(len(term_pairs))
     tt = np.flatnonzero(~freq[tok_pair])
     r = _refine.refine(ranges, cstart, p_cl[term_pairs], p_item[term_pairs], sup[term_pairs],
-                       term_index[tok_pair[tt]], pos_row[tt], n_items, k, m)
+                       term_index[tok_pair[tt]], pos_row[tt], n_items, k, m, seed)
     joints = list(zip(r.members, r.shared, r.shared_rows))
     in_chunks = int(freq.sum())   # record-chunk (cluster, item) pairs
     all_pairs = len(p_cl)
@@ -308,17 +339,19 @@ def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart
 
 
 def _sub_records(row: np.ndarray, rank: np.ndarray, item: np.ndarray, n_rows: int,
-                 width_items: int) -> tuple[RecordChunk, np.ndarray]:
+                 width_items: int, rng: np.random.Generator) -> tuple[RecordChunk, np.ndarray]:
     """A record chunk from its tokens (sorted by row, then rank): one sub-record per row of
-    the cluster, sorted by content (lexicographic in rank order; empty ones last; ties in
-    row order).  Returns the chunk and the cluster-local row of each sub-record."""
+    the cluster, sorted by content (lexicographic in rank order; empty ones last; ties in a
+    random order drawn from ``rng``, never the row order, which would line identical
+    sub-records up across chunks).  Returns the chunk and the cluster-local row of each
+    sub-record."""
     lens = np.bincount(row, minlength=n_rows)
     width = int(lens.max())
     first = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(lens, out=first[1:])
     pad = np.full((n_rows, width), width_items, dtype=np.int64)  # sorts after every rank
     pad[row, np.arange(len(row)) - first[row]] = rank
-    order = np.lexsort((np.arange(n_rows),) + tuple(pad[:, w] for w in range(width - 1, -1, -1)))
+    order = np.lexsort((rng.permutation(n_rows),) + tuple(pad[:, w] for w in range(width - 1, -1, -1)))
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(lens[order], out=indptr[1:])
     # tokens are grouped by row; reorder the groups

@@ -11,7 +11,9 @@ ones included, as in a record chunk), built by VERPART's own greedy so that ever
 chunk is k^m-anonymous.  An item whose joint support stays below k stays in its term chunks.
 
 Which member cluster a shared sub-record came from is not published (only the key says):
-that is what hides an item that was rare in its cluster among the records of the group.
+that is what hides an item that was rare in its cluster among the records of the group.  So
+identical shared sub-records are in a random order (the anonymiser's seed, drawn per shared
+chunk), not in the group's row order, which is cluster order and would tell the member.
 
 Everything that decides the groups and the moved (cluster, item) pairs is numpy over integer
 ids; the Python loops are over tree nodes (scalar work) and over joint clusters (the greedy
@@ -101,13 +103,15 @@ def refine(
     n_items: int,
     k: int,
     m: int,
+    seed: int = 0,
 ) -> Refined:
     """Move term-chunk items into the shared chunks of the joint groups ``ranges``.
 
     ``tp_*``: the term pairs (cluster, item, support in the cluster); ``tt_pair``, ``tt_pos``:
     every term-chunk token's pair index and its row (position in cluster order, so the rows of
-    clusters ``[a, b)`` are ``cstart[a]:cstart[b]``)."""
-    from semtui.anonymize.disassociation import _sub_records
+    clusters ``[a, b)`` are ``cstart[a]:cstart[b]``); ``seed``: orders identical shared
+    sub-records (:func:`semtui.anonymize.disassociation.tie_rng`)."""
+    from semtui.anonymize.disassociation import SHARED_CHUNK, _sub_records, tie_rng
 
     n_clusters = len(cstart) - 1
     group_of = np.full(n_clusters, -1, dtype=np.int64)
@@ -145,6 +149,7 @@ def refine(
     t_first = np.searchsorted(tok_g, np.arange(len(ranges) + 1))
 
     members, shared, shared_rows = [], [], []
+    ties = tie_rng(seed, SHARED_CHUNK)
     for g in range(len(ranges)):
         n_freq = int(c_first[g + 1] - c_first[g])
         if n_freq == 0:
@@ -167,7 +172,7 @@ def refine(
             # tokens are sorted by (row, position); positions in chunk order keep that order
             r_k, rk_k = rows[keep], rank[pos[keep]]
             s2 = np.lexsort((rk_k, r_k))
-            sub, order_rows = _sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr))
+            sub, order_rows = _sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr), ties)
             out.append(sub)
             out_rows.append(order_rows + base)
         members.append((a, b))

@@ -28,7 +28,8 @@ greedy, not a minimum.  The cover problems are found here by this module's own s
 anonymiser never imports an attack); ``semtui cover`` on the output is the independent witness.
 
 Changed chunks are rebuilt as VERPART builds them: items by descending support (ties by id), the
-sub-records sorted by content; a chunk left without items is removed.  The key records every
+sub-records sorted by content, identical ones in an order drawn afresh from the seed (their order
+before the repair would tell which of them lost an item); a chunk left without items is removed.  The key records every
 suppressed occurrence (transaction, item), so the check and the metrics count them as lost.
 """
 
@@ -176,10 +177,10 @@ def _cut(mats, l_idx: int, j: int, x_col: int, size: int, k: int, m: int) -> tup
     return None
 
 
-def _rebuild(items: np.ndarray, mat: np.ndarray) -> tuple[RecordChunk, np.ndarray]:
+def _rebuild(items: np.ndarray, mat: np.ndarray, rng: np.random.Generator) -> tuple[RecordChunk, np.ndarray]:
     """A chunk in VERPART's layout from its matrix: items by descending support (ties by id)
-    within a sub-record, sub-records sorted by content (empty last, ties in the given order).
-    Returns the chunk and, for each new sub-record, its row in ``mat``."""
+    within a sub-record, sub-records sorted by content (empty last, ties in a random order drawn
+    from ``rng``).  Returns the chunk and, for each new sub-record, its row in ``mat``."""
     sup = mat.sum(axis=0)
     keep = np.flatnonzero(sup)
     items, mat, sup = items[keep], mat[:, keep], sup[keep]
@@ -189,7 +190,7 @@ def _rebuild(items: np.ndarray, mat: np.ndarray) -> tuple[RecordChunk, np.ndarra
     # each row as its ranks, padded with `width` (after every rank): lexicographic sort
     key = np.where(ranked, np.arange(width), width)
     key.sort(axis=1)
-    perm = np.lexsort((np.arange(n_rows),) + tuple(key[:, w] for w in range(width - 1, -1, -1)))
+    perm = np.lexsort((rng.permutation(n_rows),) + tuple(key[:, w] for w in range(width - 1, -1, -1)))
     ranked = ranked[perm]
     rows, cols = np.nonzero(ranked)
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
@@ -197,9 +198,16 @@ def _rebuild(items: np.ndarray, mat: np.ndarray) -> tuple[RecordChunk, np.ndarra
     return RecordChunk(indptr, items[order][cols].astype(np.int32)), perm
 
 
-def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names) -> tuple[Cluster, ClusterKey, dict]:
+def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
+                 ties: np.random.Generator | None = None) -> tuple[Cluster, ClusterKey, dict]:
     """One cluster with its cover problems removed (see the module's text); ``names`` maps item
-    ids to the names the key records."""
+    ids to the names the key records; ``ties`` orders the identical sub-records of the rebuilt
+    chunks (default: :func:`semtui.anonymize.disassociation.tie_rng` of seed 0)."""
+    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
+
+    if ties is None:
+        ties = tie_rng(0, REBUILT_CHUNK)
+
     mats = [_matrix(ch) for ch in cluster.record_chunks]
     before = _count_problems(mats)
     stats = {"before": before, "cuts": 0, "drops": 0}
@@ -248,7 +256,7 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names) -> tu
         suppressed.extend(zip(rows_arr[gone_r].tolist(), names(items[gone_c])))
         if not mat.any():
             continue
-        chunk, perm = _rebuild(items, mat)
+        chunk, perm = _rebuild(items, mat, ties)
         chunks.append(chunk)
         key_chunks.append(rows_arr[perm].tolist())
     suppressed.sort()
@@ -257,10 +265,14 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names) -> tu
     return Cluster(cluster.id, cluster.size, chunks, cluster.term_chunk), new_key, stats
 
 
-def remove_cover_problems(data: DisassociatedData, key: DisassociationKey,
-                          progress: Progress = None) -> tuple[DisassociatedData, DisassociationKey, SafeReport]:
+def remove_cover_problems(data: DisassociatedData, key: DisassociationKey, progress: Progress = None, *,
+                          seed: int = 0) -> tuple[DisassociatedData, DisassociationKey, SafeReport]:
     """The release and key with every cover problem removed by partial suppression; pure (the
-    inputs are not changed).  The release keeps its k and m (every chunk stays k^m-anonymous)."""
+    inputs are not changed).  The release keeps its k and m (every chunk stays k^m-anonymous);
+    ``seed`` orders the identical sub-records of the rebuilt chunks."""
+    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
+
+    ties = tie_rng(seed, REBUILT_CHUNK)
     key_of = {ck.id: ck for ck in key.clusters}
     clusters, keys = [], []
     totals = {"before": 0, "cuts": 0, "drops": 0, "removed_chunks": 0}
@@ -268,7 +280,7 @@ def remove_cover_problems(data: DisassociatedData, key: DisassociationKey,
     for ci, c in enumerate(data.clusters):
         if progress is not None and ci % 256 == 0:
             progress(ci, n, "cover problems")
-        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names)
+        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names, ties)
         clusters.append(c2)
         keys.append(k2)
         for name in totals:
