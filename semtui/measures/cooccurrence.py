@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,8 @@ from semtui.measures.corpus import TOKENIZER, phrase_query
 from semtui.reports import Report
 from semtui.runtime.progress import ProgressCallback, no_progress
 
+#: what a worker imports before its first partition (Dask's fork server imports it once)
+FORK_PRELOAD = ("scipy.sparse",)
 #: documents per partition: large enough that indexing dominates a task's overhead, small
 #: enough that a few partitions per worker stay far below a worker's memory
 PARTITION = 20_000
@@ -73,6 +76,9 @@ _FTS5_MAX_TOKEN = 32_768
 #: bytes.translate table: an ASCII letter or digit folded to lower case, any other byte a space
 _FOLD = bytes(c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122) else 32 for c in range(256))
 _SPACE = 32
+#: the trie's transitions as a dense node x token table up to this many cells (16 MB), else
+#: looked up by binary search
+_DENSE = 1 << 22
 
 
 class _Vocabulary(dict):
@@ -95,6 +101,7 @@ class _Terms:
     node_ptr: np.ndarray  # node n's terms are node_terms[node_ptr[n]:node_ptr[n + 1]]
     ends: np.ndarray  # ends[n]: does a term end at node n?
     node_terms: np.ndarray
+    table: np.ndarray | None  # table[node, token id]: the child (0: none), when small enough
     fts5_only: np.ndarray  # indices of the terms only FTS5 answers
     queried: np.ndarray  # indices of the terms with a token (a term without one matches nothing)
 
@@ -150,8 +157,12 @@ def _prepare(terms: tuple[str, ...]) -> _Terms:
     for (parent, token), node in children.items():
         if parent == 0:
             root[token] = node
+    table = None
+    if (len(children) + 1) * width <= _DENSE:
+        table = np.zeros((len(children) + 1, width), dtype=np.int32)
+        table[keys // width, keys % width] = child
     return _Terms(_Vocabulary(vocab), root, keys[order], child[order], width, depth, np.cumsum(per_node),
-                  per_node[1:] > 0, node_terms, np.asarray(fts5_only, dtype=np.int64),
+                  per_node[1:] > 0, node_terms, table, np.asarray(fts5_only, dtype=np.int64),
                   np.asarray(queried, dtype=np.int64))
 
 
@@ -192,11 +203,16 @@ def _ascii_hits(docs: Sequence[str], plan: _Terms) -> tuple[np.ndarray, np.ndarr
         hit_pos.append(pos[ending])
         more = left > step
         pos, node, left = pos[more], node[more], left[more]
-        key = node * plan.width + ids[pos + step]
-        at = np.searchsorted(plan.edge_keys, key)
-        at[at == n_edges] = 0
-        ok = plan.edge_keys[at] == key
-        pos, node, left = pos[ok], plan.edge_child[at[ok]], left[ok]
+        if plan.table is not None:
+            node = plan.table[node, ids[pos + step]]
+            ok = node > 0
+            pos, node, left = pos[ok], node[ok], left[ok]
+        else:
+            key = node * plan.width + ids[pos + step]
+            at = np.searchsorted(plan.edge_keys, key)
+            at[at == n_edges] = 0
+            ok = plan.edge_keys[at] == key
+            pos, node, left = pos[ok], plan.edge_child[at[ok]], left[ok]
         if pos.size == 0:
             break
     if not hit_nodes:
@@ -350,7 +366,7 @@ def count_terms(
     reads them), partition by partition, here or on the Dask cluster ``scheduler``."""
     from functools import partial as bind
 
-    from semtui.runtime.scheduler import check_scheduler, map_stream
+    from semtui.runtime.scheduler import check_scheduler, map_stream, session
 
     scheduler = check_scheduler(scheduler)
     if not sources:
@@ -373,9 +389,15 @@ def count_terms(
             n_parts += 1
             yield part
 
-    total = map_stream(bind(count_partition, terms=tuple(terms)), parts(), _merge, spec=scheduler,
-                       progress=lambda done, _t, _m="": progress(done, 0, f"{done:,} documents"),
-                       message="counting", size_of=len)
+    # with a scheduler, its workers start (and import this module) while the driver reads the
+    # first partition (for --transactions: parses the whole dataset)
+    with session(scheduler, warm=True, preload=(__name__,)):
+        stream = parts()
+        first = next(stream, None)
+        total = map_stream(bind(count_partition, terms=tuple(terms)),
+                           itertools.chain([] if first is None else [first], stream), _merge, spec=scheduler,
+                           progress=lambda done, _t, _m="": progress(done, 0, f"{done:,} documents"),
+                           message="counting", size_of=len)
     if total is None or total.documents == 0:
         raise InputError("the sources hold no document", Path(sources[0]))
     return CountsReport(total.documents, terms, total.f, total.both, time.perf_counter() - start, n_parts,

@@ -214,3 +214,20 @@ def test_documents_that_are_not_ascii_across_partitions_are_the_index_counts(tmp
         assert rep.f.tolist() == f.tolist()
         assert (rep.both.toarray() == np.triu(both)).all()
     assert f.min() > 0
+
+
+def test_a_trie_too_large_for_a_table_is_searched(monkeypatch):
+    """Large term lists look their trie's transitions up by binary search instead of a table."""
+    from semtui.measures import cooccurrence
+
+    docs = ["a b a b", "a a a", "b", "back pain; Back-pain", "x y z x y", "Café au lait, cafe"]
+    terms = ["a", "a a", "a b a", "b a b", "back pain", "x y z", "y z x", "y", "cafe au", "au lait", "z y", "b b"]
+    assert cooccurrence._prepare(tuple(terms)).table is not None
+    monkeypatch.setattr(cooccurrence, "_DENSE", 0)
+    cooccurrence._prepare.cache_clear()
+    try:
+        assert cooccurrence._prepare(tuple(terms)).table is None
+        ref = _same(docs, terms)
+        assert ref.f.tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0]
+    finally:
+        cooccurrence._prepare.cache_clear()
