@@ -55,7 +55,7 @@ from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: what a worker imports before its first partition (Dask's fork server imports it once)
 FORK_PRELOAD = ("scipy.sparse",)
-#: documents per partition: large enough that indexing dominates a task's overhead, small
+#: documents per partition: large enough that counting dominates a task's overhead, small
 #: enough that a few partitions per worker stay far below a worker's memory
 PARTITION = 20_000
 
