@@ -70,6 +70,27 @@ class Partial:
     both: object  # scipy.sparse.csr_matrix
 
 
+@dataclass(frozen=True)
+class Packed:
+    """A partition as it travels to a worker: its documents joined by newlines, and their
+    lengths (a string and an array pickle at once, where a list of 20,000 strings costs the
+    driver's Dask client a walk over every one)."""
+
+    text: str
+    lengths: np.ndarray
+
+    @classmethod
+    def of(cls, docs: Sequence[str]) -> Packed:
+        return cls("\n".join(docs), np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def docs(self) -> list[str]:
+        ends = np.cumsum(self.lengths + 1) - 1
+        return [self.text[a:b] for a, b in zip((ends - self.lengths).tolist(), ends.tolist())]
+
+
 #: FTS5 keeps a token's first 32,768 bytes (documents and queries alike): a term with a token that
 #: long is left to FTS5
 _FTS5_MAX_TOKEN = 32_768
@@ -166,10 +187,10 @@ def _prepare(terms: tuple[str, ...]) -> _Terms:
                   np.asarray(queried, dtype=np.int64))
 
 
-def _ascii_hits(docs: Sequence[str], plan: _Terms) -> tuple[np.ndarray, np.ndarray]:
-    """(term, document) hits of the phrases in pure-ASCII ``docs`` (indices into ``docs``;
-    a pair may repeat)."""
-    text = "\n".join(docs).encode("ascii").translate(_FOLD)
+def _ascii_hits(part: Packed, plan: _Terms) -> tuple[np.ndarray, np.ndarray]:
+    """(term, document) hits of the phrases in the pure-ASCII partition ``part`` (document
+    indices into it; a pair may repeat)."""
+    text = part.text.encode("ascii").translate(_FOLD)
     folded = np.frombuffer(text, dtype=np.uint8)
     if folded.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -178,9 +199,7 @@ def _ascii_hits(docs: Sequence[str], plan: _Terms) -> tuple[np.ndarray, np.ndarr
     starts[0] = is_token[0]
     np.greater(is_token[1:], is_token[:-1], out=starts[1:])
     starts = np.flatnonzero(starts)
-    # document i is text[ends[i] - len(i) - 1 : ends[i] - 1], then its separator
-    ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)) + 1)
-    doc = np.searchsorted(ends, starts, side="right")
+    doc = np.searchsorted(np.cumsum(part.lengths + 1), starts, side="right")
     tokens = text.split()
     ids = np.fromiter(map(plan.vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
     # run[p]: how many tokens from p on are term tokens of p's document, without a break
@@ -263,22 +282,26 @@ def count_partition_fts5(docs: Sequence[str], terms: Sequence[str]) -> Partial:
     return _partial(len(docs), len(terms), rows, cols)
 
 
-def count_partition(docs: Sequence[str], terms: Sequence[str]) -> Partial:
+def count_partition(docs: Sequence[str] | Packed, terms: Sequence[str]) -> Partial:
     """f(x) and f(x, y) of ``terms`` in ``docs`` (one partition): pure-ASCII documents in numpy,
     the rest by FTS5 (see the module)."""
     plan = _prepare(tuple(terms))
-    if "\n".join(docs).isascii():
-        fast, slow = np.arange(len(docs)), np.zeros(0, dtype=np.int64)
+    part = docs if isinstance(docs, Packed) else Packed.of(docs)
+    n = len(part)
+    if part.text.isascii():
+        fast, slow, slow_docs = np.arange(n), np.zeros(0, dtype=np.int64), []
     else:
-        is_ascii = np.fromiter(map(str.isascii, docs), dtype=bool, count=len(docs))
+        every = part.docs()
+        is_ascii = np.fromiter(map(str.isascii, every), dtype=bool, count=n)
         fast, slow = np.flatnonzero(is_ascii), np.flatnonzero(~is_ascii)
-    fast_docs = docs if len(fast) == len(docs) else [docs[i] for i in fast.tolist()]
-    r1, c1 = _ascii_hits(fast_docs, plan)
-    r2, c2 = _fts5_hits(fast_docs, terms, plan.fts5_only)
-    r3, c3 = _fts5_hits([docs[i] for i in slow.tolist()], terms, plan.queried)
+        part = Packed.of([every[i] for i in fast.tolist()])
+        slow_docs = [every[i] for i in slow.tolist()]
+    r1, c1 = _ascii_hits(part, plan)
+    r2, c2 = _fts5_hits(part.docs() if len(plan.fts5_only) else [], terms, plan.fts5_only)
+    r3, c3 = _fts5_hits(slow_docs, terms, plan.queried)
     rows = np.concatenate([r1, r2, r3])
     cols = np.concatenate([fast[c1], fast[c2], slow[c3]])
-    return _partial(len(docs), len(terms), rows, cols)
+    return _partial(n, len(terms), rows, cols)
 
 
 def _merge(a: Partial, b: Partial) -> Partial:
@@ -383,11 +406,11 @@ def count_terms(
     start = time.perf_counter()
     n_parts = 0
 
-    def parts() -> Iterator[list[str]]:
+    def parts() -> Iterator[Packed]:
         nonlocal n_parts
         for part in _partitions(iter_documents(sources, kind, field, separator), partition):
             n_parts += 1
-            yield part
+            yield Packed.of(part)
 
     # with a scheduler, its workers start (and import this module) while the driver reads the
     # first partition (for --transactions: parses the whole dataset)

@@ -231,3 +231,23 @@ def test_a_trie_too_large_for_a_table_is_searched(monkeypatch):
         assert ref.f.tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0]
     finally:
         cooccurrence._prepare.cache_clear()
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 20_000])
+def test_a_transactions_documents_are_its_plain_items_joined(tmp_path, monkeypatch, block):
+    """``--transactions`` joins a block of transactions at once (semtui.formats.documents): the
+    same documents as joining each transaction's plain items, empty ones and block edges included."""
+    from semtui.formats import documents
+
+    path = tmp_path / "release.txt"
+    path.write_text("-\n(b, c)\na, (b, c), d\n-\n(b, c)\ne, a\n-\n-\nf\nd, e, f, a\n-\n")
+    monkeypatch.setattr(documents, "_JOIN_BLOCK", block)
+    data = formats.read_transactions(path)
+    names = data.vocab.items
+    expected = [", ".join(names[int(t)] for t in data.plain_items(i)) for i in range(data.n_transactions)]
+    assert expected[:4] == ["", "", "a, d", ""] and expected[-2:] == ["d, e, f, a", ""]
+    assert list(documents.iter_documents([path], kind="transactions")) == expected
+    big = list(documents.iter_documents([SAMPLES / "meps400-setgen.txt"], kind="transactions"))
+    data = formats.read_transactions(SAMPLES / "meps400-setgen.txt")
+    names = data.vocab.items
+    assert big == [", ".join(names[int(t)] for t in data.plain_items(i)) for i in range(data.n_transactions)]
