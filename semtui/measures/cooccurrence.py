@@ -28,7 +28,7 @@ The hits make the term x document incidence of the partition; it returns its doc
 f(x) per term and the sparse term x term co-occurrence matrix; the driver sums them as they
 arrive.  The driver reads the sources once, as a stream, and holds at most a few partitions in
 flight per worker (semtui.runtime.scheduler.map_stream), so its memory does not grow with the
-corpus.
+corpus; a partition travels :class:`Packed` (one string, one array).
 
 The result is written in the ``counts:`` format the NGD measure reads (docs/measures.md).
 """
