@@ -30,6 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from semtui.errors import InputError
 from semtui.fileio import _STREAMS, check_readable, display_name, is_stdin, parse_json, read_bytes
 
@@ -208,17 +210,55 @@ def _flatten(values: list, name: str, lineno: int) -> Iterator[str]:
             raise InputError("a list field must hold strings", name, lineno)
 
 
+#: transactions joined into documents at a time
+_JOIN_BLOCK = 20_000
+
+
 def _transaction_docs(path: Path) -> Iterator[Document]:
-    """One document per transaction: its plain items.  A generalised item is left out,
-    since which of its members was really there is exactly what is unknown."""
+    """One document per transaction: its plain items, joined by ``", "``.  A generalised item
+    is left out, since which of its members was really there is exactly what is unknown."""
     from semtui import formats
 
     data = formats.read_transactions(path)
     names = data.vocab.items
     name = display_name(path)
-    for i in range(data.n_transactions):
-        yield Document(", ".join(names[int(t)] for t in data.plain_items(i)), name, None,
-                       None if data.ids is None else str(data.ids[i]))
+    ids = None if data.ids is None else [str(x) for x in data.ids]
+    if any("\n" in n for n in names):  # (no text format holds one) joined one transaction at a time
+        blocks: Iterator[list[str]] = iter([[", ".join(names[int(t)] for t in data.plain_items(i))
+                                             for i in range(data.n_transactions)]])
+    else:
+        items = np.array(names, dtype=object)
+        blocks = (_joined(data, items, lo, min(lo + _JOIN_BLOCK, data.n_transactions))
+                  for lo in range(0, data.n_transactions, _JOIN_BLOCK))
+    i = 0
+    for block in blocks:
+        for text in block:
+            yield Document(text, name, None, None if ids is None else ids[i])
+            i += 1
+
+
+def _joined(data, items: np.ndarray, lo: int, hi: int) -> list[str]:
+    """The documents of transactions ``lo``..``hi - 1``, built as one string split at its
+    newlines: the plain items' names, ``", "`` between items of one transaction, a newline
+    per transaction boundary (none of the names holds one)."""
+    a, b = int(data.indptr[lo]), int(data.indptr[hi])
+    rows = np.repeat(np.arange(lo, hi), np.diff(data.indptr[lo:hi + 1]))
+    tokens = data.tokens[a:b]
+    plain = tokens >= 0
+    tokens, rows = tokens[plain], rows[plain]
+    if tokens.size == 0:
+        return [""] * (hi - lo)
+    gaps = np.diff(rows)  # transaction boundaries between consecutive items
+    seps = np.full(tokens.size, ", ", dtype=object)
+    seps[:-1][gaps == 1] = "\n"
+    many = np.flatnonzero(gaps > 1)  # transactions with no plain item in between
+    seps[many] = ["\n" * int(g) for g in gaps[many]]
+    seps[-1] = "\n" * int(hi - 1 - rows[-1])
+    pieces = np.empty(2 * tokens.size + 1, dtype=object)
+    pieces[0] = "\n" * int(rows[0] - lo)
+    pieces[1::2] = items[tokens]
+    pieces[2::2] = seps
+    return "".join(pieces.tolist()).split("\n")
 
 
 def _peek_kind(name: str, path: Path, lines: Iterator[tuple[int, str]]) -> tuple[str, Iterator[tuple[int, str]]]:
