@@ -10,7 +10,6 @@ Token order is the order of the file, which the ``nearest:N`` context needs.
 from __future__ import annotations
 
 from array import array
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 

@@ -204,6 +204,19 @@ def _col_move(cvals, crows, ccnt, k, r, old, new, keep):
 
 
 @_jit
+def _row_best(W, sc, r):
+    """Row r's new candidate: its first largest scorable weighted distance (column 0 when none
+    is scorable), as ``np.argmax`` over the scorable cells gives it."""
+    best = NEG
+    bk = 0
+    for k in range(W.shape[1]):
+        if sc[r, k] and W[r, k] > best:
+            best = W[r, k]
+            bk = k
+    return bk
+
+
+@_jit
 def _count_drop(D, W, rf, cf, live, sc, rc, cc, i, j):
     """GBA's and WBA's elimination of (i, j): the cell leaves, row i's and column j's count
     factors change, and row i is weighted again (column j is each caller's: GBA also widens
@@ -354,13 +367,7 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
                 if sc[r, j] and d > 0:
                     re[r] += (2.0 * d + slack) * grow
                 if rcand[r] == j:
-                    best = NEG
-                    bk = 0
-                    for k in range(nc):
-                        if sc[r, k] and W[r, k] > best:
-                            best = W[r, k]
-                            bk = k
-                    rcand[r] = bk
+                    rcand[r] = _row_best(W, sc, r)
             # column j's sorted order: its lower cluster fell (and stays below the rest,
             # whose order holds) and row i left; re-sort the lower cluster alone
             if whole:
@@ -432,13 +439,7 @@ def _grouping_steps(rba, D, W, WR, WC, rf, cf, live, sc, rc, cc,
             ccnt[j] = t
             for r in range(nr):
                 if rcand[r] == j:
-                    best = NEG
-                    bk = 0
-                    for k in range(nc):
-                        if sc[r, k] and W[r, k] > best:
-                            best = W[r, k]
-                            bk = k
-                    rcand[r] = bk
+                    rcand[r] = _row_best(W, sc, r)
         # row i's other cells changed: their columns' bounds widen, their orders are patched
         for k in range(nc):
             if k != j and sc[i, k]:
