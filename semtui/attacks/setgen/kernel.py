@@ -201,7 +201,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     if not full:
         out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
                            reidentified)
-        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live, entry=False)
+        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells, entry=False)
         memo[(variant, method)] = out
         return out
 
@@ -244,13 +244,14 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified)
     heartbeat(len(elims), "eliminations, writing them up")
     if unit.truth is not None:
-        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, result.live)
+        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells)
     return out
 
 
 def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarray, has_ctx: np.ndarray,
-             e_rows: np.ndarray, e_cols: np.ndarray, live: np.ndarray, entry: bool = True) -> None:
-    """The metric ingredients of one group (metrics.elimination defines each)."""
+             e_rows: np.ndarray, e_cols: np.ndarray, possible_cells: np.ndarray, entry: bool = True) -> None:
+    """The metric ingredients of one group (metrics.elimination defines each); ``possible_cells``:
+    the members still possible per row after the attack (the caller's, for its own count)."""
     from semtui.metrics.elimination import prf
 
     truth_all = unit.truth
@@ -266,7 +267,6 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
     out.original_distances = table[truth]
     out.within_u, out.within_pairs = within_table_pairs(table, truth)
     # a row reduced to one possible member is re-identified only when that member is its own
-    possible_cells = live | np.isnan(table)
     one = possible_cells.sum(axis=1) == 1
     out.reidentified_correct = int((one & (possible_cells & truth).any(axis=1)).sum()) if possible_cells.size else 0
     if shared.baseline_draws and len(e_rows):
