@@ -219,8 +219,10 @@ class _Rows:
         import orjson
 
         c = self.cursor
-        if self.opening is not None:  # the line that opens this array must come first
-            if c.line().strip() != self.opening:
+        if self.opening is not None:  # the array after the clusters: its opening line comes first
+            if c.closing == "]}":  # the document ended with the clusters: no such array
+                return
+            if (c.line() or "").strip() != self.opening:
                 raise _NotByLine
         while True:
             line = c.line()
@@ -276,17 +278,8 @@ def _by_line(text: str) -> dict:
             or "joint_clusters" in head or not {"format", "k", "m"} <= set(head):
         raise _NotByLine
     cursor = _Cursor(text, end + 1)
-    clusters = _Rows(cursor, None, ("],", "]}"))
-
-    class _Joints(_Rows):
-        def __iter__(self):
-            if cursor.closing == "]}":  # no joint clusters array at all
-                return iter(())
-            if cursor.closing != "],":
-                raise _NotByLine
-            return super().__iter__()
-
-    return {**head, "clusters": clusters, "joint_clusters": _Joints(cursor, '"joint_clusters": [', ("]}",))}
+    return {**head, "clusters": _Rows(cursor, None, ("],", "]}")),
+            "joint_clusters": _Rows(cursor, '"joint_clusters": [', ("]}",))}
 
 
 def _header(data: DisassociatedData) -> dict:

@@ -68,13 +68,16 @@ def test_the_sample_and_a_release_with_joint_clusters(tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["indented", "one line", "keys after clusters", "trailing text",
-                                    "a key after the joint clusters"])
+                                    "a key after the joint clusters", "no joint clusters array"])
 def test_another_layout_is_read_whole(layout, tmp_path):
     doc = json.loads((SAMPLES / "disassociated.json").read_text())
     text = {"indented": json.dumps(doc, indent=2), "one line": json.dumps(doc),
             "keys after clusters": "{\"clusters\": [\n" + ",\n".join(json.dumps(c) for c in doc["clusters"])
                                    + "\n], " + json.dumps({k: v for k, v in doc.items() if k != "clusters"})[1:],
-            "trailing text": None, "a key after the joint clusters": None}[layout]
+            "trailing text": None, "a key after the joint clusters": None,
+            "no joint clusters array": "{" + json.dumps({k: v for k, v in doc.items() if k != "clusters"})[1:-1]
+                                       + ', "clusters": [\n' + ",\n".join(json.dumps(c) for c in doc["clusters"])
+                                       + "\n]}\n"}[layout]
     if text is None:
         buf = io.StringIO()
         dump_disassociated(parse_disassociated(doc, "x"), buf)
@@ -97,3 +100,16 @@ def test_a_syntax_error_in_a_cluster_line_names_that_line(tmp_path):
     with pytest.raises(InputError) as err:
         read_disassociated(path)
     assert err.value.line == 2 and "not valid JSON" in err.value.message
+
+
+def test_a_file_cut_after_the_clusters_is_one_line_naming_it(tmp_path):
+    """Cut right after the clusters' closing line (no joint clusters line, no newline): the
+    layout breaks, the whole parse names the JSON error; never a traceback."""
+    buf = io.StringIO()
+    dump_disassociated(read_disassociated(SAMPLES / "disassociated.json"), buf)
+    text = buf.getvalue()
+    path = tmp_path / "cut.json"
+    path.write_text(text[:text.index("\n],") + 3])
+    with pytest.raises(InputError) as err:
+        read_disassociated(path)
+    assert "not valid JSON" in err.value.message
