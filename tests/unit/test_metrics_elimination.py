@@ -88,6 +88,22 @@ def test_within_table_auc_never_compares_across_rows():
     assert em.auc(table[~truth], table[truth]) == 0.75
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, np.nan, np.inf]), min_size=1, max_size=40),
+       st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, np.nan, -np.inf]), min_size=1, max_size=40))
+def test_pooled_auc_is_the_pairwise_share(added, original):
+    # P(added > original) + half P(equal), pair by pair over the finite cells (ties are common:
+    # few distinct values); exactly, not approximately -- the figure is reported to the digit
+    a = np.array([x for x in added if np.isfinite(x)])
+    o = np.array([x for x in original if np.isfinite(x)])
+    got = em.auc(np.array(added), np.array(original))
+    if a.size == 0 or o.size == 0:
+        assert got is None
+        return
+    u = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in a for y in o)
+    assert got == u / (a.size * o.size)
+
+
 def test_missing_cells_take_no_part():
     table = np.array([[0.1, np.nan, 0.9]])
     truth = np.array([[True, False, False]])
@@ -173,3 +189,25 @@ def test_pooled_auc_interval_is_the_same_by_units_and_by_cells():
     by_units = em._pooled_auc_by_units(values, is_added, unit, w)
     by_cells = em._pooled_auc_by_cells(values, is_added, unit, w, 16)
     assert np.allclose(by_units, by_cells)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.2, 0.5, 0.7, 1.0]), st.booleans(), st.integers(0, 5)),
+                min_size=2, max_size=60),
+       st.integers(0, 2**16), st.integers(1, 8))
+def test_pooled_auc_by_units_is_each_resample_s_auc(cells, seed, per_pass):
+    # each resample's statistic is the plain AUC of the cells of its units, repeated as often
+    # as the resample draws them; whatever the number of passes (per_pass blocks at a time)
+    values = np.array([c[0] for c in cells])
+    is_added = np.array([c[1] for c in cells])
+    unit = np.array([c[2] for c in cells])
+    w = em.bootstrap_weights(6, 8, seed)
+    got = em._pooled_auc_by_units(values, is_added, unit, w, per_pass=per_pass)
+    expect = []
+    for row in w:
+        rep = np.concatenate([np.flatnonzero(unit == u).repeat(int(k)) for u, k in enumerate(row)])
+        a = values[rep][is_added[rep]]
+        o = values[rep][~is_added[rep]]
+        if a.size and o.size:
+            expect.append(em.auc(a, o))
+    assert got.tolist() == pytest.approx(expect, rel=1e-12)
