@@ -81,8 +81,6 @@ def _open(spec: str, preload: Sequence[str] = ()):
     """A connected :class:`distributed.Client` for ``spec`` and what to close after it
     (``local:N``: its processes fork from a server that has imported ``preload`` too)."""
     require_dask()
-    from distributed import Client
-
     m = _LOCAL.match(spec)
     if m:
         import dask
@@ -101,13 +99,13 @@ def _open(spec: str, preload: Sequence[str] = ()):
         # the workers' statistical profiler (a thread sampling every stack every 10 ms, for a
         # dashboard a local cluster does not start) costs the kernels a few per cent: off
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
-                              "distributed.worker.profile.enabled": False}):
+                              "distributed.worker.profile.enabled": False, **_NO_MESSAGE_LOG}):
             cluster = SpecCluster(workers=workers, scheduler={"cls": _scheduler_process(), "options": {}},
                                   silence_logs=logging.ERROR, name=f"semtui {spec}")
-        client = Client(cluster, timeout=CONNECT_TIMEOUT)
+        client = _client(cluster)
         return client, [client, cluster]
     try:
-        client = Client(spec, timeout=CONNECT_TIMEOUT)
+        client = _client(spec)
     except OSError as exc:
         raise InputError(f"cannot reach the scheduler {spec}: {exc}", option="scheduler") from None
     try:
@@ -117,6 +115,23 @@ def _open(spec: str, preload: Sequence[str] = ()):
         raise InputError(f"the scheduler {spec} has no worker (waited {CONNECT_TIMEOUT} s)",
                          option="scheduler") from None
     return client, [client]
+
+
+#: Dask keeps the last 1,000 messages every batched connection sent, for debugging
+#: (``distributed.admin.low-level-log-length``): a client's are its submissions, each a batch of
+#: units with its data, held long after the batch ran -- the driver of ``attack disassoc`` on MEPS
+#: x 16 grew by 300 MB that way, linearly in the release.  Nothing is kept (the driver, the
+#: scheduler of ``local:N`` and its workers).
+_NO_MESSAGE_LOG = {"distributed.admin.low-level-log-length": 0}
+
+
+def _client(address):
+    """A :class:`distributed.Client` of ``address`` (or a cluster) that keeps no message log."""
+    import dask
+    from distributed import Client
+
+    with dask.config.set(_NO_MESSAGE_LOG):
+        return Client(address, timeout=CONNECT_TIMEOUT)
 
 
 def _memory_limit(n: int) -> int:
@@ -135,7 +150,7 @@ def _serve(send: Callable[[Any], None]) -> None:
     from distributed import Scheduler
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    dask.config.set({"distributed.scheduler.worker-saturation": 1.0})
+    dask.config.set({"distributed.scheduler.worker-saturation": 1.0, **_NO_MESSAGE_LOG})
 
     async def serve() -> None:
         async with Scheduler(host="127.0.0.1", port=0, dashboard=False, dashboard_address=None) as scheduler:
