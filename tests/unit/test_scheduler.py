@@ -361,9 +361,11 @@ def test_batches_start_in_the_order_they_were_planned():
     costs = [float(c) for c in range(24, 0, -1)]  # unit i sleeps in proportion to its cost
     planned = batches(costs, 2, 4)
     assert len(planned) >= 6
-    started = run_units(stamp, 0.005, costs, costs=costs, scheduler="local:2")
+    started = run_units(stamp, 0.02, costs, costs=costs, scheduler="local:2")
     firsts = [min(started[i] for i in b) for b in planned]
-    assert firsts == sorted(firsts)
+    # a batch may start a hand-off (a few ms; more on a loaded machine) after the next one; held
+    # back behind another worker's batch, it started 0.15 s or more after it (batches of 0.6-1.4 s)
+    assert all(a <= b + 0.05 for a, b in zip(firsts, firsts[1:])), [round(f - firsts[0], 3) for f in firsts]
 
 
 def test_results_come_back_in_order_however_the_tasks_finish(cluster):
