@@ -10,8 +10,9 @@ optional extra, ``semtui[dask]``; without it the option is refused in one line.
 What travels to the workers is what the serial kernels already take: the kernel (a
 module-level function, sent by reference), the operation's shared arrays (the distances
 scored once on the driver, positions, the background's priors: sent once, broadcast to every
-worker with ``Client.scatter``) and the units, in **batches** of about equal cost (2-4 per
-worker, largest first; one task per small group would cost more than the work).  No measure,
+worker with ``Client.scatter``) and the units, in **batches** of decreasing cost (2-4 per
+worker, largest first; one task per small group would cost more than the work), handed out by
+the driver one per free worker thread in that order.  No measure,
 corpus or file is opened on a worker.  Results are merged in unit order, so a distributed run
 equals the serial one; a worker that dies is replaced and its batches are run again by Dask.
 
