@@ -151,6 +151,8 @@ def _serve(send: Callable[[Any], None]) -> None:
     from distributed import Scheduler
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
+    # a queued task goes to a worker only when it has a free thread (Dask's default lets each hold
+    # one more): the streams' parts then start in the order they came
     dask.config.set({"distributed.scheduler.worker-saturation": 1.0, **_NO_MESSAGE_LOG})
 
     async def serve() -> None:
@@ -376,18 +378,25 @@ def run_in_order(kernel: Callable, shared: Any, items: Sequence, on_result: Call
         return
     with session(spec) as client:
         [shared_f] = client.scatter([shared], broadcast=True, hash=False)
-        futures: list = []
+        futures: list = [None] * n
         try:
-            # the earlier items first (a priority each: Dask would otherwise order one submission's
-            # tasks by their keys, which are random)
-            futures = [client.submit(kernel, shared_f, item, pure=False, priority=-i) for i, item in enumerate(items)]
-            index = {f.key: i for i, f in enumerate(futures)}
+            index: dict = {}
             arrived: dict[int, Any] = {}
-            pending = set(futures)
-            finished_n = 0
-            nxt = 0
+            pending: set = set()
+            submitted = finished_n = nxt = 0
             progress(0, n, message)
             while nxt < n:
+                # one task per free thread, in item order, the next as soon as one ends: the
+                # earlier items start first, on whichever worker is free (submitted all at once,
+                # Dask assigns the first few eagerly, two to a worker, and one done early would run
+                # its own second item while an earlier one waits behind the other's)
+                slots = n_threads(client)
+                while submitted < n and len(pending) < slots:
+                    fut = client.submit(kernel, shared_f, items[submitted], pure=False, priority=-submitted)
+                    futures[submitted] = fut
+                    index[fut.key] = submitted
+                    pending.add(fut)
+                    submitted += 1
                 finished, pending = _wait_some(pending) if pending else (set(), set())
                 for fut in finished:
                     arrived[index[fut.key]] = fut

@@ -368,6 +368,25 @@ def test_batches_start_in_the_order_they_were_planned():
     assert all(a <= b + 0.05 for a, b in zip(firsts, firsts[1:])), [round(f - firsts[0], 3) for f in firsts]
 
 
+def test_cells_start_in_their_order():
+    """One task per item (the cells of an experiment): a free worker takes the next item, so
+    item 2 starts before item 3 (submitted at once, the second worker, done first with item 1,
+    ran item 3 -- assigned to it with item 1 -- while item 2 waited behind item 0)."""
+    from semtui.runtime.scheduler import run_in_order
+
+    def stamp(shared, seconds):  # defined here: cloudpickle ships it by value to the workers
+        import time
+
+        started = time.monotonic()
+        time.sleep(seconds)
+        return started
+
+    got: list = []
+    run_in_order(stamp, None, [0.9, 0.3, 0.6, 0.6, 0.3, 0.3], lambda i, r: got.append(r), spec="local:2")
+    assert len(got) == 6
+    assert all(a <= b + 0.05 for a, b in zip(got, got[1:])), [round(g - got[0], 3) for g in got]
+
+
 def test_results_come_back_in_order_however_the_tasks_finish(cluster):
     """A task that ends early waits for every earlier one; a failed task raises in its turn,
     after the ones before it were handed on (as a serial run would have written them)."""
