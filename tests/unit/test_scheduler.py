@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from itertools import pairwise
 
 import pytest
 from conftest import SAMPLES
@@ -365,7 +366,7 @@ def test_batches_start_in_the_order_they_were_planned():
     firsts = [min(started[i] for i in b) for b in planned]
     # a batch may start a hand-off (a few ms; more on a loaded machine) after the next one; held
     # back behind another worker's batch, it started 0.15 s or more after it (batches of 0.6-1.4 s)
-    assert all(a <= b + 0.05 for a, b in zip(firsts, firsts[1:])), [round(f - firsts[0], 3) for f in firsts]
+    assert all(a <= b + 0.05 for a, b in pairwise(firsts)), [round(f - firsts[0], 3) for f in firsts]
 
 
 def test_cells_start_in_their_order():
@@ -384,7 +385,7 @@ def test_cells_start_in_their_order():
     got: list = []
     run_in_order(stamp, None, [0.9, 0.3, 0.6, 0.6, 0.3, 0.3], lambda i, r: got.append(r), spec="local:2")
     assert len(got) == 6
-    assert all(a <= b + 0.05 for a, b in zip(got, got[1:])), [round(g - got[0], 3) for g in got]
+    assert all(a <= b + 0.05 for a, b in pairwise(got)), [round(g - got[0], 3) for g in got]
 
 
 def test_results_come_back_in_order_however_the_tasks_finish(cluster):
