@@ -38,7 +38,7 @@ def test_from_transactions_counts_documents_and_pairs():
 
 def test_log_prior_and_lift_by_hand():
     bg = Background.from_transactions(_data())
-    a, b, c, d, z = bg.ids(["a", "b", "c", "d", "zzz"]).tolist()
+    a, b, _c, d, z = bg.ids(["a", "b", "c", "d", "zzz"]).tolist()
     lp = bg.log_prior(np.array([a, d, z]))
     assert lp == pytest.approx([math.log((3 + A) / (4 + 2 * A)), math.log((1 + A) / (4 + 2 * A)),
                                 math.log(A / (4 + 2 * A))])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import warnings
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -94,7 +95,7 @@ def test_hierarchy_labels_round_trip(names, fanout):
     written and read back unchanged."""
     names = [*names, "ŗoot;\\ \"x\""]
     leaves, root = names[:-1], names[-1]
-    inner = [f'"{a}; {b}\\' for a, b in zip(leaves, leaves[1:])][: max(1, len(leaves) // fanout)]
+    inner = [f'"{a}; {b}\\' for a, b in pairwise(leaves)][: max(1, len(leaves) // fanout)]
     labels = [root, *inner, *leaves]
     if len(set(labels)) != len(labels):
         return

@@ -16,9 +16,9 @@ from semtui.anonymize.hierarchy import problem_from_data, release
 from semtui.errors import InputError
 from semtui.formats.hierarchy import parse_hierarchy
 from semtui.formats.km import dump_km
+from semtui.metrics.utility import ml2
 from semtui.model import TransactionData
 from semtui.model.hierarchy import balanced
-from semtui.metrics.utility import ml2
 
 DATA = "a1, b1, b2\na2, b1\na2, b1, b2\na1, a2, b2\n"
 HIER = "a1;A;ALL\na2;A;ALL\nb1;B;ALL\nb2;B;ALL\n"

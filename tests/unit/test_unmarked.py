@@ -184,7 +184,7 @@ def test_recovery_finds_every_group_with_a_unique_signature(release, k_known):
     """On a flattened COAT release, every generalised item whose members' transaction set no
     other item shares (and that occurs in at least max(2, k) transactions) is recovered exactly;
     every other recovered item is reported as a collision, an absorption or a false group."""
-    data, result, k = release
+    _, result, k = release
     released = result.data
     flat = flatten(released)
     k_attacker = k if k_known else None

@@ -98,7 +98,7 @@ def test_output_is_aligned_line_for_line(tmp_path_factory, docs):
     report = extract([src], out, opts=ExtractOptions(kind="lines"))
     lines = out.read_text(encoding="utf-8").split("\n")[:-1]
     assert len(lines) == len(docs) == report.documents
-    for line, doc in zip(lines, docs):
+    for line in lines:
         if line == EMPTY_TRANSACTION:
             continue
         assert not set("()/;\t") & set(line), line  # every item is writable as it is

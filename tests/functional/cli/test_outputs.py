@@ -228,7 +228,7 @@ def test_outputs_follow_the_rules(name, semtui, inputs, tmp_path, devices, monke
         fifo = work / "fifo"
         os.mkfifo(fifo)
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda: got.append(Path(fifo).read_bytes()), daemon=True)
+        reader = threading.Thread(target=lambda got=got, fifo=fifo: got.append(Path(fifo).read_bytes()), daemon=True)
         if not cmd.binary:
             reader.start()
         r = semtui(*cmd.argv({**others, opt: fifo}))
@@ -356,7 +356,7 @@ def test_an_interrupt_after_the_commit_says_what_was_written(tmp_path):
         time.sleep(0.05)
     time.sleep(0.2)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     assert err.decode() == f"semtui: interrupted (after writing {key})\n"
     from semtui.formats.disassociated import read_key

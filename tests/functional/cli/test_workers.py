@@ -124,7 +124,7 @@ def test_workers_die_with_semtui(command, data, tmp_path):
             runs[stop] = _start(_args(command, data), tmp_path / stop)
         deadline = time.monotonic() + 90
         while not all(len(workers(proc.pid)) >= 2 for proc, _, _ in runs.values()):  # mid-run
-            for stop, (proc, _, _) in runs.items():
+            for proc, _, _ in runs.values():
                 assert proc.poll() is None, f"{command} ended (exit {proc.returncode}) before its workers were seen"
             assert time.monotonic() < deadline, f"{command}: no workers after 90 s"
             time.sleep(0.02)

@@ -62,7 +62,7 @@ async def test_all_root_release_opens_with_its_original(meps_root):
 
 
 async def test_km_report_given_as_report_gives_k(meps_root, tmp_path):
-    orig, out = meps_root
+    _, out = meps_root
     moved = tmp_path / "elsewhere.json"
     moved.write_text((tmp_path / "root.txt.json").read_text())
     (tmp_path / "root.txt.json").unlink()
@@ -79,7 +79,7 @@ class _Broken(Screen):
 
 
 async def test_an_unexpected_exception_exits_3_without_a_traceback(meps_root):
-    orig, out = meps_root
+    _, out = meps_root
     app = SemtuiApp(load_session(out))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
