@@ -352,3 +352,23 @@ def test_a_row_reduced_to_one_member_is_re_identified_only_when_that_member_is_i
     p = doc["privacy"]
     assert p["reidentified_rows_correct"] == total < p["reidentified_rows"]  # meps400: wrong reductions exist
     assert total > 0
+
+
+def test_a_group_s_cost_counts_the_rows_that_reach_a_table():
+    """The guide that balances groups across workers: a row with a context item can lose all
+    its members but one (the eliminators' time goes by eliminations), a row without one costs
+    next to nothing -- with the knowledge attack a generalised context item is a context too."""
+    from dataclasses import replace
+
+    from semtui.attacks.setgen.kernel import GroupUnit
+
+    rows = np.arange(4)
+    # rows 0 and 2 have plain context items, rows 1 and 3 none
+    unit = GroupUnit(0, np.arange(5), rows, rows, np.array([0, 2, 2, 3, 3]), np.array([7, 8, 9]))
+    assert unit.cost == 2 * 4 + 4
+    # a group whose rows have no context costs its rows only, whatever its members
+    bare = replace(unit, ctx_indptr=np.zeros(5, dtype=np.int64), ctx_items=np.zeros(0, dtype=np.int64))
+    assert bare.cost == 4
+    # the knowledge attack also scores row 3 by its generalised context
+    informed = replace(unit, gctx_indptr=np.array([0, 0, 0, 0, 1]), gctx_items=np.array([11]))
+    assert informed.cost == 3 * 4 + 4
