@@ -28,6 +28,8 @@ from semtui.tui.keys import bindings, only
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",
               "alternatives": "alternatives"}
+#: the same, where the whole bar would not fit (80 columns)
+VIEW_SHORT = {"attacks": "attacks", "records": "records", "items": "items", "alternatives": "alternatives"}
 
 
 # --------------------------------------------------------------------------- reading the document
@@ -411,17 +413,27 @@ class AssessmentScreen(Screen):
 
     def on_resize(self, event) -> None:
         self.set_class(event.size.width >= 110, "-wide")
+        self.show_viewbar()
+
+    def show_viewbar(self) -> None:
+        """The views by number, the current one marked; shorter names where the whole bar would
+        be cut (its key hint last)."""
+        room = self.app.size.width - 2  # the bar's padding
+        for names in (VIEW_NAMES, VIEW_SHORT):
+            bar = Text()
+            for n, v in enumerate(VIEWS, 1):
+                if n > 1:
+                    bar.append("  ")
+                bar.append(f"{n} {names[v]}", style="bold reverse" if v == self.view else "dim")
+            bar.append("   v: next view", style="dim italic")
+            if bar.cell_len <= room:
+                break
+        self.query_one("#viewbar", Static).update(bar)
 
     def show_view(self, view: str) -> None:
         self.view = view
         self.query_one(ContentSwitcher).current = view
-        bar = Text()
-        for n, v in enumerate(VIEWS, 1):
-            if n > 1:
-                bar.append("  ")
-            bar.append(f"{n} {VIEW_NAMES[v]}", style="bold reverse" if v == view else "dim")
-        bar.append("   v: next view", style="dim italic")
-        self.query_one("#viewbar", Static).update(bar)
+        self.show_viewbar()
         target = self.focus_target()
         if target is not None:
             target.focus()
