@@ -135,13 +135,10 @@ def _iv(f: dict, key: str) -> str:
 
 
 def _no_interval(doc: dict) -> str | None:
-    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says
-    (a set-generalised one's figures keep its number of groups, the reason follows from them)."""
-    from semtui.metrics.intervals import no_interval_reason
+    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says."""
+    from semtui.metrics.intervals import no_interval_of
 
-    f = (doc.get("strongest") or {}).get("figures") or {}
-    said = (f.get("intervals") or {}).get("reason")
-    return said or (no_interval_reason(f["groups"], "equivalence groups") if isinstance(f.get("groups"), int) else None)
+    return no_interval_of((doc.get("strongest") or {}).get("figures") or {})
 
 
 def print_summary(doc: dict) -> None:

@@ -131,7 +131,7 @@ def _print_summary(report: dict) -> None:
     from rich.table import Table
 
     from semtui.metrics.elimination import METRIC_HELP
-    from semtui.metrics.intervals import no_interval_reason
+    from semtui.metrics.intervals import no_interval_of
 
     console = stdout_console()
     s = report["summary"]
@@ -157,7 +157,7 @@ def _print_summary(report: dict) -> None:
         base = m.get("baseline") or {}
         ivs = m.get("intervals") or {}
         level = next((v["level"] for v in ivs.values() if isinstance(v, dict)), 0.95)
-        reason = ivs.get("reason") or (None if ivs else no_interval_reason(m.get("groups", 0), "equivalence groups"))
+        reason = no_interval_of(m)
         note = f" ({reason or 'no interval'})" if reason or not ivs else \
             f" (\\[low, high]: {level:.0%} bootstrap interval over groups)"
         t = Table(title=f"What the attack took back{note}", title_justify="left")

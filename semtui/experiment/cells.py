@@ -316,13 +316,10 @@ def privacy_of(report, family: str) -> dict:
     out = {"attack": top["attack"], "command": top["command"], "needs": top.get("needs"),
            "beats_chance": top["beats_chance"], "figures": figures,
            "intervals": {k: v for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
-    # too few clusters or groups for an interval: say so rather than leave it out (a set-generalised
-    # attack's figures keep its number of groups, from which the reason follows)
-    from semtui.metrics.intervals import no_interval_reason
+    # too few clusters or groups for an interval: say so rather than leave it out
+    from semtui.metrics.intervals import no_interval_of
 
-    reason = raw.get("reason") or (no_interval_reason(f["groups"], "equivalence groups")
-                                   if family != "disassoc" and isinstance(f.get("groups"), int) else None)
-    if reason:
+    if reason := no_interval_of(f):
         out["intervals_reason"] = reason
     if covers:
         out["cover_breaches"] = covers

@@ -22,6 +22,18 @@ def no_interval_reason(units: int, name: str) -> str | None:
     return f"no interval: fewer than {MIN_UNITS_FOR_INTERVALS} {name}"
 
 
+def no_interval_of(figures: dict) -> str | None:
+    """Why an attack's figures (a report's ``metrics``, an assessment's ``figures``) carry no
+    interval: the reason they state (``intervals.reason``), or, for a set-generalised attack's,
+    which keep their number of equivalence groups, the one that follows from it; None when
+    nothing says there is none.  Every face reads it here."""
+    said = (figures.get("intervals") or {}).get("reason")
+    if said:
+        return said
+    groups = figures.get("groups")
+    return no_interval_reason(groups, "equivalence groups") if isinstance(groups, int) else None
+
+
 @dataclass(frozen=True)
 class Interval:
     """A seeded percentile bootstrap interval over equivalence groups (or clusters)."""

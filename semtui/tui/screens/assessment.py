@@ -20,6 +20,7 @@ from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Header, Static
 
+from semtui.metrics.intervals import no_interval_of
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
@@ -366,6 +367,7 @@ class AssessmentScreen(Screen):
     def sure_text(self) -> Text:
         d = self.doc
         hs = d.get("how_sure") or {}
+        figures = (d.get("strongest") or {}).get("figures") or {}
         t = Text("How sure: ", style="bold")
         if not hs.get("scored", d.get("scored")):
             # what cannot be said first: the limit matters more than the list of what ran
@@ -379,15 +381,11 @@ class AssessmentScreen(Screen):
             if iv:
                 t.append(f" [{iv[0]:.3f}, {iv[1]:.3f}]")
             t.append(" (0.5: a coin)")
-            groups = ((d.get("strongest") or {}).get("figures") or {}).get("groups")
-            if not iv and isinstance(groups, int):
-                from semtui.metrics.intervals import no_interval_reason
-
-                if reason := no_interval_reason(groups, "equivalence groups"):
-                    t.append(f"; {reason}")
+            if not iv and (reason := no_interval_of(figures)):
+                t.append(f"; {reason}")
         elif "accuracy_interval" in hs:
             a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
-            reason = (((d.get("strongest") or {}).get("figures") or {}).get("intervals") or {}).get("reason")
+            reason = no_interval_of(figures)
             if reason and not (a or lift):
                 t.append(reason)
             else:
