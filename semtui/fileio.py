@@ -173,6 +173,20 @@ def decode_text(data: bytes, path: str | Path, *, allow_empty: bool = False) -> 
     return text
 
 
+def iter_lines(text: str, start: int = 0):
+    """The lines of ``text`` from offset ``start`` on, one at a time (``text.split`` would hold
+    them all at once: the size of the text again, and ~50 bytes a line more); the last is what
+    follows the last newline (empty when the text ends with one)."""
+    at = start
+    while True:
+        end = text.find("\n", at)
+        if end < 0:
+            yield text[at:]
+            return
+        yield text[at:end]
+        at = end + 1
+
+
 def parse_json(text: str, path: str | Path, line: int | None = None):
     """JSON whose failures (bad syntax, nesting too deep) name the file and line; orjson, which
     parses a release of BMS-WebView-2's size ~3x faster than the json module (and refuses

@@ -38,7 +38,7 @@ from typing import IO
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, parse_json, read_text
+from semtui.fileio import atomic_writer, iter_lines, parse_json, read_text
 from semtui.model import (
     Cluster,
     ClusterKey,
@@ -231,7 +231,7 @@ class _Rows:
             row = line.strip()
             if row.startswith("]"):
                 c.closing = row
-                if row not in self.closings or (row == "]}" and c.rest().strip()):
+                if row not in self.closings or (row == "]}" and not c.rest_blank()):
                     raise _NotByLine  # a key after the arrays, or text after the document
                 return
             try:
@@ -244,20 +244,19 @@ class _Rows:
 
 
 class _Cursor:
+    """The lines of a release from its second on, shared by the two arrays read from them, and
+    the closing line the clusters' array ended with."""
+
     def __init__(self, text: str, at: int):
-        self.text, self.at = text, at
+        self.lines = iter_lines(text, at)
         self.closing: str | None = None
 
     def line(self) -> str | None:
-        if self.at > len(self.text):
-            return None
-        end = self.text.find("\n", self.at)
-        end = len(self.text) if end < 0 else end
-        line, self.at = self.text[self.at:end], end + 1
-        return line
+        return next(self.lines, None)
 
-    def rest(self) -> str:
-        return self.text[self.at:] if self.at <= len(self.text) else ""
+    def rest_blank(self) -> bool:
+        """Whether nothing but white space follows the line last read."""
+        return not any(line.strip() for line in self.lines)
 
 
 def _by_line(text: str) -> dict:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, read_text
+from semtui.fileio import atomic_writer, iter_lines, read_text
 from semtui.model import TransactionBuilder, TransactionData, generalised_label
 
 #: The line that stands for a transaction with no items.
@@ -68,23 +68,10 @@ def _dedupe_tokens(tokens: list) -> list:
     return out
 
 
-def _lines(text: str):
-    """The lines of ``text`` one at a time (``text.split`` would hold them all at once: the
-    size of the text again, and ~50 bytes a line more)."""
-    at = 0
-    while True:
-        end = text.find("\n", at)
-        if end < 0:
-            yield text[at:]
-            return
-        yield text[at:end]
-        at = end + 1
-
-
 def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> TransactionData:
     builder = TransactionBuilder()
     add = builder.add
-    for lineno, raw in enumerate(_lines(text), start=1):
+    for lineno, raw in enumerate(iter_lines(text), start=1):
         line = raw.strip()
         if not line:
             continue
