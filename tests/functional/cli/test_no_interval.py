@@ -65,22 +65,23 @@ def test_setgen_on_one_group_says_why_too():
     assert "(0.5: a coin); no interval: fewer than 5 equivalence groups." in r.stdout
 
 
-def test_an_experiment_cell_of_one_cluster_says_why(tmp_path):
+def _one_cell(tmp_path, original: str, release: str) -> dict:
+    """The one cell of an experiment on ``original`` with one ``[[release]]`` table."""
     spec = tmp_path / "one.toml"
-    spec.write_text(f'original = "{SAMPLES / "disassociated-original.txt"}"\n\n[[release]]\nfamily = "disassoc"\n'
-                    "k = [2]\nm = [2]\nmax_cluster_size = [4]\n")
+    spec.write_text(f'original = "{SAMPLES / original}"\n\n[[release]]\n{release}')
     r = run_cli("experiment", spec, "-o", tmp_path / "R.jsonl")
     assert r.returncode == 0, r.stderr
     (cell,) = [json.loads(line) for line in (tmp_path / "R.jsonl").read_text().splitlines()]
+    return cell
+
+
+def test_an_experiment_cell_of_one_cluster_says_why(tmp_path):
+    cell = _one_cell(tmp_path, "disassociated-original.txt",
+                     'family = "disassoc"\nk = [2]\nm = [2]\nmax_cluster_size = [4]\n')
     assert cell["privacy"]["intervals"] == {} and cell["privacy"]["intervals_reason"] == REASON
 
 
 def test_an_experiment_cell_of_one_group_says_why(tmp_path):
-    spec = tmp_path / "one.toml"
-    spec.write_text(f'original = "{SAMPLES / "medical-original.txt"}"\n\n[[release]]\nfamily = "setgen"\n'
-                    'k = [2]\nrandom_privacy = 3\nsizes = "2-2"\n')
-    r = run_cli("experiment", spec, "-o", tmp_path / "R.jsonl")
-    assert r.returncode == 0, r.stderr
-    (cell,) = [json.loads(line) for line in (tmp_path / "R.jsonl").read_text().splitlines()]
+    cell = _one_cell(tmp_path, "medical-original.txt", 'family = "setgen"\nk = [2]\nrandom_privacy = 3\nsizes = "2-2"\n')
     assert cell["privacy"]["figures"] and cell["privacy"]["intervals"] == {}
     assert cell["privacy"]["intervals_reason"] == "no interval: fewer than 5 equivalence groups"
