@@ -74,11 +74,11 @@ class GroupUnit:
         (RBA, GBA, WBA) spend it per elimination (~150 µs a step in numpy on MEPS), and a row
         that reaches a table -- one with a context item -- can lose at most all its members but
         one; a row without context (plain, or generalised for the knowledge attack) costs next
-        to nothing.  So: such rows x (members - 1), plus
-        the rows.  On MEPS k = 3 (RBA, 67 groups, local:2) it halved the time one worker waited
-        for the other at the end (0.74-0.81 s -> 0.32-0.47 s) against the previous guide, rows x
-        (members + 3), which put the cheapest groups with the dearest (eliminations are 7-100 %
-        of the scorable cells, unknown before the attack)."""
+        to nothing.  So: such rows x (members - 1), plus the rows.  On MEPS k = 3 (RBA, 67
+        groups, local:2) it halved the time one worker waited for the other at the end
+        (0.74-0.81 s -> 0.32-0.47 s) against the previous guide, rows x (members + 3), which put
+        the cheapest groups with the dearest (eliminations are 7-100 % of the scorable cells,
+        unknown before the attack)."""
         n, m = len(self.rows), len(self.members)
         has_context = np.diff(self.ctx_indptr) > 0
         if self.gctx_indptr is not None:  # the knowledge attack also scores rows by their generalised context
