@@ -26,7 +26,7 @@ from semtui.attacks.setgen.tables import contexts_for_group, generalised_context
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
-from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS, no_interval_reason
+from semtui.metrics.intervals import no_interval_reason
 from semtui.model import TransactionBuilder, TransactionData
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress, run_units
@@ -36,9 +36,6 @@ REPORT_FORMAT = "semtui-setgen-report/1"
 #: The papers' tables have at most this many members; the metrics are also given apart for
 #: tables of up to this size and for larger ones.
 PAPER_TABLE_MEMBERS = 16
-
-#: Bootstrap intervals over equivalence groups need a few groups (the one threshold of every family)
-MIN_GROUPS_FOR_INTERVALS = MIN_UNITS_FOR_INTERVALS
 
 
 # --------------------------------------------------------------------------- the report
@@ -439,7 +436,9 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "f1": em.f1(pp, pr),
             "error_ratio": em.error_ratio(pp, (out.get("baseline") or {}).get("precision")),
         }
-    if intervals and options.resamples and len(outcomes) >= MIN_GROUPS_FOR_INTERVALS:
+    # intervals over equivalence groups need a few groups (the one threshold of every family)
+    too_few = no_interval_reason(len(outcomes), "equivalence groups")
+    if intervals and options.resamples and not too_few:
         w = em.bootstrap_weights(len(outcomes), options.resamples, 0)  # the same resamples for every method
         unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
                                for i, o in enumerate(outcomes)] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
@@ -460,7 +459,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
         # too few groups: the same fields, null, and why (every family's rule, metrics.intervals)
         keys = ["precision", "recall", "recall_attackable", "auc_within_table",
                 *(["auc_pooled"] if pooled_interval else []), *(["baseline_precision"] if options.baseline_draws else [])]
-        out["intervals"] = {**dict.fromkeys(keys), "reason": no_interval_reason(len(outcomes), "equivalence groups")}
+        out["intervals"] = {**dict.fromkeys(keys), "reason": too_few}
     return _rounded(out)
 
 
