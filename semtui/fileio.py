@@ -108,15 +108,20 @@ def read_bytes(path: str | Path) -> bytes:
 
 
 @contextlib.contextmanager
-def held(path: str | Path) -> Iterator[bytes]:
-    """Read an input once and serve every read of it from that buffer inside the block
-    (detection, then the reader)."""
+def held(path: str | Path) -> Iterator[None]:
+    """Inside the block, every read of a stream (standard input, a pipe, a FIFO) is served from
+    one buffer, read once (detection, then the reader).  A regular file is not read here: its
+    head is read for detection, then the reader reads it from disk (a line at a time where the
+    reader can, so that a large file is never held whole)."""
+    if not is_stdin(path) and _key(path) not in _STREAMS and _is_regular(Path(path)):
+        yield
+        return
     key = _key(path)
     data = read_bytes(path)
     added = key not in _STREAMS
     _STREAMS[key] = data
     try:
-        yield data
+        yield
     finally:
         if added:
             _STREAMS.pop(key, None)
@@ -185,6 +190,174 @@ def iter_lines(text: str, start: int = 0):
             return
         yield text[at:end]
         at = end + 1
+
+
+class TextLines:
+    """The lines of a UTF-8 text input, decoded one at a time as they are iterated (what
+    :func:`iter_lines` gives for :func:`read_text`'s text), so that a large regular file never
+    exists whole in memory; a stream (standard input, a pipe) is read whole once, as every
+    reader reads it.  Bad bytes and an empty file are :class:`InputError` naming the file
+    (and the line), as :func:`read_text`'s; :meth:`whole` is the text at once, for a reader
+    that finds the layout is not one it reads a line at a time (the same open file, read
+    again from its start: never a second open of the path)."""
+
+    def __init__(self, path: str | Path, *, allow_empty: bool = False):
+        self.path, self.name, self.allow_empty = path, display_name(path), allow_empty
+        self._fh = None
+        if not is_stdin(path) and _key(path) not in _STREAMS and _is_regular(Path(path)):
+            p = check_readable(path)
+            try:
+                self._fh = open(p, "rb")
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", p) from None
+
+    def __enter__(self) -> TextLines:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+    def __iter__(self) -> Iterator[str]:
+        if self._fh is None:
+            yield from iter_lines(read_text(self.path, allow_empty=self.allow_empty))
+            return
+        fh, name = self._fh, self.name
+        fh.seek(0)
+        blank, ended = True, True
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if b"\x00" in raw:
+                    raise InputError("binary data (NUL byte), not a text file", name, lineno)
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", name, lineno) from None
+                ended = line.endswith("\n")
+                if ended:
+                    line = line[:-1]
+                if blank and line.strip():
+                    blank = False
+                yield line
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+        if blank and not self.allow_empty:
+            raise InputError("file is empty", name)
+        if ended:  # what follows the last newline, as iter_lines gives it
+            yield ""
+
+    def whole(self) -> str:
+        """The whole text at once (:func:`read_text`'s)."""
+        if self._fh is None:
+            return read_text(self.path, allow_empty=self.allow_empty)
+        try:
+            self._fh.seek(0)
+            data = self._fh.read()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", self.name) from None
+        return decode_text(data, self.name, allow_empty=self.allow_empty)
+
+
+class Spool(Sequence):
+    """A list kept on disk: each item appended is pickled to an unnamed temporary file (made
+    with ``O_TMPFILE`` where the system has it, else unlinked at once: nothing is left behind
+    however the process ends), only its end offset kept in memory (8 bytes an item).  Read
+    back by index or in order.  For what a run must hold whole but uses a part at a time
+    (the clusters of a large release and of its key, the report's per-cluster entries on
+    ``--scheduler``).  ``TMPDIR`` says where; a full disk is an :class:`InputError`."""
+
+    _BLOCK = 1 << 20
+
+    def __init__(self, what: str = "spool"):
+        from array import array
+
+        self.what = what
+        try:
+            self._fh = tempfile.TemporaryFile(prefix="semtui-spool-")
+        except OSError as exc:
+            raise InputError(f"cannot make a temporary file for {what}: {exc.strerror or exc}",
+                             tempfile.gettempdir()) from None
+        self._fd = self._fh.fileno()
+        self._ends = array("q")
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        self._written = 0
+
+    def append(self, item) -> None:
+        import pickle
+
+        data = pickle.dumps(item, protocol=5)
+        self._pending.append(data)
+        self._pending_size += len(data)
+        self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
+        if self._pending_size >= self._BLOCK:
+            self._flush()
+
+    def extend(self, items) -> None:
+        for item in items:
+            self.append(item)
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending, self._pending_size = [], 0
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.pwrite(self._fd, view, self._written)
+                self._written += n
+                view = view[n:]
+        except OSError as exc:
+            raise InputError(f"cannot write {self.what} to a temporary file: {exc.strerror or exc}",
+                             tempfile.gettempdir()) from None
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def _span(self, i: int) -> tuple[int, int]:
+        return (self._ends[i - 1] if i else 0), self._ends[i]
+
+    def __getitem__(self, i):
+        import pickle
+
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self._ends)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        self._flush()
+        start, end = self._span(i)
+        return pickle.loads(os.pread(self._fd, end - start, start))
+
+    def __iter__(self):
+        import pickle
+
+        self._flush()
+        n, i = len(self._ends), 0
+        while i < n:
+            start = self._span(i)[0]
+            j = i  # the items that fit in a block (at least one)
+            while j < n and (j == i or self._ends[j] - start <= self._BLOCK):
+                j += 1
+            block = os.pread(self._fd, self._ends[j - 1] - start, start)
+            for x in range(i, j):
+                a, b = self._span(x)
+                yield pickle.loads(block[a - start:b - start])
+            i = j
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __reduce__(self):
+        raise TypeError(f"a Spool ({self.what}) stays on the machine that made it: ship its items, not it")
 
 
 def parse_json(text: str, path: str | Path, line: int | None = None):

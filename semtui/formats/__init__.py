@@ -58,17 +58,20 @@ def assume_format(path: str | Path, format: str) -> None:
     _ASSUMED[str(Path(path))] = format
 
 
-def read(path: str | Path, format: str | None = None, *, names: str | Path | None = None) -> Dataset:
+def read(path: str | Path, format: str | None = None, *, names: str | Path | None = None,
+         spool: bool = False) -> Dataset:
     """Read any dataset.  ``names`` is an id->name map for FIMI files.  The file is read
-    once (detection and the reader share one buffer): ``-``, pipes and FIFOs work."""
+    once (detection and the reader share one buffer): ``-``, pipes and FIFOs work.
+    ``spool``: a disassociated release's clusters are kept on disk
+    (:func:`semtui.formats.disassociated.read_disassociated`)."""
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown format {format!r} (choose from {', '.join(FORMATS)})", path)
     format = format or _ASSUMED.get(str(Path(path)))
     with held(path):
-        return _read(path, format or detect(path), names)
+        return _read(path, format or detect(path), names, spool)
 
 
-def _read(path, fmt: str, names) -> Dataset:
+def _read(path, fmt: str, names, spool: bool = False) -> Dataset:
     if fmt == "setgen":
         return text.read_setgen(path)
     if fmt == "plain":
@@ -80,7 +83,7 @@ def _read(path, fmt: str, names) -> Dataset:
     if fmt == "jsonl":
         return jsonl.read_jsonl(path)
     if fmt == "disassociated":
-        return disassociated.read_disassociated(path)
+        return disassociated.read_disassociated(path, spool=spool)
     raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})", path)
 
 

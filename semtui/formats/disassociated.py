@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 from typing import IO
@@ -38,7 +39,7 @@ from typing import IO
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, iter_lines, parse_json, read_text
+from semtui.fileio import TextLines, atomic_writer, parse_json
 from semtui.model import (
     Cluster,
     ClusterKey,
@@ -57,10 +58,6 @@ FORMATS = ("semtui-disassociated/1", FORMAT)
 KEY_FORMATS = ("semtui-disassociation-key/1", KEY_FORMAT)
 
 
-def load_json(path: str | Path):
-    return parse_json(read_text(path), path)
-
-
 def _need(cond: bool, message: str, path) -> None:
     if not cond:
         raise InputError(message, path)
@@ -76,7 +73,9 @@ def _indices(values) -> bool:
     return isinstance(values, list) and all(type(v) is int for v in values) and (not values or min(values) >= 0)
 
 
-def parse_disassociated(doc, path) -> DisassociatedData:
+def parse_disassociated(doc, path, clusters: list | None = None) -> DisassociatedData:
+    """The release a decoded document describes, checked; ``clusters``: where its clusters go
+    (a :class:`semtui.fileio.Spool` keeps a large release's on disk), a new list by default."""
     _need(isinstance(doc, dict), "expected a JSON object", path)
     _need(doc.get("format") in FORMATS, f"'format' must be {FORMAT!r} (or {FORMATS[0]!r}), got {doc.get('format')!r}",
           path)
@@ -88,8 +87,8 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
     vocab = Vocabulary()
-    clusters: list[Cluster] = []
-    seen_ids: set[str] = set()
+    clusters = [] if clusters is None else clusters
+    size_of: dict[str, int] = {}  # every cluster's size, by id (and which ids are taken)
     seen_subs: dict[tuple, list[int]] = {}
     term_ids: dict[str, int] = {}  # each distinct term checked and looked up once
     unbacked: list[tuple] = []
@@ -123,8 +122,7 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict), f"{where} must be an object", path)
         cid = str(c.get("id", f"P{ci + 1}"))
-        _need(cid not in seen_ids, f"{where}: duplicate cluster id {cid!r}", path)
-        seen_ids.add(cid)
+        _need(cid not in size_of, f"{where}: duplicate cluster id {cid!r}", path)
         chunks = read_chunks(c.get("record_chunks", []), where, "record_chunks")
         longest = max((len(ch) for ch in chunks), default=0)
         term = c.get("term_chunk", [])
@@ -141,7 +139,8 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         subs = sum(len(ch) for ch in chunks)
         most = subs + max(k - 1, 1) * len(term)
         if size > most:  # a joint cluster's shared chunks may back it: checked below
-            unbacked.append((ci, where, size, subs, len(term), most))
+            unbacked.append((cid, where, size, subs, len(term), most))
+        size_of[cid] = size
         clusters.append(
             Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
                                                    for t in term], dtype=np.int32))
@@ -151,14 +150,13 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         joint_doc = list(joint_doc)
     _need(isinstance(joint_doc, list), "'joint_clusters' must be a list", path)
     _need(not joint_doc or doc.get("format") == FORMAT, f"'joint_clusters' needs format {FORMAT!r}", path)
-    size_of = {c.id: c.size for c in clusters}
     joints: list[JointCluster] = []
     joint_ids: set[str] = set()
     for ji, jd in enumerate(joint_doc):
         where = f"joint_clusters[{ji}]"
         _need(isinstance(jd, dict), f"{where} must be an object", path)
         jid = str(jd.get("id", f"J{ji + 1}"))
-        _need(jid not in joint_ids and jid not in seen_ids, f"{where}: duplicate id {jid!r}", path)
+        _need(jid not in joint_ids and jid not in size_of, f"{where}: duplicate id {jid!r}", path)
         joint_ids.add(jid)
         members = jd.get("clusters")
         _need(isinstance(members, list) and len(members) >= 2 and all(isinstance(x, str) for x in members),
@@ -180,8 +178,8 @@ def parse_disassociated(doc, path) -> DisassociatedData:
         longest = max((len(ch) for ch in j.shared_chunks), default=0)
         for x in j.clusters:
             extra[x] = extra.get(x, 0) + longest
-    for ci, where, size, subs, terms, most in unbacked:
-        more = extra.get(clusters[ci].id, 0)
+    for cid, where, size, subs, terms, most in unbacked:
+        more = extra.get(cid, 0)
         _need(size <= most + more,
               f"{where}.size is {size}, but its chunks hold {subs} sub-records, its {terms} term-chunk terms at most "
               f"{max(k - 1, 1)} transaction(s) each (k={k})"
@@ -190,17 +188,23 @@ def parse_disassociated(doc, path) -> DisassociatedData:
     return DisassociatedData(vocab, k, m, clusters, joints, bound)
 
 
-def read_disassociated(path: str | Path) -> DisassociatedData:
+def read_disassociated(path: str | Path, *, spool: bool = False) -> DisassociatedData:
     """A release from ``path``. A file laid out as semtui writes it (one cluster a line,
-    :func:`dump_disassociated`) is decoded a line at a time, each cluster turned into arrays
-    before the next is decoded, so the whole document never exists as Python objects (7x the
-    file's size: MEPS x 32's 116 MB release peaked at 800 MB); any other layout, or a line
-    that does not decode, is read whole, which also names the line of a syntax error."""
-    text = read_text(path)
-    try:
-        return parse_disassociated(_by_line(text), path)
-    except _NotByLine:
-        pass
+    :func:`dump_disassociated`) is read and decoded a line at a time, each cluster turned into
+    arrays before the next is read, so neither the text nor the whole document is ever held
+    (the document as Python objects is 7x the file's size: MEPS x 32's 116 MB release peaked
+    at 800 MB); any other layout, or a line that does not decode, is read whole, which also
+    names the line of a syntax error.  ``spool``: the clusters are kept on disk
+    (:class:`semtui.fileio.Spool`), for a run that uses a few at a time (``--scheduler``)."""
+    from semtui.fileio import Spool
+
+    with TextLines(path) as lines:
+        try:
+            return parse_disassociated(_by_line(iter(lines), ("format", "k", "m")), path,
+                                       Spool("the release's clusters") if spool else None)
+        except _NotByLine:
+            pass
+        text = lines.whole()
     return parse_disassociated(parse_json(text, path), path)
 
 
@@ -247,8 +251,8 @@ class _Cursor:
     """The lines of a release from its second on, shared by the two arrays read from them, and
     the closing line the clusters' array ended with."""
 
-    def __init__(self, text: str, at: int):
-        self.lines = iter_lines(text, at)
+    def __init__(self, lines: Iterator[str]):
+        self.lines = lines
         self.closing: str | None = None
 
     def line(self) -> str | None:
@@ -259,13 +263,13 @@ class _Cursor:
         return not any(line.strip() for line in self.lines)
 
 
-def _by_line(text: str) -> dict:
-    """The document of a release written one cluster a line: its header decoded, ``clusters``
-    and ``joint_clusters`` decoded a line at a time as :func:`parse_disassociated` reads them."""
+def _by_line(lines: Iterator[str], needed: tuple[str, ...]) -> dict:
+    """The document of a release (or a key) written one cluster a line: its header decoded
+    (it must hold the keys ``needed``), ``clusters`` and ``joint_clusters`` decoded a line at
+    a time as they are read."""
     import orjson
 
-    end = text.find("\n")
-    head_line = text[:end] if end >= 0 else ""
+    head_line = next(lines, "")
     if not head_line.rstrip().endswith("["):
         raise _NotByLine
     try:
@@ -274,9 +278,9 @@ def _by_line(text: str) -> dict:
         raise _NotByLine from None
     # semtui writes every other key before the clusters: a file with keys after them is read whole
     if not isinstance(head, dict) or list(head)[-1:] != ["clusters"] or head["clusters"] != [] \
-            or "joint_clusters" in head or not {"format", "k", "m"} <= set(head):
+            or "joint_clusters" in head or not set(needed) <= set(head):
         raise _NotByLine
-    cursor = _Cursor(text, end + 1)
+    cursor = _Cursor(lines)
     return {**head, "clusters": _Rows(cursor, None, ("],", "]}")),
             "joint_clusters": _Rows(cursor, '"joint_clusters": [', ("]}",))}
 
@@ -365,14 +369,35 @@ def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
         dump_disassociated(data, fh)
 
 
-def read_key(path: str | Path, data: DisassociatedData | None = None) -> DisassociationKey:
-    doc = load_json(path)
+def read_key(path: str | Path, data: DisassociatedData | None = None, *, spool: bool = False) -> DisassociationKey:
+    """A key from ``path``, read a line at a time when laid out as semtui writes it (one
+    cluster a line), else whole; ``data``: the release it must describe.  ``spool``: its
+    clusters are kept on disk (:class:`semtui.fileio.Spool`), as :func:`read_disassociated`'s."""
+    from semtui.fileio import Spool
+
+    with TextLines(path) as lines:
+        try:
+            return _parse_key(_by_line(iter(lines), ("format",)), path, data,
+                              Spool("the key's clusters") if spool else None)
+        except _NotByLine:
+            pass
+        text = lines.whole()
+    return _parse_key(parse_json(text, path), path, data, None)
+
+
+def _all_indices(lists) -> bool:
+    """Every entry of every list a non-negative integer: one pass of type checks in C, then
+    the minimum (a large key holds millions)."""
+    flat = list(chain.from_iterable(lists))
+    return set(map(type, flat)) <= {int} and (not flat or min(flat) >= 0)
+
+
+def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None) -> DisassociationKey:
     _need(isinstance(doc, dict) and doc.get("format") in KEY_FORMATS,
           f"'format' must be {KEY_FORMAT!r} (or {KEY_FORMATS[0]!r})", path)
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
-    out = []
-    lists: list = []
+    out = [] if clusters is None else clusters
     for ci, c in enumerate(clusters_doc):
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict) and "id" in c, f"{where} must be an object with an 'id'", path)
@@ -385,16 +410,20 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
         records = c.get("records")
         _need(records is None or type(records) is list, f"{where}.records must be a list of transaction indices",
               path)
-        lists.extend(rc)
-        lists.extend(tc)
-        if records is not None:
-            lists.append(records)
+        if not _all_indices(chain(rc, tc, [records or []])):  # the cluster's lists, for the message
+            _need(all(_indices(ch) for ch in rc), f"{where}.record_chunks must be lists of transaction indices", path)
+            _need(all(_indices(ts) for ts in tc),
+                  f"{where}.term_chunk must be a list of lists of transaction indices", path)
+            _need(records is None or _indices(records), f"{where}.records must be a list of transaction indices",
+                  path)
         sup = c.get("suppressed", [])
         _need(isinstance(sup, list) and all(type(e) is list and len(e) == 2 and type(e[0]) is int and e[0] >= 0
                                             and type(e[1]) is str for e in sup),
               f"{where}.suppressed must be a list of [transaction index, item] pairs", path)
         out.append(ClusterKey(str(c["id"]), rc, tc, records, [(t, it) for t, it in sup]))
     joints_doc = doc.get("joint_clusters", [])
+    if isinstance(joints_doc, _Rows):
+        joints_doc = list(joints_doc)
     _need(isinstance(joints_doc, list), "'joint_clusters' must be a list", path)
     joints = []
     for ji, jd in enumerate(joints_doc):
@@ -403,21 +432,8 @@ def read_key(path: str | Path, data: DisassociatedData | None = None) -> Disasso
         sc = jd.get("shared_chunks", [])
         _need(isinstance(sc, list) and all(type(ch) is list for ch in sc),
               f"{where}.shared_chunks must be lists of transaction indices", path)
-        lists.extend(sc)
+        _need(_all_indices(sc), f"{where}.shared_chunks must be lists of transaction indices", path)
         joints.append(JointClusterKey(str(jd["id"]), sc))
-    # every index at once: one pass of type checks in C, then the minimum
-    flat = list(chain.from_iterable(lists))
-    if not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
-        for ci, ck in enumerate(out):  # the first cluster at fault, for the message
-            _need(all(_indices(ch) for ch in ck.record_chunks),
-                  f"clusters[{ci}].record_chunks must be lists of transaction indices", path)
-            _need(all(_indices(ts) for ts in ck.term_chunk),
-                  f"clusters[{ci}].term_chunk must be a list of lists of transaction indices", path)
-            _need(ck.records is None or _indices(ck.records),
-                  f"clusters[{ci}].records must be a list of transaction indices", path)
-        for ji, jk in enumerate(joints):
-            _need(all(_indices(ch) for ch in jk.shared_chunks),
-                  f"joint_clusters[{ji}].shared_chunks must be lists of transaction indices", path)
     key = DisassociationKey(out, joints)
     if data is not None:
         check_key(key, data, path)

@@ -10,11 +10,12 @@ as a line holding only ``-`` so that positions never shift.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
 from semtui.errors import InputError
-from semtui.fileio import atomic_writer, iter_lines, read_text
+from semtui.fileio import TextLines, atomic_writer, iter_lines
 from semtui.model import TransactionBuilder, TransactionData, generalised_label
 
 #: The line that stands for a transaction with no items.
@@ -69,9 +70,14 @@ def _dedupe_tokens(tokens: list) -> list:
 
 
 def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> TransactionData:
+    return parse_lines(iter_lines(text), path, generalised=generalised)
+
+
+def parse_lines(lines: Iterable[str], path: str | Path, *, generalised: bool = True) -> TransactionData:
+    """Transactions from their lines, one at a time (a large file never held whole)."""
     builder = TransactionBuilder()
     add = builder.add
-    for lineno, raw in enumerate(iter_lines(text), start=1):
+    for lineno, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
             continue
@@ -88,12 +94,14 @@ def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> Tran
 
 def read_setgen(path: str | Path) -> TransactionData:
     """Read plain or set-generalised text (the kind follows from the content)."""
-    return parse_text(read_text(path), path, generalised=True)
+    with TextLines(path) as lines:
+        return parse_lines(lines, path, generalised=True)
 
 
 def read_plain(path: str | Path) -> TransactionData:
     """Read plain transactions; brackets are taken literally as part of item names."""
-    return parse_text(read_text(path), path, generalised=False)
+    with TextLines(path) as lines:
+        return parse_lines(lines, path, generalised=False)
 
 
 def _check_item(item: str, path) -> str:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from semtui.anonymize.disassociation import disassociate
 from semtui.errors import InputError
-from semtui.fileio import parse_json
+from semtui.fileio import iter_lines, parse_json
 from semtui.formats.disassociated import (
     _by_line,
     _NotByLine,
@@ -30,7 +30,7 @@ from semtui.model import TransactionData
 def _both(text: str, path) -> tuple:
     """(the release read a line at a time, or None when the layout was refused; read whole)."""
     try:
-        by_line = parse_disassociated(_by_line(text), path)
+        by_line = parse_disassociated(_by_line(iter_lines(text), ("format", "k", "m")), path)
     except _NotByLine:
         by_line = None
     return by_line, parse_disassociated(parse_json(text, path), path)
