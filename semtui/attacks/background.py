@@ -67,11 +67,18 @@ class Background:
     def from_transactions(cls, data, source: str = "") -> Background:
         """One sparse pass: the 0/1 incidence ``X`` of the plain items, ``df = X.sum(0)`` and
         ``cooc = X.T @ X``."""
-        x = data.incidence().astype(np.float32)
+        return cls.from_incidence(data.incidence(), Vocabulary(data.vocab.items), source)
+
+    @classmethod
+    def from_incidence(cls, x, vocab: Vocabulary, source: str = "") -> Background:
+        """From a 0/1 incidence already built (transactions x ``vocab``, CSR): its counts in
+        float32 share the matrix's index arrays (no second copy of the original)."""
+        from scipy.sparse import csr_matrix
+
+        x = csr_matrix((x.data.astype(np.float32), x.indices, x.indptr), shape=x.shape, copy=False)
         df = np.asarray(x.sum(axis=0)).ravel().astype(np.float64)
         cooc = (x.T @ x).tocsr()
-        vocab = Vocabulary(data.vocab.items)
-        return cls(float(data.n_transactions), vocab, df, cooc, source)
+        return cls(float(x.shape[0]), vocab, df, cooc, source)
 
     @classmethod
     def from_counts(cls, counts, source: str = "") -> Background:

@@ -36,6 +36,12 @@ from semtui.errors import InputError
 from semtui.model.disassociated import DisassociatedData, DisassociationKey
 from semtui.model.transactions import TransactionData
 
+#: occurrences (sub-record items, term holders) counted or checked at once: a release kept on
+#: disk (a Spool) is read a block of clusters at a time
+_BLOCK = 500_000
+#: transactions of the original turned into codes at once
+_ROWS = 100_000
+
 
 def check_belongs(
     release: TransactionData | DisassociatedData,
@@ -48,11 +54,14 @@ def check_belongs(
     sidecar: dict | None = None,
     sidecar_path=None,
     by_item: bool = True,
+    incidence=None,
 ) -> None:
     """Raise :class:`InputError` naming the file (the original or the key) that does not
     belong to ``release``; return quietly when everything given fits.  ``by_item=False``
     checks the original's shape only (plain, as many transactions): for the generalised items
-    recovered from an unmarked release, whose plain items may be added ones."""
+    recovered from an unmarked release, whose plain items may be added ones.  ``incidence``: the
+    original over a disassociated release's vocabulary
+    (:meth:`TransactionData.incidence`), when the caller has built it already."""
     rel = "the release" if release_path is None else str(release_path)
     if key is not None:
         if not isinstance(release, DisassociatedData):
@@ -73,10 +82,12 @@ def check_belongs(
     if not by_item:
         return
     if isinstance(release, DisassociatedData):
-        codes = _original_codes(release.vocab, original)
-        _occurrences_covered(release, codes, rel, original_path)
+        # the original over the release's items (sorted, distinct within a row): its rows are the
+        # codes row * V + item in order, so nothing the size of the original is built beside it
+        x = original.incidence(release.vocab) if incidence is None else incidence
+        _occurrences_covered(release, x, rel, original_path)
         if key is not None:
-            _placed_where_key_says(release, key, original, codes, rel, original_path, key_path)
+            _placed_where_key_says(release, key, original, x, rel, original_path, key_path)
     else:
         _aligned(release, original, rel, original_path)
 
@@ -91,11 +102,30 @@ def _to_release_ids(release_vocab, original: TransactionData) -> np.ndarray:
 def _original_codes(release_vocab, original: TransactionData) -> np.ndarray:
     """Sorted distinct codes ``row * V + item`` of the original, over the release vocabulary."""
     v = len(release_vocab)
-    ids = _to_release_ids(release_vocab, original)[original.tokens.astype(np.int64)]
-    rows = original.row_of_token()
-    keep = ids >= 0
-    codes = np.sort(rows[keep] * v + ids[keep])  # sort, then drop repeats: faster than np.unique's hashing
-    return codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+    lookup = _to_release_ids(release_vocab, original)
+    tokens = original.tokens
+    known = np.zeros(len(tokens), dtype=bool)
+    for start in range(0, len(tokens), _BLOCK):
+        block = tokens[start:start + _BLOCK]
+        known[start:start + _BLOCK] = (block >= 0) & (lookup[np.maximum(block, 0)] >= 0 if len(lookup) else False)
+    out = np.empty(int(known.sum()), dtype=np.int64)
+    del known
+    at = 0
+    # a block of transactions at a time (codes grow with the row, so the sorted blocks in order
+    # are sorted) into one array: the codes, 8 bytes a token, and a block's temporaries are all
+    # that is held
+    for start in range(0, original.n_transactions, _ROWS):
+        stop = min(start + _ROWS, original.n_transactions)
+        lo, hi = int(original.indptr[start]), int(original.indptr[stop])
+        tokens = original.tokens[lo:hi].astype(np.int64)
+        ids = np.where(tokens >= 0, lookup[np.maximum(tokens, 0)] if len(lookup) else -1, -1)
+        rows = np.repeat(np.arange(start, stop, dtype=np.int64), np.diff(original.indptr[start:stop + 1]))
+        keep = ids >= 0
+        codes = np.sort(rows[keep] * v + ids[keep])  # sort, then drop repeats: faster than np.unique's hashing
+        codes = codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+        out[at:at + len(codes)] = codes
+        at += len(codes)
+    return out[:at]
 
 
 def _member(sorted_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -164,18 +194,40 @@ def _held_by_original(release: TransactionData, codes: np.ndarray, v: int, gen_r
 
 def _release_occurrences(release: DisassociatedData) -> np.ndarray:
     """How many times each release item appears: once per sub-record holding it, once per
-    term chunk listing it."""
-    parts = [np.asarray(ch.items, dtype=np.int64) for c in release.clusters for ch in c.record_chunks]
-    parts += [np.asarray(c.term_chunk, dtype=np.int64) for c in release.clusters]
-    parts += [np.asarray(ch.items, dtype=np.int64) for j in release.joint_clusters for ch in j.shared_chunks]
-    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return np.bincount(flat, minlength=len(release.vocab))
+    term chunk listing it (counted a block of clusters at a time: a release kept on disk is
+    never whole)."""
+    v = len(release.vocab)
+    shown = np.zeros(v, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    held = 0
+
+    def count() -> None:
+        nonlocal shown, held
+        if parts:
+            shown += np.bincount(np.concatenate(parts).astype(np.int64), minlength=v)
+        parts.clear()
+        held = 0
+
+    for c in release.clusters:
+        for ch in c.record_chunks:
+            parts.append(ch.items)
+            held += len(ch.items)
+        parts.append(c.term_chunk)
+        held += len(c.term_chunk)
+        if held >= _BLOCK:
+            count()
+    for j in release.joint_clusters:
+        parts.extend(ch.items for ch in j.shared_chunks)
+    count()
+    return shown
 
 
-def _occurrences_covered(release: DisassociatedData, codes: np.ndarray, rel: str, original_path) -> None:
+def _occurrences_covered(release: DisassociatedData, x, rel: str, original_path) -> None:
     v = len(release.vocab)
     shown = _release_occurrences(release)
-    support = np.bincount(codes % v, minlength=v) if v else np.zeros(0, dtype=np.int64)
+    support = np.zeros(v, dtype=np.int64)  # transactions holding each item
+    for start in range(0, len(x.indices), _BLOCK):  # (bincount would copy the indices whole to int64)
+        support += np.bincount(x.indices[start:start + _BLOCK], minlength=v)
     short = np.flatnonzero(shown > support)
     if short.size:
         it = int(short[0])
@@ -186,10 +238,18 @@ def _occurrences_covered(release: DisassociatedData, codes: np.ndarray, rel: str
             f"({short.size} items in all); the original does not belong to {rel}", original_path)
 
 
-def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_path) -> None:
-    by_id = {c.id: c for c in key.clusters}
+def key_clusters(release: DisassociatedData, key: DisassociationKey):
+    """(cluster, its cluster of the key or None) in the release's order: the key's clusters
+    looked up by id, only their ids held (a key kept on disk is read a cluster at a time)."""
+    index = {ck.id: i for i, ck in enumerate(key.clusters)}
+    held = key.clusters
     for c in release.clusters:
-        ck = by_id.get(c.id)
+        i = index.get(c.id)
+        yield c, (None if i is None else held[i])
+
+
+def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_path) -> None:
+    for c, ck in key_clusters(release, key):
         if ck is None:
             raise InputError(f"the key has no cluster {c.id!r}: the key does not belong to {rel}", key_path)
         if [len(ch) for ch in ck.record_chunks] != [len(ch) for ch in c.record_chunks]:
@@ -226,49 +286,71 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
                              f"has {n} transactions (0 to {n - 1}); the key does not belong to {rel}", key_path)
 
 
+def _rows_codes(x, rows: np.ndarray) -> np.ndarray:
+    """The sorted codes ``row * V + item`` of the sorted distinct ``rows`` of ``x`` (CSR with
+    sorted indices)."""
+    starts, ends = x.indptr[rows].astype(np.int64), x.indptr[rows + 1].astype(np.int64)
+    lens = ends - starts
+    offs = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(rows, lens) * x.shape[1] + x.indices[np.repeat(starts, lens) + offs]
+
+
 def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, original: TransactionData,
-                           codes: np.ndarray, rel: str, original_path, key_path) -> None:
+                           x, rel: str, original_path, key_path) -> None:
+    """Every item of every sub-record and term is in the transaction the key names: checked a
+    block of clusters at a time (every sub-record's transaction repeated per item, every term's
+    holders), as flat lists turned into arrays once a block (no per-chunk numpy calls)."""
     from itertools import chain
 
     v = len(release.vocab)
-    by_id = {c.id: c for c in key.clusters}
-    # every sub-record's transaction (repeated per item) and every term's transactions, gathered
-    # as flat lists first and turned into arrays once (14,000 clusters: no per-chunk numpy calls)
     sub_t, sub_len, sub_items, term_lists, term_items = [], [], [], [], []
-    for c in release.clusters:
-        ck = by_id[c.id]
-        for j, ch in enumerate(c.record_chunks):
-            sub_t.append(ck.record_chunks[j])
-            sub_len.append(np.diff(ch.indptr))
-            sub_items.append(ch.items)
-        term_lists.append(ck.term_chunk)
-        term_items.append(c.term_chunk)
-    jby_id = {j.id: j for j in key.joint_clusters}
-    for jc in release.joint_clusters:
-        for j, ch in enumerate(jc.shared_chunks):
-            sub_t.append(jby_id[jc.id].shared_chunks[j])
-            sub_len.append(np.diff(ch.indptr))
-            sub_items.append(ch.items)
+    size = 0
 
     def flat(parts) -> np.ndarray:
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
-    holders = list(chain.from_iterable(term_lists))
-    t_lens = np.fromiter(map(len, holders), dtype=np.int64, count=len(holders))
-    t_all = np.concatenate([
-        np.repeat(np.fromiter(chain.from_iterable(sub_t), dtype=np.int64), flat(sub_len)),
-        np.fromiter(chain.from_iterable(holders), dtype=np.int64, count=int(t_lens.sum()))])
-    i_all = np.concatenate([flat(sub_items), np.repeat(flat(term_items), t_lens)])
-    held = _member(codes, t_all * v + i_all)
-    if not held.all():
-        bad = int(np.flatnonzero(~held)[0])
-        key_name = "the key" if key_path is None else str(key_path)
-        raise InputError(
-            f"{int((~held).sum())} items of {rel} are not in the original transaction {key_name} names "
-            f"(first: {release.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}; "
-            f"a shuffled original, or another release's key and original?); they do not belong to {rel}",
-            original_path,
-            original.line_of(int(t_all[bad])))
+    def check() -> None:
+        holders = list(chain.from_iterable(term_lists))
+        t_lens = np.fromiter(map(len, holders), dtype=np.int64, count=len(holders))
+        t_all = np.concatenate([
+            np.repeat(np.fromiter(chain.from_iterable(sub_t), dtype=np.int64), flat(sub_len)),
+            np.fromiter(chain.from_iterable(holders), dtype=np.int64, count=int(t_lens.sum()))])
+        i_all = np.concatenate([flat(sub_items), np.repeat(flat(term_items), t_lens)])
+        rows = np.unique(t_all)
+        held = _member(_rows_codes(x, rows[(rows >= 0) & (rows < x.shape[0])]), t_all * v + i_all)
+        if not held.all():
+            bad = int(np.flatnonzero(~held)[0])
+            key_name = "the key" if key_path is None else str(key_path)
+            raise InputError(
+                f"{int((~held).sum())} items of {rel} are not in the original transaction {key_name} names "
+                f"(first: {release.vocab[int(i_all[bad])]!r} in transaction {int(t_all[bad])}; "
+                f"a shuffled original, or another release's key and original?); they do not belong to {rel}",
+                original_path,
+                original.line_of(int(t_all[bad])))
+        for parts in (sub_t, sub_len, sub_items, term_lists, term_items):
+            parts.clear()
+
+    def add(ts, ch) -> None:
+        nonlocal size
+        sub_t.append(ts)
+        sub_len.append(np.diff(ch.indptr))
+        sub_items.append(ch.items)
+        size += len(ch.items)
+
+    for c, ck in key_clusters(release, key):
+        for j, ch in enumerate(c.record_chunks):
+            add(ck.record_chunks[j], ch)
+        term_lists.append(ck.term_chunk)
+        term_items.append(c.term_chunk)
+        size += sum(map(len, ck.term_chunk))
+        if size >= _BLOCK:
+            check()
+            size = 0
+    jby_id = {j.id: j for j in key.joint_clusters}
+    for jc in release.joint_clusters:
+        for j, ch in enumerate(jc.shared_chunks):
+            add(jby_id[jc.id].shared_chunks[j], ch)
+    check()
 
 
 def _sidecar_fits(release, sidecar: dict, rel: str, sidecar_path) -> None:
