@@ -75,8 +75,48 @@ def dumps(doc: dict | Report) -> str:
     return orjson.dumps(doc, default=_default, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
 
 
+def streamed(doc) -> bool:
+    """Whether a document holds a part kept on disk (:class:`semtui.fileio.Spool`, the
+    per-cluster entries of a large re-association): :func:`dump` writes it an item at a time,
+    :func:`dumps` would hold it whole."""
+    from semtui.fileio import Spool
+
+    return isinstance(doc, dict) and any(isinstance(v, Spool) for v in doc.values())
+
+
 def dump(doc: dict | Report, fh: IO[str]) -> None:
-    fh.write(dumps(doc))
+    """:func:`dumps` to an open file, then a newline; a top-level value kept on disk
+    (:func:`streamed`) is written an item at a time, rendered as :func:`dumps` would render the
+    list (the same text)."""
+    import orjson
+
+    from semtui.fileio import Spool
+
+    if not streamed(doc):
+        fh.write(dumps(doc))
+        fh.write("\n")
+        return
+    marks = {f"\x00semtui-spool-{i}\x00": v for i, v in enumerate(v for v in doc.values() if isinstance(v, Spool))}
+    by_id = {id(v): m for m, v in marks.items()}
+    text = dumps({k: (by_id[id(v)] if isinstance(v, Spool) else v) for k, v in doc.items()})
+    option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+    for mark, spool in marks.items():
+        quoted = orjson.dumps(mark).decode()
+        at = text.index(quoted)
+        line = text[text.rfind("\n", 0, at) + 1:at]  # the key's line: the list's items go one level deeper
+        indent = line[:len(line) - len(line.lstrip())]
+        fh.write(text[:at])
+        text = text[at + len(quoted):]
+        if not len(spool):
+            fh.write("[]")
+            continue
+        fh.write("[")
+        inner = "\n" + indent + "  "
+        for i, item in enumerate(spool):
+            fh.write(("," if i else "") + inner)
+            fh.write(orjson.dumps(item, default=_default, option=option).decode().replace("\n", inner))
+        fh.write("\n" + indent + "]")
+    fh.write(text)
     fh.write("\n")
 
 

@@ -305,12 +305,15 @@ def disassoc(
 
     # with --scheduler the workers start while the inputs are read and scored
     with session(opts.scheduler, warm=True, preload=("semtui.attacks.reassociation.attack",)):
-        release = formats.read(data)
+        # on --scheduler the driver keeps the release's and the key's clusters on disk and ships
+        # them a batch at a time (a release laid out one cluster a line, as semtui writes it)
+        spool = opts.scheduler is not None
+        release = formats.read(data, spool=spool)
         if not isinstance(release, DisassociatedData):
             raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
         if not release.clusters:
             raise InputError("nothing to attack: the release has no cluster", data)
-        the_key = read_key(key) if key is not None else None
+        the_key = read_key(key, spool=spool) if key is not None else None
         orig = formats.read_transactions(original) if original is not None else None
         note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
         with StderrProgress(f"attack {opts.method}") as bar:

@@ -15,12 +15,15 @@ from semtui.errors import InputError
 
 def emit_json(obj: Any) -> None:
     """Write one JSON document to stdout, rendered as every semtui document is."""
-    from semtui.reports import dumps
+    from semtui.reports import dump, dumps, streamed
 
-    text = dumps(obj)
     try:
-        sys.stdout.write(text)
-        sys.stdout.write("\n")
+        if streamed(obj):  # a part kept on disk: written an item at a time
+            dump(obj, sys.stdout)
+        else:
+            text = dumps(obj)
+            sys.stdout.write(text)
+            sys.stdout.write("\n")
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()
@@ -80,6 +83,8 @@ def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
     def writer(content):
         if callable(content):
             return content
+        if reports.streamed(content):  # a part kept on disk: rendered as it is written (all or nothing still)
+            return lambda fh: reports.dump(content, fh)
         text = reports.dumps(content)  # rendered before any file is touched
         return lambda fh: fh.write(text + "\n")
 

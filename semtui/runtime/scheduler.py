@@ -54,6 +54,23 @@ _sessions: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
+def give_back_memory() -> None:
+    """Hand the memory freed so far back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere): a driver that has read and planned a large input and then only streams holds
+    its freed temporaries otherwise (glibc keeps freed heap, and after a large array is freed
+    serves arrays up to its size from the heap: MEPS x 64's planning left ~150 MB so)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is not None:
+        trim(0)
+
+
 def check_scheduler(spec: str | None) -> str | None:
     """``spec`` if it names a scheduler semtui can use (``local:N``, ``tcp://HOST:PORT``,
     ``tls://HOST:PORT``), else an :class:`InputError` for ``--scheduler``."""

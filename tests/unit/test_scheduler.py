@@ -514,3 +514,42 @@ def test_attack_disassoc_cli_summary_only_on_the_cluster_equals_the_serial_run(c
     a, b = json.loads(serial.out), json.loads(dist.out)
     assert a["summary"]["joint_clusters"] >= 3 and a["metrics"]["placements"] > 0
     assert _stable(b) == _stable(a)
+
+
+def test_a_release_kept_on_disk_streams_to_the_cluster_and_gives_the_serial_report(cluster, joint_release, semtui,
+                                                                                 tmp_path):
+    """On --scheduler the driver keeps the release's and the key's clusters on disk, and the
+    report's per-cluster part too (written an item at a time): the report, on stdout and in a
+    file, is the serial run's, with and without --summary-only."""
+    from semtui.fileio import Spool
+    from semtui.formats.disassociated import dump_disassociated, dump_key, read_disassociated, read_key
+    from semtui.reports import dump
+
+    address, _ = cluster
+    data, key, original = joint_release
+    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
+    with open(rel, "w") as fh:
+        dump_disassociated(data, fh)
+    with open(kf, "w") as fh:
+        dump_key(key, fh)
+    # in the engine: the clusters, the key's and the report's entries are spools
+    spooled, spooled_key = read_disassociated(rel, spool=True), read_key(kf, spool=True)
+    opts = ReassociationOptions(summary_only=True, seed=2, method="ra")
+    got = run_reassociation(spooled, spooled_key, original, opts.replace(scheduler=address), batch_cost=7)
+    assert isinstance(spooled.clusters, Spool) and isinstance(got.report["clusters"], Spool)
+    written = tmp_path / "written.json"
+    with open(written, "w") as fh:
+        dump(got.report, fh)
+    serial = run_reassociation(data, key, original, opts)
+    assert _stable(json.loads(written.read_text())) == _stable(serial.report)
+    # through the CLI, to a file and to stdout
+    for extra in (["--summary-only"], []):
+        args = ["attack", "disassoc", rel, "--key", kf, "--original", SAMPLES / "meps400-original.txt",
+                "--method", "ra", "--json", *extra]
+        a = semtui(*args, "--report", tmp_path / "serial.json")
+        b = semtui(*args, "--report", tmp_path / "dist.json", "--scheduler", address)
+        assert a.rc == b.rc == 0, b.err
+        assert json.loads(a.out)["metrics"]["placements"] > 0 and json.loads(a.out)["summary"]["joint_clusters"] >= 3
+        assert _stable(json.loads(b.out)) == _stable(json.loads(a.out))
+        assert _stable(json.loads((tmp_path / "dist.json").read_text())) == _stable(
+            json.loads((tmp_path / "serial.json").read_text()))

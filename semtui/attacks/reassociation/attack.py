@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from pathlib import Path
@@ -130,9 +131,28 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
     mean nothing."""
     from semtui.model.belongs import check_belongs
 
+    x = original.incidence(data.vocab)
     check_belongs(data, original=original, key=key, release_path=release_path, original_path=original_path,
-                  key_path=key_path)
-    return original.incidence(data.vocab)
+                  key_path=key_path, incidence=x)
+    return x
+
+
+class KeyOf(Mapping):
+    """The key's clusters by id, each read from the key when asked for (a key kept on disk,
+    :class:`semtui.fileio.Spool`, stays there; only the ids are held)."""
+
+    def __init__(self, clusters):
+        self.clusters = clusters
+        self.index = {ck.id: i for i, ck in enumerate(clusters)}
+
+    def __getitem__(self, cid: str):
+        return self.clusters[self.index[cid]]
+
+    def __iter__(self):
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
 
 
 @dataclass
@@ -209,13 +229,19 @@ def plan_release(
     _check_fits(data)
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
-    empty = [np.zeros(0, np.int32)]
-    a_ids = np.unique(np.concatenate([c.record_chunks[0].items for c in data.clusters if c.record_chunks] + empty)
-                      ).astype(np.int64)
-    u_ids = np.unique(np.concatenate([ch.items for c in data.clusters for ch in c.record_chunks[1:]]
-                                     + [c.term_chunk for c in data.clusters]
-                                     + [ch.items for j in data.joint_clusters for ch in j.shared_chunks]
-                                     + empty)).astype(np.int64)
+    # (marked a cluster at a time: a release kept on disk is read once, never held whole)
+    in_a = np.zeros(len(vocab), dtype=bool)
+    in_u = np.zeros(len(vocab), dtype=bool)
+    for c in data.clusters:
+        if c.record_chunks:
+            in_a[c.record_chunks[0].items] = True
+        for ch in c.record_chunks[1:]:
+            in_u[ch.items] = True
+        in_u[c.term_chunk] = True
+    for j in data.joint_clusters:
+        for ch in j.shared_chunks:
+            in_u[ch.items] = True
+    a_ids, u_ids = np.flatnonzero(in_a).astype(np.int64), np.flatnonzero(in_u).astype(np.int64)
 
     # 2. score: one batched call, every C1 term against every other term, held twice (the
     # scores and their orientation): refused in one line when that cannot fit
@@ -295,14 +321,15 @@ def plan_release(
             else:
                 wmd_name = None
 
-    key_of = {ck.id: ck for ck in key.clusters} if evaluate else None
+    key_of = KeyOf(key.clusters) if evaluate else None
     informed = None
     if evaluate and options.informed:
         # the informed reference: NBA with the statistics of the original itself, which the
         # publisher holds -- the upper bound of what co-occurrence knowledge could give
         from semtui.attacks.background import Background
 
-        informed = _log_lifts(Background.from_transactions(original, "the original"), vocab, a_ids, u_ids)
+        # (from the original's matrix over the release's terms, built above: the same counts)
+        informed = _log_lifts(Background.from_incidence(x, vocab, "the original"), vocab, a_ids, u_ids)
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed,
                    joint_key_of={j.id: j for j in key.joint_clusters} if evaluate else None)
@@ -382,10 +409,16 @@ def run_reassociation(
                         progress=progress, original_path=original_path, release_path=named.get("data"),
                         key_path=named.get("key"))
     from semtui.attacks.reassociation.merge import Merger
-    from semtui.runtime.scheduler import session
+    from semtui.runtime.scheduler import give_back_memory, session
+
+    if options.scheduler is not None:  # the driver only streams from here: planning's temporaries go back
+        give_back_memory()
 
     with session(options.scheduler):  # one cluster for the attack and its reference
-        merger = Merger(plan.ctx, plan.meta)
+        from semtui.fileio import Spool
+
+        # a release kept on disk (a large one, on --scheduler): so is the report's per-cluster part
+        merger = Merger(plan.ctx, plan.meta, spool=isinstance(data.clusters, Spool))
         for ci, out, ref in _outputs(plan.ctx, options, progress, batch_cost):
             merger.add(ci, out, ref)
         result = merger.finish()

@@ -59,14 +59,23 @@ class _Part:
 class Merger:
     """Feed :meth:`add` every cluster's output in cluster order, then :meth:`finish`."""
 
-    def __init__(self, ctx, meta: dict, *, close_rows: int | None = None):
+    def __init__(self, ctx, meta: dict, *, close_rows: int | None = None, spool: bool = False):
         data = ctx.data
         self.ctx, self.meta = ctx, meta
         self.ref_ctx = reference_ctx(ctx) if ctx.informed is not None else None
         self.n = len(data.clusters)
         self.evaluate = ctx.key_of is not None
         self.close_rows = CLOSE_ROWS if close_rows is None else close_rows
-        self.entries: list[dict] = []
+        # the report's per-cluster entries, in cluster order, each once its cluster is closed (its
+        # k^m figures known): kept on disk with ``spool`` (a large release's report is never whole)
+        if spool:
+            from semtui.fileio import Spool
+
+            self.entries = Spool("the report's clusters")
+        else:
+            self.entries = []
+        self.open_entries: dict[int, dict] = {}
+        self.closed: set[int] = set()
         self.transactions: list[list] = []
         self.totals = {"anchors": 0, "units": 0, "placements": 0}
         self.arrived = 0
@@ -90,7 +99,7 @@ class Merger:
         if self.evaluate:
             x = ctx.x
             self.n_rows = x.shape[0]
-            self.cluster_of_row = np.full(self.n_rows, -1, dtype=np.int64)
+            self.cluster_of_row = np.full(self.n_rows, -1, dtype=np.int32 if self.n < 2**31 else np.int64)
             self.truth: dict[int, np.ndarray] = {}
             self.counts = {name: np.zeros(self.n, dtype=np.float64) for name in _COUNTS}
             self.ref_counts = ({name: np.zeros(self.n, dtype=np.float64) for name in _REF_COUNTS}
@@ -103,7 +112,7 @@ class Merger:
     def add(self, ci: int, out: dict, ref: dict | None = None) -> None:
         if ci != self.arrived:
             raise ValueError(f"cluster {ci} arrived out of order (expected {self.arrived})")
-        self.entries.append(out["cluster"])
+        self.open_entries[ci] = out["cluster"]
         if not self.ctx.summary_only:
             self.transactions.append(out["transactions"])
         for name in self.totals:
@@ -215,6 +224,7 @@ class Merger:
                 for local, nm in places:
                     rec = recs[local]
                     rec.extend(x for x in nm if x not in rec)
+            self.closed.add(ci)
             if not self.evaluate:
                 continue
             self._finish_counts(ci, attack, self.counts, held=True)
@@ -222,15 +232,20 @@ class Merger:
                 self._finish_counts(ci, reference, self.ref_counts, held=False)
             for label in recon:
                 recon[label].append(attack.recon[label])
-        if not self.evaluate:
-            return
+        if self.evaluate:
+            self._count_km(batch, recon)
+        while len(self.entries) in self.closed:  # the entries closed, in cluster order
+            self.closed.discard(len(self.entries))
+            self.entries.append(self.open_entries.pop(len(self.entries)))
+
+    def _count_km(self, batch: list[int], recon: dict) -> None:
         prot, exposed = self.km.count([self.truth[ci] for ci in batch], recon)
         idx = np.asarray(batch, dtype=np.int64)
         self.km_protected[idx] = prot
         for label in exposed:
             self.km_exposed[label][idx] = exposed[label]
         for i, ci in enumerate(batch):
-            metrics = self.entries[ci]["metrics"]
+            metrics = self.open_entries[ci]["metrics"]
             metrics["protected_itemsets"] = int(prot[i])
             metrics["exposed_itemsets"] = int(exposed["attack"][i])
             del self.truth[ci]
@@ -278,7 +293,7 @@ class Merger:
         if self.arrived != self.n:
             raise ValueError(f"{self.arrived} of {self.n} clusters arrived")
         self._close()
-        assert not self.open, "a cluster was never closed"
+        assert not self.open and not self.open_entries, "a cluster was never closed"
         opts, data, ctx = self.meta, self.ctx.data, self.ctx
         joints = [s for s in self.joint_summary if s is not None]
         transactions = [t for per in self.transactions for t in per]
@@ -382,7 +397,7 @@ class _KmCounter:
 
             rows_x = (x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(x.shape[0]))
             self.protected3 = protected_itemsets(rows_x, k, m)
-        self._pos = np.full(x.shape[0], -1, dtype=np.int64)
+        self._pos = np.full(x.shape[0], -1, dtype=np.int32 if x.shape[0] < 2**31 else np.int64)
 
     def count(self, rows: list[np.ndarray], recon: dict[str, list[list[tuple]]]) -> tuple[np.ndarray, dict]:
         """(protected per cluster, {label: exposed per cluster}) for the clusters whose

@@ -1,0 +1,160 @@
+"""What keeps a large input off the driver's heap (issue 26, "Memory"): the on-disk list
+(:class:`semtui.fileio.Spool`), text read a line at a time (:class:`semtui.fileio.TextLines`),
+the release and the key read into spools, the original's incidence built as CSR directly,
+and a report whose per-cluster part is on disk written an item at a time."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semtui import formats, reports
+from semtui.errors import InputError
+from semtui.fileio import Spool, TextLines, iter_lines, read_text
+from semtui.formats.disassociated import (
+    disassociated_to_json,
+    dump_disassociated,
+    dump_key,
+    key_to_json,
+    read_disassociated,
+    read_key,
+)
+from semtui.model import TransactionData, Vocabulary
+
+items = st.recursive(st.none() | st.integers() | st.text(max_size=5) | st.binary(max_size=2000),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                     max_leaves=10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(items, max_size=40), st.integers(1, 4096))
+def test_a_spool_gives_back_what_was_appended(values, block):
+    s = Spool("test")
+    s._BLOCK = block  # items larger than a block, and many to a block, both read back
+    s.extend(values)
+    assert len(s) == len(values)
+    assert list(s) == values
+    assert [s[i] for i in range(len(values))] == values
+    assert s[1:5:2] == values[1:5:2]
+    if values:
+        assert s[-1] == values[-1]
+    with pytest.raises(IndexError):
+        s[len(values)]
+    s.append("one more")  # appended after reading: still read back
+    assert s[-1] == "one more" and list(s)[-1] == "one more"
+
+
+def test_a_spool_leaves_no_file_behind_and_is_not_shipped(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    s = Spool("the release's clusters")
+    s.extend(range(100_000))
+    assert sum(s) == sum(range(100_000))
+    assert os.listdir(tmp_path) == []  # unnamed (O_TMPFILE) or unlinked at once: nothing left however it ends
+    with pytest.raises(TypeError, match="stays on the machine"):
+        pickle.dumps(s)
+
+
+texts = st.lists(st.text(st.characters(blacklist_characters="\x00\n", blacklist_categories=("Cs",)), max_size=6),
+                 min_size=1, max_size=8)
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_text_lines_are_the_lines_of_the_text(tmp_path_factory, lines, newline, trailing, bom):
+    body = newline.join(lines) + (newline if trailing else "")
+    path = tmp_path_factory.mktemp("t") / "f.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body.encode())
+    if not body.strip():
+        with pytest.raises(InputError, match="file is empty"):
+            list(TextLines(path))
+        return
+    with TextLines(path) as got:
+        assert list(got) == list(iter_lines(read_text(path)))
+        assert got.whole() == read_text(path)
+
+
+@pytest.mark.parametrize(("data", "message", "line"), [
+    (b"a,b\nc\x00d\n", "NUL byte", 2),
+    (b"a,b\nc\nd\xffe\n", "not valid UTF-8", 3),
+])
+def test_text_lines_name_the_line_of_bad_bytes(tmp_path, data, message, line):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=message) as exc:
+        list(TextLines(path))
+    assert exc.value.line == line and str(path) in str(exc.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from("abcdefg"), st.lists(st.sampled_from("abcdefg"), min_size=2,
+                                                                        max_size=3)), max_size=5), min_size=1,
+                max_size=12),
+       st.lists(st.sampled_from("abcdefgxyz"), unique=True, max_size=10))
+def test_the_incidence_is_the_plain_items_over_a_vocabulary(rows, names):
+    """Built as CSR directly, it is what the construction through COO gave: the (transaction,
+    item) pairs of the plain tokens whose items the vocabulary knows, sorted within a row."""
+    from scipy.sparse import csr_matrix
+
+    data = TransactionData.from_lists(rows)
+    for vocab in (None, Vocabulary(names)):
+        x = data.incidence(vocab)
+        v = data.vocab if vocab is None else vocab
+        lookup = np.array([v.get(s) if s in v else -1 for s in data.vocab.items] + [-1], dtype=np.int64)
+        plain = data.tokens >= 0
+        cols = lookup[data.tokens[plain]]
+        keep = cols >= 0
+        expected = csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (data.row_of_token()[plain][keep], cols[keep])),
+                              shape=(data.n_transactions, len(v)))
+        expected.sum_duplicates()
+        assert x.shape == expected.shape and x.has_canonical_format
+        assert np.array_equal(x.indptr, expected.indptr) and np.array_equal(x.indices, expected.indices)
+        assert set(x.data.tolist()) <= {1}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=3), st.integers() | st.lists(st.floats(allow_nan=False), max_size=3),
+                                max_size=3), max_size=6), st.booleans())
+def test_a_report_with_a_part_on_disk_is_written_as_the_whole_list_would_be(entries, nested):
+    s = Spool("the report's clusters")
+    s.extend(entries)
+    doc = {"format": "semtui-test/1", "summary": {"n": len(entries)}, "clusters": s, "joint_clusters": []}
+    whole = {**doc, "clusters": entries}
+    if nested:  # the part at another place of the document
+        doc, whole = {"a": 1, **doc}, {"a": 1, **whole}
+    assert reports.streamed(doc) and not reports.streamed(whole)
+    fh = io.StringIO()
+    reports.dump(doc, fh)
+    assert fh.getvalue() == reports.dumps(whole) + "\n"
+
+
+def test_a_release_and_its_key_read_into_spools_are_the_release_and_key(tmp_path):
+    """The release and the key laid out a cluster a line (as semtui writes them) are read a line
+    at a time into spools: the same clusters, and nothing of them held as a list."""
+    from semtui.anonymize.disassociation import disassociate
+
+    original = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    r = disassociate(original, 3, 2, 10, joint_max_size=40)
+    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
+    with open(rel, "w") as fh:
+        dump_disassociated(r.data, fh)
+    with open(kf, "w") as fh:
+        dump_key(r.key, fh)
+    data = read_disassociated(rel, spool=True)
+    key = read_key(kf, spool=True)
+    assert isinstance(data.clusters, Spool) and isinstance(key.clusters, Spool)
+    assert disassociated_to_json(data) == disassociated_to_json(r.data)
+    assert json.loads(json.dumps(key_to_json(key))) == json.loads(json.dumps(key_to_json(r.key)))
+    assert isinstance(formats.read(rel, spool=True).clusters, Spool)
+    # a file laid out otherwise is read whole, into a list
+    rel.write_text(json.dumps(disassociated_to_json(r.data)))
+    assert isinstance(read_disassociated(rel, spool=True).clusters, list)
