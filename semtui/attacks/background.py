@@ -50,6 +50,10 @@ FREQUENCY_LIST_N = 1e9
 SPEC_HELP = "FILE (transactions of a similar population), counts:FILE or wordfreq:LANG"
 
 
+#: rows of an original whose co-occurrences are counted at once
+_COOC_ROWS = 200_000
+
+
 @dataclass
 class Background:
     """Item priors and co-occurrence counts of a similar population (see the module docstring)."""
@@ -75,10 +79,16 @@ class Background:
         float32 share the matrix's index arrays (no second copy of the original)."""
         from scipy.sparse import csr_matrix
 
-        x = csr_matrix((x.data.astype(np.float32), x.indices, x.indptr), shape=x.shape, copy=False)
-        df = np.asarray(x.sum(axis=0)).ravel().astype(np.float64)
-        cooc = (x.T @ x).tocsr()
-        return cls(float(x.shape[0]), vocab, df, cooc, source)
+        df = np.zeros(x.shape[1])  # transactions holding each term (bincount a block at a time: no int64 copy)
+        for start in range(0, x.nnz, 1 << 20):
+            df += np.bincount(x.indices[start:start + (1 << 20)], minlength=x.shape[1])
+        # X^T X a block of rows at a time (the product transposes its operand: whole, a copy of
+        # the original's indices); counts in float32, exact below 2^24 whatever the order summed
+        cooc = csr_matrix((x.shape[1], x.shape[1]), dtype=np.float32)
+        for start in range(0, x.shape[0], _COOC_ROWS):
+            block = x[start:start + _COOC_ROWS].astype(np.float32)
+            cooc = cooc + (block.T @ block)
+        return cls(float(x.shape[0]), vocab, df, cooc.tocsr(), source)
 
     @classmethod
     def from_counts(cls, counts, source: str = "") -> Background:

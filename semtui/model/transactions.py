@@ -39,6 +39,10 @@ def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.
     return indptr, flat
 
 
+#: tokens turned into the incidence's columns at once
+_INCIDENCE_BLOCK = 1 << 20
+
+
 @dataclass
 class TransactionData:
     """Plain or set-generalised transactions (see the module docstring for the encoding).
@@ -111,17 +115,34 @@ class TransactionData:
         idx = np.int64 if wide else np.int32
         lookup = np.fromiter((vocab.get(s) if s in vocab else -1 for s in self.vocab.items),
                              dtype=idx, count=len(self.vocab))
-        # built as CSR directly, rows already in order (a few bytes a token; through COO it took
-        # ~100, MEPS x 32's original peaking at +159 MB for a 26 MB matrix)
-        tokens = self.tokens
-        cols = lookup[np.where(tokens >= 0, tokens, 0)] if len(lookup) else np.full(len(tokens), -1, dtype=idx)
-        cols[tokens < 0] = -1
-        keep = cols >= 0
-        before = np.zeros(len(tokens) + 1, dtype=idx)  # kept tokens before each position
-        np.cumsum(keep, dtype=idx, out=before[1:])
-        indptr = before[self.indptr]
-        del before
-        m = csr_matrix((np.ones(int(indptr[-1]), dtype=np.int8), cols[keep], indptr),
+        lookup = np.append(lookup, np.asarray(-1, dtype=idx))  # a generalised token (< 0) reads this
+        # built as CSR directly, rows already in order, a block of tokens at a time: the matrix
+        # and one block's temporaries are all that is held (through COO it took ~100 bytes a
+        # token, MEPS x 32's original peaking at +159 MB for a 26 MB matrix)
+        tokens, n, block = self.tokens, len(self.tokens), _INCIDENCE_BLOCK
+
+        def cols_of(start: int) -> np.ndarray:
+            t = tokens[start:start + block]
+            return lookup[np.where(t >= 0, t, len(lookup) - 1)]
+
+        kept = np.zeros(-(-n // block) + 1, dtype=np.int64)  # kept tokens before each block
+        for b, start in enumerate(range(0, n, block)):
+            kept[b + 1] = kept[b] + int(np.count_nonzero(cols_of(start) >= 0))
+        indices = np.empty(int(kept[-1]), dtype=idx)
+        indptr = np.zeros(self.n_transactions + 1, dtype=idx)
+        bounds = self.indptr
+        for b, start in enumerate(range(0, n, block)):
+            cols = cols_of(start)
+            keep = cols >= 0
+            indices[kept[b]:kept[b + 1]] = cols[keep]
+            # the rows that start in this block: their start, counted in kept tokens
+            first, last = np.searchsorted(bounds, [start, start + block], side="left")
+            before = np.zeros(len(cols) + 1, dtype=idx)
+            np.cumsum(keep, dtype=idx, out=before[1:])
+            indptr[first:last] = kept[b] + before[bounds[first:last] - start]
+        # the rows that start where the tokens end (empty last rows, and the end itself)
+        indptr[int(np.searchsorted(bounds, n, side="left")):] = kept[-1]
+        m = csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr),
                        shape=(self.n_transactions, len(vocab)))
         m.sum_duplicates()  # sorted within each row, a repeated item once (in place)
         m.data[:] = 1

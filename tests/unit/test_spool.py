@@ -105,9 +105,15 @@ def test_the_incidence_is_the_plain_items_over_a_vocabulary(rows, names):
     item) pairs of the plain tokens whose items the vocabulary knows, sorted within a row."""
     from scipy.sparse import csr_matrix
 
+    from semtui.model import transactions
+
     data = TransactionData.from_lists(rows)
-    for vocab in (None, Vocabulary(names)):
-        x = data.incidence(vocab)
+    for vocab, block in ((None, 1 << 20), (Vocabulary(names), 1 << 20), (None, 1), (Vocabulary(names), 3)):
+        transactions._INCIDENCE_BLOCK = block  # (rows across the blocks' ends)
+        try:
+            x = data.incidence(vocab)
+        finally:
+            transactions._INCIDENCE_BLOCK = 1 << 20
         v = data.vocab if vocab is None else vocab
         lookup = np.array([v.get(s) if s in v else -1 for s in data.vocab.items] + [-1], dtype=np.int64)
         plain = data.tokens >= 0
@@ -122,7 +128,7 @@ def test_the_incidence_is_the_plain_items_over_a_vocabulary(rows, names):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.dictionaries(st.text(max_size=3), st.integers() | st.lists(st.floats(allow_nan=False), max_size=3),
+@given(st.lists(st.dictionaries(st.text(max_size=3), st.integers(-2**63, 2**63 - 1) | st.lists(st.floats(allow_nan=False), max_size=3),
                                 max_size=3), max_size=6), st.booleans())
 def test_a_report_with_a_part_on_disk_is_written_as_the_whole_list_would_be(entries, nested):
     s = Spool("the report's clusters")
