@@ -192,6 +192,24 @@ def iter_lines(text: str, start: int = 0):
         at = end + 1
 
 
+def decoded_lines(fh: IO[bytes], name: str) -> Iterator[tuple[int, bytes, str]]:
+    """``(line number, raw bytes, the line decoded without its newline)`` for every line of
+    an open binary file: a byte-order mark dropped, a NUL byte or bad UTF-8 an InputError
+    naming the line (as :func:`decode_text` words it), a failed read one naming the file."""
+    try:
+        for lineno, raw in enumerate(fh, start=1):
+            text = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+            if b"\x00" in text:
+                raise InputError("binary data (NUL byte), not a text file", name, lineno)
+            try:
+                line = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not valid UTF-8 (byte 0x{text[exc.start]:02x})", name, lineno) from None
+            yield lineno, raw, line[:-1] if line.endswith("\n") else line
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+
+
 class TextLines:
     """The lines of a UTF-8 text input, decoded one at a time as they are iterated (what
     :func:`iter_lines` gives for :func:`read_text`'s text), so that a large regular file never
@@ -225,27 +243,14 @@ class TextLines:
         if self._fh is None:
             yield from iter_lines(read_text(self.path, allow_empty=self.allow_empty))
             return
-        fh, name = self._fh, self.name
-        fh.seek(0)
+        name = self.name
+        self._fh.seek(0)
         blank, ended = True, True
-        try:
-            for lineno, raw in enumerate(fh, start=1):
-                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if b"\x00" in raw:
-                    raise InputError("binary data (NUL byte), not a text file", name, lineno)
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", name, lineno) from None
-                ended = line.endswith("\n")
-                if ended:
-                    line = line[:-1]
-                if blank and line.strip():
-                    blank = False
-                yield line
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+        for _, raw, line in decoded_lines(self._fh, name):
+            ended = raw.endswith(b"\n")
+            if blank and line.strip():
+                blank = False
+            yield line
         if blank and not self.allow_empty:
             raise InputError("file is empty", name)
         if ended:  # what follows the last newline, as iter_lines gives it

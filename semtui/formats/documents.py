@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import _STREAMS, check_readable, display_name, is_stdin, parse_json, read_bytes
+from semtui.fileio import _STREAMS, check_readable, decoded_lines, display_name, is_stdin, parse_json, read_bytes
 
 SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions", "smart", "separator", "split")
 #: a SMART collection (``.I 1`` / ``.W`` ... as the MEDLINE, CACM, CISI test collections)
@@ -113,21 +113,10 @@ def text_lines(path: Path, counter: ByteCounter | None = None) -> Iterator[tuple
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
     with fh:
-        try:
-            for lineno, raw in enumerate(fh, start=1):
-                if counter is not None:
-                    counter.done += len(raw)
-                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if b"\x00" in raw:
-                    raise InputError("binary data (NUL byte), not a text file", name, lineno)
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", name, lineno) from None
-                yield lineno, line[:-1] if line.endswith("\n") else line
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+        for lineno, raw, line in decoded_lines(fh, name):
+            if counter is not None:
+                counter.done += len(raw)
+            yield lineno, line
 
 
 def _smart_docs(name: str, lines: Iterable[tuple[int, str]], keep_empty: bool) -> Iterator[Document]:
