@@ -314,7 +314,12 @@ def disassoc(
         if not release.clusters:
             raise InputError("nothing to attack: the release has no cluster", data)
         the_key = read_key(key, spool=spool) if key is not None else None
-        orig = formats.read_transactions(original) if original is not None else None
+        if original is None:
+            orig = None
+        elif spool:  # only its incidence over the release's vocabulary: no token arrays beside it
+            orig = formats.read_original_matrix(original, release.vocab)
+        else:
+            orig = formats.read_transactions(original)
         note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
         with StderrProgress(f"attack {opts.method}") as bar:
             try:

@@ -95,6 +95,22 @@ def read_transactions(path: str | Path, format: str | None = None, **kw) -> Tran
     return data
 
 
+def read_original_matrix(path: str | Path, vocab, format: str | None = None):
+    """An original as its incidence over a release's ``vocab``
+    (:class:`semtui.model.transactions.OriginalMatrix`): plain text read a line at a time
+    straight into the matrix; any other format read whole, then turned into it."""
+    from semtui.model.transactions import OriginalMatrix
+
+    format = format or _ASSUMED.get(str(Path(path)))
+    with held(path):
+        if (format or detect(path)) == "setgen":
+            return text.read_original_matrix(path, vocab)
+        data = _read(path, format or detect(path), None)
+    if not isinstance(data, TransactionData):
+        raise InputError(f"expected transactions, got a {data.kind} dataset", path)
+    return OriginalMatrix.of(data, vocab)
+
+
 def write(data: Dataset, path: str | Path, format: str | None = None) -> None:
     """Write ``data`` atomically; the format defaults from the extension and the data."""
     p = Path(path)

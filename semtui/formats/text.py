@@ -14,9 +14,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+import numpy as np
+
 from semtui.errors import InputError
 from semtui.fileio import TextLines, atomic_writer, iter_lines
-from semtui.model import TransactionBuilder, TransactionData, generalised_label
+from semtui.model import TransactionBuilder, TransactionData, Vocabulary, generalised_label
+from semtui.model.transactions import OriginalMatrix
 
 #: The line that stands for a transaction with no items.
 EMPTY_TRANSACTION = "-"
@@ -90,6 +93,48 @@ def parse_lines(lines: Iterable[str], path: str | Path, *, generalised: bool = T
     if not len(builder.lines):
         raise InputError("no transactions in file", path)
     return builder.build()
+
+
+def read_original_matrix(path: str | Path, vocab: Vocabulary) -> OriginalMatrix:
+    """An original (plain transactions, this format) read a line at a time straight into its
+    0/1 incidence over a release's ``vocab`` (:class:`semtui.model.OriginalMatrix`): items the
+    release does not know are left out, as :meth:`TransactionData.incidence` leaves them, and
+    no token arrays are built beside it (a large original's ~28 bytes a transaction)."""
+    from array import array
+
+    from scipy.sparse import csr_matrix
+
+    index = {name: vocab.get(name) for name in vocab.items}
+    indices, ends, line_nos = array("i"), array("q"), array("i")
+    n_gen = 0
+    with TextLines(path) as lines:
+        for lineno, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            tokens = [] if line == EMPTY_TRANSACTION else parse_setgen_line(line, path, lineno)
+            ids = set()
+            for tok in tokens:
+                if not isinstance(tok, str):
+                    if len(set(tok)) > 1:  # a generalised item (an original must hold none: refused later)
+                        n_gen += 1
+                        continue
+                    tok = tok[0]
+                i = index.get(tok)
+                if i is not None:
+                    ids.add(i)
+            indices.extend(sorted(ids))
+            ends.append(len(indices))
+            line_nos.append(lineno)
+    if not len(line_nos):
+        raise InputError("no transactions in file", path)
+    indptr = np.zeros(len(ends) + 1, dtype=np.int64)
+    indptr[1:] = np.frombuffer(ends, dtype=np.int64)
+    cols = np.frombuffer(indices, dtype=np.int32).copy()
+    del indices, ends
+    matrix = csr_matrix((np.ones(len(cols), dtype=np.int8), cols, indptr), shape=(len(line_nos), len(vocab)))
+    matrix.has_sorted_indices = True
+    return OriginalMatrix(vocab, matrix, np.frombuffer(line_nos, dtype=np.int32).copy(), n_gen)
 
 
 def read_setgen(path: str | Path) -> TransactionData:

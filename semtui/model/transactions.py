@@ -267,3 +267,40 @@ class TransactionBuilder:
         gen_indptr, gen_members = _csr_from_lists(self._gen_members)
         lines = np.frombuffer(self.lines, dtype=np.int32).copy() if len(self.lines) else None
         return TransactionData(self.vocab, indptr, tokens, gen_indptr, gen_members, lines, ids)
+
+
+@dataclass
+class OriginalMatrix:
+    """An original held only as its 0/1 incidence over a release's vocabulary: what an attack
+    on a large disassociated release needs of it (the plain items the release knows, ~5 bytes
+    a token), without the token arrays beside it.  It answers what
+    :func:`semtui.model.belongs.check_belongs` asks of an original (its number of transactions,
+    whether it held generalised items, a transaction's source line) and gives its matrix for
+    the release's vocabulary (:meth:`incidence`)."""
+
+    vocab: Vocabulary
+    matrix: object        # scipy CSR, transactions x vocab, sorted indices, data 1 (int8)
+    lines: np.ndarray | None = None
+    n_generalised: int = 0   # generalised items it held (an original must hold none)
+
+    @property
+    def n_transactions(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def kind(self) -> str:
+        return "set-generalised" if self.n_generalised else "transactions"
+
+    def line_of(self, i: int) -> int:
+        """The 1-based source line of transaction ``i``."""
+        return int(self.lines[i]) if self.lines is not None else int(i) + 1
+
+    def incidence(self, vocab: Vocabulary | None = None):
+        if vocab is not None and vocab is not self.vocab:
+            raise ValueError("an OriginalMatrix is over one vocabulary, the release's it was read for")
+        return self.matrix
+
+    @classmethod
+    def of(cls, data: TransactionData, vocab: Vocabulary) -> OriginalMatrix:
+        """From transactions read whole (a format not read a line at a time)."""
+        return cls(vocab, data.incidence(vocab), data.lines, data.n_generalised)

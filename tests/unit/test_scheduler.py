@@ -553,3 +553,28 @@ def test_a_release_kept_on_disk_streams_to_the_cluster_and_gives_the_serial_repo
         assert _stable(json.loads(b.out)) == _stable(json.loads(a.out))
         assert _stable(json.loads((tmp_path / "dist.json").read_text())) == _stable(
             json.loads((tmp_path / "serial.json").read_text()))
+
+
+def test_an_original_that_does_not_belong_is_refused_alike_on_the_cluster(cluster, joint_release, semtui, tmp_path):
+    """On --scheduler the original is read straight into its matrix over the release's terms:
+    one that does not belong (shuffled; set-generalised) is refused in the same one line as
+    serially, naming the file and the line."""
+    from semtui.formats.disassociated import dump_disassociated, dump_key
+
+    address, _ = cluster
+    data, key, _ = joint_release
+    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
+    with open(rel, "w") as fh:
+        dump_disassociated(data, fh)
+    with open(kf, "w") as fh:
+        dump_key(key, fh)
+    lines = (SAMPLES / "meps400-original.txt").read_text().splitlines()
+    shuffled = tmp_path / "shuffled.txt"
+    shuffled.write_text("\n".join(lines[1:] + lines[:1]) + "\n")
+    generalised = tmp_path / "generalised.txt"
+    generalised.write_text("\n".join([f"({lines[0]}, x)"] + lines[1:]) + "\n")
+    for bad in (shuffled, generalised):
+        args = ["attack", "disassoc", rel, "--key", kf, "--original", bad, "--method", "ra", "--summary-only"]
+        a, b = semtui(*args), semtui(*args, "--scheduler", address)
+        assert a.rc == b.rc == 2 and a.err == b.err, (a.err, b.err)
+        b.one_error_line(str(bad))

@@ -164,3 +164,33 @@ def test_a_release_and_its_key_read_into_spools_are_the_release_and_key(tmp_path
     # a file laid out otherwise is read whole, into a list
     rel.write_text(json.dumps(disassociated_to_json(r.data)))
     assert isinstance(read_disassociated(rel, spool=True).clusters, list)
+
+
+lines_st = st.lists(st.one_of(
+    st.just(""), st.just("-"),
+    st.lists(st.one_of(st.sampled_from(["a", "b", " c", "d ", "zz"]),
+                       st.lists(st.sampled_from("abcd"), min_size=1, max_size=3).map(lambda m: "(" + ", ".join(m) + ")")),
+             min_size=1, max_size=5).map(", ".join)), min_size=1, max_size=10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines_st, st.lists(st.sampled_from(["a", "b", "c", "d", "q"]), unique=True, max_size=5))
+def test_an_original_read_into_its_matrix_is_its_incidence(tmp_path_factory, lines, names):
+    """Read a line at a time straight into the matrix over a release's vocabulary: the
+    incidence of the transactions read whole, their source lines and whether they held
+    generalised items (an original must not: check_belongs refuses it by that count)."""
+    path = tmp_path_factory.mktemp("o") / "orig.txt"
+    path.write_text("\n".join(lines) + "\n")
+    vocab = Vocabulary(names)
+    try:
+        whole = formats.read_transactions(path)
+    except InputError as exc:
+        with pytest.raises(InputError) as got:
+            formats.read_original_matrix(path, vocab)
+        assert str(got.value) == str(exc)
+        return
+    om = formats.read_original_matrix(path, vocab)
+    x, ref = om.incidence(vocab), whole.incidence(vocab)
+    assert om.n_transactions == whole.n_transactions and bool(om.n_generalised) == bool(whole.n_generalised)
+    assert np.array_equal(x.indptr, ref.indptr) and np.array_equal(x.indices, ref.indices)
+    assert [om.line_of(i) for i in range(om.n_transactions)] == [whole.line_of(i) for i in range(whole.n_transactions)]
