@@ -130,8 +130,8 @@ def read_original_matrix(path: str | Path, vocab: Vocabulary) -> OriginalMatrix:
         raise InputError("no transactions in file", path)
     indptr = np.zeros(len(ends) + 1, dtype=np.int64)
     indptr[1:] = np.frombuffer(ends, dtype=np.int64)
-    cols = np.frombuffer(indices, dtype=np.int32).copy()
-    del indices, ends
+    del ends
+    cols = np.frombuffer(indices, dtype=np.int32)  # over the array's own buffer: no second copy
     matrix = csr_matrix((np.ones(len(cols), dtype=np.int8), cols, indptr), shape=(len(line_nos), len(vocab)))
     matrix.has_sorted_indices = True
     return OriginalMatrix(vocab, matrix, np.frombuffer(line_nos, dtype=np.int32).copy(), n_gen)
