@@ -516,22 +516,31 @@ def test_attack_disassoc_cli_summary_only_on_the_cluster_equals_the_serial_run(c
     assert _stable(b) == _stable(a)
 
 
+def _as_semtui_writes(data, key, folder):
+    """The release and its key written as semtui writes them (a cluster a line): the layout the
+    driver reads into spools."""
+    from semtui.formats.disassociated import dump_disassociated, dump_key
+
+    rel, kf = folder / "rel.json", folder / "rel.key.json"
+    with open(rel, "w") as fh:
+        dump_disassociated(data, fh)
+    with open(kf, "w") as fh:
+        dump_key(key, fh)
+    return rel, kf
+
+
 def test_a_release_kept_on_disk_streams_to_the_cluster_and_gives_the_serial_report(cluster, joint_release, semtui,
                                                                                  tmp_path):
     """On --scheduler the driver keeps the release's and the key's clusters on disk, and the
     report's per-cluster part too (written an item at a time): the report, on stdout and in a
     file, is the serial run's, with and without --summary-only."""
     from semtui.fileio import Spool
-    from semtui.formats.disassociated import dump_disassociated, dump_key, read_disassociated, read_key
+    from semtui.formats.disassociated import read_disassociated, read_key
     from semtui.reports import dump
 
     address, _ = cluster
     data, key, original = joint_release
-    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
-    with open(rel, "w") as fh:
-        dump_disassociated(data, fh)
-    with open(kf, "w") as fh:
-        dump_key(key, fh)
+    rel, kf = _as_semtui_writes(data, key, tmp_path)
     # in the engine: the clusters, the key's and the report's entries are spools
     spooled, spooled_key = read_disassociated(rel, spool=True), read_key(kf, spool=True)
     opts = ReassociationOptions(summary_only=True, seed=2, method="ra")
@@ -559,15 +568,9 @@ def test_an_original_that_does_not_belong_is_refused_alike_on_the_cluster(cluste
     """On --scheduler the original is read straight into its matrix over the release's terms:
     one that does not belong (shuffled; set-generalised) is refused in the same one line as
     serially, naming the file and the line."""
-    from semtui.formats.disassociated import dump_disassociated, dump_key
-
     address, _ = cluster
     data, key, _ = joint_release
-    rel, kf = tmp_path / "rel.json", tmp_path / "rel.key.json"
-    with open(rel, "w") as fh:
-        dump_disassociated(data, fh)
-    with open(kf, "w") as fh:
-        dump_key(key, fh)
+    rel, kf = _as_semtui_writes(data, key, tmp_path)
     lines = (SAMPLES / "meps400-original.txt").read_text().splitlines()
     shuffled = tmp_path / "shuffled.txt"
     shuffled.write_text("\n".join(lines[1:] + lines[:1]) + "\n")
