@@ -425,6 +425,49 @@ def scratch_files(files: Sequence[tuple[str, str]]) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+class ScratchFolder:
+    """A private temporary folder (0700) that a run's helpers write into (a local Dask
+    cluster's workers: their spill and lock files), removed with everything in it by
+    :meth:`close` -- on the way out of an interrupted run too, where the helpers themselves
+    are killed before they could clean up."""
+
+    def __init__(self, prefix: str = "semtui-scratch-"):
+        self.path = Path(tempfile.mkdtemp(prefix=prefix))
+        _SCRATCH.add(self.path)
+
+    def close(self) -> None:
+        # removed now, and again as the process leaves (remove_process_scratch): a helper still
+        # starting when a signal landed may write into it in between
+        _remove_tree(self.path)
+
+
+#: the scratch folders not yet removed (:func:`remove_process_scratch` removes them)
+_SCRATCH: set[Path] = set()
+
+
+def _remove_tree(folder: Path, attempts: int = 20) -> None:
+    """Remove a folder whose writers may still be going away (a killed worker's files vanish
+    and appear under rmtree): again, briefly, until it is gone."""
+    import shutil
+    import time
+
+    for _ in range(attempts):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.lexists(folder):
+            return
+        time.sleep(0.05)
+
+
+def remove_process_scratch(*others: str | Path) -> None:
+    """Remove what this process made in the temporary folder and has not removed yet: its
+    scratch folders and ``others`` (the folder multiprocessing made for the fork server's
+    socket, :func:`semtui.runtime.executor.process_folder`) -- for a process that leaves with
+    ``os._exit``, where their owners' exit handlers do not run."""
+    for folder in [*_SCRATCH, *map(Path, others)]:
+        _remove_tree(folder, attempts=1 if not os.path.lexists(folder) else 20)
+        _SCRATCH.discard(folder)
+
+
 def private_file(path: str | Path) -> Path:
     """A file semtui updates in place (an SQLite database) that holds private data: created
     empty with 0600 if absent, brought down to 0600 if it is more open.  Not an output (those go

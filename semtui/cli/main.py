@@ -256,8 +256,10 @@ def _stopped() -> None:
     and leave at once (no second interrupt can land in the interpreter's shutdown)."""
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
         signal.signal(sig, signal.SIG_IGN)
-    from semtui.fileio import committed
+    from semtui.fileio import committed, remove_process_scratch
+    from semtui.runtime.executor import process_folder
 
+    remove_process_scratch(*process_folder())  # os._exit below skips the exit handlers that would
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new
     _say(("semtui: terminated" if term else "semtui: interrupted")

@@ -356,3 +356,13 @@ def run_units(
         lifeline_w.close()
         lifeline_r.close()
     return results
+
+
+def process_folder() -> list[str]:
+    """The temporary folder multiprocessing made for this process (the fork server's socket),
+    if it made one: removed by its exit handler, which a process leaving with ``os._exit``
+    skips (:func:`semtui.fileio.remove_process_scratch`)."""
+    import multiprocessing
+
+    folder = multiprocessing.current_process()._config.get("tempdir")
+    return [folder] if folder else []

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from semtui.errors import InputError
+from semtui.fileio import ScratchFolder
 from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: seconds between two progress calls while tasks run (each also a chance to cancel)
@@ -111,17 +112,29 @@ def _open(spec: str, preload: Sequence[str] = ()):
         # machine whose cores the workers are about to need) and holds none of our standard streams
         fork_server(("distributed", __name__, *preload, *_asked(preload)))
         n = int(m.group(1))
+        # the workers' scratch (their lock and spill files) in a folder of the session's, removed
+        # when it ends, interrupted too (Dask's default, $TMPDIR/dask-scratch-space, outlives it)
+        scratch = ScratchFolder("semtui-dask-")
         workers = {i: {"cls": Nanny, "options": {
             "host": "127.0.0.1", "nthreads": 1, "dashboard": False, "silence_logs": logging.ERROR,
-            "memory_limit": _memory_limit(n)}} for i in range(n)}
+            "memory_limit": _memory_limit(n), "local_directory": str(scratch.path)}} for i in range(n)}
         # the workers' statistical profiler (a thread sampling every stack every 10 ms, for a
         # dashboard a local cluster does not start) costs the kernels a few per cent: off
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
                               "distributed.worker.profile.enabled": False, **_NO_MESSAGE_LOG}):
-            cluster = SpecCluster(workers=workers, scheduler={"cls": _scheduler_process(), "options": {}},
-                                  silence_logs=logging.ERROR, name=f"semtui {spec}")
-        client = _client(cluster)
-        return client, [client, cluster]
+            try:
+                cluster = SpecCluster(workers=workers,
+                                      scheduler={"cls": _scheduler_process(), "options": {"scratch": str(scratch.path)}},
+                                      silence_logs=logging.ERROR, name=f"semtui {spec}")
+            except BaseException:
+                scratch.close()
+                raise
+        try:
+            client = _client(cluster)
+        except BaseException:
+            _close([cluster, scratch])
+            raise
+        return client, [client, cluster, scratch]
     try:
         client = _client(spec)
     except OSError as exc:
@@ -159,9 +172,10 @@ def _memory_limit(n: int) -> int:
     return parse_memory_limit("auto", 1, n, logger=logging.getLogger("distributed"))
 
 
-def _serve(send: Callable[[Any], None]) -> None:
+def _serve(send: Callable[[Any], None], scratch: str | None = None) -> None:
     """In a process of its own (:func:`semtui.runtime.executor.start_companion`): the Dask
-    scheduler of ``local:N``, until the cluster closes it or the driver goes."""
+    scheduler of ``local:N``, until the cluster closes it or the driver goes; its scratch (lock
+    files) in the session's folder ``scratch``."""
     import asyncio
 
     import dask
@@ -170,7 +184,8 @@ def _serve(send: Callable[[Any], None]) -> None:
     logging.getLogger("distributed").setLevel(logging.ERROR)
     # a queued task goes to a worker only when it has a free thread (Dask's default lets each hold
     # one more): the streams' parts then start in the order they came
-    dask.config.set({"distributed.scheduler.worker-saturation": 1.0, **_NO_MESSAGE_LOG})
+    dask.config.set({"distributed.scheduler.worker-saturation": 1.0, **_NO_MESSAGE_LOG,
+                     **({"temporary-directory": scratch} if scratch else {})})
 
     async def serve() -> None:
         async with Scheduler(host="127.0.0.1", port=0, dashboard=False, dashboard_address=None) as scheduler:
@@ -199,9 +214,13 @@ def _scheduler_process():
         class SchedulerProcess(ProcessInterface):
             companion = None
 
+            def __init__(self, scratch: str | None = None, **kwargs):
+                super().__init__(**kwargs)
+                self.scratch = scratch
+
             async def start(self) -> None:
                 loop = asyncio.get_running_loop()
-                self.companion = await loop.run_in_executor(None, start_companion, _serve)
+                self.companion = await loop.run_in_executor(None, start_companion, _serve, self.scratch)
                 try:
                     self.address = await loop.run_in_executor(None, self.companion.receive, CONNECT_TIMEOUT)
                 except (TimeoutError, EOFError) as exc:
@@ -261,8 +280,14 @@ class _Starting:
         return self.client
 
 
-def _close(things: list) -> None:
-    """Close a session's client and local cluster, whatever either raises on the way out."""
+def _close(things: list, *, stopped: bool = False) -> None:
+    """Close a session's client and local cluster, whatever either raises on the way out.
+    ``stopped``: the command was interrupted or failed: what Dask and its event loop log while
+    they are torn down under it (a connection refused by a scheduler already gone, as a
+    traceback) is not the user's to read, and the command says in one line why it ended."""
+    if stopped:
+        for name in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     for thing in things:
         with contextlib.suppress(Exception):
             thing.close()
@@ -290,23 +315,27 @@ def session(spec: str | None, *, warm: bool = False, preload: Sequence[str] = ()
         starting = _Starting(spec, preload)
         with _lock:
             _sessions[spec] = starting
+        stopped = True
         try:
             yield None
+            stopped = False
         finally:
             with _lock:
                 _sessions.pop(spec, None)
             starting.thread.join()
-            _close(starting.to_close)
+            _close(starting.to_close, stopped=stopped)
         return
     client, to_close = _open(spec)
     with _lock:
         _sessions[spec] = client
+    stopped = True
     try:
         yield client
+        stopped = False
     finally:
         with _lock:
             _sessions.pop(spec, None)
-        _close(to_close)
+        _close(to_close, stopped=stopped)
 
 
 def n_workers(client) -> int:
