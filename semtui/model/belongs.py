@@ -239,13 +239,11 @@ def _occurrences_covered(release: DisassociatedData, x, rel: str, original_path)
 
 
 def key_clusters(release: DisassociatedData, key: DisassociationKey):
-    """(cluster, its cluster of the key or None) in the release's order: the key's clusters
-    looked up by id, only their ids held (a key kept on disk is read a cluster at a time)."""
-    index = {ck.id: i for i, ck in enumerate(key.clusters)}
-    held = key.clusters
+    """(cluster, its cluster of the key or None) in the release's order (a key kept on disk
+    is read a cluster at a time: :attr:`DisassociationKey.by_id`)."""
+    by_id = key.by_id
     for c in release.clusters:
-        i = index.get(c.id)
-        yield c, (None if i is None else held[i])
+        yield c, by_id.get(c.id)
 
 
 def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_path) -> None:

@@ -7,7 +7,7 @@ transaction it came from, for evaluation only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,12 +124,40 @@ class JointClusterKey:
     shared_chunks: list[list[int]]
 
 
+class ClustersById(Mapping):
+    """A key's clusters by id (:attr:`DisassociationKey.by_id`): only the ids are held, each
+    cluster read from the key's list when asked for."""
+
+    def __init__(self, clusters: Sequence[ClusterKey]):
+        self.clusters = clusters
+        self.index = {ck.id: i for i, ck in enumerate(clusters)}
+
+    def __getitem__(self, cid: str) -> ClusterKey:
+        return self.clusters[self.index[cid]]
+
+    def __iter__(self):
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
 @dataclass
 class DisassociationKey:
     """The private key of a disassociated release (evaluation only)."""
 
     clusters: list[ClusterKey]
     joint_clusters: list[JointClusterKey] = field(default_factory=list)
+    _by_id: ClustersById | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def by_id(self) -> ClustersById:
+        """The key's clusters by id (the last of a repeated id, as a dict would keep), each read
+        from :attr:`clusters` when asked for: a key kept on disk (:class:`semtui.fileio.Spool`)
+        stays there, only the ids are held; built once per key."""
+        if self._by_id is None:
+            self._by_id = ClustersById(self.clusters)
+        return self._by_id
 
     def cluster(self, cid: str) -> ClusterKey:
         for c in self.clusters:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from pathlib import Path
@@ -135,24 +134,6 @@ def _aligned_original(data: DisassociatedData, key: DisassociationKey, original:
     check_belongs(data, original=original, key=key, release_path=release_path, original_path=original_path,
                   key_path=key_path, incidence=x)
     return x
-
-
-class KeyOf(Mapping):
-    """The key's clusters by id, each read from the key when asked for (a key kept on disk,
-    :class:`semtui.fileio.Spool`, stays there; only the ids are held)."""
-
-    def __init__(self, clusters):
-        self.clusters = clusters
-        self.index = {ck.id: i for i, ck in enumerate(clusters)}
-
-    def __getitem__(self, cid: str):
-        return self.clusters[self.index[cid]]
-
-    def __iter__(self):
-        return iter(self.index)
-
-    def __len__(self) -> int:
-        return len(self.index)
 
 
 @dataclass
@@ -321,7 +302,7 @@ def plan_release(
             else:
                 wmd_name = None
 
-    key_of = KeyOf(key.clusters) if evaluate else None
+    key_of = key.by_id if evaluate else None
     informed = None
     if evaluate and options.informed:
         # the informed reference: NBA with the statistics of the original itself, which the
