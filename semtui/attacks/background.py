@@ -79,9 +79,9 @@ class Background:
         float32 share the matrix's index arrays (no second copy of the original)."""
         from scipy.sparse import csr_matrix
 
-        df = np.zeros(x.shape[1])  # transactions holding each term (bincount a block at a time: no int64 copy)
-        for start in range(0, x.nnz, 1 << 20):
-            df += np.bincount(x.indices[start:start + (1 << 20)], minlength=x.shape[1])
+        from semtui.model.transactions import column_counts
+
+        df = column_counts(x).astype(np.float64)  # transactions holding each term
         # X^T X a block of rows at a time (the product transposes its operand: whole, a copy of
         # the original's indices); counts in float32, exact below 2^24 whatever the order summed
         cooc = csr_matrix((x.shape[1], x.shape[1]), dtype=np.float32)

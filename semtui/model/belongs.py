@@ -34,13 +34,11 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.model.disassociated import DisassociatedData, DisassociationKey
-from semtui.model.transactions import TransactionData
+from semtui.model.transactions import TransactionData, column_counts
 
 #: occurrences (sub-record items, term holders) counted or checked at once: a release kept on
 #: disk (a Spool) is read a block of clusters at a time
 _BLOCK = 500_000
-#: transactions of the original turned into codes at once
-_ROWS = 100_000
 
 
 def check_belongs(
@@ -100,32 +98,10 @@ def _to_release_ids(release_vocab, original: TransactionData) -> np.ndarray:
 
 
 def _original_codes(release_vocab, original: TransactionData) -> np.ndarray:
-    """Sorted distinct codes ``row * V + item`` of the original, over the release vocabulary."""
-    v = len(release_vocab)
-    lookup = _to_release_ids(release_vocab, original)
-    tokens = original.tokens
-    known = np.zeros(len(tokens), dtype=bool)
-    for start in range(0, len(tokens), _BLOCK):
-        block = tokens[start:start + _BLOCK]
-        known[start:start + _BLOCK] = (block >= 0) & (lookup[np.maximum(block, 0)] >= 0 if len(lookup) else False)
-    out = np.empty(int(known.sum()), dtype=np.int64)
-    del known
-    at = 0
-    # a block of transactions at a time (codes grow with the row, so the sorted blocks in order
-    # are sorted) into one array: the codes, 8 bytes a token, and a block's temporaries are all
-    # that is held
-    for start in range(0, original.n_transactions, _ROWS):
-        stop = min(start + _ROWS, original.n_transactions)
-        lo, hi = int(original.indptr[start]), int(original.indptr[stop])
-        tokens = original.tokens[lo:hi].astype(np.int64)
-        ids = np.where(tokens >= 0, lookup[np.maximum(tokens, 0)] if len(lookup) else -1, -1)
-        rows = np.repeat(np.arange(start, stop, dtype=np.int64), np.diff(original.indptr[start:stop + 1]))
-        keep = ids >= 0
-        codes = np.sort(rows[keep] * v + ids[keep])  # sort, then drop repeats: faster than np.unique's hashing
-        codes = codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
-        out[at:at + len(codes)] = codes
-        at += len(codes)
-    return out[:at]
+    """Sorted distinct codes ``row * V + item`` of the original, over the release vocabulary:
+    its incidence's entries in order (sorted and distinct within each row)."""
+    x = original.incidence(release_vocab)
+    return np.repeat(np.arange(x.shape[0], dtype=np.int64), np.diff(x.indptr)) * len(release_vocab) + x.indices
 
 
 def _member(sorted_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -223,11 +199,8 @@ def _release_occurrences(release: DisassociatedData) -> np.ndarray:
 
 
 def _occurrences_covered(release: DisassociatedData, x, rel: str, original_path) -> None:
-    v = len(release.vocab)
     shown = _release_occurrences(release)
-    support = np.zeros(v, dtype=np.int64)  # transactions holding each item
-    for start in range(0, len(x.indices), _BLOCK):  # (bincount would copy the indices whole to int64)
-        support += np.bincount(x.indices[start:start + _BLOCK], minlength=v)
+    support = column_counts(x)  # transactions holding each item
     short = np.flatnonzero(shown > support)
     if short.size:
         it = int(short[0])

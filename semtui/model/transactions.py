@@ -43,6 +43,16 @@ def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.
 _INCIDENCE_BLOCK = 1 << 20
 
 
+def column_counts(x) -> np.ndarray:
+    """The entries of each column of a 0/1 CSR matrix (an incidence: the transactions holding
+    each item), counted a block of entries at a time (``bincount``
+    of the indices whole would copy them to int64)."""
+    counts = np.zeros(x.shape[1], dtype=np.int64)
+    for start in range(0, x.nnz, _INCIDENCE_BLOCK):
+        counts += np.bincount(x.indices[start:start + _INCIDENCE_BLOCK], minlength=x.shape[1])
+    return counts
+
+
 @dataclass
 class TransactionData:
     """Plain or set-generalised transactions (see the module docstring for the encoding).
