@@ -85,6 +85,12 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
+def on_disk(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file not already read as a stream: one a reader can read
+    from disk (again, or a line at a time), where a stream must be read once into a buffer."""
+    return not is_stdin(path) and _key(path) not in _STREAMS and _is_regular(Path(path))
+
+
 def read_bytes(path: str | Path) -> bytes:
     """Every byte of an input, read once: a stream's bytes are kept for the next reader."""
     key = _key(path)
@@ -113,7 +119,7 @@ def held(path: str | Path) -> Iterator[None]:
     one buffer, read once (detection, then the reader).  A regular file is not read here: its
     head is read for detection, then the reader reads it from disk (a line at a time where the
     reader can, so that a large file is never held whole)."""
-    if not is_stdin(path) and _key(path) not in _STREAMS and _is_regular(Path(path)):
+    if on_disk(path):
         yield
         return
     key = _key(path)
@@ -129,8 +135,7 @@ def held(path: str | Path) -> Iterator[None]:
 
 def read_head(path: str | Path, size: int = _HEAD) -> bytes:
     """The first ``size`` bytes of an input, for detection; a stream is read whole (once)."""
-    key = _key(path)
-    if key in _STREAMS or is_stdin(path) or not _is_regular(Path(path)):
+    if not on_disk(path):
         return read_bytes(path)[:size]
     p = check_readable(path)
     try:
@@ -144,7 +149,7 @@ def identity(path: str | Path) -> str:
     """A string that changes whenever an input's content could: path, mtime and size for a
     regular file, a hash of the bytes for a stream (standard input, a pipe)."""
     p = Path(path)
-    if not is_stdin(path) and _key(p) not in _STREAMS and _is_regular(p):
+    if on_disk(p):
         st = p.stat()
         return f"{p.resolve()}:{st.st_mtime_ns}:{st.st_size}"
     import hashlib
@@ -222,7 +227,7 @@ class TextLines:
     def __init__(self, path: str | Path, *, allow_empty: bool = False):
         self.path, self.name, self.allow_empty = path, display_name(path), allow_empty
         self._fh = None
-        if not is_stdin(path) and _key(path) not in _STREAMS and _is_regular(Path(path)):
+        if on_disk(path):
             p = check_readable(path)
             try:
                 self._fh = open(p, "rb")
@@ -464,7 +469,7 @@ def remove_process_scratch(*others: str | Path) -> None:
     socket, :func:`semtui.runtime.executor.process_folder`) -- for a process that leaves with
     ``os._exit``, where their owners' exit handlers do not run."""
     for folder in [*_SCRATCH, *map(Path, others)]:
-        _remove_tree(folder, attempts=1 if not os.path.lexists(folder) else 20)
+        _remove_tree(folder)
         _SCRATCH.discard(folder)
 
 

@@ -15,15 +15,10 @@ from semtui.errors import InputError
 
 def emit_json(obj: Any) -> None:
     """Write one JSON document to stdout, rendered as every semtui document is."""
-    from semtui.reports import dump, dumps, streamed
+    from semtui.reports import dump
 
     try:
-        if streamed(obj):  # a part kept on disk: written an item at a time
-            dump(obj, sys.stdout)
-        else:
-            text = dumps(obj)
-            sys.stdout.write(text)
-            sys.stdout.write("\n")
+        dump(obj, sys.stdout)  # (a part kept on disk written an item at a time)
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()

@@ -101,11 +101,11 @@ def read_original_matrix(path: str | Path, vocab, format: str | None = None):
     straight into the matrix; any other format read whole, then turned into it."""
     from semtui.model.transactions import OriginalMatrix
 
-    format = format or _ASSUMED.get(str(Path(path)))
     with held(path):
-        if (format or detect(path)) == "setgen":
+        fmt = format or _ASSUMED.get(str(Path(path))) or detect(path)
+        if fmt == "setgen":
             return text.read_original_matrix(path, vocab)
-        data = _read(path, format or detect(path), None)
+        data = _read(path, fmt, None)
     if not isinstance(data, TransactionData):
         raise InputError(f"expected transactions, got a {data.kind} dataset", path)
     return OriginalMatrix.of(data, vocab)

@@ -33,7 +33,16 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.fileio import _STREAMS, check_readable, decoded_lines, display_name, is_stdin, parse_json, read_bytes
+from semtui.fileio import (
+    _STREAMS,
+    check_readable,
+    decoded_lines,
+    display_name,
+    is_stdin,
+    on_disk,
+    parse_json,
+    read_bytes,
+)
 
 SOURCE_KINDS = ("auto", "text", "lines", "jsonl", "transactions", "smart", "separator", "split")
 #: a SMART collection (``.I 1`` / ``.W`` ... as the MEDLINE, CACM, CISI test collections)
@@ -102,14 +111,8 @@ def text_lines(path: Path, counter: ByteCounter | None = None) -> Iterator[tuple
     UTF-8 is an InputError naming the line, as :func:`semtui.fileio.decode_text` words it.
     """
     name = display_name(path)
-    regular = False
-    if not is_stdin(path) and str(path) not in _STREAMS:
-        try:
-            regular = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError:
-            regular = False
     try:
-        fh = open(check_readable(path), "rb") if regular else io.BytesIO(read_bytes(path))
+        fh = open(check_readable(path), "rb") if on_disk(path) else io.BytesIO(read_bytes(path))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
     with fh:
