@@ -120,21 +120,18 @@ def _open(spec: str, preload: Sequence[str] = ()):
             "memory_limit": _memory_limit(n), "local_directory": str(scratch.path)}} for i in range(n)}
         # the workers' statistical profiler (a thread sampling every stack every 10 ms, for a
         # dashboard a local cluster does not start) costs the kernels a few per cent: off
-        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
-                              "distributed.worker.profile.enabled": False, **_NO_MESSAGE_LOG}):
-            try:
-                cluster = SpecCluster(workers=workers,
-                                      scheduler={"cls": _scheduler_process(), "options": {"scratch": str(scratch.path)}},
-                                      silence_logs=logging.ERROR, name=f"semtui {spec}")
-            except BaseException:
-                scratch.close()
-                raise
+        started: list = [scratch]  # closed, in reverse, if the cluster or its client fails to start
         try:
-            client = _client(cluster)
+            with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
+                                  "distributed.worker.profile.enabled": False, **_NO_MESSAGE_LOG}):
+                started.append(SpecCluster(
+                    workers=workers, scheduler={"cls": _scheduler_process(), "options": {"scratch": str(scratch.path)}},
+                    silence_logs=logging.ERROR, name=f"semtui {spec}"))
+            started.append(_client(started[-1]))
         except BaseException:
-            _close([cluster, scratch])
+            _close(started[::-1])
             raise
-        return client, [client, cluster, scratch]
+        return started[-1], started[::-1]
     try:
         client = _client(spec)
     except OSError as exc:
