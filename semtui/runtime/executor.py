@@ -185,6 +185,18 @@ def _context(kernel: Callable):
     return fork_server([kernel.__module__, *more])
 
 
+def _server_running() -> bool:
+    """Whether this process's fork server is up (multiprocessing's own record of it)."""
+    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def fork_server(preload: Sequence[str] = ()):
     """The forkserver context with its server running (started here, detached from our standard
     streams, having imported ``preload``, unless it runs already: there is one per process).
@@ -192,6 +204,8 @@ def fork_server(preload: Sequence[str] = ()):
     ctx = multiprocessing.get_context("forkserver")
     modules = ["semtui.runtime._forkserver", __name__, *preload]
     with _start_lock:
+        if _server_running():  # nothing to start: our standard streams are left alone (another
+            return ctx         # thread may be reading standard input)
         ctx.set_forkserver_preload(modules)
         os.environ[MARKER] = "1"  # the server's first import detaches it (and its workers)
         stderr = sys.stderr

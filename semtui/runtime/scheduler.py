@@ -110,7 +110,7 @@ def _open(spec: str, preload: Sequence[str] = ()):
         # the nannies' workers fork from the executor's server, which has imported Dask and
         # semtui once (a spawned process would import both again, each: seconds of CPU on a
         # machine whose cores the workers are about to need) and holds none of our standard streams
-        fork_server(("distributed", __name__, *preload, *_asked(preload)))
+        fork_server(_server_preload(preload))
         n = int(m.group(1))
         # the workers' scratch (their lock and spill files) in a folder of the session's, removed
         # when it ends, interrupted too (Dask's default, $TMPDIR/dask-scratch-space, outlives it)
@@ -250,11 +250,25 @@ def _preload(modules: Sequence[str]) -> None:
         importlib.import_module(more)
 
 
+def _server_preload(preload: Sequence[str]) -> tuple[str, ...]:
+    """What the fork server of ``local:N`` imports before it forks the cluster's processes."""
+    return ("distributed", __name__, *preload, *_asked(preload))
+
+
 class _Starting:
     """A session being opened in a background thread (:func:`session` with ``warm``): the
-    driver reads, plans and scores on one core while the workers start on the other."""
+    driver reads, plans and scores on one core while the workers start on the other.
+
+    The fork server is started first, in the calling thread: while it starts, the process's
+    standard streams are ``/dev/null`` (so that it holds none of ours), and the driver, reading
+    its input from standard input on the other thread, would read that instead (a release
+    piped to ``attack disassoc - --scheduler local:2`` read as empty or cut short)."""
 
     def __init__(self, spec: str, preload: Sequence[str]):
+        from semtui.runtime.executor import fork_server
+
+        if _LOCAL.match(spec):
+            fork_server(_server_preload(preload))
         self.spec, self.preload = spec, tuple(preload)
         self.client = None
         self.to_close: list = []

@@ -622,3 +622,31 @@ def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(joint_release,
     assert not report.exists()
     time.sleep(0.5)  # the cluster's processes are gone with the driver
     assert [p.name for p in tmp.iterdir() if not p.name.startswith("semtui-dask-")] == [], list(tmp.rglob("*"))
+
+
+def test_a_release_piped_to_a_local_cluster_run_is_read_whole(joint_release, tmp_path):
+    """``cat REL | semtui attack disassoc - --scheduler local:2``: the local cluster starts in a
+    thread while the driver reads standard input; starting its fork server pointed the
+    process's standard streams at /dev/null for a moment, and the driver read the release as
+    empty or cut short. The report is the one read from the file."""
+    import shlex
+    import subprocess
+    import sys
+
+    from conftest import REPO, run_cli
+
+    data, key, _ = joint_release
+    rel, kf = _as_semtui_writes(data, key, tmp_path)
+    # the same release, each line padded with blanks to ~4 MB: a pipe then delivers it over many
+    # reads while the cluster starts (as a large release would)
+    rel.write_text("".join(line.rstrip("\n") + " " * 8000 + "\n" for line in rel.read_text().splitlines()))
+    args = ["attack", "disassoc", "--key", str(kf), "--original", str(SAMPLES / "meps400-original.txt"),
+            "--method", "ra", "--summary-only", "--json", "--scheduler", "local:2"]
+    env = {"SEMTUI_CACHE_DIR": str(tmp_path / "cache")}
+    from_file = run_cli(args[0], args[1], str(rel), *args[2:], env=env)
+    command = " ".join(shlex.quote(str(a)) for a in [sys.executable, "-m", "semtui", args[0], args[1], "-", *args[2:]])
+    for _ in range(3):
+        piped = subprocess.run(f"cat {shlex.quote(str(rel))} | {command}", shell=True, capture_output=True, text=True,
+                               timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO), **env))
+        assert from_file.returncode == piped.returncode == 0, piped.stderr
+        assert _stable(json.loads(piped.stdout)) == {**_stable(json.loads(from_file.stdout)), "data": "-"}
