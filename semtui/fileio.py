@@ -807,6 +807,14 @@ def _together() -> Iterator[list[PendingOutput]]:
         raise
 
 
+def _open_pending(pending: list[PendingOutput], *args) -> None:
+    """Open one more output of a command and list it, with SIGINT and SIGTERM held: an
+    interrupt between its temporary file's creation and its listing would leave that file
+    behind (the listed ones are removed on the way out)."""
+    with _signals_held():
+        pending.append(PendingOutput(*args))
+
+
 @contextlib.contextmanager
 def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[IO]]:
     """Open every output of one command at once (for a writer that streams into several of
@@ -815,7 +823,7 @@ def writing_together(outputs: list, *, private: bool = False) -> Iterator[list[I
     with _together() as pending:
         for item in outputs:
             path, priv = (item, private) if isinstance(item, str | Path) else item
-            pending.append(PendingOutput(path, "w", "utf-8", bool(priv)))
+            _open_pending(pending, path, "w", "utf-8", bool(priv))
         try:
             yield [p.fh for p in pending]
         except OSError as exc:
@@ -836,7 +844,7 @@ def write_together(outputs: list, *, private: bool = False) -> None:
             path, write = item[0], item[1]
             priv = item[2] if len(item) > 2 else private
             mode = item[3] if len(item) > 3 else "w"
-            pending.append(PendingOutput(path, mode, None if "b" in mode else "utf-8", bool(priv)))
+            _open_pending(pending, path, mode, None if "b" in mode else "utf-8", bool(priv))
             try:
                 write(pending[-1].fh)
             except OSError as exc:
