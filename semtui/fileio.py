@@ -273,6 +273,30 @@ class TextLines:
         return decode_text(data, self.name, allow_empty=self.allow_empty)
 
 
+def _unnamed_file(what: str):
+    """An unnamed temporary file (``O_TMPFILE`` where the system has it, else unlinked at once:
+    nothing is left behind however the process ends) in ``TMPDIR``."""
+    try:
+        return tempfile.TemporaryFile(prefix="semtui-spool-")
+    except OSError as exc:
+        raise InputError(f"cannot make a temporary file for {what}: {exc.strerror or exc}",
+                         tempfile.gettempdir()) from None
+
+
+def _write_at(fd: int, data, offset: int, what: str) -> int:
+    """Write all of ``data`` at ``offset``; the offset after it.  A full disk names TMPDIR."""
+    try:
+        view = memoryview(data).cast("B")
+        while view:
+            n = os.pwrite(fd, view, offset)
+            offset += n
+            view = view[n:]
+    except OSError as exc:
+        raise InputError(f"cannot write {what} to a temporary file: {exc.strerror or exc}",
+                         tempfile.gettempdir()) from None
+    return offset
+
+
 class Spool(Sequence):
     """A list kept on disk: each item appended is pickled to an unnamed temporary file (made
     with ``O_TMPFILE`` where the system has it, else unlinked at once: nothing is left behind
@@ -287,11 +311,7 @@ class Spool(Sequence):
         from array import array
 
         self.what = what
-        try:
-            self._fh = tempfile.TemporaryFile(prefix="semtui-spool-")
-        except OSError as exc:
-            raise InputError(f"cannot make a temporary file for {what}: {exc.strerror or exc}",
-                             tempfile.gettempdir()) from None
+        self._fh = _unnamed_file(what)
         self._fd = self._fh.fileno()
         self._ends = array("q")
         self._pending: list[bytes] = []
@@ -317,15 +337,7 @@ class Spool(Sequence):
             return
         data = b"".join(self._pending)
         self._pending, self._pending_size = [], 0
-        try:
-            view = memoryview(data)
-            while view:
-                n = os.pwrite(self._fd, view, self._written)
-                self._written += n
-                view = view[n:]
-        except OSError as exc:
-            raise InputError(f"cannot write {self.what} to a temporary file: {exc.strerror or exc}",
-                             tempfile.gettempdir()) from None
+        self._written = _write_at(self._fd, data, self._written, self.what)
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -368,6 +380,105 @@ class Spool(Sequence):
 
     def __reduce__(self):
         raise TypeError(f"a Spool ({self.what}) stays on the machine that made it: ship its items, not it")
+
+
+class DiskArray:
+    """A numpy array of one integer type kept on disk as it grows (an unnamed temporary file,
+    as :class:`Spool`'s; at most a block of items held before it is written), then read back
+    memory-mapped (:meth:`view`): what a large original's sparse matrix is made of on
+    ``--scheduler``, so that the driver's memory holds only the pages in use.  Those pages are
+    the page cache's, which the kernel can take back; :func:`drop_pages` lets them go at once."""
+
+    _BLOCK = 1 << 20  # items held before they are written
+
+    def __init__(self, dtype, what: str = "an array"):
+        from array import array
+
+        import numpy as np
+
+        self.dtype = np.dtype(dtype)
+        self.what = what
+        self._pending = array(self.dtype.char)
+        if self._pending.itemsize != self.dtype.itemsize:
+            raise TypeError(f"no array.array type for {self.dtype}")
+        self._fh = _unnamed_file(what)
+        self._written = 0   # bytes
+        self._view = None
+
+    def append(self, value: int) -> None:
+        self._pending.append(value)
+        if len(self._pending) >= self._BLOCK:
+            self._flush()
+
+    def extend(self, values) -> None:
+        """Append ``values`` (a sequence of ints, or an array of this type)."""
+        import numpy as np
+
+        if isinstance(values, np.ndarray):
+            self._pending.frombytes(np.ascontiguousarray(values, dtype=self.dtype).tobytes())
+        else:
+            self._pending.extend(values)
+        if len(self._pending) >= self._BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        from array import array
+
+        if self._view is not None:
+            raise ValueError(f"{self.what}: appended to after it was read")
+        if self._pending:
+            self._written = _write_at(self._fh.fileno(), self._pending, self._written, self.what)
+            self._pending = array(self.dtype.char)
+
+    def __len__(self) -> int:
+        return self._written // self.dtype.itemsize + len(self._pending)
+
+    def view(self):
+        """The whole array, read-only, over the file's pages (no more appends after this)."""
+        import mmap
+
+        import numpy as np
+
+        if self._view is None:
+            self._flush()
+            if not self._written:
+                self._view = np.zeros(0, dtype=self.dtype)
+            else:
+                mapped = mmap.mmap(self._fh.fileno(), self._written, access=mmap.ACCESS_READ)
+                self._view = np.frombuffer(mapped, dtype=self.dtype)
+            self._view.flags.writeable = False
+        return self._view
+
+    def astype(self, dtype, what: str | None = None) -> DiskArray:
+        """A copy of this array in another integer type, converted a block at a time."""
+        out = DiskArray(dtype, what or self.what)
+        v = self.view()
+        for start in range(0, len(v), self._BLOCK):
+            out.extend(v[start:start + self._BLOCK])
+            drop_pages(v)
+        return out
+
+    def __reduce__(self):
+        raise TypeError(f"a DiskArray ({self.what}) stays on the machine that made it: ship its values, not it")
+
+
+def drop_pages(*arrays) -> None:
+    """Let the pages of memory-mapped arrays (:meth:`DiskArray.view`, or a sparse matrix made
+    of them) go from this process's memory; they are read back from the file when next used.
+    Arrays in memory are left alone.  For a pass over a large original a block at a time."""
+    import mmap
+
+    for a in arrays:
+        if hasattr(a, "indptr"):  # a scipy CSR/CSC matrix
+            drop_pages(a.indptr, a.indices, a.data)
+            continue
+        base = a
+        while getattr(base, "base", None) is not None:
+            base = base.base
+        if isinstance(base, memoryview):
+            base = base.obj
+        if isinstance(base, mmap.mmap) and not base.closed:
+            base.madvise(mmap.MADV_DONTNEED)
 
 
 def parse_json(text: str, path: str | Path, line: int | None = None):

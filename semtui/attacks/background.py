@@ -79,14 +79,14 @@ class Background:
         float32 share the matrix's index arrays (no second copy of the original)."""
         from scipy.sparse import csr_matrix
 
-        from semtui.model.transactions import column_counts
+        from semtui.model.transactions import column_counts, row_blocks
 
         df = column_counts(x).astype(np.float64)  # transactions holding each term
         # X^T X a block of rows at a time (the product transposes its operand: whole, a copy of
         # the original's indices); counts in float32, exact below 2^24 whatever the order summed
         cooc = csr_matrix((x.shape[1], x.shape[1]), dtype=np.float32)
-        for start in range(0, x.shape[0], _COOC_ROWS):
-            block = x[start:start + _COOC_ROWS].astype(np.float32)
+        for _, block in row_blocks(x, _COOC_ROWS):
+            block = block.astype(np.float32)
             cooc = cooc + (block.T @ block)
         return cls(float(x.shape[0]), vocab, df, cooc.tocsr(), source)
 

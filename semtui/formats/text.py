@@ -98,15 +98,18 @@ def parse_lines(lines: Iterable[str], path: str | Path, *, generalised: bool = T
 def read_original_matrix(path: str | Path, vocab: Vocabulary) -> OriginalMatrix:
     """An original (plain transactions, this format) read a line at a time straight into its
     0/1 incidence over a release's ``vocab`` (:class:`semtui.model.OriginalMatrix`): items the
-    release does not know are left out, as :meth:`TransactionData.incidence` leaves them, and
-    no token arrays are built beside it (a large original's ~28 bytes a transaction)."""
-    from array import array
-
-    from scipy.sparse import csr_matrix
+    release does not know are left out, as :meth:`TransactionData.incidence` leaves them.  The
+    matrix's arrays are written to disk as they grow and read back memory-mapped
+    (:class:`semtui.fileio.DiskArray`): no token arrays, and no array the original's size, in
+    memory (a large original's ~30 bytes a transaction stay in the page cache)."""
+    from semtui.fileio import DiskArray
 
     index = {name: vocab.get(name) for name in vocab.items}
-    indices, ends, line_nos = array("i"), array("q"), array("i")
-    n_gen = 0
+    indices = DiskArray(np.int32, "the original's items")
+    indptr = DiskArray(np.int64, "the original's rows")
+    line_nos = DiskArray(np.int32, "the original's line numbers")
+    indptr.append(0)
+    nnz = n_gen = 0
     with TextLines(path) as lines:
         for lineno, raw in enumerate(lines, start=1):
             line = raw.strip()
@@ -124,17 +127,12 @@ def read_original_matrix(path: str | Path, vocab: Vocabulary) -> OriginalMatrix:
                 if i is not None:
                     ids.add(i)
             indices.extend(sorted(ids))
-            ends.append(len(indices))
+            nnz += len(ids)
+            indptr.append(nnz)
             line_nos.append(lineno)
     if not len(line_nos):
         raise InputError("no transactions in file", path)
-    indptr = np.zeros(len(ends) + 1, dtype=np.int64)
-    indptr[1:] = np.frombuffer(ends, dtype=np.int64)
-    del ends
-    cols = np.frombuffer(indices, dtype=np.int32)  # over the array's own buffer: no second copy
-    matrix = csr_matrix((np.ones(len(cols), dtype=np.int8), cols, indptr), shape=(len(line_nos), len(vocab)))
-    matrix.has_sorted_indices = True
-    return OriginalMatrix(vocab, matrix, np.frombuffer(line_nos, dtype=np.int32).copy(), n_gen)
+    return OriginalMatrix.on_disk(vocab, indptr, indices, line_nos, n_gen)
 
 
 def read_setgen(path: str | Path) -> TransactionData:

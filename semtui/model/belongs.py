@@ -261,9 +261,13 @@ def _rows_codes(x, rows: np.ndarray) -> np.ndarray:
     """The sorted codes ``row * V + item`` of the sorted distinct ``rows`` of ``x`` (CSR with
     sorted indices)."""
     starts, ends = x.indptr[rows].astype(np.int64), x.indptr[rows + 1].astype(np.int64)
+    from semtui.fileio import drop_pages
+
     lens = ends - starts
     offs = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-    return np.repeat(rows, lens) * x.shape[1] + x.indices[np.repeat(starts, lens) + offs]
+    codes = np.repeat(rows, lens) * x.shape[1] + x.indices[np.repeat(starts, lens) + offs]
+    drop_pages(x)  # a memory-mapped original: only a block's rows held at a time
+    return codes
 
 
 def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, original: TransactionData,

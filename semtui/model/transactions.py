@@ -10,7 +10,7 @@ Token order is the order of the file, which the ``nearest:N`` context needs.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,10 +47,24 @@ def column_counts(x) -> np.ndarray:
     """The entries of each column of a 0/1 CSR matrix (an incidence: the transactions holding
     each item), counted a block of entries at a time (``bincount``
     of the indices whole would copy them to int64)."""
+    from semtui.fileio import drop_pages
+
     counts = np.zeros(x.shape[1], dtype=np.int64)
     for start in range(0, x.nnz, _INCIDENCE_BLOCK):
         counts += np.bincount(x.indices[start:start + _INCIDENCE_BLOCK], minlength=x.shape[1])
+        drop_pages(x.indices)
     return counts
+
+
+def row_blocks(x, rows: int) -> Iterator[tuple[int, object]]:
+    """``(start, x[start:start + rows])`` over a CSR matrix; the pages of a memory-mapped one
+    (:class:`OriginalMatrix` read from disk) let go after each block, so that a pass over a
+    large original holds one block of it."""
+    from semtui.fileio import drop_pages
+
+    for start in range(0, x.shape[0], rows):
+        yield start, x[start:start + rows]
+        drop_pages(x)
 
 
 @dataclass
@@ -309,6 +323,31 @@ class OriginalMatrix:
         if vocab is not None and vocab is not self.vocab:
             raise ValueError("an OriginalMatrix is over one vocabulary, the release's it was read for")
         return self.matrix
+
+    @classmethod
+    def on_disk(cls, vocab: Vocabulary, indptr, indices, lines, n_generalised: int = 0) -> OriginalMatrix:
+        """From :class:`semtui.fileio.DiskArray` s (``indptr`` int64, ``indices`` int32, sorted
+        and distinct per row; ``lines`` int32): a CSR matrix over their memory-mapped views.
+        The index arrays are given one type first (int32 while the entries fit, as scipy would
+        make them, but a block at a time on disk rather than whole in memory), and the 1s of
+        the matrix are on disk too."""
+        from scipy.sparse import csr_matrix
+
+        from semtui.fileio import DiskArray
+
+        nnz = int(indptr.view()[-1])
+        if nnz < 2**31:
+            indptr = indptr.astype(np.int32)
+        else:
+            indices = indices.astype(np.int64)
+        ones = DiskArray(np.int8, "the original's entries")
+        for start in range(0, nnz, _INCIDENCE_BLOCK):
+            ones.extend(np.ones(min(_INCIDENCE_BLOCK, nnz - start), dtype=np.int8))
+        n = len(indptr) - 1
+        matrix = csr_matrix((ones.view(), indices.view(), indptr.view()), shape=(n, len(vocab)), copy=False)
+        matrix.has_sorted_indices = True
+        matrix.has_canonical_format = True
+        return cls(vocab, matrix, lines.view(), n_generalised)
 
     @classmethod
     def of(cls, data: TransactionData, vocab: Vocabulary) -> OriginalMatrix:

@@ -12,22 +12,70 @@ import semtui.attacks.reassociation.merge as merge
 from semtui.metrics.reassociation import row_pairs
 
 
-@settings(max_examples=40, deadline=None)
-@given(rows=st.lists(st.sets(st.integers(0, 11), max_size=6), min_size=1, max_size=60),
-       k=st.integers(1, 6), block=st.integers(1, 25))
-def test_protected_pairs_counted_in_blocks_are_those_of_the_whole_original(rows, k, block):
+def _matrix(rows) -> csr_matrix:
     ptr = np.cumsum([0] + [len(r) for r in rows])
     items = np.asarray([i for r in rows for i in sorted(r)], dtype=np.int32)
-    x = csr_matrix((np.ones(len(items), dtype=np.int8), items, ptr), shape=(len(rows), 12))
+    return csr_matrix((np.ones(len(items), dtype=np.int8), items, ptr), shape=(len(rows), 12))
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.sets(st.integers(0, 11), max_size=6), min_size=1, max_size=60),
+       k=st.integers(1, 6), block=st.integers(1, 25), pairs=st.integers(1, 40))
+def test_protected_pairs_counted_in_blocks_are_those_of_the_whole_original(rows, k, block, pairs):
+    x = _matrix(rows)
     _, a, b = row_pairs(x.indptr, x.indices)
     codes, counts = np.unique(a * 12 + b, return_counts=True)
-    saved = merge._PAIR_ROWS
-    merge._PAIR_ROWS = block
+    saved = merge._PAIR_ROWS, merge._PAIRS
+    merge._PAIR_ROWS, merge._PAIRS = block, pairs
     try:
         got = merge._protected_pair_codes(x, k)
+        spans = [(lo, blk.shape[0], blk.nnz) for lo, blk in merge._pair_blocks(x)]
     finally:
-        merge._PAIR_ROWS = saved
+        merge._PAIR_ROWS, merge._PAIRS = saved
     assert np.array_equal(got, codes[counts < k])
+    # the blocks cover the rows in order, each within the pair limit or a single row
+    assert [lo for lo, _, _ in spans] == list(np.cumsum([0] + [n for _, n, _ in spans[:-1]]))
+    assert sum(n for _, n, _ in spans) == len(rows)
+    for lo, n, _ in spans:
+        lens = np.diff(x.indptr[lo:lo + n + 1])
+        assert n == 1 or int((lens * (lens - 1) // 2).sum()) <= pairs
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(st.sets(st.integers(0, 11), max_size=6), min_size=2, max_size=40),
+       data=st.data(), pairs=st.integers(1, 12))
+def test_km_counted_in_blocks_of_pairs_is_the_whole_batch_count(rows, data, pairs):
+    """A batch's protected and exposed itemsets (k^m breakage) counted a few pairs at a time,
+    as a giant cluster's are, equal the count of the batch at once."""
+    x = _matrix(rows)
+    n = len(rows)
+    perm = data.draw(st.permutations(range(n)))
+    cut = sorted(data.draw(st.sets(st.integers(1, n - 1), max_size=4)))
+    clusters = [np.asarray(sorted(perm[a:b]), dtype=np.int64) for a, b in zip([0] + cut, cut + [n])]
+    recon = {"attack": [], "baseline": []}
+    for c in clusters:  # a reconstruction: some of each transaction's true items and a stray one
+        for label in recon:
+            rr = [int(t) for t in c for _ in range(2)]
+            ii = [data.draw(st.integers(0, 11)) for _ in rr]
+            recon[label].append([(np.asarray(rr, dtype=np.int64), np.asarray(ii, dtype=np.int64))])
+    whole = merge._KmCounter(x, 3, 2).count(clusters, recon)
+    saved = merge._PAIRS
+    merge._PAIRS = pairs
+    try:
+        blocked = merge._KmCounter(x, 3, 2).count(clusters, recon)
+    finally:
+        merge._PAIRS = saved
+    from itertools import combinations
+
+    support: dict = {}
+    for r in rows:
+        for pair in combinations(sorted(r), 2):
+            support[pair] = support.get(pair, 0) + 1
+    held = [{p for t in c for p in combinations(sorted(rows[t]), 2) if support[p] < 3} for c in clusters]
+    assert whole[0].tolist() == [len(h) for h in held]
+    assert np.array_equal(whole[0], blocked[0])
+    for label in recon:
+        assert np.array_equal(whole[1][label], blocked[1][label])
 
 
 @given(sizes=st.lists(st.integers(1, 40), max_size=50), target=st.integers(1, 120))
@@ -54,3 +102,14 @@ def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):
     got = mr.bootstrap_ratios(num, den, 7)
     assert got[0] == (whole[0].low, whole[0].high)
     assert np.allclose(got[1], (whole[1].low, whole[1].high), rtol=1e-12, atol=0)
+
+
+@given(data=st.data(), n=st.integers(0, 60))
+def test_cluster_lookup_finds_the_cluster_holding_each_row(data, n):
+    """A joint cluster's evaluation is shared out to its members by the cluster holding each
+    transaction, looked up among the members only (no array over the whole original)."""
+    owner = data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n))   # -1: in no member
+    truth = {c: np.asarray([t for t in range(n) if owner[t] == c], dtype=np.int64) for c in set(owner) if c >= 0}
+    asked = data.draw(st.lists(st.integers(-3, n + 3), max_size=30))
+    got = merge.cluster_lookup(truth)(np.asarray(asked, dtype=np.int64))
+    assert got.tolist() == [owner[t] if 0 <= t < n else -1 for t in asked]

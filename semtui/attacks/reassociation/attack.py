@@ -31,6 +31,7 @@ from semtui.attacks.reassociation.kernel import TERM_CHUNK, ClusterTask, add_dis
 from semtui.attacks.reassociation.options import BACKGROUND_METHODS, ReassociationOptions
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
+from semtui.model.transactions import column_counts
 
 REPORT_FORMAT = "semtui-disassoc-report/1"
 #: Most (C1 term, other term) pairs scored at once: 8 bytes each, held twice (BMS-WebView-2's
@@ -288,7 +289,7 @@ def plan_release(
                 wmd_name = options.wmd_measure
                 wm = (m if (m is not None and measure is None and wmd_name == options.measure)
                       else open_measure(wmd_name, vectors=vectors if wmd_name == "embedding" else None, cache=cache))
-            used = np.flatnonzero(np.asarray(x.sum(axis=0)).ravel() > 0)
+            used = np.flatnonzero(column_counts(x) > 0)
             used = np.union1d(used, np.union1d(a_ids, u_ids))
             d = np.asarray(wm.distances(vocab.names(used), vocab.names(used)), dtype=np.float64)
             known = ~np.all(np.isnan(d), axis=1) if d.size else np.zeros(0, dtype=bool)
@@ -469,6 +470,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     batch of consecutive clusters travels with its own slice of the release, of the key and
     (for WMD) of the original, built only when it is submitted; results come back in cluster
     order, at most IN_FLIGHT batches a worker held at a time."""
+    from semtui.fileio import drop_pages
     from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
 
     data = ctx.data
@@ -491,6 +493,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
                     x = ctx.x
                     ts = sorted({t for ck in keys.values() for t in _key_members(ck) if t >= 0})
                     rows = {t: x.indices[x.indptr[t]:x.indptr[t + 1]].copy() for t in ts}
+                    drop_pages(x)  # a memory-mapped original: its pages are not held between batches
                 yield b, clusters, keys, rows
 
         results = map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT, progress=progress,

@@ -28,7 +28,9 @@ import numpy as np
 #: vectorised pass over those transactions' rows of the original
 CLOSE_ROWS = 20_000
 
-#: rows of the original whose item pairs are counted at once when the protected pairs are found
+#: item pairs counted at once (the protected pairs of the original, a batch's protected and
+#: exposed pairs), within windows of at most _PAIR_ROWS rows
+_PAIRS = 1_000_000
 _PAIR_ROWS = 100_000
 
 _COUNTS = ("placements", "correct", "held", "broken", "size", "wmd_sum", "wmd_n", "b_correct", "b_broken",
@@ -99,8 +101,7 @@ class Merger:
         if self.evaluate:
             x = ctx.x
             self.n_rows = x.shape[0]
-            self.cluster_of_row = np.full(self.n_rows, -1, dtype=np.int32 if self.n < 2**31 else np.int64)
-            self.truth: dict[int, np.ndarray] = {}
+            self.truth: dict[int, np.ndarray] = {}   # the open clusters' transactions (rows of x)
             self.counts = {name: np.zeros(self.n, dtype=np.float64) for name in _COUNTS}
             self.ref_counts = ({name: np.zeros(self.n, dtype=np.float64) for name in _REF_COUNTS}
                                if self.ref_ctx is not None else None)
@@ -120,9 +121,7 @@ class Merger:
         joined = ci in self.joints_of
         attack = reference = None
         if self.evaluate:
-            truth = np.asarray(out["truth"], dtype=np.int64)
-            self.cluster_of_row[truth] = ci
-            self.truth[ci] = truth
+            self.truth[ci] = np.asarray(out["truth"], dtype=np.int64)
             attack = _Part(dict(out["counts"]), out["broken_set"], out["b_broken_sets"],
                            aligned=out["aligned"] if joined else None,
                            recon={label: [rr] for label, rr in out["recon"].items()})
@@ -184,13 +183,15 @@ class Merger:
     def _spread(self, ji: int, members: list[int], e: dict, side: int, with_recon: bool) -> None:
         """A joint cluster's evaluation, shared out to its members by the cluster of the anchor
         placed on (placements, correct ones, the baseline's) or of the transaction (held
-        sub-records, broken transactions, the reconstruction)."""
-        cor = self.cluster_of_row
+        sub-records, broken transactions, the reconstruction).  The cluster of a transaction is
+        looked up among the members' (open, so their transactions are still held): no array
+        over the whole original."""
+        cluster_of = cluster_lookup({m: self.truth[m] for m in members})
 
         def rows_of(ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             ts = np.asarray(ts, dtype=np.int64)
-            ts = ts[(ts >= 0) & (ts < len(cor))]
-            return ts, cor[ts]
+            ts = ts[(ts >= 0) & (ts < self.n_rows)]
+            return ts, cluster_of(ts)
 
         _, held_c = rows_of(e["held_t"]) if with_recon else (None, None)
         broken, broken_c = rows_of(e["broken_set"])
@@ -199,7 +200,7 @@ class Merger:
         if with_recon:
             for label, (rr, ii) in e["recon"].items():
                 rr = np.asarray(rr, dtype=np.int64)
-                recon[label] = (rr, np.asarray(ii, dtype=np.int64), cor[rr] if len(rr) else rr)
+                recon[label] = (rr, np.asarray(ii, dtype=np.int64), cluster_of(rr))
         for m in members:
             part = self.open[m][side]
             held = int(np.count_nonzero(held_c == m)) if with_recon else 0
@@ -381,6 +382,26 @@ class Merger:
         return Reassociation(report, transactions)
 
 
+def cluster_lookup(truth: dict[int, np.ndarray]):
+    """``cluster_of(rows)``: the cluster among ``truth`` (cluster -> its transactions, rows of
+    the original; disjoint) holding each row, -1 for a row none holds.  Sorted rows and a
+    search: the size of these clusters, not of the original."""
+    rows = np.concatenate([np.asarray(t, dtype=np.int64) for t in truth.values()] + [np.zeros(0, np.int64)])
+    owner = np.repeat(np.fromiter(truth, dtype=np.int64, count=len(truth)),
+                      np.fromiter(map(len, truth.values()), dtype=np.int64, count=len(truth)))
+    order = np.argsort(rows, kind="stable")
+    rows, owner = rows[order], owner[order]
+
+    def cluster_of(ts) -> np.ndarray:
+        ts = np.asarray(ts, dtype=np.int64)
+        if not len(rows):
+            return np.full(len(ts), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(rows, ts), len(rows) - 1)
+        return np.where(rows[at] == ts, owner[at], -1)
+
+    return cluster_of
+
+
 class _KmCounter:
     """k^m breakage per cluster, a batch of closed clusters at a time: the protected itemsets
     (size 2..m, support in (0, k) in the whole original) held by a cluster's transactions, and
@@ -393,11 +414,12 @@ class _KmCounter:
         self.prot_codes = _protected_pair_codes(x, k)
         self.protected3 = None
         if m >= 3:
+            from semtui.fileio import drop_pages
             from semtui.metrics.reassociation import protected_itemsets
 
             rows_x = (x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(x.shape[0]))
             self.protected3 = protected_itemsets(rows_x, k, m)
-        self._pos = np.full(x.shape[0], -1, dtype=np.int32 if x.shape[0] < 2**31 else np.int64)
+            drop_pages(x)
 
     def count(self, rows: list[np.ndarray], recon: dict[str, list[list[tuple]]]) -> tuple[np.ndarray, dict]:
         """(protected per cluster, {label: exposed per cluster}) for the clusters whose
@@ -405,38 +427,31 @@ class _KmCounter:
         pieces)."""
         from scipy.sparse import csr_matrix
 
-        from semtui.metrics.reassociation import row_pairs
+        from semtui.fileio import drop_pages
 
         nb = len(rows)
         lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=nb)
         all_rows = np.concatenate(rows + [np.zeros(0, np.int64)]).astype(np.int64)
         label = np.repeat(np.arange(nb, dtype=np.int64), lens)
         sub = self.x[all_rows]
-        self._pos[all_rows] = np.arange(len(all_rows))
+        drop_pages(self.x)
+        order = np.argsort(all_rows, kind="stable")   # a reconstructed row's place in ``sub``
+        ordered = all_rows[order]
         n_items = self.n_items
-        span = n_items * n_items + 1
-
-        def per_cluster(r, codes):
-            keep = np.isin(codes, self.prot_codes)
-            cl = np.unique(label[r[keep]] * span + codes[keep])
-            return np.bincount((cl // span).astype(np.int64), minlength=nb)
-
-        r, a, b = row_pairs(sub.indptr, sub.indices)
-        prot = per_cluster(r, a * n_items + b)
+        prot = self._per_cluster(sub, label, nb)
         exposed = {}
         ys = {}
         for lab, pieces in recon.items():
             rr = np.concatenate([p[0] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
             ii = np.concatenate([p[1] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
-            rec = csr_matrix((np.ones(len(rr), dtype=np.int8), (self._pos[rr], ii)), shape=(len(all_rows), n_items))
+            at = order[np.searchsorted(ordered, rr)] if len(rr) else rr
+            rec = csr_matrix((np.ones(len(rr), dtype=np.int8), (at, ii)), shape=(len(all_rows), n_items))
             rec.sum_duplicates()
             rec.data[:] = 1
             y = rec.multiply(sub).tocsr()
             y.eliminate_zeros()
-            ry, ay, by = row_pairs(y.indptr, y.indices)
-            exposed[lab] = per_cluster(ry, ay * n_items + by)
+            exposed[lab] = self._per_cluster(y, label, nb)
             ys[lab] = y
-        self._pos[all_rows] = -1
         if self.protected3 is not None:
             prot = prot.copy()
             self._add_larger(sub, label, prot)
@@ -444,6 +459,22 @@ class _KmCounter:
                 exposed[lab] = exposed[lab].copy()
                 self._add_larger(y, label, exposed[lab])
         return prot, exposed
+
+    def _per_cluster(self, matrix, label: np.ndarray, nb: int) -> np.ndarray:
+        """The distinct protected pairs the rows of ``matrix`` hold, per cluster (``label`` of
+        each row), a block of pairs at a time (a cluster of 369,000 records is never paired
+        whole)."""
+        from semtui.metrics.reassociation import row_pairs
+
+        n_items = self.n_items
+        span = n_items * n_items + 1
+        found = np.zeros(0, dtype=np.int64)
+        for lo, block in _pair_blocks(matrix):
+            r, a, b = row_pairs(block.indptr, block.indices)
+            codes = a * n_items + b
+            keep = np.isin(codes, self.prot_codes)
+            found = np.union1d(found, label[lo + r[keep]] * span + codes[keep])
+        return np.bincount(found // span, minlength=nb)
 
     def _add_larger(self, matrix, label: np.ndarray, out: np.ndarray) -> None:
         """Itemsets of size 3..m, by enumeration (only for m >= 3)."""
@@ -460,6 +491,23 @@ class _KmCounter:
                         out[cl] += 1
 
 
+def _pair_blocks(x, limit: int | None = None):
+    """``(first row, rows of x)`` holding at most ``limit`` item pairs together (or one row),
+    over the rows a window at a time: a memory-mapped original's pages let go after each."""
+    from semtui.fileio import drop_pages
+
+    limit = _PAIRS if limit is None else limit
+    for start in range(0, x.shape[0], _PAIR_ROWS):
+        lens = np.diff(np.asarray(x.indptr[start:start + _PAIR_ROWS + 1], dtype=np.int64))
+        cum = np.cumsum(lens * (lens - 1) // 2)
+        lo = 0
+        while lo < len(lens):
+            hi = max(int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + limit, side="right")), lo + 1)
+            yield start + lo, x[start + lo:start + hi]
+            lo = hi
+        drop_pages(x)
+
+
 def _protected_pair_codes(x, k: int) -> np.ndarray:
     """The item pairs (as ``a * n_items + b``, a < b) with support in (0, k) in the original,
     sorted: counted a block of rows at a time, so that every pair of the original is never
@@ -469,8 +517,7 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     n_items = x.shape[1]
     codes = np.zeros(0, dtype=np.int64)
     counts = np.zeros(0, dtype=np.int64)
-    for start in range(0, x.shape[0], _PAIR_ROWS):
-        block = x[start:start + _PAIR_ROWS]
+    for _, block in _pair_blocks(x):
         _, a, b = row_pairs(block.indptr, block.indices)
         u, c = np.unique(a * n_items + b, return_counts=True)
         if len(codes):
