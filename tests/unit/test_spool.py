@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from semtui import formats, reports
 from semtui.errors import InputError
-from semtui.fileio import Spool, TextLines, iter_lines, read_text
+from semtui.fileio import DiskArray, Spool, TextLines, drop_pages, iter_lines, read_text
 from semtui.formats.disassociated import (
     disassociated_to_json,
     dump_disassociated,
@@ -62,6 +62,48 @@ def test_a_spool_leaves_no_file_behind_and_is_not_shipped(tmp_path, monkeypatch)
     assert os.listdir(tmp_path) == []  # unnamed (O_TMPFILE) or unlinked at once: nothing left however it ends
     with pytest.raises(TypeError, match="stays on the machine"):
         pickle.dumps(s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(-2**31, 2**31 - 1), max_size=30), max_size=8), st.integers(1, 50),
+       st.sampled_from([np.int32, np.int64]))
+def test_a_disk_array_gives_back_what_was_appended_memory_mapped(parts, block, dtype):
+    a = DiskArray(dtype, "test")
+    a._BLOCK = block  # many blocks written, and the last still pending, both read back
+    for i, part in enumerate(parts):
+        a.extend(np.asarray(part, dtype=dtype) if i % 2 else part)
+    a.append(7)
+    want = [v for part in parts for v in part] + [7]
+    assert len(a) == len(want)
+    v = a.view()
+    assert v.dtype == np.dtype(dtype) and v.tolist() == want
+    assert not v.flags.writeable
+    drop_pages(v)   # its pages let go: read back from the file
+    assert v.tolist() == want
+    wide = a.astype(np.int64)
+    assert wide.view().dtype == np.int64 and wide.view().tolist() == want
+    with pytest.raises(ValueError, match="after it was read"):
+        a.extend([1] * block)
+
+
+def test_a_disk_array_is_on_disk_leaves_no_file_and_is_not_shipped(tmp_path, monkeypatch):
+    import mmap
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    a = DiskArray(np.int32, "the original's items")
+    assert a.view().tolist() == []   # empty: nothing to map
+    b = DiskArray(np.int32, "the original's items")
+    b.extend(np.arange(3_000_000, dtype=np.int32))
+    v = b.view()
+    base = v
+    while getattr(base, "base", None) is not None:
+        base = base.base
+    assert isinstance(base.obj, mmap.mmap)   # the file's pages, not a copy in memory
+    assert int(v[-1]) == 2_999_999 and os.listdir(tmp_path) == []
+    with pytest.raises(TypeError, match="stays on the machine"):
+        pickle.dumps(b)
+    drop_pages(np.arange(3))   # an array in memory is left alone
 
 
 texts = st.lists(st.text(st.characters(blacklist_characters="\x00\n", blacklist_categories=("Cs",)), max_size=6),
@@ -194,3 +236,7 @@ def test_an_original_read_into_its_matrix_is_its_incidence(tmp_path_factory, lin
     assert om.n_transactions == whole.n_transactions and bool(om.n_generalised) == bool(whole.n_generalised)
     assert np.array_equal(x.indptr, ref.indptr) and np.array_equal(x.indices, ref.indices)
     assert [om.line_of(i) for i in range(om.n_transactions)] == [whole.line_of(i) for i in range(whole.n_transactions)]
+    # memory-mapped and read-only: a pass that lets its pages go reads the same matrix again
+    assert not x.indices.flags.writeable and x.indices.dtype == x.indptr.dtype == np.int32
+    drop_pages(x)
+    assert (x != ref).nnz == 0 and np.array_equal(x.sum(axis=0), ref.sum(axis=0))
