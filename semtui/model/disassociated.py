@@ -124,16 +124,58 @@ class JointClusterKey:
     shared_chunks: list[list[int]]
 
 
+def _id_hash(cid) -> int:
+    """A 64-bit hash of an id, the same in every process (Python's ``hash`` of a string is not:
+    an index shipped to a worker process must still find its ids)."""
+    from hashlib import blake2b
+
+    return int.from_bytes(blake2b(str(cid).encode(), digest_size=8).digest(), "little", signed=True)
+
+
+class IdIndex(Mapping):
+    """The position of each item of a sequence by its ``id``, for a sequence that may be kept on
+    disk (:class:`semtui.fileio.Spool`): 16 bytes an item (a 64-bit hash of its id and its
+    position), not the ids themselves.  A lookup checks each candidate's id against the item,
+    read when asked for, so it is exact; a repeated id gives its last item, as a dict would."""
+
+    def __init__(self, items: Sequence):
+        self.items = items
+        hashes = np.fromiter((_id_hash(it.id) for it in items), dtype=np.int64, count=len(items))
+        self._order = np.argsort(hashes, kind="stable")
+        self._hashes = hashes[self._order]
+
+    def find(self, cid):
+        """``(position, item)`` of the last item with id ``cid``; KeyError if none has it."""
+        h = _id_hash(cid)
+        lo = int(np.searchsorted(self._hashes, h, side="left"))
+        hi = int(np.searchsorted(self._hashes, h, side="right"))
+        for j in range(hi - 1, lo - 1, -1):   # the same hash in position order: the last first
+            i = int(self._order[j])
+            item = self.items[i]
+            if item.id == cid:
+                return i, item
+        raise KeyError(cid)
+
+    def __getitem__(self, cid) -> int:
+        return self.find(cid)[0]
+
+    def __iter__(self):
+        return iter(dict.fromkeys(it.id for it in self.items))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(it.id for it in self.items))
+
+
 class ClustersById(Mapping):
-    """A key's clusters by id (:attr:`DisassociationKey.by_id`): only the ids are held, each
-    cluster read from the key's list when asked for."""
+    """A key's clusters by id (:attr:`DisassociationKey.by_id`), each read from the key's list
+    when asked for (:class:`IdIndex`: the ids are not held)."""
 
     def __init__(self, clusters: Sequence[ClusterKey]):
         self.clusters = clusters
-        self.index = {ck.id: i for i, ck in enumerate(clusters)}
+        self.index = IdIndex(clusters)
 
     def __getitem__(self, cid: str) -> ClusterKey:
-        return self.clusters[self.index[cid]]
+        return self.index.find(cid)[1]
 
     def __iter__(self):
         return iter(self.index)

@@ -240,3 +240,45 @@ def test_an_original_read_into_its_matrix_is_its_incidence(tmp_path_factory, lin
     assert not x.indices.flags.writeable and x.indices.dtype == x.indptr.dtype == np.int32
     drop_pages(x)
     assert (x != ref).nnz == 0 and np.array_equal(x.sum(axis=0), ref.sum(axis=0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["C1", "C2", "C10", "J1", "1", "é"]), max_size=12),
+       st.lists(st.sampled_from(["C1", "C3", "1", "x"]), max_size=5), st.booleans())
+def test_an_id_index_finds_what_a_dict_of_ids_finds(ids, asked, collide):
+    """Clusters by id with only a hash of each id held: the last of a repeated id, as a dict;
+    exact whatever the hashes (all equal: each candidate's id is checked against its item);
+    the same hash in another process (an index shipped with --jobs)."""
+    from types import SimpleNamespace
+
+    import semtui.model.disassociated as dis
+
+    items = [SimpleNamespace(id=cid, n=n) for n, cid in enumerate(ids)]
+    want = {cid: n for n, cid in enumerate(ids)}
+    saved = dis._id_hash
+    if collide:
+        dis._id_hash = lambda cid: 7
+    try:
+        index = dis.IdIndex(items)
+        for cid in set(asked) | set(ids):
+            if cid in want:
+                assert index[cid] == want[cid] and index.find(cid)[1] is items[want[cid]]
+            else:
+                with pytest.raises(KeyError):
+                    index[cid]
+        assert list(index) == list(want) and len(index) == len(want)
+    finally:
+        dis._id_hash = saved
+
+
+def test_an_id_hash_is_the_same_in_another_process():
+    import subprocess
+    import sys
+
+    from semtui.model.disassociated import _id_hash
+
+    code = "from semtui.model.disassociated import _id_hash; print(_id_hash('C17'))"
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    got = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.strip()
+           for _ in range(2)}
+    assert got == {str(_id_hash("C17"))}

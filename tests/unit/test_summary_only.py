@@ -64,6 +64,10 @@ def test_summary_only_with_joint_clusters_and_clusters_closed_in_small_batches(m
     assert full["metrics"]["km_breakage"] is not None and full["metrics"]["shared_chunks"]["placements"] > 0
     assert small["metrics"] == full["metrics"]
     assert [c["metrics"] for c in small["clusters"]] == [c["metrics"] for c in full["clusters"]]
+    # a joint cluster's entry too is its summary: id, members, anchors and metrics, no shared sub-record
+    assert small["joint_clusters"] == [{key: j[key] for key in ("id", "clusters", "anchors", "metrics")}
+                                       for j in full["joint_clusters"]]
+    assert all(j["units"] for j in full["joint_clusters"])
     monkeypatch.setattr(merge, "CLOSE_ROWS", 5)
     again = run_reassociation(r.data, r.key, original, opts)
     assert _without_time(again.report) == _without_time(full)

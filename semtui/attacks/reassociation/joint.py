@@ -21,16 +21,17 @@ from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units,
 from semtui.metrics.reassociation import accuracy
 
 
-def _plan_joint(data, ji: int, index_of: dict, anchors_of) -> dict:
+def _plan_joint(data, ji: int, members: list[int], anchors_of) -> dict:
     jc = data.joint_clusters[ji]
-    members = [index_of[x] for x in jc.clusters]
     anchors: list[np.ndarray] = []
     member_of: list[int] = []
+    slot: list[int] = []     # the member's place in ``members``
     local: list[int] = []
-    for ci in members:
+    for i, ci in enumerate(members):
         a = anchors_of(ci)
         anchors += a
         member_of += [ci] * len(a)
+        slot += [i] * len(a)
         local += list(range(len(a)))
     units: list[np.ndarray] = []
     unit_chunk: list[int] = []
@@ -39,19 +40,21 @@ def _plan_joint(data, ji: int, index_of: dict, anchors_of) -> dict:
     for s, ch in enumerate(jc.shared_chunks):
         add_distinct_units(ch, s, units, unit_chunk, unit_count, unit_rows)
     return {"members": members, "anchors": anchors, "member_of": np.asarray(member_of, dtype=np.int64),
+            "slot": np.asarray(slot, dtype=np.int64),
             "local": np.asarray(local, dtype=np.int64), "units": units, "unit_chunk": unit_chunk,
             "unit_count": unit_count, "unit_rows": unit_rows}
 
 
-def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None) -> dict:
-    """Attack (and with the key, judge) joint cluster ``ji``.  ``anchors_of(ci)``: cluster
+def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | None) -> dict:
+    """Attack (and with the key, judge) joint cluster ``ji``, whose member clusters are
+    ``members`` (their indices, in the order the joint cluster names them).  ``anchors_of(ci)``: cluster
     ``ci``'s anchors; ``aligned[ci]``: the transaction each of its anchors was aligned with by
     its own cluster task (-1: none)."""
     from semtui.attacks.reassociation.attack import _csr
 
     data = ctx.data
     jc = data.joint_clusters[ji]
-    p = _plan_joint(data, ji, index_of, anchors_of)
+    p = _plan_joint(data, ji, members, anchors_of)
     n_vocab = len(data.vocab)
     a_ids = np.unique(np.concatenate(p["anchors"] + [np.zeros(0, np.int32)]).astype(np.int64))
     u_ids = np.unique(np.concatenate(p["units"] + [np.zeros(0, np.int32)]).astype(np.int64))
@@ -85,7 +88,7 @@ def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None)
     names = data.vocab.names
     order = np.argsort(res.place_unit, kind="stable")
     by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
-    cid = [data.clusters[ci].id for ci in range(len(data.clusters))]
+    cid = {ci: data.clusters[ci].id for ci in p["members"]}   # the members' only (a release may be on disk)
     units_out = []
     for u, unit in enumerate(p["units"]):
         sel = by_unit[u].tolist() if len(p["units"]) else []
@@ -98,8 +101,7 @@ def joint_output(ctx, ji: int, index_of: dict, anchors_of, aligned: dict | None)
     ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
     for u, entry in enumerate(units_out):
         entry["correct"] = [bool(v) for v in ok[u].tolist()]
-    mo = p["member_of"]
-    n_cl = len(data.clusters)
+    mo, n_cl = p["slot"], len(p["members"])   # per member, in the order of ``members``
     held_t = np.fromiter((t for tr in task.unit_truth for t in tr), dtype=np.int64)
     out["eval"] = {
         "placements": np.bincount(mo[res.place_anchor], minlength=n_cl) if len(res.place_anchor) else np.zeros(n_cl),
@@ -143,9 +145,7 @@ def _allowed(data, p: dict, n_anchors: int) -> np.ndarray:
     units = csr_matrix((np.ones(len(u_items), dtype=np.int32), (np.repeat(np.arange(n_units), lens), u_items)),
                        shape=(n_units, v))
     clash = (shown @ units.T).toarray() > 0          # members x units
-    slot = np.full(len(data.clusters), -1, dtype=np.int64)
-    slot[np.asarray(p["members"], dtype=np.int64)] = np.arange(len(p["members"]))
-    return ~clash[slot[p["member_of"]]]
+    return ~clash[p["slot"]]
 
 
 def _recon(e: dict, p: dict, task) -> tuple[np.ndarray, np.ndarray]:

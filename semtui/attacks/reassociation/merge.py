@@ -74,16 +74,20 @@ class Merger:
             from semtui.fileio import Spool
 
             self.entries = Spool("the report's clusters")
+            self.joint_entries = Spool("the report's joint clusters")
         else:
             self.entries = []
+            self.joint_entries = []
         self.open_entries: dict[int, dict] = {}
         self.closed: set[int] = set()
         self.transactions: list[list] = []
         self.totals = {"anchors": 0, "units": 0, "placements": 0}
         self.arrived = 0
         # the joint clusters, in the order they can run (when their last member has arrived)
-        self.index_of = {c.id: ci for ci, c in enumerate(data.clusters)}
-        self.members = [[self.index_of[x] for x in j.clusters] for j in data.joint_clusters]
+        from semtui.model.disassociated import IdIndex
+
+        index_of = IdIndex(data.clusters) if data.joint_clusters else {}   # the ids are not held
+        self.members = [[index_of[x] for x in j.clusters] for j in data.joint_clusters]
         self.joints_of: dict[int, list[int]] = {}
         for ji, ms in enumerate(self.members):
             for ci in ms:
@@ -92,7 +96,10 @@ class Merger:
         self.next_joint = 0
         self.waiting = {ci: len(js) for ci, js in self.joints_of.items()}
         self.joint_summary: list[tuple[int, int] | None] = [None] * len(self.members)  # (placements, units)
-        self.joint_entries: list[dict | None] = [None] * len(self.members)
+        # the joint clusters' entries, in joint-cluster order as they run (kept in
+        # ``joint_waiting`` while one before them has not run)
+        self.joint_waiting: dict[int, dict | None] = {}
+        self.joint_listed = 0
         self.joint_figures: list[tuple[int, float] | None] = [None] * len(self.members)  # (correct, b_correct)
         self.joint_places: dict[int, list] = {}   # cluster -> [(joint, [(anchor, names)])] (full report)
         self.open: dict[int, tuple[_Part | None, _Part | None]] = {}
@@ -156,9 +163,9 @@ class Merger:
         members = self.members[ji]
         aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
                    if self.evaluate else None)
-        j = joint_output(ctx, ji, self.index_of, anchors_of, aligned)
+        j = joint_output(ctx, ji, members, anchors_of, aligned)
         self.joint_summary[ji] = (int(j["placements"]), int(j["n_units"]))
-        self.joint_entries[ji] = j.get("entry")
+        self._list_joint(ji, j.get("entry"))
         if not ctx.summary_only:
             names = data.vocab.names
             per: dict[int, list] = {}
@@ -172,13 +179,25 @@ class Merger:
             self._spread(ji, members, e, 0, with_recon=True)
         if self.ref_ctx is not None:
             ref_aligned = {m: np.asarray(self.open[m][1].aligned, dtype=np.int64) for m in members}
-            rj = joint_output(self.ref_ctx, ji, self.index_of, anchors_of, ref_aligned)
+            rj = joint_output(self.ref_ctx, ji, members, anchors_of, ref_aligned)
             if "eval" in rj:
                 self._spread(ji, members, rj["eval"], 1, with_recon=False)
         for m in members:
             self.waiting[m] -= 1
             if self.waiting[m] == 0 and m < self.arrived:
                 self._closable(m)
+
+    def _list_joint(self, ji: int, entry: dict | None) -> None:
+        """Joint cluster ``ji``'s entry in the report (with ``--summary-only`` its id, members,
+        anchors and metrics: no shared sub-record), listed in joint-cluster order."""
+        if entry is not None and self.ctx.summary_only:
+            entry = {key: entry[key] for key in ("id", "clusters", "anchors", "metrics") if key in entry}
+        self.joint_waiting[ji] = entry
+        while self.joint_listed in self.joint_waiting:
+            e = self.joint_waiting.pop(self.joint_listed)
+            if e is not None:
+                self.joint_entries.append(e)
+            self.joint_listed += 1
 
     def _spread(self, ji: int, members: list[int], e: dict, side: int, with_recon: bool) -> None:
         """A joint cluster's evaluation, shared out to its members by the cluster of the anchor
@@ -201,10 +220,10 @@ class Merger:
             for label, (rr, ii) in e["recon"].items():
                 rr = np.asarray(rr, dtype=np.int64)
                 recon[label] = (rr, np.asarray(ii, dtype=np.int64), cluster_of(rr))
-        for m in members:
+        for i, m in enumerate(members):   # the joint cluster's figures are per member, in this order
             part = self.open[m][side]
             held = int(np.count_nonzero(held_c == m)) if with_recon else 0
-            part.joints.append((ji, int(e["placements"][m]), int(e["correct"][m]), float(e["b_correct"][m]), held))
+            part.joints.append((ji, int(e["placements"][i]), int(e["correct"][i]), float(e["b_correct"][i]), held))
             part.extra_broken.append(broken[broken_c == m])
             part.extra_b_broken.append([s[c == m] for s, c in b_sets])
             for label, (rr, ii, cc) in recon.items():
@@ -376,7 +395,7 @@ class Merger:
             if self.ref_counts is not None:
                 report["metrics"]["informed_reference"] = _informed_reference(self.ref_counts, opts["seed"], ctx.ties)
         report["clusters"] = self.entries
-        report["joint_clusters"] = [e for e in self.joint_entries if e is not None]
+        report["joint_clusters"] = self.joint_entries
         report["summary"]["summary_only"] = ctx.summary_only
         report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
         return Reassociation(report, transactions)
