@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from array import array
 from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
@@ -50,12 +51,17 @@ from semtui.model import (
     RecordChunk,
     Vocabulary,
 )
+from semtui.model.disassociated import IdIndex, id_hash
 
 FORMAT = "semtui-disassociated/2"
 KEY_FORMAT = "semtui-disassociation-key/2"
 #: the versions read (a version 1 file has no joint clusters)
 FORMATS = ("semtui-disassociated/1", FORMAT)
 KEY_FORMATS = ("semtui-disassociation-key/1", KEY_FORMAT)
+#: distinct sub-records remembered while reading (each checked and looked up once while
+#: remembered): a chunk repeats its sub-records k or more times, and a large release's
+#: distinct sub-records are not all held
+_SEEN_SUBS = 100_000
 
 
 def _need(cond: bool, message: str, path) -> None:
@@ -73,9 +79,10 @@ def _indices(values) -> bool:
     return isinstance(values, list) and all(type(v) is int for v in values) and (not values or min(values) >= 0)
 
 
-def parse_disassociated(doc, path, clusters: list | None = None) -> DisassociatedData:
-    """The release a decoded document describes, checked; ``clusters``: where its clusters go
-    (a :class:`semtui.fileio.Spool` keeps a large release's on disk), a new list by default."""
+def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters: list | None = None) -> DisassociatedData:
+    """The release a decoded document describes, checked; ``clusters``, ``joint_clusters``:
+    where its clusters and joint clusters go (a :class:`semtui.fileio.Spool` keeps a large
+    release's on disk), new lists by default."""
     _need(isinstance(doc, dict), "expected a JSON object", path)
     _need(doc.get("format") in FORMATS, f"'format' must be {FORMAT!r} (or {FORMATS[0]!r}), got {doc.get('format')!r}",
           path)
@@ -88,10 +95,10 @@ def parse_disassociated(doc, path, clusters: list | None = None) -> Disassociate
     _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
     vocab = Vocabulary()
     clusters = [] if clusters is None else clusters
-    size_of: dict[str, int] = {}  # every cluster's size, by id (and which ids are taken)
-    seen_subs: dict[tuple, list[int]] = {}
+    hashes = array("q")   # every cluster's id, as IdIndex hashes it (not the ids: a release may be on disk)
+    seen_subs: dict[tuple, list[int]] = {}   # distinct sub-records met lately (at most _SEEN_SUBS)
     term_ids: dict[str, int] = {}  # each distinct term checked and looked up once
-    unbacked: list[tuple] = []
+    unbacked = array("q")   # (cluster, size, subs, terms, most) of each size the chunks alone do not back
 
     def read_chunks(chunks_doc, where: str, what: str) -> list[RecordChunk]:
         _need(isinstance(chunks_doc, list), f"{where}.{what} must be a list", path)
@@ -107,6 +114,8 @@ def parse_disassociated(doc, path, clusters: list | None = None) -> Disassociate
                 except TypeError:  # an unhashable entry: the check below says what is wrong
                     ids = None
                 if ids is None:
+                    if len(seen_subs) >= _SEEN_SUBS:  # bounded: a large release's are not all held
+                        seen_subs.clear()
                     _need(
                         isinstance(sr, list) and all(isinstance(t, str) and t.strip() for t in sr),
                         f"{where}.{what}[{j}][{r}] must be a list of item names",
@@ -122,7 +131,6 @@ def parse_disassociated(doc, path, clusters: list | None = None) -> Disassociate
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict), f"{where} must be an object", path)
         cid = str(c.get("id", f"P{ci + 1}"))
-        _need(cid not in size_of, f"{where}: duplicate cluster id {cid!r}", path)
         chunks = read_chunks(c.get("record_chunks", []), where, "record_chunks")
         longest = max((len(ch) for ch in chunks), default=0)
         term = c.get("term_chunk", [])
@@ -139,50 +147,59 @@ def parse_disassociated(doc, path, clusters: list | None = None) -> Disassociate
         subs = sum(len(ch) for ch in chunks)
         most = subs + max(k - 1, 1) * len(term)
         if size > most:  # a joint cluster's shared chunks may back it: checked below
-            unbacked.append((cid, where, size, subs, len(term), most))
-        size_of[cid] = size
+            unbacked.extend((ci, size, subs, len(term), most))
+        hashes.append(id_hash(cid))
         clusters.append(
             Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
                                                    for t in term], dtype=np.int32))
         )
+    by_id = IdIndex(clusters, np.frombuffer(hashes, dtype=np.int64))
+    del hashes
+    twice = by_id.repeated()
+    _need(twice is None, f"clusters[{twice[0]}]: duplicate cluster id {twice[1]!r}" if twice else "", path)
     joint_doc = doc.get("joint_clusters", [])
-    if isinstance(joint_doc, _Rows):
-        joint_doc = list(joint_doc)
-    _need(isinstance(joint_doc, list), "'joint_clusters' must be a list", path)
-    _need(not joint_doc or doc.get("format") == FORMAT, f"'joint_clusters' needs format {FORMAT!r}", path)
-    joints: list[JointCluster] = []
-    joint_ids: set[str] = set()
-    for ji, jd in enumerate(joint_doc):
+    _need(isinstance(joint_doc, (list, _Rows)), "'joint_clusters' must be a list", path)
+    joints = [] if joint_clusters is None else joint_clusters
+    joint_hashes = array("q")
+    # a record of a member cluster may hold nothing but shared sub-records: a joint cluster's
+    # longest shared chunk backs that many more records of each member (summed for the
+    # clusters whose size needs it, in the order they were read)
+    ub = np.frombuffer(unbacked, dtype=np.int64).reshape(-1, 5)   # cluster, size, subs, terms, most
+    extra = np.zeros(len(ub), dtype=np.int64)
+    for ji, jd in enumerate(joint_doc):   # a line at a time: never all decoded at once
         where = f"joint_clusters[{ji}]"
+        _need(doc.get("format") == FORMAT, f"'joint_clusters' needs format {FORMAT!r}", path)
         _need(isinstance(jd, dict), f"{where} must be an object", path)
         jid = str(jd.get("id", f"J{ji + 1}"))
-        _need(jid not in joint_ids and jid not in size_of, f"{where}: duplicate id {jid!r}", path)
-        joint_ids.add(jid)
+        _need(jid not in by_id, f"{where}: duplicate id {jid!r}", path)
         members = jd.get("clusters")
         _need(isinstance(members, list) and len(members) >= 2 and all(isinstance(x, str) for x in members),
               f"{where}.clusters must list at least two cluster ids", path)
-        unknown = [x for x in members if x not in size_of]
-        _need(not unknown, f"{where}.clusters names {unknown[0]!r}, which is no cluster of the release"
-              if unknown else "", path)
+        found = []
+        for x in members:
+            try:
+                found.append(by_id.find(x))
+            except KeyError:
+                raise InputError(f"{where}.clusters names {x!r}, which is no cluster of the release", path) from None
         _need(len(set(members)) == len(members), f"{where}.clusters names a cluster twice", path)
         shared = read_chunks(jd.get("shared_chunks", []), where, "shared_chunks")
-        records = sum(size_of[x] for x in members)
+        records = sum(c.size for _, c in found)
         big = [len(ch) for ch in shared if len(ch) > records]
         _need(not big, f"{where}: a shared chunk has {big[0] if big else 0} sub-records, its member clusters "
                        f"{records} records", path)
+        if len(ub):
+            at = np.asarray([i for i, _ in found], dtype=np.int64)
+            pos = np.minimum(np.searchsorted(ub[:, 0], at), len(ub) - 1)
+            hit = ub[pos, 0] == at
+            extra[pos[hit]] += max((len(ch) for ch in shared), default=0)
+        joint_hashes.append(id_hash(jid))
         joints.append(JointCluster(jid, list(members), shared))
-    # a record of a member cluster may hold nothing but shared sub-records: a joint cluster's
-    # longest shared chunk backs that many more records of each member
-    extra: dict[str, int] = {}
-    for j in joints:
-        longest = max((len(ch) for ch in j.shared_chunks), default=0)
-        for x in j.clusters:
-            extra[x] = extra.get(x, 0) + longest
-    for cid, where, size, subs, terms, most in unbacked:
-        more = extra.get(cid, 0)
+    twice = IdIndex(joints, np.frombuffer(joint_hashes, dtype=np.int64)).repeated()
+    _need(twice is None, f"joint_clusters[{twice[0]}]: duplicate id {twice[1]!r}" if twice else "", path)
+    for (ci, size, subs, terms, most), more in zip(ub.tolist(), extra.tolist()):
         _need(size <= most + more,
-              f"{where}.size is {size}, but its chunks hold {subs} sub-records, its {terms} term-chunk terms at most "
-              f"{max(k - 1, 1)} transaction(s) each (k={k})"
+              f"clusters[{ci}].size is {size}, but its chunks hold {subs} sub-records, its {terms} term-chunk terms "
+              f"at most {max(k - 1, 1)} transaction(s) each (k={k})"
               + (f" and its joint clusters' shared chunks {more} sub-records" if more else "")
               + f": at most {most + more} transactions", path)
     return DisassociatedData(vocab, k, m, clusters, joints, bound)
@@ -201,7 +218,8 @@ def read_disassociated(path: str | Path, *, spool: bool = False) -> Disassociate
     with TextLines(path) as lines:
         try:
             return parse_disassociated(_by_line(iter(lines), ("format", "k", "m")), path,
-                                       Spool("the release's clusters") if spool else None)
+                                       *((Spool("the release's clusters"), Spool("the release's joint clusters"))
+                                         if spool else ()))
         except _NotByLine:
             pass
         text = lines.whole()
@@ -378,7 +396,7 @@ def read_key(path: str | Path, data: DisassociatedData | None = None, *, spool: 
     with TextLines(path) as lines:
         try:
             return _parse_key(_by_line(iter(lines), ("format",)), path, data,
-                              Spool("the key's clusters") if spool else None)
+                              *((Spool("the key's clusters"), Spool("the key's joint clusters")) if spool else ()))
         except _NotByLine:
             pass
         text = lines.whole()
@@ -392,7 +410,8 @@ def _all_indices(lists) -> bool:
     return set(map(type, flat)) <= {int} and (not flat or min(flat) >= 0)
 
 
-def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None) -> DisassociationKey:
+def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None = None,
+               joint_clusters: list | None = None) -> DisassociationKey:
     _need(isinstance(doc, dict) and doc.get("format") in KEY_FORMATS,
           f"'format' must be {KEY_FORMAT!r} (or {KEY_FORMATS[0]!r})", path)
     clusters_doc = doc.get("clusters")
@@ -422,11 +441,9 @@ def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None)
               f"{where}.suppressed must be a list of [transaction index, item] pairs", path)
         out.append(ClusterKey(str(c["id"]), rc, tc, records, [(t, it) for t, it in sup]))
     joints_doc = doc.get("joint_clusters", [])
-    if isinstance(joints_doc, _Rows):
-        joints_doc = list(joints_doc)
-    _need(isinstance(joints_doc, list), "'joint_clusters' must be a list", path)
-    joints = []
-    for ji, jd in enumerate(joints_doc):
+    _need(isinstance(joints_doc, (list, _Rows)), "'joint_clusters' must be a list", path)
+    joints = [] if joint_clusters is None else joint_clusters
+    for ji, jd in enumerate(joints_doc):   # a line at a time: never all decoded at once
         where = f"joint_clusters[{ji}]"
         _need(isinstance(jd, dict) and "id" in jd, f"{where} must be an object with an 'id'", path)
         sc = jd.get("shared_chunks", [])

@@ -210,9 +210,10 @@ def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarra
     return u[order], a[order]
 
 
-#: most cells of the bootstrap's weights held at once (resamples x clusters, 8 bytes each): up
-#: to 4,000 clusters one table; beyond, blocks of resamples
-BOOTSTRAP_BLOCK_CELLS = 4_000_000
+#: most cells of the bootstrap's weights held at once (resamples x clusters, drawn as int64 and
+#: turned to float64: 16 bytes each, 16 MB): up to 1,000 clusters one table; beyond, blocks of
+#: resamples (the same draws)
+BOOTSTRAP_BLOCK_CELLS = 1_000_000
 
 
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,

@@ -230,7 +230,7 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
         if len(ck.term_chunk) != len(c.term_chunk):
             raise InputError(f"cluster {c.id!r}: the key's term chunk has {len(ck.term_chunk)} terms, the "
                              f"release's {len(c.term_chunk)}: the key does not belong to {rel}", key_path)
-    jby_id = {j.id: j for j in key.joint_clusters}
+    jby_id = key.joint_by_id
     for jc in release.joint_clusters:
         jk = jby_id.get(jc.id)
         if jk is None:
@@ -321,10 +321,13 @@ def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, o
         if size >= _BLOCK:
             check()
             size = 0
-    jby_id = {j.id: j for j in key.joint_clusters}
     for jc in release.joint_clusters:
+        jk = key.joint_by_id[jc.id]
         for j, ch in enumerate(jc.shared_chunks):
-            add(jby_id[jc.id].shared_chunks[j], ch)
+            add(jk.shared_chunks[j], ch)
+        if size >= _BLOCK:
+            check()
+            size = 0
     check()
 
 

@@ -124,7 +124,7 @@ class JointClusterKey:
     shared_chunks: list[list[int]]
 
 
-def _id_hash(cid) -> int:
+def id_hash(cid) -> int:
     """A 64-bit hash of an id, the same in every process (Python's ``hash`` of a string is not:
     an index shipped to a worker process must still find its ids)."""
     from hashlib import blake2b
@@ -138,15 +138,17 @@ class IdIndex(Mapping):
     position), not the ids themselves.  A lookup checks each candidate's id against the item,
     read when asked for, so it is exact; a repeated id gives its last item, as a dict would."""
 
-    def __init__(self, items: Sequence):
+    def __init__(self, items: Sequence, hashes: np.ndarray | None = None):
+        """``hashes``: :func:`id_hash` of each item's id, when the reader has them already."""
         self.items = items
-        hashes = np.fromiter((_id_hash(it.id) for it in items), dtype=np.int64, count=len(items))
+        if hashes is None:
+            hashes = np.fromiter((id_hash(it.id) for it in items), dtype=np.int64, count=len(items))
         self._order = np.argsort(hashes, kind="stable")
         self._hashes = hashes[self._order]
 
     def find(self, cid):
         """``(position, item)`` of the last item with id ``cid``; KeyError if none has it."""
-        h = _id_hash(cid)
+        h = id_hash(cid)
         lo = int(np.searchsorted(self._hashes, h, side="left"))
         hi = int(np.searchsorted(self._hashes, h, side="right"))
         for j in range(hi - 1, lo - 1, -1):   # the same hash in position order: the last first
@@ -158,6 +160,25 @@ class IdIndex(Mapping):
 
     def __getitem__(self, cid) -> int:
         return self.find(cid)[0]
+
+    def repeated(self) -> tuple[int, str] | None:
+        """``(position, id)`` of the first item whose id an earlier item has, or None."""
+        h = self._hashes
+        same = np.flatnonzero(h[1:] == h[:-1]) if len(h) > 1 else np.zeros(0, dtype=np.int64)
+        groups: dict[int, set[int]] = {}
+        for j in same.tolist():
+            groups.setdefault(int(h[j]), set()).update((int(self._order[j]), int(self._order[j + 1])))
+        first = None
+        for positions in groups.values():
+            seen: set = set()
+            for i in sorted(positions):
+                cid = self.items[i].id
+                if cid in seen:
+                    if first is None or i < first[0]:
+                        first = (i, cid)
+                    break
+                seen.add(cid)
+        return first
 
     def __iter__(self):
         return iter(dict.fromkeys(it.id for it in self.items))
@@ -191,6 +212,7 @@ class DisassociationKey:
     clusters: list[ClusterKey]
     joint_clusters: list[JointClusterKey] = field(default_factory=list)
     _by_id: ClustersById | None = field(default=None, init=False, repr=False, compare=False)
+    _joint_by_id: ClustersById | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def by_id(self) -> ClustersById:
@@ -200,6 +222,13 @@ class DisassociationKey:
         if self._by_id is None:
             self._by_id = ClustersById(self.clusters)
         return self._by_id
+
+    @property
+    def joint_by_id(self) -> ClustersById:
+        """The key's joint clusters by id, as :attr:`by_id`."""
+        if self._joint_by_id is None:
+            self._joint_by_id = ClustersById(self.joint_clusters)
+        return self._joint_by_id
 
     def cluster(self, cid: str) -> ClusterKey:
         for c in self.clusters:

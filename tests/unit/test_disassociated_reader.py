@@ -113,3 +113,53 @@ def test_a_file_cut_after_the_clusters_is_one_line_naming_it(tmp_path):
     with pytest.raises(InputError) as err:
         read_disassociated(path)
     assert "not valid JSON" in err.value.message
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_ids_are_checked_without_holding_them(tmp_path, monkeypatch, collide):
+    """The clusters' ids are kept as hashes (a release on disk is never whole): a repeated id, a
+    joint cluster naming no cluster or taking a cluster's id are still one line naming the
+    clusters' place -- whatever the hashes (all equal: each candidate's id is checked)."""
+    import semtui.formats.disassociated as fd
+    import semtui.model.disassociated as md
+
+    if collide:
+        monkeypatch.setattr(fd, "id_hash", lambda cid: 3)
+        monkeypatch.setattr(md, "id_hash", lambda cid: 3)
+    doc = json.loads((SAMPLES / "disassociated.json").read_text())
+    doc["clusters"].append({**doc["clusters"][0], "id": "P2"})
+    ids = [c["id"] for c in doc["clusters"]]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    good = read_disassociated(path)
+    assert [c.id for c in good.clusters] == ids == ["P1", "P2"]
+    cases = []
+    twice = json.loads(json.dumps(doc))
+    twice["clusters"].append(dict(twice["clusters"][0]))
+    cases.append((twice, f"clusters[{len(ids)}]: duplicate cluster id {ids[0]!r}"))
+    for joint, message in ((["nope", ids[0]], "names 'nope', which is no cluster of the release"),
+                           ([ids[0], ids[1]], f"duplicate id {ids[0]!r}")):
+        bad = json.loads(json.dumps(doc))
+        bad["format"] = "semtui-disassociated/2"
+        bad["joint_clusters"] = [{"id": ids[0] if "duplicate" in message else "J1", "clusters": joint,
+                                  "shared_chunks": []}]
+        cases.append((bad, message))
+    for bad, message in cases:
+        for text in (json.dumps(bad), json.dumps(bad, indent=1)):   # read a line at a time, and whole
+            path.write_text(text)
+            with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+                read_disassociated(path)
+
+
+def test_a_bounded_memory_of_sub_records_reads_the_same_release(tmp_path, monkeypatch):
+    import semtui.formats.disassociated as fd
+
+    data = TransactionData.from_lists([line.split(", ") for line in
+                                       (SAMPLES / "meps400-original.txt").read_text().splitlines()])
+    r = disassociate(data, 3, 2, 20)
+    path = tmp_path / "r.json"
+    with path.open("w") as fh:
+        dump_disassociated(r.data, fh)
+    whole = read_disassociated(path)
+    monkeypatch.setattr(fd, "_SEEN_SUBS", 1)
+    assert _same(read_disassociated(path), whole)

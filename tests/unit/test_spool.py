@@ -255,9 +255,9 @@ def test_an_id_index_finds_what_a_dict_of_ids_finds(ids, asked, collide):
 
     items = [SimpleNamespace(id=cid, n=n) for n, cid in enumerate(ids)]
     want = {cid: n for n, cid in enumerate(ids)}
-    saved = dis._id_hash
+    saved = dis.id_hash
     if collide:
-        dis._id_hash = lambda cid: 7
+        dis.id_hash = lambda cid: 7
     try:
         index = dis.IdIndex(items)
         for cid in set(asked) | set(ids):
@@ -268,17 +268,17 @@ def test_an_id_index_finds_what_a_dict_of_ids_finds(ids, asked, collide):
                     index[cid]
         assert list(index) == list(want) and len(index) == len(want)
     finally:
-        dis._id_hash = saved
+        dis.id_hash = saved
 
 
-def test_an_id_hash_is_the_same_in_another_process():
+def test_anid_hash_is_the_same_in_another_process():
     import subprocess
     import sys
 
-    from semtui.model.disassociated import _id_hash
+    from semtui.model.disassociated import id_hash
 
-    code = "from semtui.model.disassociated import _id_hash; print(_id_hash('C17'))"
+    code = "from semtui.model.disassociated import id_hash; print(id_hash('C17'))"
     env = {**os.environ, "PYTHONHASHSEED": "random"}
     got = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.strip()
            for _ in range(2)}
-    assert got == {str(_id_hash("C17"))}
+    assert got == {str(id_hash("C17"))}

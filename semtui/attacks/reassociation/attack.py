@@ -314,7 +314,7 @@ def plan_release(
         informed = _log_lifts(Background.from_incidence(x, vocab, "the original"), vocab, a_ids, u_ids)
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed,
-                   joint_key_of={j.id: j for j in key.joint_clusters} if evaluate else None)
+                   joint_key_of=key.joint_by_id if evaluate else None)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
