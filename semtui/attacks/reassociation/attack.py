@@ -475,11 +475,11 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
 
     data = ctx.data
     evaluate = ctx.key_of is not None
-    sizes = [float(c.size) for c in data.clusters]
+    sizes = np.fromiter((c.size for c in data.clusters), dtype=np.float64, count=len(data.clusters))
     shared = dc_replace(ctx, data=_Slice(data.vocab, {}), key_of={} if evaluate else None, x=None,
                         joint_key_of=None)
     with session(spec) as client:
-        target = batch_cost or max(1.0, min(STREAM_COST, sum(sizes) / (n_workers(client) * PER_WORKER)))
+        target = batch_cost or max(1.0, min(STREAM_COST, float(sizes.sum()) / (n_workers(client) * PER_WORKER)))
         from semtui.attacks.reassociation.merge import stream_costs
 
         groups = stream_costs(sizes, target)

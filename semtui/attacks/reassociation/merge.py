@@ -20,6 +20,7 @@ clusters were batched, nor where they ran (tests/unit/test_scheduler.py, test_st
 from __future__ import annotations
 
 import time
+from array import array
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -87,20 +88,26 @@ class Merger:
         from semtui.model.disassociated import IdIndex
 
         index_of = IdIndex(data.clusters) if data.joint_clusters else {}   # the ids are not held
-        self.members = [[index_of[x] for x in j.clusters] for j in data.joint_clusters]
-        self.joints_of: dict[int, list[int]] = {}
-        for ji, ms in enumerate(self.members):
-            for ci in ms:
-                self.joints_of.setdefault(ci, []).append(ji)
-        self.joint_order = sorted(range(len(self.members)), key=lambda ji: (max(self.members[ji], default=-1), ji))
+        ptr, flat = [0], array("q")   # each joint cluster's members (cluster indices), as CSR
+        for j in data.joint_clusters:
+            flat.extend(index_of[x] for x in j.clusters)
+            ptr.append(len(flat))
+        self.member_ptr = np.asarray(ptr, dtype=np.int64)
+        self.member_ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
+        n_joint = len(self.member_ptr) - 1
+        last = (np.maximum.reduceat(self.member_ids, self.member_ptr[:-1]) if len(self.member_ids)
+                else np.full(n_joint, -1, dtype=np.int64))
+        self.joint_last = last   # a joint cluster runs when its last member has arrived
+        self.joint_order = np.lexsort((np.arange(n_joint), last)).tolist()
         self.next_joint = 0
-        self.waiting = {ci: len(js) for ci, js in self.joints_of.items()}
-        self.joint_summary: list[tuple[int, int] | None] = [None] * len(self.members)  # (placements, units)
+        # the joint clusters each cluster still waits for (0 for most: not a member of any)
+        self.waiting = np.bincount(self.member_ids, minlength=self.n).astype(np.int32)
+        self.joint_summary: list[tuple[int, int] | None] = [None] * n_joint  # (placements, units)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
         # ``joint_waiting`` while one before them has not run)
         self.joint_waiting: dict[int, dict | None] = {}
         self.joint_listed = 0
-        self.joint_figures: list[tuple[int, float] | None] = [None] * len(self.members)  # (correct, b_correct)
+        self.joint_figures: list[tuple[int, float] | None] = [None] * n_joint  # (correct, b_correct)
         self.joint_places: dict[int, list] = {}   # cluster -> [(joint, [(anchor, names)])] (full report)
         self.open: dict[int, tuple[_Part | None, _Part | None]] = {}
         self.closable: list[int] = []
@@ -125,7 +132,7 @@ class Merger:
             self.transactions.append(out["transactions"])
         for name in self.totals:
             self.totals[name] += int(out[name])
-        joined = ci in self.joints_of
+        joined = bool(self.waiting[ci])   # its joint clusters cannot have run before it arrived
         attack = reference = None
         if self.evaluate:
             self.truth[ci] = np.asarray(out["truth"], dtype=np.int64)
@@ -138,7 +145,7 @@ class Merger:
         self.open[ci] = (attack, reference)
         self.arrived = ci + 1
         while (self.next_joint < len(self.joint_order)
-               and max(self.members[self.joint_order[self.next_joint]], default=-1) < self.arrived):
+               and self.joint_last[self.joint_order[self.next_joint]] < self.arrived):
             self._run_joint(self.joint_order[self.next_joint])
             self.next_joint += 1
         if not joined:  # a joint cluster's member becomes closable when its last joint cluster has run
@@ -160,7 +167,7 @@ class Merger:
         def anchors_of(ci: int) -> list[np.ndarray]:
             return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
 
-        members = self.members[ji]
+        members = self.member_ids[self.member_ptr[ji]:self.member_ptr[ji + 1]].tolist()
         aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
                    if self.evaluate else None)
         j = joint_output(ctx, ji, members, anchors_of, aligned)
@@ -546,19 +553,19 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     return codes[counts < k]
 
 
-def stream_costs(sizes: list[float], target: float) -> list[list[int]]:
+def stream_costs(sizes, target: float) -> list[range]:
     """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
-    order, so that the driver merges each batch as it comes back and closes its clusters)."""
-    out: list[list[int]] = []
-    current: list[int] = []
+    order, so that the driver merges each batch as it comes back and closes its clusters), as
+    ranges: nothing held per cluster."""
+    out: list[range] = []
+    start = 0
     acc = 0.0
     for i, s in enumerate(sizes):
-        current.append(i)
         acc += s
         if acc >= target:
-            out.append(current)
-            current, acc = [], 0.0
-    if current:
-        out.append(current)
+            out.append(range(start, i + 1))
+            start, acc = i + 1, 0.0
+    if start < len(sizes):
+        out.append(range(start, len(sizes)))
     return out
 
