@@ -469,12 +469,23 @@ def joint_release():
     return r.data, r.key, original
 
 
-def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_serial_run(cluster, joint_release):
-    """Batches of ~7 transactions: many batch boundaries fall between two members of one joint
-    cluster, whose attack then waits for its last member; the report and the reconstruction are
-    those of the serial run, with and without --summary-only."""
+@pytest.mark.parametrize("span", [None, 0], ids=["joint clusters on the workers", "joint clusters on the driver"])
+def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_serial_run(cluster, joint_release,
+                                                                                           monkeypatch, span):
+    """Batches of ~7 transactions: many batch boundaries would fall between two members of one
+    joint cluster.  By default a batch is stretched to hold them all and its worker runs the
+    joint cluster (the driver runs none); with JOINT_SPAN 0 the batches cut inside them and the
+    driver runs each when its last member has arrived.  Either way the report and the
+    reconstruction are those of the serial run, with and without --summary-only."""
+    import semtui.attacks.reassociation.attack as attack_module
+    import semtui.attacks.reassociation.joint as joint_module
     from semtui.attacks.reassociation.merge import stream_costs
 
+    on_driver = []
+    real = joint_module.joint_output
+    monkeypatch.setattr(joint_module, "joint_output", lambda *a, **kw: on_driver.append(a[1]) or real(*a, **kw))
+    if span is not None:
+        monkeypatch.setattr(attack_module, "JOINT_SPAN", span)
     address, _ = cluster
     data, key, original = joint_release
     groups = stream_costs([float(c.size) for c in data.clusters], 7)
@@ -484,7 +495,10 @@ def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_
     for summary_only in (False, True):
         opts = ReassociationOptions(summary_only=summary_only, seed=2)
         serial = run_reassociation(data, key, original, opts)
+        on_driver.clear()
         dist = run_reassociation(data, key, original, opts.replace(scheduler=address), batch_cost=7)
+        # the attack and the informed reference of every joint cluster: all on the driver, or none
+        assert sorted(on_driver) == ([] if span is None else sorted(2 * list(range(len(data.joint_clusters)))))
         assert serial.report["metrics"]["shared_chunks"]["placements"] > 0
         assert serial.report["metrics"]["informed_reference"]["placements"] > 0
         assert _stable(dist.report) == _stable(serial.report), summary_only

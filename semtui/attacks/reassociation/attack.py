@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any
@@ -157,6 +157,7 @@ class _Context:
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
     summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
     joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
+    joint_members: tuple | None = None  # each joint cluster's member clusters, CSR (ptr, ids): merge.joint_members
     run: str = ""            # this run's token (the kernels' WMD memo is per run)
 
 
@@ -315,6 +316,9 @@ def plan_release(
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed,
                    joint_key_of=key.joint_by_id if evaluate else None)
+    from semtui.attacks.reassociation.merge import joint_members
+
+    ctx.joint_members = joint_members(data)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
@@ -457,11 +461,19 @@ def _outputs(ctx: _Context, options: ReassociationOptions, progress, batch_cost:
 
 @dataclass
 class _Slice:
-    """The part of a release a batch of clusters needs on a worker: the vocabulary and those
-    clusters (by index)."""
+    """The part of a release a batch of clusters needs on a worker: the vocabulary, those
+    clusters and the joint clusters they make up whole (by index), and how many clusters the
+    release has."""
 
     vocab: Any
     clusters: dict
+    joint_clusters: dict = field(default_factory=dict)
+    n_clusters: int = 0
+
+
+#: a joint cluster whose members span more clusters than this is run on the driver (its
+#: members' batches are not held together for it)
+JOINT_SPAN = 2_000
 
 
 def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float | None):
@@ -469,23 +481,45 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     scores, the informed reference's, WMD's distances, the vocabulary) is broadcast once; each
     batch of consecutive clusters travels with its own slice of the release, of the key and
     (for WMD) of the original, built only when it is submitted; results come back in cluster
-    order, at most IN_FLIGHT batches a worker held at a time."""
+    order, at most IN_FLIGHT batches a worker held at a time.  A batch never ends inside a
+    joint cluster (REFINE) whose members span at most JOINT_SPAN clusters: its worker runs the
+    joint cluster after its members, so the driver only merges it."""
+    from semtui.attacks.reassociation.merge import joint_members
     from semtui.fileio import drop_pages
     from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
 
     data = ctx.data
     evaluate = ctx.key_of is not None
-    sizes = np.fromiter((c.size for c in data.clusters), dtype=np.float64, count=len(data.clusters))
-    shared = dc_replace(ctx, data=_Slice(data.vocab, {}), key_of={} if evaluate else None, x=None,
-                        joint_key_of=None)
+    n = len(data.clusters)
+    sizes = np.fromiter((c.size for c in data.clusters), dtype=np.float64, count=n)
+    ptr, ids = ctx.joint_members if ctx.joint_members is not None else joint_members(data)
+    n_joint = len(ptr) - 1
+    first = np.minimum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
+    last = np.maximum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
+    held = (last - first) <= JOINT_SPAN     # run by the worker of its members' batch
+    spans = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(spans, first[held], 1)
+    np.add.at(spans, last[held], -1)
+    uncut = np.cumsum(spans)[:n] > 0        # a batch ending at i would cut a joint cluster
+    shared = dc_replace(ctx, data=_Slice(data.vocab, {}, {}, n), key_of={} if evaluate else None, x=None,
+                        joint_key_of=None, joint_members=None)
     with session(spec) as client:
         target = batch_cost or max(1.0, min(STREAM_COST, float(sizes.sum()) / (n_workers(client) * PER_WORKER)))
         from semtui.attacks.reassociation.merge import stream_costs
 
-        groups = stream_costs(sizes, target)
+        groups = stream_costs(sizes, target, uncut)
+        # each held joint cluster goes with the batch holding its last member (and so all of them)
+        starts = np.asarray([b.start for b in groups], dtype=np.int64)
+        joint_batch = np.full(n_joint, -1, dtype=np.int64)
+        if n_joint:
+            at = np.searchsorted(starts, last, side="right") - 1
+            inside = held & (first >= starts[at])
+            joint_batch[inside] = at[inside]
+        order = np.argsort(joint_batch, kind="stable")
+        bounds = np.searchsorted(joint_batch[order], np.arange(len(groups) + 1))
 
         def parts():
-            for b in groups:
+            for g, b in enumerate(groups):
                 clusters = {ci: data.clusters[ci] for ci in b}
                 keys = {c.id: ctx.key_of[c.id] for c in clusters.values()} if evaluate else None
                 rows = None
@@ -494,20 +528,50 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
                     ts = sorted({t for ck in keys.values() for t in _key_members(ck) if t >= 0})
                     rows = {t: x.indices[x.indptr[t]:x.indptr[t + 1]].copy() for t in ts}
                     drop_pages(x)  # a memory-mapped original: its pages are not held between batches
-                yield b, clusters, keys, rows
+                joints = []
+                for ji in order[bounds[g]:bounds[g + 1]].tolist():
+                    jc = data.joint_clusters[ji]
+                    jk = ctx.joint_key_of.get(jc.id) if evaluate else None
+                    joints.append((ji, ids[ptr[ji]:ptr[ji + 1]].tolist(), jc, jk))
+                yield b, clusters, keys, rows, joints
 
         results = map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT, progress=progress,
-                              message=message, total=len(sizes), size_of=lambda part: len(part[0]))
-        for b, got in zip(groups, results):
+                              message=message, total=n, size_of=lambda part: len(part[0]))
+        for b, (got, joints) in zip(groups, results):
             for ci, (out, ref) in zip(b, got):
+                if joints:   # with the batch's first cluster: the driver has them before they can run
+                    out["joints"], joints = joints, None
                 yield ci, out, ref
 
 
-def _run_part(shared: _Context, part) -> list:
-    """On a worker: a batch of consecutive clusters, from its slice of the release."""
-    indices, clusters, keys, rows = part
-    ctx = dc_replace(shared, data=_Slice(shared.data.vocab, clusters), key_of=keys, x=rows)
-    return [_cluster_outputs(ctx, ci) for ci in indices]
+def _run_part(shared: _Context, part) -> tuple[list, dict]:
+    """On a worker: a batch of consecutive clusters, from its slice of the release, then the
+    joint clusters they make up whole (``{joint index: (attack output, reference output)}``)."""
+    from semtui.attacks.reassociation.joint import joint_output
+    from semtui.attacks.reassociation.merge import reference_ctx
+
+    indices, clusters, keys, rows, joints = part
+    ctx = dc_replace(shared, data=_Slice(shared.data.vocab, clusters, {ji: jc for ji, _, jc, _ in joints},
+                                         shared.data.n_clusters),
+                     key_of=keys, x=rows, joint_key_of={jc.id: jk for _, _, jc, jk in joints if jk is not None})
+    got = [_cluster_outputs(ctx, ci) for ci in indices]
+    by_index = dict(zip(indices, got))
+    ran: dict = {}
+
+    def anchors_of(ci: int) -> list[np.ndarray]:
+        return _plan_cluster(ci, ctx.data.clusters[ci], ctx.term_placements).anchors
+
+    for ji, members, _, _ in joints:   # as the driver's merge would run it (Merger._run_joint)
+        evaluate = ctx.key_of is not None
+        aligned = ({m: np.asarray(by_index[m][0]["aligned"], dtype=np.int64) for m in members}
+                   if evaluate else None)
+        j = joint_output(ctx, ji, members, anchors_of, aligned)
+        rj = None
+        if ctx.informed is not None:
+            ref_aligned = {m: np.asarray(by_index[m][1]["_aligned"], dtype=np.int64) for m in members}
+            rj = joint_output(reference_ctx(ctx), ji, members, anchors_of, ref_aligned)
+        ran[ji] = (j, rj)
+    return got, ran
 
 
 def _key_members(ck) -> set[int]:

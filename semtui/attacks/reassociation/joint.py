@@ -67,7 +67,7 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
     n_anchors = len(p["anchors"])
     # a task index of its own (clusters take 0..n-1) so that its random streams are its own
     task = ClusterTask(
-        index=len(data.clusters) + ji, method=ctx.method, seed=ctx.seed, ties=ctx.ties, n_anchors=n_anchors,
+        index=_n_clusters(data) + ji, method=ctx.method, seed=ctx.seed, ties=ctx.ties, n_anchors=n_anchors,
         anchor_ptr=anchor_ptr, anchor_terms=anchor_terms, unit_ptr=unit_ptr, unit_terms=unit_terms,
         unit_chunk=np.asarray(p["unit_chunk"], dtype=np.int64), unit_count=np.asarray(p["unit_count"], dtype=np.int64),
         close=ctx.close[np.ix_(ctx.a_pos[a_ids], ctx.u_pos[u_ids])],
@@ -119,6 +119,12 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
                                "accuracy": _r(accuracy(correct_n, len(res.place_unit))),
                                "baseline_accuracy": _r(accuracy(bl["mean_correct"], len(res.place_unit)))}
     return out
+
+
+def _n_clusters(data) -> int:
+    """The release's number of clusters (a worker's slice of it says so: it holds only some)."""
+    n = getattr(data, "n_clusters", None)
+    return len(data.clusters) if n is None else n
 
 
 def _allowed(data, p: dict, n_anchors: int) -> np.ndarray:

@@ -85,15 +85,7 @@ class Merger:
         self.totals = {"anchors": 0, "units": 0, "placements": 0}
         self.arrived = 0
         # the joint clusters, in the order they can run (when their last member has arrived)
-        from semtui.model.disassociated import IdIndex
-
-        index_of = IdIndex(data.clusters) if data.joint_clusters else {}   # the ids are not held
-        ptr, flat = [0], array("q")   # each joint cluster's members (cluster indices), as CSR
-        for j in data.joint_clusters:
-            flat.extend(index_of[x] for x in j.clusters)
-            ptr.append(len(flat))
-        self.member_ptr = np.asarray(ptr, dtype=np.int64)
-        self.member_ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
+        self.member_ptr, self.member_ids = ctx.joint_members if ctx.joint_members is not None else joint_members(data)
         n_joint = len(self.member_ptr) - 1
         last = (np.maximum.reduceat(self.member_ids, self.member_ptr[:-1]) if len(self.member_ids)
                 else np.full(n_joint, -1, dtype=np.int64))
@@ -103,6 +95,7 @@ class Merger:
         # the joint clusters each cluster still waits for (0 for most: not a member of any)
         self.waiting = np.bincount(self.member_ids, minlength=self.n).astype(np.int32)
         self.joint_summary: list[tuple[int, int] | None] = [None] * n_joint  # (placements, units)
+        self.joint_ready: dict[int, tuple] = {}   # joint clusters a worker ran with its batch: (attack, reference)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
         # ``joint_waiting`` while one before them has not run)
         self.joint_waiting: dict[int, dict | None] = {}
@@ -127,6 +120,7 @@ class Merger:
     def add(self, ci: int, out: dict, ref: dict | None = None) -> None:
         if ci != self.arrived:
             raise ValueError(f"cluster {ci} arrived out of order (expected {self.arrived})")
+        self.joint_ready.update(out.pop("joints", None) or {})
         self.open_entries[ci] = out["cluster"]
         if not self.ctx.summary_only:
             self.transactions.append(out["transactions"])
@@ -170,7 +164,8 @@ class Merger:
         members = self.member_ids[self.member_ptr[ji]:self.member_ptr[ji + 1]].tolist()
         aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
                    if self.evaluate else None)
-        j = joint_output(ctx, ji, members, anchors_of, aligned)
+        ready = self.joint_ready.pop(ji, None)   # run by a worker with its members' batch
+        j = ready[0] if ready is not None else joint_output(ctx, ji, members, anchors_of, aligned)
         self.joint_summary[ji] = (int(j["placements"]), int(j["n_units"]))
         self._list_joint(ji, j.get("entry"))
         if not ctx.summary_only:
@@ -186,7 +181,7 @@ class Merger:
             self._spread(ji, members, e, 0, with_recon=True)
         if self.ref_ctx is not None:
             ref_aligned = {m: np.asarray(self.open[m][1].aligned, dtype=np.int64) for m in members}
-            rj = joint_output(self.ref_ctx, ji, members, anchors_of, ref_aligned)
+            rj = ready[1] if ready is not None else joint_output(self.ref_ctx, ji, members, anchors_of, ref_aligned)
             if "eval" in rj:
                 self._spread(ji, members, rj["eval"], 1, with_recon=False)
         for m in members:
@@ -428,6 +423,20 @@ def cluster_lookup(truth: dict[int, np.ndarray]):
     return cluster_of
 
 
+def joint_members(data) -> tuple[np.ndarray, np.ndarray]:
+    """Each joint cluster's members (their cluster indices, in the order it names them) as CSR
+    ``(ptr, ids)``: looked up through the clusters' id hashes (the ids are not held)."""
+    from semtui.model.disassociated import IdIndex
+
+    index_of = IdIndex(data.clusters) if data.joint_clusters else {}
+    ptr, flat = [0], array("q")
+    for j in data.joint_clusters:
+        flat.extend(index_of[x] for x in j.clusters)
+        ptr.append(len(flat))
+    ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
+    return np.asarray(ptr, dtype=np.int64), ids
+
+
 class _KmCounter:
     """k^m breakage per cluster, a batch of closed clusters at a time: the protected itemsets
     (size 2..m, support in (0, k) in the whole original) held by a cluster's transactions, and
@@ -553,16 +562,17 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     return codes[counts < k]
 
 
-def stream_costs(sizes, target: float) -> list[range]:
+def stream_costs(sizes, target: float, uncut: np.ndarray | None = None) -> list[range]:
     """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
     order, so that the driver merges each batch as it comes back and closes its clusters), as
-    ranges: nothing held per cluster."""
+    ranges: nothing held per cluster.  ``uncut[i]``: no batch may end at cluster ``i`` (a joint
+    cluster's members go in one batch, which runs it)."""
     out: list[range] = []
     start = 0
     acc = 0.0
     for i, s in enumerate(sizes):
         acc += s
-        if acc >= target:
+        if acc >= target and (uncut is None or not uncut[i]):
             out.append(range(start, i + 1))
             start, acc = i + 1, 0.0
     if start < len(sizes):
