@@ -194,7 +194,11 @@ def _release_occurrences(release: DisassociatedData) -> np.ndarray:
         if held >= _BLOCK:
             count()
     for j in release.joint_clusters:
-        parts.extend(ch.items for ch in j.shared_chunks)
+        for ch in j.shared_chunks:
+            parts.append(ch.items)
+            held += len(ch.items)
+        if held >= _BLOCK:
+            count()
     count()
     return shown
 

@@ -86,6 +86,18 @@ def test_stream_batches_are_consecutive_clusters_of_about_the_target(sizes, targ
         assert sum(sizes[ci] for ci in g) >= target > sum(sizes[ci] for ci in g[:-1])
 
 
+@given(sizes=st.lists(st.integers(1, 40), max_size=50), target=st.integers(1, 120), data=st.data())
+def test_stream_batches_end_inside_a_joint_cluster_only_at_four_times_the_target(sizes, target, data):
+    """A batch does not end where a joint cluster would be cut (its worker runs it after its
+    members), unless a chain of joint clusters has made it four times the target."""
+    uncut = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes))), dtype=bool)
+    groups = merge.stream_costs([float(s) for s in sizes], target, uncut)
+    assert [ci for g in groups for ci in g] == list(range(len(sizes)))
+    for g in groups[:-1]:
+        acc = sum(sizes[ci] for ci in g)
+        assert acc >= target and (not uncut[g[-1]] or acc >= 4 * target)
+
+
 def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):
     """Blocks of resamples are the draws of the one-table bootstrap: intervals of whole counts
     are equal, those of fractions equal to the last bit BLAS may sum in another order."""

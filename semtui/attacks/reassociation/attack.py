@@ -63,15 +63,20 @@ class _Plan:
 MAX_ANCHORS = 20_000_000
 
 
-def _check_fits(data: DisassociatedData) -> None:
+def _check_fits(data: DisassociatedData, members: tuple[np.ndarray, np.ndarray]) -> None:
     """A cluster's kernel holds an (anchors x units) score table, and every transaction becomes
     an anchor: refuse in one line, before anything is built, what cannot fit.  The reader
     bounds a cluster's size by its sub-records and (k - 1) per term; with a large declared k
-    that is still only a claim, and this is where it would be allocated."""
+    that is still only a claim, and this is where it would be allocated.  ``members``: each
+    joint cluster's member clusters (:func:`semtui.attacks.reassociation.merge.joint_members`)."""
+    from array import array
+
     total = 0
+    anchors_of = array("q")   # each cluster's anchors, by index (a release on disk: no dict of ids)
     for c in data.clusters:
         first = len(c.record_chunks[0]) if c.record_chunks else 0
         n_anchors = max(int(c.size), first)
+        anchors_of.append(n_anchors)
         units = sum(len(ch) for ch in c.record_chunks[1:]) + len(c.term_chunk)
         total += n_anchors
         if n_anchors * max(units, 1) > MAX_SCORE_CELLS or total > MAX_ANCHORS:
@@ -79,9 +84,10 @@ def _check_fits(data: DisassociatedData) -> None:
                 f"cluster {c.id!r} describes {c.size:,} transactions and {units:,} sub-records and terms to place: "
                 f"{n_anchors * max(units, 1):,} scores ({total:,} transactions so far), more than fit in memory "
                 f"(at most {MAX_SCORE_CELLS:,} scores per cluster and {MAX_ANCHORS:,} transactions)")
-    size_of = {c.id: max(int(c.size), len(c.record_chunks[0]) if c.record_chunks else 0) for c in data.clusters}
-    for j in data.joint_clusters:
-        n_anchors = sum(size_of[x] for x in j.clusters)
+    ptr, ids = members
+    anchors = np.frombuffer(anchors_of, dtype=np.int64) if len(anchors_of) else np.zeros(0, dtype=np.int64)
+    for ji, j in enumerate(data.joint_clusters):
+        n_anchors = int(anchors[ids[ptr[ji]:ptr[ji + 1]]].sum())
         units = sum(len(ch) for ch in j.shared_chunks)
         if n_anchors * max(units, 1) > MAX_SCORE_CELLS:
             raise InputError(f"joint cluster {j.id!r} describes {n_anchors:,} transactions and {units:,} shared "
@@ -209,7 +215,10 @@ def plan_release(
     term_placements = (int(options.term_placements) if options.term_placements is not None
                        else max(int(data.k) - 1, 1))
     vocab = data.vocab
-    _check_fits(data)
+    from semtui.attacks.reassociation.merge import joint_members
+
+    members = joint_members(data)
+    _check_fits(data, members)
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
     # (marked a cluster at a time: a release kept on disk is read once, never held whole)
@@ -315,10 +324,7 @@ def plan_release(
         informed = _log_lifts(Background.from_incidence(x, vocab, "the original"), vocab, a_ids, u_ids)
     ctx = _Context(data, key_of, term_placements, method, int(seed), ties, kind, close, a_pos, u_pos, x,
                    None if wmd_d is None else (wmd_d[0], wmd_d[1], wmd_known_all), informed,
-                   joint_key_of=key.joint_by_id if evaluate else None)
-    from semtui.attacks.reassociation.merge import joint_members
-
-    ctx.joint_members = joint_members(data)
+                   joint_key_of=key.joint_by_id if evaluate else None, joint_members=members)
     meta = dict(method=method, measure=measure_name, kind=kind, k=k_used, term_placements=term_placements,
                 seed=int(seed), ties=ties, unknown=unknown, started=started, wmd_measure=wmd_name,
                 background=bg_info, wmd_terms=wmd_terms, wmd_unscored=wmd_unscored,
@@ -496,7 +502,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     n_joint = len(ptr) - 1
     first = np.minimum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
     last = np.maximum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
-    held = (last - first) <= JOINT_SPAN     # run by the worker of its members' batch
+    held = (last - first) < JOINT_SPAN      # run by the worker of its members' batch
     spans = np.zeros(n + 1, dtype=np.int64)
     np.add.at(spans, first[held], 1)
     np.add.at(spans, last[held], -1)

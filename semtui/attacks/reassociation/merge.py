@@ -552,27 +552,41 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     n_items = x.shape[1]
     codes = np.zeros(0, dtype=np.int64)
     counts = np.zeros(0, dtype=np.int64)
+    pending: list[tuple[np.ndarray, np.ndarray]] = []   # blocks' (pairs, counts) not merged yet
+    held = 0
+
+    def merge() -> None:
+        nonlocal codes, counts, held
+        u, inv = np.unique(np.concatenate([codes] + [p for p, _ in pending]), return_inverse=True)
+        c = np.bincount(inv.ravel(), weights=np.concatenate([counts] + [n for _, n in pending]), minlength=len(u))
+        codes, counts = u, np.rint(c).astype(np.int64)
+        pending.clear()
+        held = 0
+
     for _, block in _pair_blocks(x):
         _, a, b = row_pairs(block.indptr, block.indices)
-        u, c = np.unique(a * n_items + b, return_counts=True)
-        if len(codes):
-            u, inv = np.unique(np.concatenate([codes, u]), return_inverse=True)
-            c = np.bincount(inv.ravel(), weights=np.concatenate([counts, c]), minlength=len(u))
-        codes, counts = u, np.rint(c).astype(np.int64)
+        pending.append(np.unique(a * n_items + b, return_counts=True))
+        held += len(pending[-1][0])
+        if held >= max(len(codes), _PAIRS):   # merged when the blocks outgrow what is merged: n log n in all
+            merge()
+    merge()
     return codes[counts < k]
 
 
 def stream_costs(sizes, target: float, uncut: np.ndarray | None = None) -> list[range]:
     """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
     order, so that the driver merges each batch as it comes back and closes its clusters), as
-    ranges: nothing held per cluster.  ``uncut[i]``: no batch may end at cluster ``i`` (a joint
-    cluster's members go in one batch, which runs it)."""
+    ranges: nothing held per cluster.  ``uncut[i]``: no batch should end at cluster ``i`` (a
+    joint cluster's members go in one batch, which runs it), unless it reached four times the
+    target."""
     out: list[range] = []
     start = 0
     acc = 0.0
     for i, s in enumerate(sizes):
         acc += s
-        if acc >= target and (uncut is None or not uncut[i]):
+        # a chain of joint clusters overlapping one another could forbid every cut: at four
+        # times the target a batch ends anyway (a joint cluster it cuts runs on the driver)
+        if acc >= target and (uncut is None or not uncut[i] or acc >= 4 * target):
             out.append(range(start, i + 1))
             start, acc = i + 1, 0.0
     if start < len(sizes):
