@@ -269,8 +269,9 @@ def disassoc(
                                     "(and ra, which places at random anyway)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for the per-cluster kernels."),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    summary_only: bool = typer.Option(False, "--summary-only", help="Per cluster only its size and metrics in the "
-                                      "report (no placements or scores): a large release's report stays small."),
+    summary_only: bool = typer.Option(False, "--summary-only", help="Per cluster and joint cluster only its size "
+                                      "and metrics in the report (no placements, scores or shared sub-records): a "
+                                      "large release's report stays small."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the reconstructed transactions (plain; '-': standard output)."),
     report_path: Path | None = typer.Option(None, "--report", help="Also write the JSON report to this file ('-': standard output)."),
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
