@@ -86,16 +86,21 @@ def test_stream_batches_are_consecutive_clusters_of_about_the_target(sizes, targ
         assert sum(sizes[ci] for ci in g) >= target > sum(sizes[ci] for ci in g[:-1])
 
 
-@given(sizes=st.lists(st.integers(1, 40), max_size=50), target=st.integers(1, 120), data=st.data())
-def test_stream_batches_end_inside_a_joint_cluster_only_at_four_times_the_target(sizes, target, data):
+@given(sizes=st.lists(st.integers(1, 40), max_size=50), target=st.integers(1, 120), slack=st.integers(0, 6),
+       data=st.data())
+def test_stream_batches_end_inside_a_joint_cluster_only_past_their_slack(sizes, target, slack, data):
     """A batch does not end where a joint cluster would be cut (its worker runs it after its
-    members), unless a chain of joint clusters has made it four times the target."""
+    members): it goes on to the next cluster where it may end, unless a chain of joint clusters
+    has kept it going ``slack`` clusters past its target."""
     uncut = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes))), dtype=bool)
-    groups = merge.stream_costs([float(s) for s in sizes], target, uncut)
+    groups = merge.stream_costs([float(s) for s in sizes], target, uncut, slack)
     assert [ci for g in groups for ci in g] == list(range(len(sizes)))
     for g in groups[:-1]:
-        acc = sum(sizes[ci] for ci in g)
-        assert acc >= target and (not uncut[g[-1]] or acc >= 4 * target)
+        cum = np.cumsum([sizes[ci] for ci in g])
+        reached = g[int(np.searchsorted(cum, target))]   # the cluster where it reached its target
+        # it ends at the first cluster from there where it may, or slack clusters on
+        free = [ci for ci in range(reached, g[-1] + 1) if not uncut[ci]]
+        assert g[-1] == (free[0] if free and free[0] - reached <= slack else reached + slack)
 
 
 def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):

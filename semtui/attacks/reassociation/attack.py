@@ -513,7 +513,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
         target = batch_cost or max(1.0, min(STREAM_COST, float(sizes.sum()) / (n_workers(client) * PER_WORKER)))
         from semtui.attacks.reassociation.merge import stream_costs
 
-        groups = stream_costs(sizes, target, uncut)
+        groups = stream_costs(sizes, target, uncut, slack=JOINT_SPAN)
         # each held joint cluster goes with the batch holding its last member (and so all of them)
         starts = np.asarray([b.start for b in groups], dtype=np.int64)
         joint_batch = np.full(n_joint, -1, dtype=np.int64)

@@ -573,23 +573,26 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     return codes[counts < k]
 
 
-def stream_costs(sizes, target: float, uncut: np.ndarray | None = None) -> list[range]:
+def stream_costs(sizes, target: float, uncut: np.ndarray | None = None, slack: int = 0) -> list[range]:
     """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
     order, so that the driver merges each batch as it comes back and closes its clusters), as
     ranges: nothing held per cluster.  ``uncut[i]``: no batch should end at cluster ``i`` (a
-    joint cluster's members go in one batch, which runs it), unless it reached four times the
-    target."""
+    joint cluster's members go in one batch, which runs it); a batch that reached its target
+    goes on to the next cluster where it may end, but at most ``slack`` clusters further (a
+    chain of joint clusters overlapping one another could forbid every cut; a joint cluster of
+    fewer than ``slack`` clusters alone is never cut, and one that is cut runs on the driver)."""
     out: list[range] = []
     start = 0
     acc = 0.0
+    reached = -1   # where the batch reached its target
     for i, s in enumerate(sizes):
         acc += s
-        # a chain of joint clusters overlapping one another could forbid every cut: at four
-        # times the target a batch ends anyway (a joint cluster it cuts runs on the driver)
-        if acc >= target and (uncut is None or not uncut[i] or acc >= 4 * target):
-            out.append(range(start, i + 1))
-            start, acc = i + 1, 0.0
+        if acc >= target:
+            if reached < 0:
+                reached = i
+            if uncut is None or not uncut[i] or i - reached >= slack:
+                out.append(range(start, i + 1))
+                start, acc, reached = i + 1, 0.0, -1
     if start < len(sizes):
         out.append(range(start, len(sizes)))
     return out
-
