@@ -265,9 +265,9 @@ def _key_fits(release: DisassociatedData, key: DisassociationKey, rel: str, key_
 def _rows_codes(x, rows: np.ndarray) -> np.ndarray:
     """The sorted codes ``row * V + item`` of the sorted distinct ``rows`` of ``x`` (CSR with
     sorted indices)."""
-    starts, ends = x.indptr[rows].astype(np.int64), x.indptr[rows + 1].astype(np.int64)
     from semtui.fileio import drop_pages
 
+    starts, ends = x.indptr[rows].astype(np.int64), x.indptr[rows + 1].astype(np.int64)
     lens = ends - starts
     offs = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
     codes = np.repeat(rows, lens) * x.shape[1] + x.indices[np.repeat(starts, lens) + offs]

@@ -63,12 +63,12 @@ class _Plan:
 MAX_ANCHORS = 20_000_000
 
 
-def _check_fits(data: DisassociatedData, members: tuple[np.ndarray, np.ndarray]) -> None:
+def _check_fits(data: DisassociatedData, members) -> None:
     """A cluster's kernel holds an (anchors x units) score table, and every transaction becomes
     an anchor: refuse in one line, before anything is built, what cannot fit.  The reader
     bounds a cluster's size by its sub-records and (k - 1) per term; with a large declared k
     that is still only a claim, and this is where it would be allocated.  ``members``: each
-    joint cluster's member clusters (:func:`semtui.attacks.reassociation.merge.joint_members`)."""
+    joint cluster's member clusters (:class:`semtui.attacks.reassociation.merge.JointMembers`)."""
     from array import array
 
     total = 0
@@ -84,10 +84,9 @@ def _check_fits(data: DisassociatedData, members: tuple[np.ndarray, np.ndarray])
                 f"cluster {c.id!r} describes {c.size:,} transactions and {units:,} sub-records and terms to place: "
                 f"{n_anchors * max(units, 1):,} scores ({total:,} transactions so far), more than fit in memory "
                 f"(at most {MAX_SCORE_CELLS:,} scores per cluster and {MAX_ANCHORS:,} transactions)")
-    ptr, ids = members
     anchors = np.frombuffer(anchors_of, dtype=np.int64) if len(anchors_of) else np.zeros(0, dtype=np.int64)
     for ji, j in enumerate(data.joint_clusters):
-        n_anchors = int(anchors[ids[ptr[ji]:ptr[ji + 1]]].sum())
+        n_anchors = int(anchors[members[ji]].sum())
         units = sum(len(ch) for ch in j.shared_chunks)
         if n_anchors * max(units, 1) > MAX_SCORE_CELLS:
             raise InputError(f"joint cluster {j.id!r} describes {n_anchors:,} transactions and {units:,} shared "
@@ -163,7 +162,7 @@ class _Context:
     light: bool = False      # only the counts of the evaluation (the informed reference's pass)
     summary_only: bool = False  # per cluster only its id, size and metrics (no placements, no transactions)
     joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
-    joint_members: tuple | None = None  # each joint cluster's member clusters, CSR (ptr, ids): merge.joint_members
+    joint_members: Any = None  # each joint cluster's member clusters (merge.JointMembers)
     run: str = ""            # this run's token (the kernels' WMD memo is per run)
 
 
@@ -215,9 +214,9 @@ def plan_release(
     term_placements = (int(options.term_placements) if options.term_placements is not None
                        else max(int(data.k) - 1, 1))
     vocab = data.vocab
-    from semtui.attacks.reassociation.merge import joint_members
+    from semtui.attacks.reassociation.merge import JointMembers
 
-    members = joint_members(data)
+    members = JointMembers.of(data)
     _check_fits(data, members)
 
     # 1. plan: the terms to score (C1's, and those of the other chunks and the term chunks)
@@ -490,7 +489,6 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     order, at most IN_FLIGHT batches a worker held at a time.  A batch never ends inside a
     joint cluster (REFINE) whose members span at most JOINT_SPAN clusters: its worker runs the
     joint cluster after its members, so the driver only merges it."""
-    from semtui.attacks.reassociation.merge import joint_members
     from semtui.fileio import drop_pages
     from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
 
@@ -498,10 +496,8 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     evaluate = ctx.key_of is not None
     n = len(data.clusters)
     sizes = np.fromiter((c.size for c in data.clusters), dtype=np.float64, count=n)
-    ptr, ids = ctx.joint_members if ctx.joint_members is not None else joint_members(data)
-    n_joint = len(ptr) - 1
-    first = np.minimum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
-    last = np.maximum.reduceat(ids, ptr[:-1]) if len(ids) else np.zeros(0, dtype=np.int64)
+    members = ctx.joint_members
+    n_joint, first, last = len(members), members.first, members.last
     held = (last - first) < JOINT_SPAN      # run by the worker of its members' batch
     spans = np.zeros(n + 1, dtype=np.int64)
     np.add.at(spans, first[held], 1)
@@ -538,7 +534,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
                 for ji in order[bounds[g]:bounds[g + 1]].tolist():
                     jc = data.joint_clusters[ji]
                     jk = ctx.joint_key_of.get(jc.id) if evaluate else None
-                    joints.append((ji, ids[ptr[ji]:ptr[ji + 1]].tolist(), jc, jk))
+                    joints.append((ji, members[ji].tolist(), jc, jk))
                 yield b, clusters, keys, rows, joints
 
         results = map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT, progress=progress,

@@ -85,15 +85,12 @@ class Merger:
         self.totals = {"anchors": 0, "units": 0, "placements": 0}
         self.arrived = 0
         # the joint clusters, in the order they can run (when their last member has arrived)
-        self.member_ptr, self.member_ids = ctx.joint_members if ctx.joint_members is not None else joint_members(data)
-        n_joint = len(self.member_ptr) - 1
-        last = (np.maximum.reduceat(self.member_ids, self.member_ptr[:-1]) if len(self.member_ids)
-                else np.full(n_joint, -1, dtype=np.int64))
-        self.joint_last = last   # a joint cluster runs when its last member has arrived
-        self.joint_order = np.lexsort((np.arange(n_joint), last)).tolist()
+        self.members = ctx.joint_members
+        n_joint = len(self.members)
+        self.joint_order = np.lexsort((np.arange(n_joint), self.members.last)).tolist()
         self.next_joint = 0
         # the joint clusters each cluster still waits for (0 for most: not a member of any)
-        self.waiting = np.bincount(self.member_ids, minlength=self.n).astype(np.int32)
+        self.waiting = np.bincount(self.members.ids, minlength=self.n).astype(np.int32)
         self.joint_summary: list[tuple[int, int] | None] = [None] * n_joint  # (placements, units)
         self.joint_ready: dict[int, tuple] = {}   # joint clusters a worker ran with its batch: (attack, reference)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
@@ -139,7 +136,7 @@ class Merger:
         self.open[ci] = (attack, reference)
         self.arrived = ci + 1
         while (self.next_joint < len(self.joint_order)
-               and self.joint_last[self.joint_order[self.next_joint]] < self.arrived):
+               and self.members.last[self.joint_order[self.next_joint]] < self.arrived):
             self._run_joint(self.joint_order[self.next_joint])
             self.next_joint += 1
         if not joined:  # a joint cluster's member becomes closable when its last joint cluster has run
@@ -161,7 +158,7 @@ class Merger:
         def anchors_of(ci: int) -> list[np.ndarray]:
             return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
 
-        members = self.member_ids[self.member_ptr[ji]:self.member_ptr[ji + 1]].tolist()
+        members = self.members[ji].tolist()
         aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
                    if self.evaluate else None)
         ready = self.joint_ready.pop(ji, None)   # run by a worker with its members' batch
@@ -423,18 +420,38 @@ def cluster_lookup(truth: dict[int, np.ndarray]):
     return cluster_of
 
 
-def joint_members(data) -> tuple[np.ndarray, np.ndarray]:
-    """Each joint cluster's members (their cluster indices, in the order it names them) as CSR
-    ``(ptr, ids)``: looked up through the clusters' id hashes (the ids are not held)."""
-    from semtui.model.disassociated import IdIndex
+@dataclass
+class JointMembers:
+    """Each joint cluster's members (their cluster indices, in the order it names them) as CSR,
+    with its first and last member: found through the clusters' id hashes (:meth:`of`: the
+    ids are not held)."""
 
-    index_of = IdIndex(data.clusters) if data.joint_clusters else {}
-    ptr, flat = [0], array("q")
-    for j in data.joint_clusters:
-        flat.extend(index_of[x] for x in j.clusters)
-        ptr.append(len(flat))
-    ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
-    return np.asarray(ptr, dtype=np.int64), ids
+    ptr: np.ndarray     # joint cluster ji's members are ids[ptr[ji]:ptr[ji + 1]]
+    ids: np.ndarray
+    first: np.ndarray   # each joint cluster's lowest member
+    last: np.ndarray    # and highest: it can run once that one has arrived
+
+    @classmethod
+    def of(cls, data) -> JointMembers:
+        from semtui.model.disassociated import IdIndex
+
+        index_of = IdIndex(data.clusters) if data.joint_clusters else {}
+        ptr, flat = [0], array("q")
+        for j in data.joint_clusters:
+            flat.extend(index_of[x] for x in j.clusters)
+            ptr.append(len(flat))
+        ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
+        starts = np.asarray(ptr[:-1], dtype=np.int64)
+        # (a joint cluster has two members or more: the reader refuses fewer)
+        first = np.minimum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
+        last = np.maximum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
+        return cls(np.asarray(ptr, dtype=np.int64), ids, first, last)
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+    def __getitem__(self, ji: int) -> np.ndarray:
+        return self.ids[self.ptr[ji]:self.ptr[ji + 1]]
 
 
 class _KmCounter:
@@ -528,19 +545,19 @@ class _KmCounter:
 
 def _pair_blocks(x, limit: int | None = None):
     """``(first row, rows of x)`` holding at most ``limit`` item pairs together (or one row),
-    over the rows a window at a time: a memory-mapped original's pages let go after each."""
-    from semtui.fileio import drop_pages
+    over windows of _PAIR_ROWS rows (:func:`semtui.model.transactions.row_blocks`: a
+    memory-mapped original's pages let go after each)."""
+    from semtui.model.transactions import row_blocks
 
     limit = _PAIRS if limit is None else limit
-    for start in range(0, x.shape[0], _PAIR_ROWS):
-        lens = np.diff(np.asarray(x.indptr[start:start + _PAIR_ROWS + 1], dtype=np.int64))
+    for start, window in row_blocks(x, _PAIR_ROWS):
+        lens = np.diff(window.indptr).astype(np.int64)
         cum = np.cumsum(lens * (lens - 1) // 2)
         lo = 0
         while lo < len(lens):
             hi = max(int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + limit, side="right")), lo + 1)
-            yield start + lo, x[start + lo:start + hi]
+            yield start + lo, window[lo:hi]
             lo = hi
-        drop_pages(x)
 
 
 def _protected_pair_codes(x, k: int) -> np.ndarray:
