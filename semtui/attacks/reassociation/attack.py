@@ -549,7 +549,7 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
 def _run_part(shared: _Context, part) -> tuple[list, dict]:
     """On a worker: a batch of consecutive clusters, from its slice of the release, then the
     joint clusters they make up whole (``{joint index: (attack output, reference output)}``)."""
-    from semtui.attacks.reassociation.joint import joint_output
+    from semtui.attacks.reassociation.joint import run_joint
     from semtui.attacks.reassociation.merge import reference_ctx
 
     indices, clusters, keys, rows, joints = part
@@ -558,22 +558,12 @@ def _run_part(shared: _Context, part) -> tuple[list, dict]:
                      key_of=keys, x=rows, joint_key_of={jc.id: jk for _, _, jc, jk in joints if jk is not None})
     got = [_cluster_outputs(ctx, ci) for ci in indices]
     by_index = dict(zip(indices, got))
-    ran: dict = {}
+    ref_ctx = reference_ctx(ctx) if ctx.informed is not None else None
 
-    def anchors_of(ci: int) -> list[np.ndarray]:
-        return _plan_cluster(ci, ctx.data.clusters[ci], ctx.term_placements).anchors
+    def aligned_of(m: int, side: int):
+        return by_index[m][side]["aligned" if side == 0 else "_aligned"]
 
-    for ji, members, _, _ in joints:   # as the driver's merge would run it (Merger._run_joint)
-        evaluate = ctx.key_of is not None
-        aligned = ({m: np.asarray(by_index[m][0]["aligned"], dtype=np.int64) for m in members}
-                   if evaluate else None)
-        j = joint_output(ctx, ji, members, anchors_of, aligned)
-        rj = None
-        if ctx.informed is not None:
-            ref_aligned = {m: np.asarray(by_index[m][1]["_aligned"], dtype=np.int64) for m in members}
-            rj = joint_output(reference_ctx(ctx), ji, members, anchors_of, ref_aligned)
-        ran[ji] = (j, rj)
-    return got, ran
+    return got, {ji: run_joint(ctx, ref_ctx, ji, members, aligned_of) for ji, members, _, _ in joints}
 
 
 def _key_members(ck) -> set[int]:

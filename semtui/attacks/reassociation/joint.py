@@ -121,6 +121,24 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
     return out
 
 
+def run_joint(ctx, ref_ctx, ji: int, members: list[int], aligned_of) -> tuple[dict, dict | None]:
+    """Joint cluster ``ji``'s attack output and, with the informed reference's context
+    ``ref_ctx``, the reference's -- where its members' outputs are (the driver's merge, or the
+    worker that ran its members' batch).  ``aligned_of(m, side)``: the transactions member
+    ``m``'s anchors were aligned with by its own task (side 0 the attack, 1 the reference)."""
+    from semtui.attacks.reassociation.attack import _plan_cluster
+
+    def anchors_of(ci: int) -> list[np.ndarray]:
+        return _plan_cluster(ci, ctx.data.clusters[ci], ctx.term_placements).anchors
+
+    def aligned(side: int) -> dict:
+        return {m: np.asarray(aligned_of(m, side), dtype=np.int64) for m in members}
+
+    j = joint_output(ctx, ji, members, anchors_of, aligned(0) if ctx.key_of is not None else None)
+    rj = None if ref_ctx is None else joint_output(ref_ctx, ji, members, anchors_of, aligned(1))
+    return j, rj
+
+
 def _n_clusters(data) -> int:
     """The release's number of clusters (a worker's slice of it says so: it holds only some)."""
     n = getattr(data, "n_clusters", None)

@@ -150,19 +150,13 @@ class Merger:
 
     # ------------------------------------------------------------------ joint clusters
     def _run_joint(self, ji: int) -> None:
-        from semtui.attacks.reassociation.attack import _plan_cluster
-        from semtui.attacks.reassociation.joint import joint_output
+        from semtui.attacks.reassociation.joint import run_joint
 
         ctx, data = self.ctx, self.ctx.data
-
-        def anchors_of(ci: int) -> list[np.ndarray]:
-            return _plan_cluster(ci, data.clusters[ci], ctx.term_placements).anchors
-
         members = self.members[ji].tolist()
-        aligned = ({m: np.asarray(self.open[m][0].aligned, dtype=np.int64) for m in members}
-                   if self.evaluate else None)
-        ready = self.joint_ready.pop(ji, None)   # run by a worker with its members' batch
-        j = ready[0] if ready is not None else joint_output(ctx, ji, members, anchors_of, aligned)
+        # run by a worker with its members' batch, or here
+        j, rj = self.joint_ready.pop(ji, None) or run_joint(ctx, self.ref_ctx, ji, members,
+                                                             lambda m, side: self.open[m][side].aligned)
         self.joint_summary[ji] = (int(j["placements"]), int(j["n_units"]))
         self._list_joint(ji, j.get("entry"))
         if not ctx.summary_only:
@@ -176,11 +170,8 @@ class Merger:
             e = j["eval"]
             self.joint_figures[ji] = (int(e["correct"].sum()), float(np.sum(e["b_correct"])))
             self._spread(ji, members, e, 0, with_recon=True)
-        if self.ref_ctx is not None:
-            ref_aligned = {m: np.asarray(self.open[m][1].aligned, dtype=np.int64) for m in members}
-            rj = ready[1] if ready is not None else joint_output(self.ref_ctx, ji, members, anchors_of, ref_aligned)
-            if "eval" in rj:
-                self._spread(ji, members, rj["eval"], 1, with_recon=False)
+        if rj is not None and "eval" in rj:
+            self._spread(ji, members, rj["eval"], 1, with_recon=False)
         for m in members:
             self.waiting[m] -= 1
             if self.waiting[m] == 0 and m < self.arrived:
