@@ -202,7 +202,9 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
               f"at most {max(k - 1, 1)} transaction(s) each (k={k})"
               + (f" and its joint clusters' shared chunks {more} sub-records" if more else "")
               + f": at most {most + more} transactions", path)
-    return DisassociatedData(vocab, k, m, clusters, joints, bound)
+    data = DisassociatedData(vocab, k, m, clusters, joints, bound)
+    data._by_id = by_id   # the clusters' index, hashed as they were read: not again
+    return data
 
 
 def read_disassociated(path: str | Path, *, spool: bool = False) -> DisassociatedData:

@@ -69,8 +69,17 @@ class DisassociatedData:
     #: HORPART's bound, when the release records it (a public parameter; clusters of identical
     #: transactions are never split, so the largest cluster may exceed it)
     max_cluster_size: int | None = None
+    _by_id: IdIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     kind = "disassociated"
+
+    @property
+    def by_id(self) -> IdIndex:
+        """Each cluster's position by id (:class:`IdIndex`: the ids are not held): the reader's,
+        which hashed them as it read, or built once."""
+        if self._by_id is None:
+            self._by_id = IdIndex(self.clusters)
+        return self._by_id
 
     def joint_of(self) -> dict[str, list[int]]:
         """Cluster id -> the indices of the joint clusters it is a member of."""

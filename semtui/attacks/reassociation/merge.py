@@ -424,9 +424,7 @@ class JointMembers:
 
     @classmethod
     def of(cls, data) -> JointMembers:
-        from semtui.model.disassociated import IdIndex
-
-        index_of = IdIndex(data.clusters) if data.joint_clusters else {}
+        index_of = data.by_id if data.joint_clusters else {}
         ptr, flat = [0], array("q")
         for j in data.joint_clusters:
             flat.extend(index_of[x] for x in j.clusters)
