@@ -300,20 +300,23 @@ def _write_at(fd: int, data, offset: int, what: str) -> int:
 class Spool(Sequence):
     """A list kept on disk: each item appended is pickled to an unnamed temporary file (made
     with ``O_TMPFILE`` where the system has it, else unlinked at once: nothing is left behind
-    however the process ends), only its end offset kept in memory (8 bytes an item).  Read
-    back by index or in order.  For what a run must hold whole but uses a part at a time
-    (the clusters of a large release and of its key, the report's per-cluster entries on
-    ``--scheduler``).  ``TMPDIR`` says where; a full disk is an :class:`InputError`."""
+    however the process ends), with its end offset (on disk too: a Spool of any length holds
+    at most a block of each in memory).  Read back by index or in order.  For what a run must
+    hold whole but uses a part at a time (the clusters of a large release and of its key, the
+    report's per-cluster entries on ``--scheduler``).  ``TMPDIR`` says where; a full disk is an :class:`InputError`."""
 
     _BLOCK = 1 << 20
+    _ENDS_BLOCK = 1 << 16   # end offsets held before they are written, and read back at once
 
     def __init__(self, what: str = "spool"):
-        from array import array
+        import numpy as np
 
         self.what = what
         self._fh = _unnamed_file(what)
         self._fd = self._fh.fileno()
-        self._ends = array("q")
+        self._ends = DiskArray(np.int64, what)   # each item's end offset, on disk too
+        self._ends._BLOCK = self._ENDS_BLOCK
+        self._end = 0
         self._pending: list[bytes] = []
         self._pending_size = 0
         self._written = 0
@@ -324,7 +327,8 @@ class Spool(Sequence):
         data = pickle.dumps(item, protocol=5)
         self._pending.append(data)
         self._pending_size += len(data)
-        self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
+        self._end += len(data)
+        self._ends.append(self._end)
         if self._pending_size >= self._BLOCK:
             self._flush()
 
@@ -343,7 +347,10 @@ class Spool(Sequence):
         return len(self._ends)
 
     def _span(self, i: int) -> tuple[int, int]:
-        return (self._ends[i - 1] if i else 0), self._ends[i]
+        if not i:
+            return 0, int(self._ends.read(0, 1)[0])
+        start, end = self._ends.read(i - 1, i + 1).tolist()
+        return start, end
 
     def __getitem__(self, i):
         import pickle
@@ -363,28 +370,33 @@ class Spool(Sequence):
         import pickle
 
         self._flush()
-        n, i = len(self._ends), 0
+        n, i, start = len(self._ends), 0, 0
         while i < n:
-            start = self._span(i)[0]
-            j = i  # the items that fit in a block (at least one)
-            while j < n and (j == i or self._ends[j] - start <= self._BLOCK):
-                j += 1
-            block = os.pread(self._fd, self._ends[j - 1] - start, start)
-            for x in range(i, j):
-                a, b = self._span(x)
-                yield pickle.loads(block[a - start:b - start])
-            i = j
+            ends = self._ends.read(i, i + self._ENDS_BLOCK).tolist()   # the next items' end offsets
+            k = 0
+            while k < len(ends):
+                j = k  # the items that fit in a block (at least one)
+                while j < len(ends) and (j == k or ends[j] - start <= self._BLOCK):
+                    j += 1
+                block = os.pread(self._fd, ends[j - 1] - start, start)
+                a = start
+                for b in ends[k:j]:
+                    yield pickle.loads(block[a - start:b - start])
+                    a = b
+                start, k = ends[j - 1], j
+            i += len(ends)
 
     def close(self) -> None:
         self._fh.close()
+        self._ends._fh.close()
 
     def __reduce__(self):
         raise TypeError(f"a Spool ({self.what}) stays on the machine that made it: ship its items, not it")
 
 
 class DiskArray:
-    """A numpy array of one integer type kept on disk as it grows (an unnamed temporary file,
-    as :class:`Spool`'s; at most a block of items held before it is written), then read back
+    """A numpy array of one type (integers, or float64 figures) kept on disk as it grows (an
+    unnamed temporary file, as :class:`Spool`'s; at most a block of items held before it is written), then read back
     memory-mapped (:meth:`view`): what a large original's sparse matrix is made of on
     ``--scheduler``, so that the driver's memory holds only the pages in use.  Those pages are
     the page cache's, which the kernel can take back; :func:`drop_pages` lets them go at once."""
@@ -448,6 +460,30 @@ class DiskArray:
                 self._view = np.frombuffer(mapped, dtype=self.dtype)
             self._view.flags.writeable = False
         return self._view
+
+    def read(self, start: int, stop: int):
+        """Items ``start:stop`` (as far as there are) as an array in memory, read from the file
+        (not mapped: no page of the file stays in this process) and from the block not written
+        yet; appending may go on after."""
+        import numpy as np
+
+        size = self.dtype.itemsize
+        written = self._written // size
+        stop = min(max(stop, start), len(self))
+        lo, hi = min(start, written), min(stop, written)
+        buf = bytearray((hi - lo) * size)
+        view, offset = memoryview(buf), lo * size
+        while view:
+            got = os.preadv(self._fh.fileno(), [view], offset)
+            if not got:
+                raise InputError(f"{self.what}: its temporary file ended early", tempfile.gettempdir())
+            offset += got
+            view = view[got:]
+        out = np.frombuffer(buf, dtype=self.dtype)
+        if stop > written:   # the rest still in the block not written
+            out = np.concatenate([out, np.frombuffer(self._pending, dtype=self.dtype)[max(start, written) - written:
+                                                                                      stop - written]])
+        return out
 
     def astype(self, dtype, what: str | None = None) -> DiskArray:
         """A copy of this array in another integer type, converted a block at a time."""

@@ -35,10 +35,11 @@ items = st.recursive(st.none() | st.integers() | st.text(max_size=5) | st.binary
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(items, max_size=40), st.integers(1, 4096))
-def test_a_spool_gives_back_what_was_appended(values, block):
+@given(st.lists(items, max_size=40), st.integers(1, 4096), st.integers(1, 9))
+def test_a_spool_gives_back_what_was_appended(values, block, ends):
     s = Spool("test")
     s._BLOCK = block  # items larger than a block, and many to a block, both read back
+    s._ENDS_BLOCK = s._ends._BLOCK = ends   # the end offsets written, read back, and pending, a few at a time
     s.extend(values)
     assert len(s) == len(values)
     assert list(s) == values
@@ -84,6 +85,24 @@ def test_a_disk_array_gives_back_what_was_appended_memory_mapped(parts, block, d
     assert wide.view().dtype == np.int64 and wide.view().tolist() == want
     with pytest.raises(ValueError, match="after it was read"):
         a.extend([1] * block)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(allow_nan=False, width=64), max_size=20), max_size=8), st.integers(1, 30),
+       st.data())
+def test_a_disk_array_reads_any_span_while_it_grows(parts, block, data):
+    """Figures appended and read back a span at a time (pread, not mapped), between appends."""
+    a = DiskArray(np.float64, "figures")
+    a._BLOCK = block
+    want: list[float] = []
+    for part in parts:
+        a.extend(np.asarray(part, dtype=np.float64))
+        want += part
+        lo = data.draw(st.integers(0, len(want)))
+        hi = data.draw(st.integers(lo, len(want) + 3))   # past the end: what there is
+        got = a.read(lo, hi)
+        assert got.dtype == np.float64 and got.tolist() == want[lo:hi]
+    assert a.view().tolist() == want and a.read(0, len(want)).tolist() == want
 
 
 def test_a_disk_array_is_on_disk_leaves_no_file_and_is_not_shipped(tmp_path, monkeypatch):
