@@ -215,34 +215,52 @@ def budget_matched(n_anchors: int, place_unit: np.ndarray, unit_chunk: np.ndarra
 #: resamples (the same draws)
 BOOTSTRAP_BLOCK_CELLS = 1_000_000
 
+#: clusters' figures read at once by :func:`bootstrap_ratios_of` (a release's per-cluster
+#: table may be on disk: it is read a block of clusters at a time for each block of resamples)
+BOOTSTRAP_ROWS = 65_536
+
 
 def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
                      level: float = 0.95) -> list[tuple[float, float] | None]:
-    """Seeded bootstrap over clusters (:mod:`semtui.metrics.intervals`): for each metric (a
-    column), the central ``level`` interval of sum(numerator) / sum(denominator).  The
-    resamples are drawn a block at a time (the same draws as one ``rounds x clusters`` table,
-    which a release of many clusters could not hold) and only their sums are kept.  (Sums of a
-    column of fractions -- WMD, the baseline's mean correct placements -- may then differ from a
-    one-table product in the last bit, 1e-16 relative: BLAS sums a block's rows as it sums the
-    table's, but may split the clusters differently; far below the report's 6 decimals.)  With
-    fewer clusters than :data:`~semtui.metrics.intervals.MIN_UNITS_FOR_INTERVALS`, every
-    interval is None (:func:`intervals_of` adds the reason)."""
+    """:func:`bootstrap_ratios_of` over two ``clusters x metrics`` arrays held whole."""
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    return bootstrap_ratios_of(len(num), num.shape[1], lambda lo, hi: (num[lo:hi], den[lo:hi]), seed, rounds, level)
+
+
+def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = 1000,
+                        level: float = 0.95) -> list[tuple[float, float] | None]:
+    """Seeded bootstrap over ``n`` clusters (:mod:`semtui.metrics.intervals`): for each of
+    ``cols`` metrics, the central ``level`` interval of sum(numerator) / sum(denominator).
+    ``read(lo, hi)``: clusters ``lo:hi``'s (numerators, denominators), ``(hi - lo) x cols``
+    each, asked for a block of :data:`BOOTSTRAP_ROWS` clusters at a time (the figures need not
+    be in memory).  The resamples are drawn a block at a time (the same draws as one ``rounds x
+    clusters`` table, which a release of many clusters could not hold) and only their sums are
+    kept.  (Sums of a column of fractions -- WMD, the baseline's mean correct placements -- may
+    then differ from a one-table product in the last bit, 1e-16 relative: BLAS may split the
+    clusters differently; far below the report's 6 decimals.)  With fewer clusters than
+    :data:`~semtui.metrics.intervals.MIN_UNITS_FOR_INTERVALS`, every interval is None
+    (:func:`intervals_of` adds the reason)."""
     from semtui.metrics.intervals import bootstrap_weight_blocks, interval_of_sums, no_interval_reason
 
-    n, cols = numerators.shape
     if no_interval_reason(n, "clusters"):  # too few clusters for an interval to mean anything
         return [None] * cols
     sums_n = np.zeros((rounds, cols))
     sums_d = np.zeros((rounds, cols))
+    den_total = np.zeros(cols)
     start = 0
     for w in bootstrap_weight_blocks(n, rounds, seed, max(1, BOOTSTRAP_BLOCK_CELLS // n)):
-        for j in range(cols):
-            sums_n[start:start + len(w), j] = w @ numerators[:, j]
-            sums_d[start:start + len(w), j] = w @ denominators[:, j]
+        for lo in range(0, n, BOOTSTRAP_ROWS):
+            hi = min(n, lo + BOOTSTRAP_ROWS)
+            num, den = read(lo, hi)
+            sums_n[start:start + len(w)] += w[:, lo:hi] @ num
+            sums_d[start:start + len(w)] += w[:, lo:hi] @ den
+            if not start:
+                den_total += den.sum(axis=0)
         start += len(w)
     out: list[tuple[float, float] | None] = []
     for j in range(cols):
-        iv = None if denominators[:, j].sum() == 0 else interval_of_sums(sums_n[:, j], sums_d[:, j], level)
+        iv = None if den_total[j] == 0 else interval_of_sums(sums_n[:, j], sums_d[:, j], level)
         out.append(None if iv is None else (iv.low, iv.high))
     return out
 

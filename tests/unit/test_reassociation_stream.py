@@ -4,6 +4,7 @@ and the protected pairs of k^m breakage counted a block of rows at a time."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
@@ -119,6 +120,49 @@ def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):
     got = mr.bootstrap_ratios(num, den, 7)
     assert got[0] == (whole[0].low, whole[0].high)
     assert np.allclose(got[1], (whole[1].low, whole[1].high), rtol=1e-12, atol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), rows=st.integers(1, 9), spool=st.booleans())
+def test_the_clusters_figures_on_disk_give_the_totals_and_intervals_of_the_whole_table(data, n, rows, spool):
+    """The per-cluster figures kept as rows (on disk with ``spool``) and read back a block of
+    clusters at a time give the sums and the bootstrap of the table held whole."""
+    import semtui.metrics.reassociation as mr
+
+    table = np.asarray(data.draw(st.lists(st.lists(st.integers(0, 9), min_size=3, max_size=3),
+                                          min_size=n, max_size=n)), dtype=np.float64).reshape(n, 3)
+    table[:, 2] /= 7.0   # a column of fractions
+    figures = merge.Figures(("a", "b", "c"), spool)
+    for row in table:
+        figures.append(row)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mr, "BOOTSTRAP_ROWS", rows)   # many blocks of clusters
+        mp.setattr(mr, "BOOTSTRAP_BLOCK_CELLS", 97)   # and of resamples
+        assert len(figures) == n
+        assert figures.rows(0, n).tolist() == table.tolist()
+        sums = figures.sums()
+        got = figures.bootstrap(("a", "c"), ("b", "b"), 3)
+    assert [sums[c] for c in "abc"] == pytest.approx(table.sum(axis=0).tolist(), rel=1e-12, abs=0)
+    whole = mr.bootstrap_ratios(table[:, [0, 2]], table[:, [1, 1]], 3)
+    assert [g is None for g in got] == [w is None for w in whole]
+    for g, w in zip(got, whole):
+        if g is not None:
+            assert np.allclose(g, w, rtol=1e-12, atol=0)
+
+
+@given(data=st.data(), n=st.integers(1, 50))
+def test_spans_say_where_a_batch_would_cut_a_joint_cluster(data, n):
+    """Where no batch may end (a joint cluster's first..last member), from the spans merged,
+    as the array over every cluster said."""
+    k = data.draw(st.integers(0, 8))
+    first = np.asarray(data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k)), dtype=np.int64)
+    last = np.asarray([data.draw(st.integers(int(f), n - 1)) for f in first], dtype=np.int64)
+    spans = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(spans, first, 1)
+    np.add.at(spans, last, -1)
+    want = np.cumsum(spans)[:n] > 0
+    got = merge.Spans(first, last)
+    assert [got[i] for i in range(n)] == want.tolist()
 
 
 @given(data=st.data(), n=st.integers(0, 60))

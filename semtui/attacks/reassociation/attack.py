@@ -489,27 +489,24 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     order, at most IN_FLIGHT batches a worker held at a time.  A batch never ends inside a
     joint cluster (REFINE) whose members span at most JOINT_SPAN clusters: its worker runs the
     joint cluster after its members, so the driver only merges it."""
+    from semtui.attacks.reassociation.merge import Spans, stream_costs
     from semtui.fileio import drop_pages
     from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
 
     data = ctx.data
     evaluate = ctx.key_of is not None
     n = len(data.clusters)
-    sizes = np.fromiter((c.size for c in data.clusters), dtype=np.float64, count=n)
     members = ctx.joint_members
     n_joint, first, last = len(members), members.first, members.last
     held = (last - first) < JOINT_SPAN      # run by the worker of its members' batch
-    spans = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(spans, first[held], 1)
-    np.add.at(spans, last[held], -1)
-    uncut = np.cumsum(spans)[:n] > 0        # a batch ending at i would cut a joint cluster
+    uncut = Spans(first[held], last[held])  # a batch ending at i would cut a joint cluster
     shared = dc_replace(ctx, data=_Slice(data.vocab, {}, {}, n), key_of={} if evaluate else None, x=None,
                         joint_key_of=None, joint_members=None)
     with session(spec) as client:
-        target = batch_cost or max(1.0, min(STREAM_COST, float(sizes.sum()) / (n_workers(client) * PER_WORKER)))
-        from semtui.attacks.reassociation.merge import stream_costs
-
-        groups = stream_costs(sizes, target, uncut, slack=JOINT_SPAN)
+        # the clusters' sizes read twice from the release (nothing held per cluster)
+        total = float(sum(c.size for c in data.clusters))
+        target = batch_cost or max(1.0, min(STREAM_COST, total / (n_workers(client) * PER_WORKER)))
+        groups = stream_costs((c.size for c in data.clusters), target, uncut, slack=JOINT_SPAN)
         # each held joint cluster goes with the batch holding its last member (and so all of them)
         starts = np.asarray([b.start for b in groups], dtype=np.int64)
         joint_batch = np.full(n_joint, -1, dtype=np.int64)
@@ -752,15 +749,16 @@ def informed_sentence(metrics: dict) -> str | None:
             "release; a bound on this attack only, not on every attacker.")
 
 
-def _informed_reference(c: dict, seed: int, ties: str) -> dict:
+def _informed_reference(figures, prefix: str, seed: int, ties: str) -> dict:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
-    transaction breakage), with bootstrap intervals over clusters; ``c``: its per-cluster counts
-    (name -> one value per cluster)."""
-    from semtui.metrics.reassociation import accuracy, bootstrap_ratios, intervals_of, transaction_breakage
+    transaction breakage), with bootstrap intervals over clusters; ``figures``: the
+    per-cluster :class:`~semtui.attacks.reassociation.merge.Figures`, its counts the columns
+    named ``prefix`` + count."""
+    from semtui.metrics.reassociation import accuracy, intervals_of, transaction_breakage
 
-    s = {key: float(v.sum()) for key, v in c.items()}
-    ci = bootstrap_ratios(np.column_stack([c["correct"], c["correct"], c["broken"]]),
-                          np.column_stack([c["placements"], c["b_correct"], c["size"]]), seed)
+    s = {key[len(prefix):]: v for key, v in figures.sums().items() if key.startswith(prefix)}
+    ci = figures.bootstrap([prefix + c for c in ("correct", "correct", "broken")],
+                           [prefix + c for c in ("placements", "b_correct", "size")], seed)
     acc = accuracy(s["correct"], s["placements"])
     base = accuracy(s["b_correct"], s["placements"])
     return {
@@ -774,7 +772,7 @@ def _informed_reference(c: dict, seed: int, ties: str) -> dict:
         "baseline_accuracy": _r(base),
         "lift_over_random": _r(acc / base) if acc is not None and base else None,
         "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
-        "intervals": intervals_of(("accuracy", "lift_over_random", "transaction_breakage"), ci, len(c["placements"])),
+        "intervals": intervals_of(("accuracy", "lift_over_random", "transaction_breakage"), ci, len(figures)),
     }
 
 

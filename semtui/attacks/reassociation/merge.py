@@ -37,6 +37,8 @@ _PAIR_ROWS = 100_000
 _COUNTS = ("placements", "correct", "held", "broken", "size", "wmd_sum", "wmd_n", "b_correct", "b_broken",
            "b_wmd_sum", "b_wmd_n")
 _REF_COUNTS = ("placements", "correct", "broken", "size", "b_correct", "b_broken")
+_REF_PREFIX = "reference."   # the informed reference's counts, among a cluster's figures
+_KM = ("km.protected", "km.attack", "km.baseline")   # protected itemsets, exposed by the attack and the baseline
 
 
 def reference_ctx(ctx):
@@ -89,8 +91,10 @@ class Merger:
         n_joint = len(self.members)
         self.joint_order = np.lexsort((np.arange(n_joint), self.members.last)).tolist()
         self.next_joint = 0
-        # the joint clusters each cluster still waits for (0 for most: not a member of any)
-        self.waiting = np.bincount(self.members.ids, minlength=self.n).astype(np.int32)
+        # the joint clusters each member of one still waits for (``joined``: those clusters, sorted;
+        # most clusters are in none, and nothing is held for them)
+        self.joined, waiting = np.unique(self.members.ids, return_counts=True)
+        self.waiting = waiting.astype(np.int32)
         self.joint_summary: list[tuple[int, int] | None] = [None] * n_joint  # (placements, units)
         self.joint_ready: dict[int, tuple] = {}   # joint clusters a worker ran with its batch: (attack, reference)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
@@ -106,12 +110,12 @@ class Merger:
             x = ctx.x
             self.n_rows = x.shape[0]
             self.truth: dict[int, np.ndarray] = {}   # the open clusters' transactions (rows of x)
-            self.counts = {name: np.zeros(self.n, dtype=np.float64) for name in _COUNTS}
-            self.ref_counts = ({name: np.zeros(self.n, dtype=np.float64) for name in _REF_COUNTS}
-                               if self.ref_ctx is not None else None)
+            # each cluster's figures, a row in cluster order (on disk with ``spool``); the rows of
+            # clusters closed before one ahead of them wait in ``rows``
+            reference = tuple(_REF_PREFIX + name for name in _REF_COUNTS) if self.ref_ctx is not None else ()
+            self.figures = Figures(_COUNTS + reference + _KM, spool)
+            self.rows: dict[int, np.ndarray] = {}
             self.km = _KmCounter(x, int(meta["k"]), int(data.m))
-            self.km_protected = np.zeros(self.n, dtype=np.int64)
-            self.km_exposed = {"attack": np.zeros(self.n, dtype=np.int64), "baseline": np.zeros(self.n, dtype=np.int64)}
 
     # ------------------------------------------------------------------ arrival
     def add(self, ci: int, out: dict, ref: dict | None = None) -> None:
@@ -123,7 +127,7 @@ class Merger:
             self.transactions.append(out["transactions"])
         for name in self.totals:
             self.totals[name] += int(out[name])
-        joined = bool(self.waiting[ci])   # its joint clusters cannot have run before it arrived
+        joined = self._member(ci) >= 0   # its joint clusters cannot have run before it arrived
         attack = reference = None
         if self.evaluate:
             self.truth[ci] = np.asarray(out["truth"], dtype=np.int64)
@@ -173,9 +177,15 @@ class Merger:
         if rj is not None and "eval" in rj:
             self._spread(ji, members, rj["eval"], 1, with_recon=False)
         for m in members:
-            self.waiting[m] -= 1
-            if self.waiting[m] == 0 and m < self.arrived:
+            at = self._member(m)
+            self.waiting[at] -= 1
+            if self.waiting[at] == 0 and m < self.arrived:
                 self._closable(m)
+
+    def _member(self, ci: int) -> int:
+        """Cluster ``ci``'s place among the members of joint clusters, -1 if it is in none."""
+        at = int(np.searchsorted(self.joined, ci))
+        return at if at < len(self.joined) and self.joined[at] == ci else -1
 
     def _list_joint(self, ji: int, entry: dict | None) -> None:
         """Joint cluster ``ji``'s entry in the report (with ``--summary-only`` its id, members,
@@ -237,31 +247,35 @@ class Merger:
             self.closed.add(ci)
             if not self.evaluate:
                 continue
-            self._finish_counts(ci, attack, self.counts, held=True)
+            row = self.rows[ci] = np.zeros(len(self.figures.columns))
+            c = self._finish_counts(attack, held=True)
+            row[self.figures.at(_COUNTS)] = [c[name] for name in _COUNTS]
             if reference is not None:
-                self._finish_counts(ci, reference, self.ref_counts, held=False)
+                c = self._finish_counts(reference, held=False)
+                row[self.figures.at(_REF_PREFIX + name for name in _REF_COUNTS)] = [c[name] for name in _REF_COUNTS]
             for label in recon:
                 recon[label].append(attack.recon[label])
         if self.evaluate:
             self._count_km(batch, recon)
-        while len(self.entries) in self.closed:  # the entries closed, in cluster order
+        while len(self.entries) in self.closed:  # the entries (and figures) closed, in cluster order
             self.closed.discard(len(self.entries))
+            if self.evaluate:
+                self.figures.append(self.rows.pop(len(self.entries)))
             self.entries.append(self.open_entries.pop(len(self.entries)))
 
     def _count_km(self, batch: list[int], recon: dict) -> None:
         prot, exposed = self.km.count([self.truth[ci] for ci in batch], recon)
-        idx = np.asarray(batch, dtype=np.int64)
-        self.km_protected[idx] = prot
-        for label in exposed:
-            self.km_exposed[label][idx] = exposed[label]
+        at = self.figures.at(_KM)
         for i, ci in enumerate(batch):
+            self.rows[ci][at] = (prot[i], exposed["attack"][i], exposed["baseline"][i])
             metrics = self.open_entries[ci]["metrics"]
             metrics["protected_itemsets"] = int(prot[i])
             metrics["exposed_itemsets"] = int(exposed["attack"][i])
             del self.truth[ci]
 
     @staticmethod
-    def _finish_counts(ci: int, part: _Part, table: dict, held: bool) -> None:
+    def _finish_counts(part: _Part, held: bool) -> dict:
+        """One side's counts of a cluster, its joint clusters' added."""
         c = part.counts
         if part.joints:
             # the joint clusters' placements, in joint-cluster order (the float sums as a whole-release merge)
@@ -279,8 +293,7 @@ class Merger:
                 len(np.unique(np.concatenate([np.asarray(part.b_broken_sets[r], dtype=np.int64)]
                                              + [extra[r] for extra in part.extra_b_broken])))
                 for r in range(draws)])) if draws else 0.0
-        for name in table:
-            table[name][ci] = c[name]
+        return c
 
     # ------------------------------------------------------------------ the report
     def finish(self):
@@ -291,13 +304,7 @@ class Merger:
             _r,
             _wmd_note,
         )
-        from semtui.metrics.reassociation import (
-            accuracy,
-            bootstrap_ratios,
-            intervals_of,
-            km_breakage,
-            transaction_breakage,
-        )
+        from semtui.metrics.reassociation import accuracy, intervals_of, km_breakage, transaction_breakage
         from semtui.reports import document
 
         if self.arrived != self.n:
@@ -331,15 +338,12 @@ class Merger:
             },
         })
         if self.evaluate:
-            counts = self.counts
-            km = {label: {"protected": int(self.km_protected.sum()), "exposed": int(self.km_exposed[label].sum())}
+            s = self.figures.sums()
+            km = {label: {"protected": int(s["km.protected"]), "exposed": int(s["km." + label])}
                   for label in ("attack", "baseline")}
-            s = {key: float(v.sum()) for key, v in counts.items()}
-            num = np.column_stack([counts["correct"], counts["broken"], self.km_exposed["attack"],
-                                   counts["wmd_sum"], counts["correct"], counts["b_correct"]])
-            den = np.column_stack([counts["placements"], counts["size"], self.km_protected,
-                                   counts["wmd_n"], counts["b_correct"], counts["placements"]])
-            ci = bootstrap_ratios(num, den, opts["seed"])
+            ci = self.figures.bootstrap(("correct", "broken", "km.attack", "wmd_sum", "correct", "b_correct"),
+                                   ("placements", "size", "km.protected", "wmd_n", "b_correct", "placements"),
+                                   opts["seed"])
             labels = ("accuracy", "transaction_breakage", "km_breakage", "wmd", "lift_over_random",
                       "baseline_accuracy")
             baseline_acc = accuracy(s["b_correct"], s["placements"])
@@ -370,7 +374,7 @@ class Merger:
                     "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
                 },
                 "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
-                "intervals": intervals_of(labels, ci, len(counts["placements"])),
+                "intervals": intervals_of(labels, ci, len(self.figures)),
             }
             if joints:
                 # the shared chunks' part of the figures above, on its own
@@ -382,13 +386,66 @@ class Merger:
                 report["metrics"]["shared_chunks"] = {
                     "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
                     "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
-            if self.ref_counts is not None:
-                report["metrics"]["informed_reference"] = _informed_reference(self.ref_counts, opts["seed"], ctx.ties)
+            if self.ref_ctx is not None:
+                report["metrics"]["informed_reference"] = _informed_reference(self.figures, _REF_PREFIX, opts["seed"], ctx.ties)
         report["clusters"] = self.entries
         report["joint_clusters"] = self.joint_entries
         report["summary"]["summary_only"] = ctx.summary_only
         report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
         return Reassociation(report, transactions)
+
+
+class Figures:
+    """Each cluster's figures (counts of placements, breakage, the informed reference's, k^m's:
+    ``columns``), one row of float64 a cluster in cluster order, appended as clusters are
+    closed: what the totals and the bootstrap intervals are taken over.  With ``spool``, on
+    disk (:class:`~semtui.fileio.DiskArray`) and read back a block of clusters at a time, so
+    that a release of any number of clusters costs the driver no memory for them."""
+
+    def __init__(self, columns, spool: bool = False):
+        from semtui.fileio import DiskArray
+
+        self.columns = {name: i for i, name in enumerate(columns)}
+        self.store = DiskArray(np.float64, "the clusters' figures") if spool else array("d")
+
+    def at(self, names) -> list[int]:
+        return [self.columns[name] for name in names]
+
+    def append(self, row: np.ndarray) -> None:
+        self.store.extend(np.asarray(row, dtype=np.float64))
+
+    def __len__(self) -> int:
+        return len(self.store) // len(self.columns)
+
+    def rows(self, lo: int, hi: int) -> np.ndarray:
+        """Clusters ``lo:hi``'s rows, ``(hi - lo) x columns``."""
+        width = len(self.columns)
+        if isinstance(self.store, array):
+            flat = np.frombuffer(self.store, dtype=np.float64)[lo * width:hi * width]
+        else:
+            flat = self.store.read(lo * width, hi * width)
+        return flat.reshape(-1, width)
+
+    def sums(self) -> dict[str, float]:
+        """Each column's total, a block of clusters at a time."""
+        from semtui.metrics.reassociation import BOOTSTRAP_ROWS
+
+        total = np.zeros(len(self.columns))
+        for lo in range(0, len(self), BOOTSTRAP_ROWS):
+            total += self.rows(lo, lo + BOOTSTRAP_ROWS).sum(axis=0)
+        return {name: float(total[i]) for name, i in self.columns.items()}
+
+    def bootstrap(self, numerators, denominators, seed: int) -> list[tuple[float, float] | None]:
+        """:func:`~semtui.metrics.reassociation.bootstrap_ratios_of` of the columns named."""
+        from semtui.metrics.reassociation import bootstrap_ratios_of
+
+        num, den = self.at(numerators), self.at(denominators)
+
+        def read(lo: int, hi: int):
+            rows = self.rows(lo, hi)
+            return rows[:, num], rows[:, den]
+
+        return bootstrap_ratios_of(len(self), len(num), read, seed)
 
 
 def cluster_lookup(truth: dict[int, np.ndarray]):
@@ -579,7 +636,27 @@ def _protected_pair_codes(x, k: int) -> np.ndarray:
     return codes[counts < k]
 
 
-def stream_costs(sizes, target: float, uncut: np.ndarray | None = None, slack: int = 0) -> list[range]:
+class Spans:
+    """``spans[i]``: whether ``first[j] <= i < last[j]`` for some j (a batch ending at cluster
+    ``i`` would cut joint cluster j, whose members are ``first[j]..last[j]``), from the spans
+    merged: nothing held per cluster."""
+
+    def __init__(self, first: np.ndarray, last: np.ndarray):
+        order = np.argsort(first, kind="stable")
+        lo, hi = np.asarray(first, dtype=np.int64)[order], np.asarray(last, dtype=np.int64)[order]
+        reach = np.maximum.accumulate(hi) if len(hi) else hi
+        new = np.ones(len(lo), dtype=bool)
+        new[1:] = lo[1:] > reach[:-1]           # a span starting past all before it opens a run
+        starts = np.flatnonzero(new)
+        self.lo = lo[starts]
+        self.hi = np.maximum.reduceat(hi, starts) if len(starts) else hi
+
+    def __getitem__(self, i: int) -> bool:
+        at = int(np.searchsorted(self.lo, i, side="right")) - 1
+        return at >= 0 and i < self.hi[at]
+
+
+def stream_costs(sizes, target: float, uncut=None, slack: int = 0) -> list[range]:
     """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
     order, so that the driver merges each batch as it comes back and closes its clusters), as
     ranges: nothing held per cluster.  ``uncut[i]``: no batch should end at cluster ``i`` (a
@@ -588,10 +665,11 @@ def stream_costs(sizes, target: float, uncut: np.ndarray | None = None, slack: i
     chain of joint clusters overlapping one another could forbid every cut; a joint cluster of
     fewer than ``slack`` clusters alone is never cut, and one that is cut runs on the driver)."""
     out: list[range] = []
-    start = 0
+    start = n = 0
     acc = 0.0
     reached = -1   # where the batch reached its target
     for i, s in enumerate(sizes):
+        n = i + 1
         acc += s
         if acc >= target:
             if reached < 0:
@@ -599,6 +677,6 @@ def stream_costs(sizes, target: float, uncut: np.ndarray | None = None, slack: i
             if uncut is None or not uncut[i] or i - reached >= slack:
                 out.append(range(start, i + 1))
                 start, acc, reached = i + 1, 0.0, -1
-    if start < len(sizes):
-        out.append(range(start, len(sizes)))
+    if start < n:
+        out.append(range(start, n))
     return out
