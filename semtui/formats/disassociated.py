@@ -51,7 +51,7 @@ from semtui.model import (
     RecordChunk,
     Vocabulary,
 )
-from semtui.model.disassociated import IdIndex, id_hash
+from semtui.model.disassociated import ClustersById, IdIndex, id_hash
 
 FORMAT = "semtui-disassociated/2"
 KEY_FORMAT = "semtui-disassociation-key/2"
@@ -161,6 +161,7 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
     _need(isinstance(joint_doc, (list, _Rows)), "'joint_clusters' must be a list", path)
     joints = [] if joint_clusters is None else joint_clusters
     joint_hashes = array("q")
+    joint_ptr, joint_ids = array("q", [0]), array("q")   # each joint cluster's members' positions
     # a record of a member cluster may hold nothing but shared sub-records: a joint cluster's
     # longest shared chunk backs that many more records of each member (summed for the
     # clusters whose size needs it, in the order they were read)
@@ -193,6 +194,8 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
             hit = ub[pos, 0] == at
             extra[pos[hit]] += max((len(ch) for ch in shared), default=0)
         joint_hashes.append(id_hash(jid))
+        joint_ids.extend(i for i, _ in found)
+        joint_ptr.append(len(joint_ids))
         joints.append(JointCluster(jid, list(members), shared))
     twice = IdIndex(joints, np.frombuffer(joint_hashes, dtype=np.int64)).repeated()
     _need(twice is None, f"joint_clusters[{twice[0]}]: duplicate id {twice[1]!r}" if twice else "", path)
@@ -203,7 +206,8 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
               + (f" and its joint clusters' shared chunks {more} sub-records" if more else "")
               + f": at most {most + more} transactions", path)
     data = DisassociatedData(vocab, k, m, clusters, joints, bound)
-    data._by_id = by_id   # the clusters' index, hashed as they were read: not again
+    # the joint clusters' members as found here (the clusters' index is not kept: 16 bytes a cluster)
+    data._joint_positions = (np.frombuffer(joint_ptr, dtype=np.int64), np.frombuffer(joint_ids, dtype=np.int64))
     return data
 
 
@@ -419,9 +423,11 @@ def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None 
     clusters_doc = doc.get("clusters")
     _need(isinstance(clusters_doc, (list, _Rows)), "'clusters' must be a list", path)
     out = [] if clusters is None else clusters
+    hashes = array("q")   # every cluster's id hashed, to find one named twice
     for ci, c in enumerate(clusters_doc):
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict) and "id" in c, f"{where} must be an object with an 'id'", path)
+        hashes.append(id_hash(str(c["id"])))
         rc = c.get("record_chunks", [])
         tc = c.get("term_chunk", [])
         _need(isinstance(rc, list) and all(type(ch) is list for ch in rc),
@@ -442,6 +448,9 @@ def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None 
                                             and type(e[1]) is str for e in sup),
               f"{where}.suppressed must be a list of [transaction index, item] pairs", path)
         out.append(ClusterKey(str(c["id"]), rc, tc, records, [(t, it) for t, it in sup]))
+    twice = IdIndex(out, np.frombuffer(hashes, dtype=np.int64)).repeated()
+    del hashes
+    _need(twice is None, f"clusters[{twice[0]}]: duplicate cluster id {twice[1]!r}" if twice else "", path)
     joints_doc = doc.get("joint_clusters", [])
     _need(isinstance(joints_doc, (list, _Rows)), "'joint_clusters' must be a list", path)
     joints = [] if joint_clusters is None else joint_clusters
@@ -454,6 +463,7 @@ def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None 
         _need(_all_indices(sc), f"{where}.shared_chunks must be lists of transaction indices", path)
         joints.append(JointClusterKey(str(jd["id"]), sc))
     key = DisassociationKey(out, joints)
+    key._by_id = ClustersById(out, unique=True)   # no id twice: looked up in order first, no index held
     if data is not None:
         check_key(key, data, path)
     return key

@@ -70,13 +70,16 @@ class DisassociatedData:
     #: transactions are never split, so the largest cluster may exceed it)
     max_cluster_size: int | None = None
     _by_id: IdIndex | None = field(default=None, init=False, repr=False, compare=False)
+    #: each joint cluster's members' positions (CSR: ptr, ids) as the reader found them, or None
+    _joint_positions: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     kind = "disassociated"
 
     @property
     def by_id(self) -> IdIndex:
-        """Each cluster's position by id (:class:`IdIndex`: the ids are not held): the reader's,
-        which hashed them as it read, or built once."""
+        """Each cluster's position by id (:class:`IdIndex`: the ids are not held), built once
+        when first asked for (the reader does not keep its own: a large release's streamed
+        attack never asks)."""
         if self._by_id is None:
             self._by_id = IdIndex(self.clusters)
         return self._by_id
@@ -198,14 +201,33 @@ class IdIndex(Mapping):
 
 class ClustersById(Mapping):
     """A key's clusters by id (:attr:`DisassociationKey.by_id`), each read from the key's list
-    when asked for (:class:`IdIndex`: the ids are not held)."""
+    when asked for (:class:`IdIndex`: the ids are not held).  ``unique``: no id is in the list
+    twice (the key's reader checked), so a cluster is first looked for where the last one found
+    ended -- a key in the release's order, asked in that order, needs no index at all (16 bytes
+    a cluster); the index is built on the first miss."""
 
-    def __init__(self, clusters: Sequence[ClusterKey]):
+    def __init__(self, clusters: Sequence[ClusterKey], unique: bool = False):
         self.clusters = clusters
-        self.index = IdIndex(clusters)
+        self.unique = unique
+        self._index: IdIndex | None = None
+        self._next = 0   # where the next cluster asked for is looked for first
+
+    @property
+    def index(self) -> IdIndex:
+        if self._index is None:
+            self._index = IdIndex(self.clusters)
+        return self._index
 
     def __getitem__(self, cid: str) -> ClusterKey:
-        return self.index.find(cid)[1]
+        at = self._next
+        if self.unique and at < len(self.clusters):
+            c = self.clusters[at]
+            if c.id == cid:
+                self._next = at + 1
+                return c
+        at, c = self.index.find(cid)
+        self._next = at + 1
+        return c
 
     def __iter__(self):
         return iter(self.index)

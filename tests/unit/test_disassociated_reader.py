@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
 from hypothesis import HealthCheck, given, settings
@@ -149,6 +150,52 @@ def test_ids_are_checked_without_holding_them(tmp_path, monkeypatch, collide):
             path.write_text(text)
             with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
                 read_disassociated(path)
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_a_key_naming_a_cluster_twice_is_one_line_naming_it(tmp_path, monkeypatch, collide):
+    """A key's clusters are looked up in order, with no index (its ids are unique): one named
+    twice is refused as it is read, whatever the hashes, read a line at a time and whole."""
+    import semtui.formats.disassociated as fd
+    import semtui.model.disassociated as md
+    from semtui.formats.disassociated import read_key
+
+    if collide:
+        monkeypatch.setattr(fd, "id_hash", lambda cid: 3)
+        monkeypatch.setattr(md, "id_hash", lambda cid: 3)
+    doc = json.loads((SAMPLES / "disassociated.key.json").read_text())
+    doc["clusters"].append({**doc["clusters"][0], "id": "P2"})
+    path = tmp_path / "k.json"
+    for text in (json.dumps(doc), json.dumps(doc, indent=1)):
+        path.write_text(text)
+        assert [c.id for c in read_key(path).clusters] == ["P1", "P2"]
+    doc["clusters"].append(dict(doc["clusters"][1]))
+    for text in (json.dumps(doc), json.dumps(doc, indent=1)):
+        path.write_text(text)
+        with pytest.raises(InputError, match=r"clusters\[2\]: duplicate cluster id 'P2'"):
+            read_key(path)
+
+
+def test_the_readers_joint_members_are_those_the_ids_name(tmp_path):
+    """The joint clusters' members, as the reader found them (the clusters' index is not
+    kept), are the clusters their ids name."""
+    from semtui.attacks.reassociation.merge import JointMembers
+
+    doc = json.loads((SAMPLES / "disassociated.json").read_text())
+    doc["format"] = "semtui-disassociated/2"
+    doc["clusters"] += [{**doc["clusters"][0], "id": f"P{i}"} for i in range(2, 7)]
+    doc["joint_clusters"] = [{"id": "J1", "clusters": ["P5", "P1", "P3"], "shared_chunks": []},
+                             {"id": "J2", "clusters": ["P6", "P2"], "shared_chunks": []}]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    data = read_disassociated(path)
+    assert data._by_id is None   # not kept by the reader
+    got = JointMembers.of(data)
+    assert [got[j].tolist() for j in range(2)] == [[4, 0, 2], [5, 1]]
+    assert got.first.tolist() == [0, 1] and got.last.tolist() == [4, 5]
+    data._joint_positions = None   # through the index instead: the same
+    again = JointMembers.of(data)
+    assert np.array_equal(again.ptr, got.ptr) and np.array_equal(again.ids, got.ids)
 
 
 def test_a_bounded_memory_of_sub_records_reads_the_same_release(tmp_path, monkeypatch):

@@ -290,6 +290,24 @@ def test_an_id_index_finds_what_a_dict_of_ids_finds(ids, asked, collide):
         dis.id_hash = saved
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.permutations([f"C{i}" for i in range(9)]), st.lists(st.sampled_from([f"C{i}" for i in range(11)]),
+                                                               max_size=12))
+def test_a_keys_clusters_by_id_are_found_in_order_without_an_index(ids, asked):
+    """A key's clusters (ids unique) asked for in their own order are read where the last one
+    ended, and no index is built; asked in any other order, the index finds them: as a dict."""
+    from types import SimpleNamespace
+
+    from semtui.model.disassociated import ClustersById
+
+    items = [SimpleNamespace(id=cid) for cid in ids]
+    by_id = ClustersById(items, unique=True)
+    assert [by_id[cid] for cid in ids] == items and by_id._index is None
+    want = {it.id: it for it in items}
+    for cid in asked:
+        assert by_id.get(cid) is want.get(cid)
+
+
 def test_anid_hash_is_the_same_in_another_process():
     import subprocess
     import sys

@@ -471,8 +471,8 @@ def cluster_lookup(truth: dict[int, np.ndarray]):
 @dataclass
 class JointMembers:
     """Each joint cluster's members (their cluster indices, in the order it names them) as CSR,
-    with its first and last member: found through the clusters' id hashes (:meth:`of`: the
-    ids are not held)."""
+    with its first and last member: as the release's reader found them, or through the
+    clusters' id hashes (:meth:`of`: the ids are not held)."""
 
     ptr: np.ndarray     # joint cluster ji's members are ids[ptr[ji]:ptr[ji + 1]]
     ids: np.ndarray
@@ -481,17 +481,21 @@ class JointMembers:
 
     @classmethod
     def of(cls, data) -> JointMembers:
-        index_of = data.by_id if data.joint_clusters else {}
-        ptr, flat = [0], array("q")
-        for j in data.joint_clusters:
-            flat.extend(index_of[x] for x in j.clusters)
-            ptr.append(len(flat))
-        ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
-        starts = np.asarray(ptr[:-1], dtype=np.int64)
+        if data._joint_positions is not None:   # as the reader found them
+            ptr, ids = data._joint_positions
+        else:
+            index_of = data.by_id if data.joint_clusters else {}
+            ptr, flat = [0], array("q")
+            for j in data.joint_clusters:
+                flat.extend(index_of[x] for x in j.clusters)
+                ptr.append(len(flat))
+            ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
+        ptr = np.asarray(ptr, dtype=np.int64)
+        starts = ptr[:-1]
         # (a joint cluster has two members or more: the reader refuses fewer)
         first = np.minimum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
         last = np.maximum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
-        return cls(np.asarray(ptr, dtype=np.int64), ids, first, last)
+        return cls(ptr, ids, first, last)
 
     def __len__(self) -> int:
         return len(self.ptr) - 1
