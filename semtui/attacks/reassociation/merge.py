@@ -89,19 +89,25 @@ class Merger:
         # the joint clusters, in the order they can run (when their last member has arrived)
         self.members = ctx.joint_members
         n_joint = len(self.members)
-        self.joint_order = np.lexsort((np.arange(n_joint), self.members.last)).tolist()
+        self.joint_order = np.lexsort((np.arange(n_joint), self.members.last))
         self.next_joint = 0
         # the joint clusters each member of one still waits for (``joined``: those clusters, sorted;
         # most clusters are in none, and nothing is held for them)
         self.joined, waiting = np.unique(self.members.ids, return_counts=True)
         self.waiting = waiting.astype(np.int32)
-        self.joint_summary: list[tuple[int, int] | None] = [None] * n_joint  # (placements, units)
+        # each joint cluster's placements and units once it has run (arrays: nothing per joint cluster
+        # as Python objects)
+        self.joint_ran = np.zeros(n_joint, dtype=bool)
+        self.joint_placements = np.zeros(n_joint, dtype=np.int64)
+        self.joint_units = np.zeros(n_joint, dtype=np.int64)
         self.joint_ready: dict[int, tuple] = {}   # joint clusters a worker ran with its batch: (attack, reference)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
         # ``joint_waiting`` while one before them has not run)
         self.joint_waiting: dict[int, dict | None] = {}
         self.joint_listed = 0
-        self.joint_figures: list[tuple[int, float] | None] = [None] * n_joint  # (correct, b_correct)
+        self.joint_evaluated = np.zeros(n_joint, dtype=bool)   # and its correct placements, the baseline's
+        self.joint_correct = np.zeros(n_joint, dtype=np.int64)
+        self.joint_b_correct = np.zeros(n_joint, dtype=np.float64)
         self.joint_places: dict[int, list] = {}   # cluster -> [(joint, [(anchor, names)])] (full report)
         self.open: dict[int, tuple[_Part | None, _Part | None]] = {}
         self.closable: list[int] = []
@@ -141,7 +147,7 @@ class Merger:
         self.arrived = ci + 1
         while (self.next_joint < len(self.joint_order)
                and self.members.last[self.joint_order[self.next_joint]] < self.arrived):
-            self._run_joint(self.joint_order[self.next_joint])
+            self._run_joint(int(self.joint_order[self.next_joint]))
             self.next_joint += 1
         if not joined:  # a joint cluster's member becomes closable when its last joint cluster has run
             self._closable(ci)
@@ -161,7 +167,8 @@ class Merger:
         # run by a worker with its members' batch, or here
         j, rj = self.joint_ready.pop(ji, None) or run_joint(ctx, self.ref_ctx, ji, members,
                                                              lambda m, side: self.open[m][side].aligned)
-        self.joint_summary[ji] = (int(j["placements"]), int(j["n_units"]))
+        self.joint_ran[ji] = True
+        self.joint_placements[ji], self.joint_units[ji] = int(j["placements"]), int(j["n_units"])
         self._list_joint(ji, j.get("entry"))
         if not ctx.summary_only:
             names = data.vocab.names
@@ -172,7 +179,8 @@ class Merger:
                 self.joint_places.setdefault(m, []).append((ji, places))
         if self.evaluate and "eval" in j:
             e = j["eval"]
-            self.joint_figures[ji] = (int(e["correct"].sum()), float(np.sum(e["b_correct"])))
+            self.joint_evaluated[ji] = True
+            self.joint_correct[ji], self.joint_b_correct[ji] = int(e["correct"].sum()), float(np.sum(e["b_correct"]))
             self._spread(ji, members, e, 0, with_recon=True)
         if rj is not None and "eval" in rj:
             self._spread(ji, members, rj["eval"], 1, with_recon=False)
@@ -312,7 +320,8 @@ class Merger:
         self._close()
         assert not self.open and not self.open_entries, "a cluster was never closed"
         opts, data, ctx = self.meta, self.ctx.data, self.ctx
-        joints = [s for s in self.joint_summary if s is not None]
+        ran = self.joint_ran
+        joint_placements = int(self.joint_placements[ran].sum())
         transactions = [t for per in self.transactions for t in per]
         self.transactions = []
         report: dict = document(REPORT_FORMAT, {
@@ -330,10 +339,10 @@ class Merger:
                 "transactions": int(sum(c.size for c in data.clusters)),
                 "anchors": int(self.totals["anchors"]),
                 "units": int(self.totals["units"]),
-                "placements": int(self.totals["placements"] + sum(p for p, _ in joints)),
-                "joint_clusters": len(joints),
-                "shared_units": int(sum(u for _, u in joints)),
-                "shared_placements": int(sum(p for p, _ in joints)),
+                "placements": int(self.totals["placements"] + joint_placements),
+                "joint_clusters": int(ran.sum()),
+                "shared_units": int(self.joint_units[ran].sum()),
+                "shared_placements": joint_placements,
                 "seconds": 0.0,
             },
         })
@@ -376,12 +385,11 @@ class Merger:
                 "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
                 "intervals": intervals_of(labels, ci, len(self.figures)),
             }
-            if joints:
+            if ran.any():
                 # the shared chunks' part of the figures above, on its own
-                jp = sum(p for p, _ in joints)
-                figures = [f for f in self.joint_figures if f is not None]
-                jc = sum(c for c, _ in figures)
-                jb = sum(b for _, b in figures)
+                jp = joint_placements
+                jc = int(self.joint_correct[self.joint_evaluated].sum())
+                jb = sum(self.joint_b_correct[self.joint_evaluated].tolist())   # in joint-cluster order, as ever
                 ja, jba = accuracy(jc, jp), accuracy(jb, jp)
                 report["metrics"]["shared_chunks"] = {
                     "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
