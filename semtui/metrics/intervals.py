@@ -65,6 +65,23 @@ def bootstrap_weight_blocks(n_units: int, resamples: int, seed: int, rows: int):
         yield rng.multinomial(n_units, pvals, size=min(rows, resamples - start)).astype(np.float64)
 
 
+def bootstrap_weight_columns(n_units: int, resamples: int, seed: int, columns: int):
+    """The multiplicities of a bootstrap over units a block of ``columns`` units at a time,
+    ``(lo, hi, resamples x (hi - lo) multiplicities)``, for units too many for one resample to
+    be held (:func:`bootstrap_weight_blocks` draws a resample over every unit at once).  Each
+    resample still draws ``n_units`` units with replacement: how many fall in a block is
+    binomial given those the blocks before took (each draw left is uniform over the units
+    left), then spread over the block's units uniformly -- the distribution of
+    :func:`bootstrap_weights`, from other draws (seeded)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77, 1]))
+    left = np.full(resamples, n_units, dtype=np.int64)   # each resample's draws not yet placed
+    for lo in range(0, n_units, columns):
+        hi = min(n_units, lo + columns)
+        x = left if hi == n_units else rng.binomial(left, (hi - lo) / (n_units - lo))
+        yield lo, hi, rng.multinomial(x, np.full(hi - lo, 1.0 / (hi - lo)))
+        left = left - x
+
+
 def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
     """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
     if weights.size == 0 or den.sum() == 0:

@@ -236,28 +236,46 @@ def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = 1000,
     each, asked for a block of :data:`BOOTSTRAP_ROWS` clusters at a time (the figures need not
     be in memory).  The resamples are drawn a block at a time (the same draws as one ``rounds x
     clusters`` table, which a release of many clusters could not hold) and only their sums are
-    kept.  (Sums of a column of fractions -- WMD, the baseline's mean correct placements -- may
+    kept; beyond :data:`BOOTSTRAP_BLOCK_CELLS` clusters, where one resample alone would outgrow
+    a block, every resample is drawn a block of clusters at a time
+    (:func:`~semtui.metrics.intervals.bootstrap_weight_columns`: the same distribution, other
+    draws), so that nothing is held per cluster.  (Sums of a column of fractions -- WMD, the baseline's mean correct placements -- may
     then differ from a one-table product in the last bit, 1e-16 relative: BLAS may split the
     clusters differently; far below the report's 6 decimals.)  With fewer clusters than
     :data:`~semtui.metrics.intervals.MIN_UNITS_FOR_INTERVALS`, every interval is None
     (:func:`intervals_of` adds the reason)."""
-    from semtui.metrics.intervals import bootstrap_weight_blocks, interval_of_sums, no_interval_reason
+    from semtui.metrics.intervals import (
+        bootstrap_weight_blocks,
+        bootstrap_weight_columns,
+        interval_of_sums,
+        no_interval_reason,
+    )
 
     if no_interval_reason(n, "clusters"):  # too few clusters for an interval to mean anything
         return [None] * cols
     sums_n = np.zeros((rounds, cols))
     sums_d = np.zeros((rounds, cols))
     den_total = np.zeros(cols)
-    start = 0
-    for w in bootstrap_weight_blocks(n, rounds, seed, max(1, BOOTSTRAP_BLOCK_CELLS // n)):
-        for lo in range(0, n, BOOTSTRAP_ROWS):
-            hi = min(n, lo + BOOTSTRAP_ROWS)
+    if n > BOOTSTRAP_BLOCK_CELLS:
+        # one resample over every cluster would outgrow a block: every resample drawn a block of
+        # clusters at a time instead (the same distribution, other draws), the figures read once
+        for lo, hi, w in bootstrap_weight_columns(n, rounds, seed, max(1, BOOTSTRAP_BLOCK_CELLS // rounds)):
             num, den = read(lo, hi)
-            sums_n[start:start + len(w)] += w[:, lo:hi] @ num
-            sums_d[start:start + len(w)] += w[:, lo:hi] @ den
-            if not start:
-                den_total += den.sum(axis=0)
-        start += len(w)
+            w = w.astype(np.float64)
+            sums_n += w @ num
+            sums_d += w @ den
+            den_total += den.sum(axis=0)
+    else:
+        start = 0
+        for w in bootstrap_weight_blocks(n, rounds, seed, max(1, BOOTSTRAP_BLOCK_CELLS // n)):
+            for lo in range(0, n, BOOTSTRAP_ROWS):
+                hi = min(n, lo + BOOTSTRAP_ROWS)
+                num, den = read(lo, hi)
+                sums_n[start:start + len(w)] += w[:, lo:hi] @ num
+                sums_d[start:start + len(w)] += w[:, lo:hi] @ den
+                if not start:
+                    den_total += den.sum(axis=0)
+            start += len(w)
     out: list[tuple[float, float] | None] = []
     for j in range(cols):
         iv = None if den_total[j] == 0 else interval_of_sums(sums_n[:, j], sums_d[:, j], level)

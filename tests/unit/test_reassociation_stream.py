@@ -150,6 +150,54 @@ def test_the_clusters_figures_on_disk_give_the_totals_and_intervals_of_the_whole
             assert np.allclose(g, w, rtol=1e-12, atol=0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 60), columns=st.integers(1, 9), resamples=st.integers(1, 15), seed=st.integers(0, 5))
+def test_bootstrap_weights_drawn_a_block_of_clusters_at_a_time_are_resamples(n, columns, resamples, seed):
+    """Beyond a block, every resample is drawn a block of clusters at a time: the blocks cover
+    the clusters in order, and each resample still draws n clusters, seeded."""
+    from semtui.metrics.intervals import bootstrap_weight_columns
+
+    blocks = list(bootstrap_weight_columns(n, resamples, seed, columns))
+    assert [(lo, hi) for lo, hi, _ in blocks] == [(lo, min(n, lo + columns)) for lo in range(0, n, columns)]
+    w = np.concatenate([b for _, _, b in blocks], axis=1)
+    assert w.shape == (resamples, n) and (w >= 0).all() and (w.sum(axis=1) == n).all()
+    again = np.concatenate([b for _, _, b in bootstrap_weight_columns(n, resamples, seed, columns)], axis=1)
+    assert np.array_equal(w, again)
+
+
+def test_bootstrap_weights_in_blocks_of_clusters_have_the_multinomials_moments():
+    """Each cluster's multiplicity: mean 1, variance 1 - 1/n, covariance -1/n, as one
+    multinomial draw over every cluster (20,000 resamples, seeded: exact to Monte Carlo error)."""
+    from semtui.metrics.intervals import bootstrap_weight_columns, bootstrap_weights
+
+    n, r = 30, 20_000
+    blocked = np.concatenate([b for _, _, b in bootstrap_weight_columns(n, r, 1, 7)], axis=1).astype(float)
+    whole = bootstrap_weights(n, r, 1)
+    for w in (blocked, whole):
+        cov = np.cov(w, rowvar=False)
+        assert np.allclose(w.mean(axis=0), 1.0, atol=0.04)
+        assert np.allclose(np.diag(cov), 1 - 1 / n, atol=0.06)
+        assert abs(cov[~np.eye(n, dtype=bool)].mean() + 1 / n) < 0.005
+
+
+def test_intervals_of_more_clusters_than_a_block_are_the_bootstraps():
+    """With more clusters than a block of weights, the intervals (drawn a block of clusters at
+    a time) are those of the one-table bootstrap, to Monte Carlo error; nothing else changes."""
+    import semtui.metrics.reassociation as mr
+
+    rng = np.random.default_rng(11)
+    n = 3_000
+    den = rng.integers(1, 9, n).astype(float)
+    num = np.column_stack([rng.binomial(den.astype(int), 0.4), den * rng.random(n)])
+    den = np.column_stack([den, den])
+    whole = mr.bootstrap_ratios(num, den, 3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mr, "BOOTSTRAP_BLOCK_CELLS", 2_999)   # fewer than the clusters: blocks of 2 clusters
+        blocked = mr.bootstrap_ratios(num, den, 3)
+    for b, w in zip(blocked, whole):
+        assert b != w and np.allclose(b, w, atol=0.01)
+
+
 @given(data=st.data(), n=st.integers(1, 50))
 def test_spans_say_where_a_batch_would_cut_a_joint_cluster(data, n):
     """Where no batch may end (a joint cluster's first..last member), from the spans merged,
