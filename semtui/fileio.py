@@ -314,7 +314,11 @@ class Spool(Sequence):
         self.what = what
         self._fh = _unnamed_file(what)
         self._fd = self._fh.fileno()
-        self._ends = DiskArray(np.int64, what)   # each item's end offset, on disk too
+        try:
+            self._ends = DiskArray(np.int64, what)   # each item's end offset, on disk too
+        except BaseException:
+            self._fh.close()
+            raise
         self._ends._BLOCK = self._ENDS_BLOCK
         self._end = 0
         self._pending: list[bytes] = []
@@ -372,7 +376,7 @@ class Spool(Sequence):
         self._flush()
         n, i, start = len(self._ends), 0, 0
         while i < n:
-            ends = self._ends.read(i, i + self._ENDS_BLOCK).tolist()   # the next items' end offsets
+            ends = self._ends.read(i, min(n, i + self._ENDS_BLOCK)).tolist()   # the next items' end offsets
             k = 0
             while k < len(ends):
                 j = k  # the items that fit in a block (at least one)
@@ -388,7 +392,7 @@ class Spool(Sequence):
 
     def close(self) -> None:
         self._fh.close()
-        self._ends._fh.close()
+        self._ends.close()
 
     def __reduce__(self):
         raise TypeError(f"a Spool ({self.what}) stays on the machine that made it: ship its items, not it")
@@ -493,6 +497,11 @@ class DiskArray:
             out.extend(v[start:start + self._BLOCK])
             drop_pages(v)
         return out
+
+    def close(self) -> None:
+        """Let its file go (read no more after)."""
+        self._view = None
+        self._fh.close()
 
     def __reduce__(self):
         raise TypeError(f"a DiskArray ({self.what}) stays on the machine that made it: ship its values, not it")

@@ -199,6 +199,10 @@ class IdIndex(Mapping):
         return len(dict.fromkeys(it.id for it in self.items))
 
 
+#: lookups of a key's clusters out of order before :class:`ClustersById` stops looking in order
+_MISSES = 64
+
+
 class ClustersById(Mapping):
     """A key's clusters by id (:attr:`DisassociationKey.by_id`), each read from the key's list
     when asked for (:class:`IdIndex`: the ids are not held).  ``unique``: no id is in the list
@@ -210,7 +214,8 @@ class ClustersById(Mapping):
         self.clusters = clusters
         self.unique = unique
         self._index: IdIndex | None = None
-        self._next = 0   # where the next cluster asked for is looked for first
+        self._next = 0     # where the next cluster asked for is looked for first (after the last, the first)
+        self._misses = 0   # asked for elsewhere: past a few, in another order, and the index answers alone
 
     @property
     def index(self) -> IdIndex:
@@ -219,12 +224,14 @@ class ClustersById(Mapping):
         return self._index
 
     def __getitem__(self, cid: str) -> ClusterKey:
-        at = self._next
-        if self.unique and at < len(self.clusters):
+        n = len(self.clusters)
+        if self.unique and n and self._misses < _MISSES:
+            at = self._next % n   # a pass in order after another starts again at the first
             c = self.clusters[at]
             if c.id == cid:
                 self._next = at + 1
                 return c
+            self._misses += 1
         at, c = self.index.find(cid)
         self._next = at + 1
         return c

@@ -143,6 +143,17 @@ def test_the_clusters_figures_on_disk_give_the_totals_and_intervals_of_the_whole
         sums = figures.sums()
         got = figures.bootstrap(("a", "c"), ("b", "b"), 3)
     assert [sums[c] for c in "abc"] == pytest.approx(table.sum(axis=0).tolist(), rel=1e-12, abs=0)
+    # on disk (--scheduler) and in memory (serially): the same figures to the last bit, both ways
+    # of drawing the resamples
+    other = merge.Figures(("a", "b", "c"), not spool)
+    for row in table:
+        other.append(row)
+    for cells in (97, max(1, n - 1)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(mr, "BOOTSTRAP_ROWS", rows)
+            mp.setattr(mr, "BOOTSTRAP_BLOCK_CELLS", cells)
+            assert figures.sums() == other.sums()
+            assert figures.bootstrap(("a", "c"), ("b", "b"), 3) == other.bootstrap(("a", "c"), ("b", "b"), 3)
     whole = mr.bootstrap_ratios(table[:, [0, 2]], table[:, [1, 1]], 3)
     assert [g is None for g in got] == [w is None for w in whole]
     for g, w in zip(got, whole):

@@ -51,6 +51,11 @@ def test_a_spool_gives_back_what_was_appended(values, block, ends):
         s[len(values)]
     s.append("one more")  # appended after reading: still read back
     assert s[-1] == "one more" and list(s)[-1] == "one more"
+    seen = []
+    for item in s:   # appended to while read in order: the items there were when it began
+        seen.append(item)
+        s.append("later")
+    assert seen == values + ["one more"]
 
 
 def test_a_spool_leaves_no_file_behind_and_is_not_shipped(tmp_path, monkeypatch):
@@ -302,10 +307,13 @@ def test_a_keys_clusters_by_id_are_found_in_order_without_an_index(ids, asked):
 
     items = [SimpleNamespace(id=cid) for cid in ids]
     by_id = ClustersById(items, unique=True)
-    assert [by_id[cid] for cid in ids] == items and by_id._index is None
+    for _ in range(2):   # a pass in order, then another (the belonging checks, then the attack)
+        assert [by_id[cid] for cid in ids] == items and by_id._index is None
     want = {it.id: it for it in items}
     for cid in asked:
         assert by_id.get(cid) is want.get(cid)
+    backwards = ClustersById(items, unique=True)   # another order: the index answers, soon alone
+    assert [backwards[cid] for cid in reversed(ids)] == items[::-1] and backwards._index is not None
 
 
 def test_anid_hash_is_the_same_in_another_process():

@@ -396,6 +396,7 @@ class Merger:
                     "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
             if self.ref_ctx is not None:
                 report["metrics"]["informed_reference"] = _informed_reference(self.figures, _REF_PREFIX, opts["seed"], ctx.ties)
+            self.figures.close()
         report["clusters"] = self.entries
         report["joint_clusters"] = self.joint_entries
         report["summary"]["summary_only"] = ctx.summary_only
@@ -439,8 +440,8 @@ class Figures:
         from semtui.metrics.reassociation import BOOTSTRAP_ROWS
 
         total = np.zeros(len(self.columns))
-        for lo in range(0, len(self), BOOTSTRAP_ROWS):
-            total += self.rows(lo, lo + BOOTSTRAP_ROWS).sum(axis=0)
+        for lo in range(0, len(self), BOOTSTRAP_ROWS):   # each column summed whole within a block (pairwise)
+            total += self.rows(lo, lo + BOOTSTRAP_ROWS).T.copy().sum(axis=1)
         return {name: float(total[i]) for name, i in self.columns.items()}
 
     def bootstrap(self, numerators, denominators, seed: int) -> list[tuple[float, float] | None]:
@@ -454,6 +455,10 @@ class Figures:
             return rows[:, num], rows[:, den]
 
         return bootstrap_ratios_of(len(self), len(num), read, seed)
+
+    def close(self) -> None:
+        if not isinstance(self.store, array):
+            self.store.close()
 
 
 def cluster_lookup(truth: dict[int, np.ndarray]):
