@@ -303,7 +303,8 @@ class Spool(Sequence):
     however the process ends), with its end offset (on disk too: a Spool of any length holds
     at most a block of each in memory).  Read back by index or in order.  For what a run must
     hold whole but uses a part at a time (the clusters of a large release and of its key, the
-    report's per-cluster entries on ``--scheduler``).  ``TMPDIR`` says where; a full disk is an :class:`InputError`."""
+    report's per-cluster entries on ``--scheduler``).  ``TMPDIR`` says where; a full disk is an
+    :class:`InputError`."""
 
     _BLOCK = 1 << 20
     _ENDS_BLOCK = 1 << 16   # end offsets held before they are written, and read back at once
@@ -400,9 +401,10 @@ class Spool(Sequence):
 
 class DiskArray:
     """A numpy array of one type (integers, or float64 figures) kept on disk as it grows (an
-    unnamed temporary file, as :class:`Spool`'s; at most a block of items held before it is written), then read back
-    memory-mapped (:meth:`view`): what a large original's sparse matrix is made of on
-    ``--scheduler``, so that the driver's memory holds only the pages in use.  Those pages are
+    unnamed temporary file, as :class:`Spool`'s; at most a block of items held before it is
+    written), then read back memory-mapped (:meth:`view`) or a span at a time (:meth:`read`):
+    what a large original's sparse matrix is made of on ``--scheduler``, so that the driver's
+    memory holds only the pages in use.  Those pages are
     the page cache's, which the kernel can take back; :func:`drop_pages` lets them go at once."""
 
     _BLOCK = 1 << 20  # items held before they are written

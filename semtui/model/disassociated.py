@@ -256,7 +256,8 @@ class DisassociationKey:
     def by_id(self) -> ClustersById:
         """The key's clusters by id (the last of a repeated id, as a dict would keep), each read
         from :attr:`clusters` when asked for: a key kept on disk (:class:`semtui.fileio.Spool`)
-        stays there, only the ids are held; built once per key."""
+        stays there, at most the ids' hashes are held; built once per key (the key's reader sets
+        one that looks in order first: it refused repeated ids)."""
         if self._by_id is None:
             self._by_id = ClustersById(self.clusters)
         return self._by_id

@@ -749,14 +749,14 @@ def informed_sentence(metrics: dict) -> str | None:
             "release; a bound on this attack only, not on every attacker.")
 
 
-def _informed_reference(figures, prefix: str, seed: int, ties: str) -> dict:
+def _informed_reference(figures, sums: dict, prefix: str, seed: int, ties: str) -> dict:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
     transaction breakage), with bootstrap intervals over clusters; ``figures``: the
     per-cluster :class:`~semtui.attacks.reassociation.merge.Figures`, its counts the columns
-    named ``prefix`` + count."""
+    named ``prefix`` + count, ``sums`` their totals (:meth:`Figures.sums`, read once)."""
     from semtui.metrics.reassociation import accuracy, intervals_of, transaction_breakage
 
-    s = {key[len(prefix):]: v for key, v in figures.sums().items() if key.startswith(prefix)}
+    s = {key[len(prefix):]: v for key, v in sums.items() if key.startswith(prefix)}
     ci = figures.bootstrap([prefix + c for c in ("correct", "correct", "broken")],
                            [prefix + c for c in ("placements", "b_correct", "size")], seed)
     acc = accuracy(s["correct"], s["placements"])

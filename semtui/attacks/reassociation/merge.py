@@ -38,6 +38,7 @@ _COUNTS = ("placements", "correct", "held", "broken", "size", "wmd_sum", "wmd_n"
            "b_wmd_sum", "b_wmd_n")
 _REF_COUNTS = ("placements", "correct", "broken", "size", "b_correct", "b_broken")
 _REF_PREFIX = "reference."   # the informed reference's counts, among a cluster's figures
+_REF_COLUMNS = tuple(_REF_PREFIX + name for name in _REF_COUNTS)
 _KM = ("km.protected", "km.attack", "km.baseline")   # protected itemsets, exposed by the attack and the baseline
 
 
@@ -118,8 +119,7 @@ class Merger:
             self.truth: dict[int, np.ndarray] = {}   # the open clusters' transactions (rows of x)
             # each cluster's figures, a row in cluster order (on disk with ``spool``); the rows of
             # clusters closed before one ahead of them wait in ``rows``
-            reference = tuple(_REF_PREFIX + name for name in _REF_COUNTS) if self.ref_ctx is not None else ()
-            self.figures = Figures(_COUNTS + reference + _KM, spool)
+            self.figures = Figures(_COUNTS + (_REF_COLUMNS if self.ref_ctx is not None else ()) + _KM, spool)
             self.rows: dict[int, np.ndarray] = {}
             self.km = _KmCounter(x, int(meta["k"]), int(data.m))
 
@@ -260,7 +260,7 @@ class Merger:
             row[self.figures.at(_COUNTS)] = [c[name] for name in _COUNTS]
             if reference is not None:
                 c = self._finish_counts(reference, held=False)
-                row[self.figures.at(_REF_PREFIX + name for name in _REF_COUNTS)] = [c[name] for name in _REF_COUNTS]
+                row[self.figures.at(_REF_COLUMNS)] = [c[name] for name in _REF_COUNTS]
             for label in recon:
                 recon[label].append(attack.recon[label])
         if self.evaluate:
@@ -395,7 +395,8 @@ class Merger:
                     "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
                     "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
             if self.ref_ctx is not None:
-                report["metrics"]["informed_reference"] = _informed_reference(self.figures, _REF_PREFIX, opts["seed"], ctx.ties)
+                report["metrics"]["informed_reference"] = _informed_reference(self.figures, s, _REF_PREFIX, opts["seed"],
+                                                                              ctx.ties)
             self.figures.close()
         report["clusters"] = self.entries
         report["joint_clusters"] = self.joint_entries
