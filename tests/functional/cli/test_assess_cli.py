@@ -148,15 +148,22 @@ def test_plain_file_is_refused_in_one_line():
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, code):
-    """A real slice (the 400 MEPS patients disassociated): stderr is a terminal, so the progress
-    bar counts attacks; the signal lands once it shows the second attack, i.e. the first has
-    finished.  The report holds the attacks finished, marked partial, and nothing else."""
+def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, shared_data, sig, code):
+    """A real slice (the first 4,000 MEPS patients disassociated): stderr is a terminal, so the
+    progress bar counts attacks; the signal lands once it shows the second attack, i.e. the first
+    has finished.  The report holds the attacks finished, marked partial, and nothing else.
+
+    The slice is large enough that the seven attacks after the first take ~7 s here (the 400
+    bundled patients took under a second, and a slow CI machine once saw all eight finish before
+    the signal was handled)."""
     import pty
     import select
 
+    orig = tmp_path / "meps4000.txt"
+    with open(shared_data / "meps2005-conditions.txt") as f:
+        orig.write_text("".join(line for _, line in zip(range(4000), f)))
     rel, key = tmp_path / "d.json", tmp_path / "d.key.json"
-    r = run_cli("anonymize", "disassoc", SAMPLES / "meps400-original.txt", "-k", "3", "-m", "2",
+    r = run_cli("anonymize", "disassoc", orig, "-k", "3", "-m", "2",
                 "--max-cluster-size", "30", "-o", rel, "--key", key)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "out"
@@ -166,7 +173,7 @@ def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, cod
     env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "assess", str(rel), "--key", str(key), "--original",
-                             str(SAMPLES / "meps400-original.txt"), "--report", str(rep)],
+                             str(orig), "--report", str(rep)],
                             stdout=subprocess.PIPE, stderr=slave, text=True, env=env)
     os.close(slave)
     seen = b""
