@@ -257,8 +257,9 @@ def _stopped() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
         signal.signal(sig, signal.SIG_IGN)
     from semtui.fileio import committed, remove_process_scratch
-    from semtui.runtime.executor import process_folder
+    from semtui.runtime.executor import process_folder, stop_descendants
 
+    stop_descendants()  # none of our helpers writes into a scratch folder after its removal
     remove_process_scratch(*process_folder())  # os._exit below skips the exit handlers that would
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new

@@ -380,3 +380,77 @@ def process_folder() -> list[str]:
 
     folder = multiprocessing.current_process()._config.get("tempdir")
     return [folder] if folder else []
+
+
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from /proc (empty where there is none)."""
+    out: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # gone since the listing
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()   # after "(comm)": state, ppid, ...
+        if fields[0] not in (b"Z", b"X"):   # a zombie writes nothing
+            out.setdefault(int(fields[1]), []).append(int(name))
+    return out
+
+
+def _living_descendants(pid: int) -> list[int]:
+    children, out, todo = _children(), [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def stop_descendants(wait: float = 2.0) -> None:
+    """Kill every process this one started and theirs (a local Dask cluster's scheduler,
+    nannies and workers, the fork server) and wait, up to ``wait`` seconds, until none can
+    write any more -- before a stopped command removes its scratch folders for the last time:
+    a worker still starting as the signal landed would otherwise write into one after the
+    removal (they would die with this process anyway, PR_SET_PDEATHSIG, but not before).
+    Each is stopped first (SIGSTOP), the tree read again until it holds no one new, so none
+    forks a child that escapes being killed; Linux only (/proc), elsewhere nothing.
+
+    Multiprocessing's resource tracker is left alone: it writes no file, ends when this process
+    does, and killed, would be started again by the next semaphore collected on the way out --
+    a new tracker, told to forget a semaphore it never knew, prints a traceback."""
+    from multiprocessing import resource_tracker
+
+    stopped: set[int] = set()
+    spared = {getattr(resource_tracker._resource_tracker, "_pid", None)}
+    for _ in range(50):
+        new = [p for p in _living_descendants(os.getpid()) if p not in stopped and p not in spared]
+        if not new:
+            break
+        for p in new:
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGSTOP)
+            stopped.add(p)
+    for p in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    while stopped and time.monotonic() < deadline:
+        stopped = {p for p in stopped if _alive(p)}
+        if stopped:
+            time.sleep(0.01)
+
+
+def _alive(pid: int) -> bool:
+    """``pid`` exists and is not a zombie: a killed process may take a moment to die."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:].split()[0] not in (b"Z", b"X")

@@ -296,12 +296,27 @@ def _close(things: list, *, stopped: bool = False) -> None:
     ``stopped``: the command was interrupted or failed: what Dask and its event loop log while
     they are torn down under it (a connection refused by a scheduler already gone, as a
     traceback) is not the user's to read, and the command says in one line why it ended."""
+    timeouts: contextlib.AbstractContextManager = contextlib.nullcontext()
     if stopped:
-        for name in ("distributed", "tornado", "asyncio"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    for thing in things:
-        with contextlib.suppress(Exception):
-            thing.close()
+        # each logger of theirs, not only the three roots: Dask's logging config gives some
+        # (tornado.application) a level of their own, which a root's level does not override
+        for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
+            if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        # a signal sent to the whole process group (a job scheduler's or `timeout`'s SIGTERM)
+        # has killed a local cluster's scheduler too: closing the cluster asks it to retire the
+        # workers, and each connection would wait out Dask's 30 s before the command could end
+        import dask
+
+        timeouts = dask.config.set({"distributed.comm.timeouts.connect": _STOP_CONNECT})
+    with timeouts:
+        for thing in things:
+            with contextlib.suppress(Exception):
+                thing.close()
+
+
+#: how long a stopped command's close waits to reach its scheduler (Dask's own is 30 s)
+_STOP_CONNECT = "1s"
 
 
 @contextlib.contextmanager
