@@ -298,11 +298,7 @@ def _close(things: list, *, stopped: bool = False) -> None:
     traceback) is not the user's to read, and the command says in one line why it ended."""
     timeouts: contextlib.AbstractContextManager = contextlib.nullcontext()
     if stopped:
-        # each logger of theirs, not only the three roots: Dask's logging config gives some
-        # (tornado.application) a level of their own, which a root's level does not override
-        for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
-            if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
-                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        silence_dask()
         # a signal sent to the whole process group (a job scheduler's or `timeout`'s SIGTERM)
         # has killed a local cluster's scheduler too: closing the cluster asks it to retire the
         # workers, and each connection would wait out Dask's 30 s before the command could end
@@ -317,6 +313,18 @@ def _close(things: list, *, stopped: bool = False) -> None:
 
 #: how long a stopped command's close waits to reach its scheduler (Dask's own is 30 s)
 _STOP_CONNECT = "1s"
+
+
+def silence_dask() -> None:
+    """Nothing more from Dask's, tornado's and asyncio's loggers: a command stopped or failing
+    says in one line why it ended, and what they log as it is torn down under them (a
+    connection refused by a scheduler already gone; Dask's ``sync`` interrupted before it set
+    its future, a NameError) is not the user's to read.  Called as the signal lands too: the
+    event loop's thread logs before the session closes.  Each of their loggers, not only the
+    three roots: Dask's logging config gives some (tornado.application) a level of their own."""
+    for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 @contextlib.contextmanager

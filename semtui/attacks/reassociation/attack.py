@@ -18,6 +18,7 @@ over clusters.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -534,13 +535,16 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
                     joints.append((ji, members[ji].tolist(), jc, jk))
                 yield b, clusters, keys, rows, joints
 
-        results = map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT, progress=progress,
-                              message=message, total=n, size_of=lambda part: len(part[0]))
-        for b, (got, joints) in zip(groups, results):
-            for ci, (out, ref) in zip(b, got):
-                if joints:   # with the batch's first cluster: the driver has them before they can run
-                    out["joints"], joints = joints, None
-                yield ci, out, ref
+        # closed as an interrupt leaves this frame, inside the session: the traceback holds the
+        # frame, and the stream closed later, its client gone, printed "Exception ignored in"
+        with contextlib.closing(map_ordered(_run_part, shared, parts(), spec=spec, in_flight=IN_FLIGHT,
+                                            progress=progress, message=message, total=n,
+                                            size_of=lambda part: len(part[0]))) as results:
+            for b, (got, joints) in zip(groups, results):
+                for ci, (out, ref) in zip(b, got):
+                    if joints:   # with the batch's first cluster: the driver has them before they can run
+                        out["joints"], joints = joints, None
+                    yield ci, out, ref
 
 
 def _run_part(shared: _Context, part) -> tuple[list, dict]:
