@@ -302,11 +302,9 @@ def test_ctrl_c_leaves_neither_release_nor_key(shared_data, tmp_path):
         [sys.executable, "-m", "semtui", "anonymize", "disassoc", str(shared_data / "bms-webview-2.dat"),
          "-k", "2", "-m", "3", "--max-cluster-size", "10", "-o", str(out), "--key", str(key)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    time.sleep(1.0)   # the run takes ~4.3 s here
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    if proc.returncode == 0:
-        pytest.skip("the run finished before the interrupt arrived")
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert os.listdir(tmp_path) == []  # no release, no key, no temporary file
