@@ -266,7 +266,7 @@ def _unraisable(hook):
     """``sys.unraisablehook``: a signal whose KeyboardInterrupt was raised inside a finalizer (a
     ``__del__``, a weakref callback), where Python prints "Exception ignored" and goes on -- the
     run went on to exit 0, about 1 signal in 300 under load -- is sent again, to land in the
-    code that runs next; anything else goes to the default hook."""
+    code that runs next; anything else goes to the hook it replaced."""
     if isinstance(hook.exc_value, KeyboardInterrupt) and _received:
         _in_hook.append(True)
         try:
@@ -274,7 +274,11 @@ def _unraisable(hook):
         finally:
             _in_hook.pop()
         return
-    sys.__unraisablehook__(hook)
+    (_previous_hook[-1] if _previous_hook else sys.__unraisablehook__)(hook)
+
+
+#: the unraisable hook :func:`run` replaced, which gets every other unraisable exception
+_previous_hook: list = []
 
 
 def _send_again(signum: int) -> None:
@@ -343,8 +347,16 @@ def _usage_line(exc) -> str:
 
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
-    _received.clear()
+    _previous_hook[:] = [sys.unraisablehook]
     sys.unraisablehook = _unraisable
+    try:
+        _run(argv)
+    finally:  # a run inside another program (the tests' in-process runs) leaves its hook as it was
+        sys.unraisablehook = _previous_hook.pop()
+
+
+def _run(argv: list[str] | None) -> None:
+    _received.clear()
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     try:
