@@ -252,14 +252,19 @@ def _on_signal(signum, frame) -> None:
     quiet = sys.modules.get("semtui.runtime.scheduler")
     if quiet is not None:  # Dask's event loop may log the interrupt's effects before its session closes
         quiet.silence_dask()
-    if _in_hook:  # raised in the hook below, it would be ignored too: it comes again, later
+    if _inside(frame, _unraisable.__code__):  # raised in the hook below, ignored too: it comes again, later
         _send_again(signum)
         return
     raise KeyboardInterrupt
 
 
-#: the unraisable hook is running (a signal handled in it is sent again, not raised)
-_in_hook: list[bool] = []
+def _inside(frame, code) -> bool:
+    """Whether ``frame`` runs ``code`` or is called from it."""
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _unraisable(hook):
@@ -268,17 +273,14 @@ def _unraisable(hook):
     run went on to exit 0, about 1 signal in 300 under load -- is sent again, to land in the
     code that runs next; anything else goes to the hook it replaced."""
     if isinstance(hook.exc_value, KeyboardInterrupt) and _received:
-        _in_hook.append(True)
-        try:
-            _send_again(_received[-1])
-        finally:
-            _in_hook.pop()
+        _send_again(_received[-1])
         return
-    (_previous_hook[-1] if _previous_hook else sys.__unraisablehook__)(hook)
+    (_previous_hooks[-1] if _previous_hooks else sys.__unraisablehook__)(hook)
 
 
-#: the unraisable hook :func:`run` replaced, which gets every other unraisable exception
-_previous_hook: list = []
+#: the unraisable hooks :func:`run` replaced (one a run, innermost last), the last of which gets
+#: every other unraisable exception
+_previous_hooks: list = []
 
 
 def _send_again(signum: int) -> None:
@@ -301,7 +303,10 @@ def _stopped() -> None:
     from semtui.fileio import committed, remove_process_scratch
     from semtui.runtime.executor import process_folder, stop_descendants
 
-    stop_descendants()  # none of our helpers writes into a scratch folder after its removal
+    try:  # none of our helpers writes into a scratch folder after its removal
+        stop_descendants()
+    except Exception:  # the way out must not fail; PR_SET_PDEATHSIG still ends them
+        pass
     remove_process_scratch(*process_folder())  # os._exit below skips the exit handlers that would
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new
@@ -347,12 +352,14 @@ def _usage_line(exc) -> str:
 
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
-    _previous_hook[:] = [sys.unraisablehook]
+    previous = sys.unraisablehook
+    _previous_hooks.append(previous if previous is not _unraisable else sys.__unraisablehook__)
     sys.unraisablehook = _unraisable
     try:
         _run(argv)
     finally:  # a run inside another program (the tests' in-process runs) leaves its hook as it was
-        sys.unraisablehook = _previous_hook.pop()
+        _previous_hooks.pop()
+        sys.unraisablehook = previous
 
 
 def _run(argv: list[str] | None) -> None:

@@ -297,8 +297,9 @@ def _close(things: list, *, stopped: bool = False) -> None:
     they are torn down under it (a connection refused by a scheduler already gone, as a
     traceback) is not the user's to read, and the command says in one line why it ended."""
     timeouts: contextlib.AbstractContextManager = contextlib.nullcontext()
+    levels: dict[str, int] = {}
     if stopped:
-        silence_dask()
+        levels = silence_dask()
         # a signal sent to the whole process group (a job scheduler's or `timeout`'s SIGTERM)
         # has killed a local cluster's scheduler too: closing the cluster asks it to retire the
         # workers, and each connection would wait out Dask's 30 s before the command could end
@@ -309,22 +310,31 @@ def _close(things: list, *, stopped: bool = False) -> None:
         for thing in things:
             with contextlib.suppress(Exception):
                 thing.close()
+    # a process that goes on (a failed run inside another program, the tests) logs as before;
+    # one that was signalled is leaving, and its handler silenced them for good
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 #: how long a stopped command's close waits to reach its scheduler (Dask's own is 30 s)
 _STOP_CONNECT = "1s"
 
 
-def silence_dask() -> None:
+def silence_dask() -> dict[str, int]:
     """Nothing more from Dask's, tornado's and asyncio's loggers: a command stopped or failing
     says in one line why it ended, and what they log as it is torn down under them (a
     connection refused by a scheduler already gone; Dask's ``sync`` interrupted before it set
     its future, a NameError) is not the user's to read.  Called as the signal lands too: the
     event loop's thread logs before the session closes.  Each of their loggers, not only the
-    three roots: Dask's logging config gives some (tornado.application) a level of their own."""
+    three roots: Dask's logging config gives some (tornado.application) a level of their own.
+    Returns the levels they had, by name."""
+    levels = {}
     for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
-        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio") and name not in levels:
+            logger = logging.getLogger(name)
+            levels[name] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
+    return levels
 
 
 @contextlib.contextmanager

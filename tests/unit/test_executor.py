@@ -4,6 +4,8 @@ the cores runs on the cores; an exception or a cancel leaves no worker behind.""
 from __future__ import annotations
 
 import ast
+import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -121,3 +123,43 @@ def test_workers_start_when_stderr_has_no_file_descriptor(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[11, 12, 13, 14]"
+
+
+def test_a_stopped_command_kills_every_helper_before_its_last_cleanup():
+    """stop_descendants, in a process of its own (it kills all of its caller's descendants): a
+    child whose own child keeps forking new ones, all gone when it returns -- none escaped by
+    being forked during the sweep -- while multiprocessing's resource tracker is spared (killed,
+    it would be started again by the next semaphore collected, and print a KeyError)."""
+    script = """
+import json, os, subprocess, sys, time
+from multiprocessing import resource_tracker
+from semtui.runtime.executor import _alive, _living_descendants, stop_descendants
+
+resource_tracker.ensure_running()
+tracker = resource_tracker._resource_tracker._pid
+# a shell whose child forks a new sleeper every few milliseconds
+subprocess.Popen(["sh", "-c", "sh -c 'while :; do sleep 5 & sleep 0.005; done' & wait"])
+deadline = time.monotonic() + 10
+while len(_living_descendants(os.getpid())) < 8 and time.monotonic() < deadline:
+    time.sleep(0.01)
+before = _living_descendants(os.getpid())
+stop_descendants()
+after = [p for p in _living_descendants(os.getpid()) if p != tracker]
+time.sleep(0.2)   # a process that escaped the sweep would have forked again by now
+print(json.dumps({"before": len(before), "after": after, "tracker": _alive(tracker),
+                  "survivors": [p for p in before if p != tracker and _alive(p)]}))
+"""
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:  # whatever escaped is killed with its session
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == 0 and err == "", err
+    got = json.loads(out)
+    assert got["before"] >= 8, got   # the shells, the forking loop's sleepers, the tracker
+    assert got["after"] == [] and got["survivors"] == [] and got["tracker"] is True, got

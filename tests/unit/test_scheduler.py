@@ -581,7 +581,11 @@ def test_a_release_kept_on_disk_streams_to_the_cluster_and_gives_the_serial_repo
 def test_an_original_that_does_not_belong_is_refused_alike_on_the_cluster(cluster, joint_release, semtui, tmp_path):
     """On --scheduler the original is read straight into its matrix over the release's terms:
     one that does not belong (shuffled; set-generalised) is refused in the same one line as
-    serially, naming the file and the line."""
+    serially, naming the file and the line.  Dask's loggers, silenced while the failed run's
+    session closed, log as before once it has (this process goes on)."""
+    import logging
+
+    levels = {n: logging.getLogger(n).level for n in ("distributed", "distributed.client", "tornado.application")}
     address, _ = cluster
     data, key, _ = joint_release
     rel, kf = _as_semtui_writes(data, key, tmp_path)
@@ -595,6 +599,7 @@ def test_an_original_that_does_not_belong_is_refused_alike_on_the_cluster(cluste
         a, b = semtui(*args), semtui(*args, "--scheduler", address)
         assert a.rc == b.rc == 2 and a.err == b.err, (a.err, b.err)
         b.one_error_line(str(bad))
+    assert {n: logging.getLogger(n).level for n in levels} == levels
 
 
 @pytest.fixture(scope="module")
@@ -624,7 +629,8 @@ def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, 
     nor multiprocessing's ``pymp-*`` folder (removed before the process leaves with os._exit),
     nor a spool (unnamed), nor the session's scratch folder (``semtui-dask-*``: a worker still
     starting as the signal landed wrote into it after its removal, about 1 run in 8, until the
-    stopped driver killed its helpers before removing it the last time).
+    stopped driver killed its helpers before removing it the last time; that sweep's own test is
+    test_executor's, this signal lands after the workers are up).
 
     The group's SIGTERM killed the cluster's scheduler with the driver: closing the cluster
     waited 30 s for it, and Dask's logs of the lost connection came out as tracebacks."""

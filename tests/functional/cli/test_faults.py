@@ -263,7 +263,7 @@ except KeyboardInterrupt:
 """
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, PYTHONPATH=str(REPO)))
-    assert r.stdout.split()[0] == "stopped", (r.stdout, r.stderr)
+    assert r.stdout.startswith("stopped"), (r.stdout, r.stderr)
     assert r.stderr == ""
 
 
