@@ -404,8 +404,8 @@ class DiskArray:
     unnamed temporary file, as :class:`Spool`'s; at most a block of items held before it is
     written), then read back memory-mapped (:meth:`view`) or a span at a time (:meth:`read`):
     what a large original's sparse matrix is made of on ``--scheduler``, so that the driver's
-    memory holds only the pages in use.  Those pages are
-    the page cache's, which the kernel can take back; :func:`drop_pages` lets them go at once."""
+    memory holds only the pages in use.  Those pages are the page cache's, which the kernel can
+    take back; :func:`drop_pages` lets them go at once."""
 
     _BLOCK = 1 << 20  # items held before they are written
 

@@ -87,6 +87,13 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def write_head(source: Path, n: int, path: Path) -> Path:
+    """The first ``n`` lines of ``source`` (a slice of a real dataset), written to ``path``."""
+    with open(source) as f:
+        path.write_text("".join(line for _, line in zip(range(n), f)))
+    return path
+
+
 # The papers' running example: Fig. 4's distances, and the bundled sample's contexts.
 FIG4_COLUMNS = ["blood pressure", "icd", "limbs", "injury"]
 FIG4 = [[0.56, 0.78, 1.57, 2.19], [1.75, 0.58, 1.74, 1.53], [2.60, 2.93, 1.78, 1.49], [1.60, 1.51, 1.89, 1.03]]

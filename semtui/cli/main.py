@@ -353,7 +353,8 @@ def _usage_line(exc) -> str:
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
     previous = sys.unraisablehook
-    _previous_hooks.append(previous if previous is not _unraisable else sys.__unraisablehook__)
+    # a run inside a run hands on to the outer run's previous hook
+    _previous_hooks.append(_previous_hooks[-1] if previous is _unraisable else previous)
     sys.unraisablehook = _unraisable
     try:
         _run(argv)

@@ -382,24 +382,32 @@ def process_folder() -> list[str]:
     return [folder] if folder else []
 
 
+#: the states of a process that has ended (a zombie, dead): it writes nothing more
+_DEAD = (b"Z", b"X")
+
+
+def _state(pid: int | str) -> tuple[bytes, int] | None:
+    """A process's state letter and parent, from /proc; None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()   # after "(comm)": state, ppid, ...
+    return fields[0], int(fields[1])
+
+
 def _children() -> dict[int, list[int]]:
-    """Every process's children, from /proc (empty where there is none)."""
+    """Every living process's children, from /proc (empty where there is none)."""
     out: dict[int, list[int]] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
         return out
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:  # gone since the listing
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()   # after "(comm)": state, ppid, ...
-        if fields[0] not in (b"Z", b"X"):   # a zombie writes nothing
-            out.setdefault(int(fields[1]), []).append(int(name))
+        state = _state(name) if name.isdigit() else None
+        if state is not None and state[0] not in _DEAD:
+            out.setdefault(state[1], []).append(int(name))
     return out
 
 
@@ -446,11 +454,7 @@ def stop_descendants(wait: float = 2.0) -> None:
             time.sleep(0.01)
 
 
-def _alive(pid: int) -> bool:
-    """``pid`` exists and is not a zombie: a killed process may take a moment to die."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2:].split()[0] not in (b"Z", b"X")
+def _alive(pid: int | str) -> bool:
+    """``pid`` exists and has not ended (a killed process may take a moment to die)."""
+    state = _state(pid)
+    return state is not None and state[0] not in _DEAD

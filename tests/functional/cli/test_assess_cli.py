@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, SHARED_DATA, run_cli
+from conftest import REPO, SAMPLES, SHARED_DATA, run_cli, write_head
 
 # the shared data beside the checkout (a worktree elsewhere: where the benchmarks find it too)
 MEPS = (SHARED_DATA if SHARED_DATA.is_dir() else Path("/work/shared/data")) / "meps2005-conditions.txt"
@@ -159,9 +159,7 @@ def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, shared_d
     import pty
     import select
 
-    orig = tmp_path / "meps4000.txt"
-    with open(shared_data / "meps2005-conditions.txt") as f:
-        orig.write_text("".join(line for _, line in zip(range(4000), f)))
+    orig = write_head(shared_data / "meps2005-conditions.txt", 4000, tmp_path / "meps4000.txt")
     rel, key = tmp_path / "d.json", tmp_path / "d.key.json"
     r = run_cli("anonymize", "disassoc", orig, "-k", "3", "-m", "2",
                 "--max-cluster-size", "30", "-o", rel, "--key", key)

@@ -147,14 +147,12 @@ def test_no_cover_problem_of_bms_webview_2_has_an_empty_covering_set(cli, bms2_r
 def bms2_slice(tmp_path_factory):
     """The first 3,000 transactions of BMS-WebView-2 (integer ids: the embedding scores 2 of its
     1,834 terms), disassociated with k = 2, m = 2 (under a second)."""
-    from conftest import SHARED_DATA, run_cli
+    from conftest import SHARED_DATA, run_cli, write_head
 
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     out = tmp_path_factory.mktemp("bms2slice")
-    orig = out / "bms2-3000.dat"
-    with open(SHARED_DATA / "bms-webview-2.dat") as src:
-        orig.write_text("".join(line for _, line in zip(range(3000), src)))
+    orig = write_head(SHARED_DATA / "bms-webview-2.dat", 3000, out / "bms2-3000.dat")
     rel, key = out / "rel.json", out / "rel.key.json"
     r = run_cli("anonymize", "disassoc", orig, "-k", 2, "-m", 2, "--max-cluster-size", 30, "-o", rel, "--key", key)
     assert r.returncode == 0, r.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 import pytest
 import typer
-from conftest import REPO, SAMPLES, SHARED_DATA, write_fig4_scores
+from conftest import REPO, SAMPLES, SHARED_DATA, write_fig4_scores, write_head
 from procs import descendants, wait_gone, workers
 
 #: ../shared/data beside the repository, or SEMTUI_SHARED_DATA (e.g. from a git worktree)
@@ -70,8 +70,7 @@ def data(tmp_path_factory) -> dict[str, Path]:
     paths["setgen"].write_text((SAMPLES / "meps400-setgen.txt").read_text() * 10)
     write_disassociated(disassociate(read_transactions(DATA / "meps2005-conditions.txt"), 3, 2, 30).data,
                         paths["disassoc"])
-    with open(DATA / "bms-webview-2.dat") as f:
-        paths["bms"].write_text("".join(line for _, line in zip(range(20_000), f)))
+    write_head(DATA / "bms-webview-2.dat", 20_000, paths["bms"])
     # one cell: the whole of MEPS disassociated, then the assessment's attacks (in --jobs workers)
     paths["spec"] = tmp / "grid.toml"
     paths["spec"].write_text(f'original = "{DATA / "meps2005-conditions.txt"}"\n[[release]]\nfamily = "disassoc"\n'

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, run_cli, write_fig4_scores
+from conftest import SAMPLES, run_cli, write_fig4_scores, write_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -382,9 +382,8 @@ async def test_A_is_cancelled_by_escape(tmp_path, shared_data):
     On the first 4,000 MEPS patients the assessment runs ~10 s: pressing A returns only once the
     app is idle (up to ~2 s while the engine's thread computes), and on the 400 bundled ones an
     assessment that an earlier test had made compiled (numba) ended before the test looked."""
-    orig, rel = tmp_path / "meps4000.txt", tmp_path / "setgen.txt"
-    with open(shared_data / "meps2005-conditions.txt") as f:
-        orig.write_text("".join(line for _, line in zip(range(4000), f)))
+    orig = write_head(shared_data / "meps2005-conditions.txt", 4000, tmp_path / "meps4000.txt")
+    rel = tmp_path / "setgen.txt"
     r = run_cli("anonymize", "setgen", orig, "-k", "3", "--random-privacy", "30", "--sizes", "3-6", "--seed", "1",
                 "-o", rel)
     assert r.returncode == 0, r.stderr
