@@ -34,10 +34,10 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.fileio import (
-    _STREAMS,
     check_readable,
     decoded_lines,
     display_name,
+    held_stream,
     is_stdin,
     on_disk,
     parse_json,
@@ -91,7 +91,7 @@ def source_bytes(sources: Sequence[str | Path]) -> int:
     total = 0
     for s in sources:
         p = Path(s)
-        if is_stdin(s) or str(p) in _STREAMS:
+        if is_stdin(s) or held_stream(p):
             return 0
         for f in _files(p):
             try:

@@ -1,0 +1,101 @@
+"""Text read a line at a time: a large regular file is never held whole in memory; bad bytes
+are :class:`InputError` naming the line (as :func:`semtui.fileio.reading.decode_text` words it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from semtui.errors import InputError
+from semtui.fileio.reading import check_readable, decode_text, display_name, on_disk, read_text
+
+
+def iter_lines(text: str, start: int = 0):
+    """The lines of ``text`` from offset ``start`` on, one at a time (``text.split`` would hold
+    them all at once: the size of the text again, and ~50 bytes a line more); the last is what
+    follows the last newline (empty when the text ends with one)."""
+    at = start
+    while True:
+        end = text.find("\n", at)
+        if end < 0:
+            yield text[at:]
+            return
+        yield text[at:end]
+        at = end + 1
+
+
+def decoded_lines(fh: IO[bytes], name: str) -> Iterator[tuple[int, bytes, str]]:
+    """``(line number, raw bytes, the line decoded without its newline)`` for every line of
+    an open binary file: a byte-order mark dropped, a NUL byte or bad UTF-8 an InputError
+    naming the line (as :func:`decode_text` words it), a failed read one naming the file."""
+    try:
+        for lineno, raw in enumerate(fh, start=1):
+            text = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+            if b"\x00" in text:
+                raise InputError("binary data (NUL byte), not a text file", name, lineno)
+            try:
+                line = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not valid UTF-8 (byte 0x{text[exc.start]:02x})", name, lineno) from None
+            yield lineno, raw, line[:-1] if line.endswith("\n") else line
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+
+
+class TextLines:
+    """The lines of a UTF-8 text input, decoded one at a time as they are iterated (what
+    :func:`iter_lines` gives for :func:`read_text`'s text), so that a large regular file never
+    exists whole in memory; a stream (standard input, a pipe) is read whole once, as every
+    reader reads it.  Bad bytes and an empty file are :class:`InputError` naming the file
+    (and the line), as :func:`read_text`'s; :meth:`whole` is the text at once, for a reader
+    that finds the layout is not one it reads a line at a time (the same open file, read
+    again from its start: never a second open of the path)."""
+
+    def __init__(self, path: str | Path, *, allow_empty: bool = False):
+        self.path, self.name, self.allow_empty = path, display_name(path), allow_empty
+        self._fh = None
+        if on_disk(path):
+            p = check_readable(path)
+            try:
+                self._fh = open(p, "rb")
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", p) from None
+
+    def __enter__(self) -> TextLines:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+    def __iter__(self) -> Iterator[str]:
+        if self._fh is None:
+            yield from iter_lines(read_text(self.path, allow_empty=self.allow_empty))
+            return
+        name = self.name
+        self._fh.seek(0)
+        blank, ended = True, True
+        for _, raw, line in decoded_lines(self._fh, name):
+            ended = raw.endswith(b"\n")
+            if blank and line.strip():
+                blank = False
+            yield line
+        if blank and not self.allow_empty:
+            raise InputError("file is empty", name)
+        if ended:  # what follows the last newline, as iter_lines gives it
+            yield ""
+
+    def whole(self) -> str:
+        """The whole text at once (:func:`read_text`'s)."""
+        if self._fh is None:
+            return read_text(self.path, allow_empty=self.allow_empty)
+        try:
+            self._fh.seek(0)
+            data = self._fh.read()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", self.name) from None
+        return decode_text(data, self.name, allow_empty=self.allow_empty)
