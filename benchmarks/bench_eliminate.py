@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from semtui.attacks.setgen.eliminate import METHODS, _group_stats, eliminate
+from semtui.attacks.setgen.eliminate import METHODS, eliminate
+from semtui.attacks.setgen.eliminate.vulnerability import _group_stats
 
 SHAPES = [(4, 4), (8, 8), (32, 32), (1000, 6), (5000, 6)]
 
@@ -71,18 +72,40 @@ def naive_gba(D):
 
 
 def module_at(rev: str):
-    """semtui's eliminate.py as of git revision ``rev``, imported beside today's."""
+    """semtui's eliminators as of git revision ``rev``, imported beside today's as the module
+    ``eliminate_before``: the one file ``eliminate.py`` of older revisions, or the package
+    ``eliminate/`` (its modules' imports of one another pointed at the copy)."""
+    import importlib
     import importlib.util
 
-    src = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "show",
-                          f"{rev}:semtui/attacks/setgen/eliminate.py"], capture_output=True, text=True, check=True)
-    path = Path(tempfile.mkdtemp()) / "eliminate_before.py"
-    path.write_text(src.stdout, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("eliminate_before", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["eliminate_before"] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    repo = str(Path(__file__).resolve().parents[1])
+
+    def show(path: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", repo, "show", f"{rev}:{path}"], capture_output=True, text=True)
+
+    folder = Path(tempfile.mkdtemp())
+    src = show("semtui/attacks/setgen/eliminate.py")
+    if src.returncode == 0:
+        path = folder / "eliminate_before.py"
+        path.write_text(src.stdout, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location("eliminate_before", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["eliminate_before"] = mod  # dataclasses look their module up
+        spec.loader.exec_module(mod)
+        return mod
+    package = folder / "eliminate_before"
+    package.mkdir()
+    names = subprocess.run(["git", "-C", repo, "ls-tree", "--name-only", f"{rev}:semtui/attacks/setgen/eliminate/"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in (n for n in names if n.endswith(".py")):
+        text = show(f"semtui/attacks/setgen/eliminate/{name}").stdout
+        (package / name).write_text(text.replace("semtui.attacks.setgen.eliminate.", "eliminate_before."),
+                                    encoding="utf-8")
+    sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module("eliminate_before")
+    finally:
+        sys.path.remove(str(folder))
 
 
 def rows_growth(rev: str) -> None:

@@ -56,16 +56,17 @@ def lower_clusters(tables: list[np.ndarray]) -> None:
     """Steps, mean lower cluster and cells rewritten by RBA on each table and on it 4x taller
     (the numpy loop, whose lower clusters are the compiled loop's: they are bit for bit equal)."""
     import semtui.attacks.setgen.eliminate as E
+    from semtui.attacks.setgen.eliminate.vulnerability import _SortedColumns
 
     sizes: list[int] = []
-    real = E._SortedColumns.lower_rows
+    real = _SortedColumns.lower_rows
 
     def counted(self, k):
         rows = real(self, k)
         sizes.append(len(rows))
         return rows
 
-    E._SortedColumns.lower_rows = counted
+    _SortedColumns.lower_rows = counted
     print("| table | steps | mean lower cluster (share of the rows) | cells rewritten |")
     print("|---|---:|---:|---:|")
     try:
@@ -78,7 +79,7 @@ def lower_clusters(tables: list[np.ndarray]) -> None:
                 print(f"| {T.shape[0]}x{T.shape[1]} | {len(s):,} | {s.mean():,.0f} ({s.mean() / T.shape[0]:.2f}) | "
                       f"{int(s.sum()):,} |", flush=True)
     finally:
-        E._SortedColumns.lower_rows = real
+        _SortedColumns.lower_rows = real
 
 
 def main() -> None:

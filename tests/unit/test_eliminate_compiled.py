@@ -93,7 +93,7 @@ def test_environment_variables_choose_the_loop(monkeypatch):
     explicit engine overrides both."""
     import sys
 
-    from semtui.attacks.setgen.eliminate import _COMPILED_MODULE, _compiled_kernel
+    from semtui.attacks.setgen.eliminate.engine import _COMPILED_MODULE, _compiled_kernel
 
     monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
     monkeypatch.delenv(MIN_CELLS_ENV, raising=False)

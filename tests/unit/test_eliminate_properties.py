@@ -247,7 +247,7 @@ def test_sorted_columns_stay_sorted_under_the_steps_updates(seed, nr, steps):
     """The per-column sorted orders are patched, not rebuilt: after any mix of the updates the
     engine makes (one cell falls or stops being scorable; the lower cluster falls by cell-own
     amounts and one row leaves; many cells change), each column reads as a fresh sort."""
-    from semtui.attacks.setgen.eliminate import _SortedColumns
+    from semtui.attacks.setgen.eliminate.vulnerability import _SortedColumns
 
     rng = np.random.default_rng(seed)
     nc = 3

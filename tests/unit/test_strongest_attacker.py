@@ -220,8 +220,9 @@ def test_combined_is_never_worse_than_either_part_by_more_than_noise(tmp_path_fa
        share=st.floats(0.1, 1.0))
 def test_fast_sequential_eliminates_as_the_one_by_one_loop(seed, shape, share):
     """The last-cell rule decided at once for candidates whose row and column keep a live
-    non-candidate (eliminate._sequential) gives exactly the one-by-one loop's eliminations."""
-    from semtui.attacks.setgen import eliminate as el
+    non-candidate (eliminate.raw._sequential) gives exactly the one-by-one loop's eliminations."""
+    from semtui.attacks.setgen.eliminate import raw as el
+    from semtui.attacks.setgen.eliminate.state import _Table
 
     rng = np.random.default_rng(seed)
     D = rng.random(shape)
@@ -229,7 +230,7 @@ def test_fast_sequential_eliminates_as_the_one_by_one_loop(seed, shape, share):
     cand = (rng.random(shape) < share) & ~np.isnan(D)
     rows, cols = np.nonzero(cand)
     order = rng.permutation(len(rows))
-    a, b = el._Table(D.copy(), np.zeros(shape, bool)), el._Table(D.copy(), np.zeros(shape, bool))
+    a, b = _Table(D.copy(), np.zeros(shape, bool)), _Table(D.copy(), np.zeros(shape, bool))
     el._sequential(a, rows[order], cols[order], np.iinfo(np.int64).max)
     el._sequential_loop(b, rows[order], cols[order], np.iinfo(np.int64).max)
     assert [(e.step, e.row, e.col) for e in a.eliminations] == [(e.step, e.row, e.col) for e in b.eliminations]

@@ -1,10 +1,10 @@
 """GBA's and RBA's elimination loop as one compiled (numba) kernel, and WBA's as another.
 
-Imported only by :func:`semtui.attacks.setgen.eliminate._compiled_kernel` when a large enough
+Imported only by :func:`semtui.attacks.setgen.eliminate.engine._compiled_kernel` when a large enough
 table is attacked and numba imports, never at import of semtui; each kernel is compiled on
 its first call (or loaded from numba's on-disk cache, when a cache directory is writable).
 
-The kernel runs the same loop as the numpy path in ``eliminate.py`` (which stays the
+The kernel runs the same loop as the numpy path in ``eliminate/`` (which stays the
 reference and the fallback), on the same state (weighted table, weights or count factors,
 live and scorable masks, counts, per-group vulnerability, candidate, drift bound), with the
 same expressions in the same order: every weighted distance is ``D * (1 - WR) * (1 - WC)``
