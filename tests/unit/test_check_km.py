@@ -56,7 +56,7 @@ def test_minimal_violations_equal_brute_force(rows, k, m, limit):
 
 def test_small_blocks_give_the_same_answer(monkeypatch):
     """The products run in blocks; force tiny blocks and compare."""
-    import semtui.checks.km as km
+    import semtui.checks.km.violations as km
 
     rng = np.random.default_rng(3)
     rows = [rng.choice(15, size=rng.integers(1, 8), replace=False).tolist() for _ in range(200)]
