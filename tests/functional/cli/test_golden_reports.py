@@ -24,7 +24,7 @@ import pytest
 from conftest import REPO, SAMPLES, SHARED_DATA, run_cli
 
 sys.path.insert(0, str(REPO / "tests" / "golden"))
-import golden_runs as g  # noqa: E402
+import golden_runs as g
 
 HAVE_MEPS = (SHARED_DATA / g.MEPS_FILE).is_file()
 
