@@ -1,9 +1,11 @@
 """The one executor: run the units of an operation (equivalence groups, clusters, the parts of
-LRA and VPA) serially or in worker processes.
+LRA and VPA) serially or in worker processes, on this machine.
 
-``run_units(kernel, shared, units, jobs=N)`` calls ``kernel(shared, unit)`` for every unit and
+``run_local(kernel, shared, units, jobs=N)`` calls ``kernel(shared, unit)`` for every unit and
 returns the results in unit order, whatever order they finished in, so a run is the same
-serial or parallel.  ``kernel`` must be a module-level function and ``shared``/``units``
+serial or parallel.  Operations call it through :func:`semtui.runtime.run_units`
+(:mod:`.units`), which sends the units here or to a Dask cluster (:mod:`.scheduler`, the other
+backend, which forks its local processes from this module's server).  ``kernel`` must be a module-level function and ``shared``/``units``
 picklable; never a measure or a cache (workers get arrays).  Progress goes through one
 callback, called in the calling process; it may raise ``Interrupted``, which stops the
 workers and leaves no process behind.
@@ -298,7 +300,7 @@ def _kill(pool: ProcessPoolExecutor | None) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_units(
+def run_local(
     kernel: Callable[[Any, U], R],
     shared: Any,
     units: Sequence[U],
@@ -307,17 +309,10 @@ def run_units(
     costs: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
     message: str = "",
-    scheduler: str | None = None,
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
-    the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
-    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.scheduler`; ``jobs`` is then unused)."""
+    the cores and to the units) when more than one."""
     progress = progress or no_progress
-    if scheduler is not None:
-        from semtui.runtime.scheduler import run_units_distributed
-
-        return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs, progress=progress,
-                                     message=message, batches=batches)
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
     if jobs == 1:

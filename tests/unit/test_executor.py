@@ -17,7 +17,8 @@ from conftest import REPO
 from procs import descendants, wait_gone
 
 from semtui.errors import Interrupted
-from semtui.runtime.executor import available_cores, capped_jobs, run_units
+from semtui.runtime import run_units
+from semtui.runtime.executor import available_cores, capped_jobs
 
 EXECUTOR = "semtui/runtime/executor.py"
 #: the executor's other backend: units on a Dask cluster (``--scheduler``)
@@ -116,7 +117,7 @@ def test_workers_start_when_stderr_has_no_file_descriptor(tmp_path):
         "    def flush(self): pass\n"
         "    def fileno(self): return -1\n"
         "sys.stderr = Capture()\n"
-        "from semtui.runtime.executor import run_units\n"
+        "from semtui.runtime import run_units\n"
         "print(run_units(operator.add, 10, [1, 2, 3, 4], jobs=2))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))

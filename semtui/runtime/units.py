@@ -1,0 +1,39 @@
+"""Where an operation's units run: :func:`run_units`, the one call every operation makes.
+
+Here, serially or in worker processes (:func:`semtui.runtime.executor.run_local`), or on a Dask
+cluster (:func:`semtui.runtime.scheduler.run_units_distributed`).  The choice is made here,
+above both backends, so that neither imports the other's caller: the scheduler uses the
+executor's fork server for the processes of ``local:N``, and the executor knows nothing of Dask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from semtui.runtime.executor import batches, run_local
+from semtui.runtime.progress import ProgressCallback, no_progress
+from semtui.runtime.scheduler import run_units_distributed
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+
+def run_units(
+    kernel: Callable[[Any, U], R],
+    shared: Any,
+    units: Sequence[U],
+    *,
+    jobs: int = 1,
+    costs: Sequence[float] | None = None,
+    progress: ProgressCallback | None = None,
+    message: str = "",
+    scheduler: str | None = None,
+) -> list[R]:
+    """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
+    the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
+    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.scheduler`; ``jobs`` is then unused)."""
+    if scheduler is not None:
+        return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs,
+                                     progress=progress or no_progress, message=message, batches=batches)
+    return run_local(kernel, shared, units, jobs=jobs, costs=costs, progress=progress, message=message)
