@@ -35,7 +35,8 @@ def build(
     from semtui.cli.common import echo, write_outputs
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import dump_hierarchy
-    from semtui.model.hierarchy import ORDERS, balanced, ordered_leaves
+    from semtui.measures.order import ORDERS, ordered_leaves
+    from semtui.model.hierarchy import balanced
 
     if fanout < 2:
         raise InputError(f"--fanout must be at least 2 (got {fanout})")

@@ -66,7 +66,8 @@ class Context:
 
                 self._hierarchies[spec] = read_hierarchy(spec[1])
             else:
-                from semtui.model.hierarchy import balanced, ordered_leaves
+                from semtui.measures.order import ordered_leaves
+                from semtui.model.hierarchy import balanced
 
                 self._hierarchies[spec] = balanced(ordered_leaves(self.original, spec[2]), spec[1])
         return self._hierarchies[spec]

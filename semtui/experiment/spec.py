@@ -267,7 +267,7 @@ def _check_value(family: str, key: str, v, base: Path, err):
         except InputError as exc:
             raise err(f"'sizes': {exc.message}") from None
     if key == "order":
-        from semtui.model.hierarchy import ORDERS
+        from semtui.measures.order import ORDERS
 
         if v not in ORDERS:
             raise err(f"'order' must be one of {', '.join(ORDERS)} (got {v!r})")
