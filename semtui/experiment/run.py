@@ -84,20 +84,32 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
     ``on_cell(cell_doc)`` is called after each line is written.  ``scheduler`` (``local:N``,
     ``tcp://HOST:PORT``): each cell is one task on that Dask cluster (``jobs`` is then unused:
     a cell runs in one worker), the lines appended in cell order."""
-    from semtui import formats
-    from semtui.fileio import append_line, write_together
+    from semtui.fileio import held_for_appending
     from semtui.runtime.scheduler import check_scheduler
 
     progress = progress or no_progress
     scheduler = check_scheduler(scheduler)
     results = Path(results)
-    have = read_results(results)
+    # one run appends to a RESULTS file at a time: a second is refused, never writes its cells twice
+    with held_for_appending(results):
+        return _run_held(spec, results, jobs=jobs, cache=cache, progress=progress, on_cell=on_cell,
+                         scheduler=scheduler)
+
+
+def _run_held(spec: Spec, results: Path, *, jobs: int, cache: bool, progress: ProgressCallback, on_cell,
+              scheduler: str | None) -> RunSummary:
+    from semtui import formats
+    from semtui.fileio import append_line, rehold, write_together
+
+    # a device or a FIFO (-o /dev/null, a pipe) holds nothing to resume: never read before writing
+    have = read_results(results) if not results.exists() or results.is_file() else Results()
     summary = RunSummary(results=results)
     if have.torn:
         summary.warnings.append(have.torn)
         # the whole lines only, so the next line does not continue the torn one
         text = "".join(line + "\n" for line in have.lines)
         write_together([(results, lambda fh: fh.write(text), True)])
+        rehold(results)
     want = spec.inputs()
     for doc in have.cells:
         got = doc.get("inputs")

@@ -361,17 +361,105 @@ def append_line(path: str | Path, line: str, *, private: bool = False) -> None:
     if target.is_dir():
         raise InputError("is a directory, not a file", target)
     with _signals_held():
+        held = _streams.get(str(target))
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _new_mode(private))
+            fd = held if held is not None else os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                                                        _new_mode(private))
         except OSError as exc:
             raise write_error(exc, target) from None
         try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if private and regular and os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)  # private whoever made the file: it now holds original data
             view = memoryview(data)
             while view:  # a regular file takes it in one write; a full disk may take part
                 n = os.write(fd, view)
                 view = view[n:]
-            os.fsync(fd)
+            if regular:  # a device or a FIFO (/dev/null, a pipe) has nothing to sync
+                os.fsync(fd)
         except OSError as exc:
             raise write_error(exc, target) from None
         finally:
+            if held is None:
+                os.close(fd)
+
+
+@contextlib.contextmanager
+def held_for_appending(path: str | Path) -> Iterator[None]:
+    """Hold ``path`` for one run that appends to it (:func:`append_line`), so that a second run
+    appending to the same file at once is refused (one InputError naming it) instead of writing the
+    same lines twice.  An advisory lock (``flock``) on the file, released when the run ends, by
+    any exit (a killed run's lock goes with its process); :func:`rehold` takes it again on a file
+    replaced meanwhile.  A file made here for it that is still empty at the end is removed again.
+    A device or a FIFO is not held: nothing is resumed from it."""
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        # a device or a FIFO is opened once for the whole run (a FIFO's reader sees its end when the
+        # last writer closes: opened a line at a time, it would end after the first line)
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise write_error(exc, target) from None
+        _streams[str(target)] = fd
+        try:
+            yield
+        finally:
+            _streams.pop(str(target), None)
             os.close(fd)
+        return
+    created = not target.exists()
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_CREAT, _new_mode(True))
+    except OSError as exc:
+        raise write_error(exc, target) from None
+    try:
+        _lock(fd, target)
+    except InputError:
+        os.close(fd)
+        raise
+    _held[str(target)] = fd
+    try:
+        yield
+    finally:
+        fd = _held.pop(str(target), fd)
+        try:
+            st = os.fstat(fd)
+            if created and st.st_size == 0 and target.exists() and os.stat(target).st_ino == st.st_ino:
+                target.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+#: the files held by :func:`held_for_appending` in this process, by path: their lock's descriptor
+_held: dict[str, int] = {}
+#: the devices and FIFOs held by :func:`held_for_appending`, by path: the one descriptor written to
+_streams: dict[str, int] = {}
+
+
+def _lock(fd: int, target: Path) -> None:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise InputError("another run is appending to it right now (wait for it to end, or give another -o)",
+                         target) from None
+
+
+def rehold(path: str | Path) -> None:
+    """Take the lock of :func:`held_for_appending` again on the file now at ``path`` (it was
+    replaced atomically: the lock held was on the file it replaced)."""
+    target = Path(path)
+    old = _held.get(str(target))
+    if old is None:
+        return
+    fd = os.open(target, os.O_RDONLY)
+    try:
+        _lock(fd, target)
+    except InputError:
+        os.close(fd)
+        raise
+    os.close(old)
+    _held[str(target)] = fd
