@@ -20,7 +20,8 @@ FORMATS = ("svg", "png")
 
 
 def load_cells(path: str | Path) -> tuple[list[dict], str]:
-    """The cells of RESULTS.jsonl or of an assessment document's alternatives, and which it was."""
+    """The cells of RESULTS.jsonl or of an assessment document's alternatives, and which it was;
+    every cell checked to hold what the figures read (one InputError naming the file and line)."""
     from semtui.fileio import parse_json, read_text
 
     p = Path(path)
@@ -28,19 +29,62 @@ def load_cells(path: str | Path) -> tuple[list[dict], str]:
     head = text.lstrip()[:200]
     if head.startswith("{") and '"semtui-assessment/' in text[:400]:
         doc = parse_json(text, p)
-        if doc.get("format") != "semtui-assessment/1":
-            raise InputError(f"not an assessment document (format {doc.get('format')!r})", p)
+        if not isinstance(doc, dict) or not str(doc.get("format", "")).startswith("semtui-assessment/"):
+            raise InputError(f"not an assessment document (format {doc.get('format') if isinstance(doc, dict) else None!r})", p)
         cells = doc.get("alternatives") or []
+        if not isinstance(cells, list):
+            raise InputError(f"'alternatives' must be a list of cells, got {type(cells).__name__}", p)
         if not cells:
             raise InputError("the assessment holds no alternatives (assess with --original, without "
                              "--no-alternatives)", p)
+        for i, c in enumerate(cells):
+            _check_cell(c, p, None, f"alternatives[{i}]")
         return cells, "assessment"
     from semtui.experiment.run import read_results
 
     res = read_results(p, missing_ok=False)
     if not res.cells:
         raise InputError("no cell to plot", p)
+    for c, line in zip(res.cells, res.numbers):
+        _check_cell(c, p, line, "the cell")
     return res.cells, "experiment"
+
+
+def _number(v) -> bool:
+    import math
+
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_cell(c, path: Path, line: int | None, where: str) -> None:
+    """What the figures read of a cell, checked: a malformed document is refused in one line, never
+    drawn as something it does not say (or a crash)."""
+    def bad(what: str):
+        raise InputError(f"{where}: {what}", path, line)
+
+    if not isinstance(c, dict):
+        bad(f"must be an object, got {type(c).__name__}")
+    for part in ("cell", "privacy", "utility"):
+        if c.get(part) is not None and not isinstance(c[part], dict):
+            bad(f"'{part}' must be an object, got {type(c[part]).__name__}")
+    k = (c.get("cell") or {}).get("k")
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+        bad(f"cell.k must be a whole number of at least 1, got {k!r}")
+    risk = (c.get("privacy") or {}).get("risk")
+    if risk is not None and (not _number(risk) or not 0 <= risk <= 1):
+        bad(f"privacy.risk must be a share between 0 and 1, got {risk!r}")
+    figures = (c.get("privacy") or {}).get("figures")
+    if figures is not None and not isinstance(figures, dict):
+        bad(f"privacy.figures must be an object, got {type(figures).__name__}")
+    for name, v in (figures or {}).items():
+        if name in ("precision", "recall", "accuracy") and v is not None and (not _number(v) or not 0 <= v <= 1):
+            bad(f"privacy.figures.{name} must be a share between 0 and 1, got {v!r}")
+    score = (c.get("utility") or {}).get("score")
+    if score is not None and not _number(score):
+        bad(f"utility.score must be a number, got {score!r}")
+    for name in ("label", "id"):
+        if c.get(name) is not None and not isinstance(c[name], str):
+            bad(f"'{name}' must be a string, got {type(c[name]).__name__}")
 
 
 def pareto(points: list[tuple[float, float]]) -> list[int]:

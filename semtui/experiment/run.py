@@ -28,6 +28,7 @@ class Results:
     cells: list[dict] = field(default_factory=list)
     torn: str | None = None  # the warning about a dropped last line
     lines: list[str] = field(default_factory=list)  # the whole lines, as written
+    numbers: list[int] = field(default_factory=list)  # each cell's line number in the file
 
 
 #: how every line semtui experiment writes begins (orjson, compact)
@@ -65,6 +66,7 @@ def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
             raise InputError(f"not a {FORMAT} line (a RESULTS file of semtui experiment?)", p, lineno)
         out.cells.append(doc)
         out.lines.append(line)
+        out.numbers.append(lineno)
     return out
 
 

@@ -111,3 +111,40 @@ def test_a_fifo_gets_every_line_and_is_never_read(spec, tmp_path):
     t.join(timeout=60)
     assert r.returncode == 0, r.stderr
     assert len(got) == 2 and all(json.loads(line)["format"].startswith("semtui-experiment/") for line in got)
+
+
+# ------------------------------------------------------------------ plots of malformed documents
+_GOOD = {"format": "semtui-experiment/1", "id": "c1", "label": "setgen k=2", "cell": {"family": "setgen", "k": 2},
+         "privacy": {"risk": 0.4, "figures": {"precision": 0.5, "recall": 0.4}}, "utility": {"score": 0.8}}
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"cell": 3}, "'cell' must be an object"),
+    ({"privacy": {"risk": "high", "figures": {}}}, "privacy.risk must be a share"),
+    ({"privacy": {"risk": 1e308, "figures": {}}}, "privacy.risk must be a share"),
+    ({"cell": {"family": "setgen", "k": "2"}}, "cell.k must be a whole number"),
+    ({"utility": {"score": [1]}}, "utility.score must be a number"),
+    ({"privacy": {"risk": 0.2, "figures": {"recall": 7}}}, "privacy.figures.recall must be a share"),
+])
+def test_plot_of_a_malformed_results_line_is_one_line_naming_it(tmp_path, change, needle):
+    pytest.importorskip("matplotlib")
+    results = tmp_path / "R.jsonl"
+    results.write_text(json.dumps(_GOOD) + "\n" + json.dumps({**_GOOD, "id": "c2", **change}) + "\n")
+    r = run_cli("experiment", "plot", results, "-o", tmp_path / "f.svg")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and f"{results}:2:" in r.stderr and needle in r.stderr, r.stderr
+    assert not (tmp_path / "f.svg").exists()
+
+
+@pytest.mark.parametrize("alternatives, needle", [
+    ({"a": 1}, "'alternatives' must be a list"),
+    ([_GOOD, [1, 2]], "alternatives[1]: must be an object"),
+    ([{**_GOOD, "privacy": {"risk": -0.5}}], "alternatives[0]: privacy.risk must be a share"),
+])
+def test_plot_of_a_malformed_assessment_is_one_line_naming_it(tmp_path, alternatives, needle):
+    pytest.importorskip("matplotlib")
+    doc = tmp_path / "a.json"
+    doc.write_text(json.dumps({"format": "semtui-assessment/1", "alternatives": alternatives}))
+    r = run_cli("experiment", "plot", doc, "-o", tmp_path / "f.svg")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and str(doc) in r.stderr and needle in r.stderr, r.stderr
