@@ -179,7 +179,7 @@ def test_a_key_naming_a_cluster_twice_is_one_line_naming_it(tmp_path, monkeypatc
 def test_the_readers_joint_members_are_those_the_ids_name(tmp_path):
     """The joint clusters' members, as the reader found them (the clusters' index is not
     kept), are the clusters their ids name."""
-    from semtui.attacks.reassociation.merge import JointMembers
+    from semtui.attacks.reassociation.plan import JointMembers
 
     doc = json.loads((SAMPLES / "disassociated.json").read_text())
     doc["format"] = "semtui-disassociated/2"

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from semtui.attacks.reassociation import ReassociationOptions as Opts
 from semtui.attacks.reassociation import run_reassociation
-from semtui.attacks.reassociation.attack import plan_release
 from semtui.attacks.reassociation.kernel import TERM_CHUNK, evaluate_placements, run_cluster
+from semtui.attacks.reassociation.plan import plan_release
 from semtui.errors import InputError
 from semtui.formats.disassociated import key_to_json, parse_disassociated, read_key
 from semtui.measures.base import Measure

@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 
+import semtui.attacks.reassociation.attack as attack
+import semtui.attacks.reassociation.km_breakage as km_breakage
 import semtui.attacks.reassociation.merge as merge
 from semtui.metrics.reassociation import row_pairs
 
@@ -26,13 +28,13 @@ def test_protected_pairs_counted_in_blocks_are_those_of_the_whole_original(rows,
     x = _matrix(rows)
     _, a, b = row_pairs(x.indptr, x.indices)
     codes, counts = np.unique(a * 12 + b, return_counts=True)
-    saved = merge._PAIR_ROWS, merge._PAIRS
-    merge._PAIR_ROWS, merge._PAIRS = block, pairs
+    saved = km_breakage._PAIR_ROWS, km_breakage._PAIRS
+    km_breakage._PAIR_ROWS, km_breakage._PAIRS = block, pairs
     try:
-        got = merge._protected_pair_codes(x, k)
-        spans = [(lo, blk.shape[0], blk.nnz) for lo, blk in merge._pair_blocks(x)]
+        got = km_breakage._protected_pair_codes(x, k)
+        spans = [(lo, blk.shape[0], blk.nnz) for lo, blk in km_breakage._pair_blocks(x)]
     finally:
-        merge._PAIR_ROWS, merge._PAIRS = saved
+        km_breakage._PAIR_ROWS, km_breakage._PAIRS = saved
     assert np.array_equal(got, codes[counts < k])
     # the blocks cover the rows in order, each within the pair limit or a single row
     assert [lo for lo, _, _ in spans] == list(np.cumsum([0] + [n for _, n, _ in spans[:-1]]))
@@ -59,13 +61,13 @@ def test_km_counted_in_blocks_of_pairs_is_the_whole_batch_count(rows, data, pair
             rr = [int(t) for t in c for _ in range(2)]
             ii = [data.draw(st.integers(0, 11)) for _ in rr]
             recon[label].append([(np.asarray(rr, dtype=np.int64), np.asarray(ii, dtype=np.int64))])
-    whole = merge._KmCounter(x, 3, 2).count(clusters, recon)
-    saved = merge._PAIRS
-    merge._PAIRS = pairs
+    whole = km_breakage.KmCounter(x, 3, 2).count(clusters, recon)
+    saved = km_breakage._PAIRS
+    km_breakage._PAIRS = pairs
     try:
-        blocked = merge._KmCounter(x, 3, 2).count(clusters, recon)
+        blocked = km_breakage.KmCounter(x, 3, 2).count(clusters, recon)
     finally:
-        merge._PAIRS = saved
+        km_breakage._PAIRS = saved
     from itertools import combinations
 
     support: dict = {}
@@ -81,7 +83,7 @@ def test_km_counted_in_blocks_of_pairs_is_the_whole_batch_count(rows, data, pair
 
 @given(sizes=st.lists(st.integers(1, 40), max_size=50), target=st.integers(1, 120))
 def test_stream_batches_are_consecutive_clusters_of_about_the_target(sizes, target):
-    groups = merge.stream_costs([float(s) for s in sizes], target)
+    groups = attack.stream_costs([float(s) for s in sizes], target)
     assert [ci for g in groups for ci in g] == list(range(len(sizes)))
     for g in groups[:-1]:  # each full batch reaches the target, and would not without its last cluster
         assert sum(sizes[ci] for ci in g) >= target > sum(sizes[ci] for ci in g[:-1])
@@ -94,7 +96,7 @@ def test_stream_batches_end_inside_a_joint_cluster_only_past_their_slack(sizes, 
     members): it goes on to the next cluster where it may end, unless a chain of joint clusters
     has kept it going ``slack`` clusters past its target."""
     uncut = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes))), dtype=bool)
-    groups = merge.stream_costs([float(s) for s in sizes], target, uncut, slack)
+    groups = attack.stream_costs([float(s) for s in sizes], target, uncut, slack)
     assert [ci for g in groups for ci in g] == list(range(len(sizes)))
     for g in groups[:-1]:
         cum = np.cumsum([sizes[ci] for ci in g])
@@ -220,7 +222,7 @@ def test_spans_say_where_a_batch_would_cut_a_joint_cluster(data, n):
     np.add.at(spans, first, 1)
     np.add.at(spans, last, -1)
     want = np.cumsum(spans)[:n] > 0
-    got = merge.Spans(first, last)
+    got = attack.Spans(first, last)
     assert [got[i] for i in range(n)] == want.tolist()
 
 

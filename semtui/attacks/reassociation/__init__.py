@@ -1,19 +1,21 @@
 """Re-association attacks on disassociated releases (Alshuhail & Shao; ALGORITHMS.md §2).
 
 Its options are one :class:`ReassociationOptions` (:mod:`.options`); :func:`run_reassociation`
-attacks a whole release (plan -> score -> per-cluster kernel -> merge); :mod:`.kernel` holds the
-per-cluster kernel, a plain function of arrays.
+(:mod:`.attack`) attacks a whole release: plan and score (:mod:`.plan`) -> the per-cluster
+kernel (:mod:`.kernel`, a plain function of arrays; joint clusters: :mod:`.joint`) -> merge
+(:mod:`.merge`, with k^m breakage counted by :mod:`.km_breakage`) into the report, whose format
+and words are in :mod:`.report`.
 """
 
-from semtui.attacks.reassociation.attack import (
+from semtui.attacks.reassociation.attack import run_reassociation
+from semtui.attacks.reassociation.options import METHODS, ReassociationOptions
+from semtui.attacks.reassociation.report import (
     REPORT_FORMAT,
     Reassociation,
     informed_sentence,
     reconstructed_transactions,
     reconstruction_dataset,
-    run_reassociation,
 )
-from semtui.attacks.reassociation.options import METHODS, ReassociationOptions
 
 __all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "ReassociationOptions", "informed_sentence",
            "reconstructed_transactions",

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units, run_cluster
+from semtui.attacks.reassociation.plan import _csr, _plan_cluster
 from semtui.metrics.reassociation import accuracy
 
 
@@ -50,8 +51,6 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
     ``members`` (their indices, in the order the joint cluster names them).  ``anchors_of(ci)``: cluster
     ``ci``'s anchors; ``aligned[ci]``: the transaction each of its anchors was aligned with by
     its own cluster task (-1: none)."""
-    from semtui.attacks.reassociation.attack import _csr
-
     data = ctx.data
     jc = data.joint_clusters[ji]
     p = _plan_joint(data, ji, members, anchors_of)
@@ -126,8 +125,6 @@ def run_joint(ctx, ref_ctx, ji: int, members: list[int], aligned_of) -> tuple[di
     ``ref_ctx``, the reference's -- where its members' outputs are (the driver's merge, or the
     worker that ran its members' batch).  ``aligned_of(m, side)``: the transactions member
     ``m``'s anchors were aligned with by its own task (side 0 the attack, 1 the reference)."""
-    from semtui.attacks.reassociation.attack import _plan_cluster
-
     def anchors_of(ci: int) -> list[np.ndarray]:
         return _plan_cluster(ci, ctx.data.clusters[ci], ctx.term_placements).anchors
 

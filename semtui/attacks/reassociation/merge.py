@@ -25,14 +25,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from semtui.attacks.reassociation.joint import run_joint
+from semtui.attacks.reassociation.km_breakage import KmCounter
+from semtui.attacks.reassociation.report import REPORT_FORMAT, Reassociation, _informed_reference, _r, _wmd_note
+
 #: closed clusters counted together (their transactions): the k^m breakage of a batch is one
 #: vectorised pass over those transactions' rows of the original
 CLOSE_ROWS = 20_000
-
-#: item pairs counted at once (the protected pairs of the original, a batch's protected and
-#: exposed pairs), within windows of at most _PAIR_ROWS rows
-_PAIRS = 1_000_000
-_PAIR_ROWS = 100_000
 
 _COUNTS = ("placements", "correct", "held", "broken", "size", "wmd_sum", "wmd_n", "b_correct", "b_broken",
            "b_wmd_sum", "b_wmd_n")
@@ -121,7 +120,7 @@ class Merger:
             # clusters closed before one ahead of them wait in ``rows``
             self.figures = Figures(_COUNTS + (_REF_COLUMNS if self.ref_ctx is not None else ()) + _KM, spool)
             self.rows: dict[int, np.ndarray] = {}
-            self.km = _KmCounter(x, int(meta["k"]), int(data.m))
+            self.km = KmCounter(x, int(meta["k"]), int(data.m))
 
     # ------------------------------------------------------------------ arrival
     def add(self, ci: int, out: dict, ref: dict | None = None) -> None:
@@ -160,8 +159,6 @@ class Merger:
 
     # ------------------------------------------------------------------ joint clusters
     def _run_joint(self, ji: int) -> None:
-        from semtui.attacks.reassociation.joint import run_joint
-
         ctx, data = self.ctx, self.ctx.data
         members = self.members[ji].tolist()
         # run by a worker with its members' batch, or here
@@ -305,13 +302,6 @@ class Merger:
 
     # ------------------------------------------------------------------ the report
     def finish(self):
-        from semtui.attacks.reassociation.attack import (
-            REPORT_FORMAT,
-            Reassociation,
-            _informed_reference,
-            _r,
-            _wmd_note,
-        )
         from semtui.metrics.reassociation import accuracy, intervals_of, km_breakage, transaction_breakage
         from semtui.reports import document
 
@@ -480,221 +470,3 @@ def cluster_lookup(truth: dict[int, np.ndarray]):
         return np.where(rows[at] == ts, owner[at], -1)
 
     return cluster_of
-
-
-@dataclass
-class JointMembers:
-    """Each joint cluster's members (their cluster indices, in the order it names them) as CSR,
-    with its first and last member: as the release's reader found them, or through the
-    clusters' id hashes (:meth:`of`: the ids are not held)."""
-
-    ptr: np.ndarray     # joint cluster ji's members are ids[ptr[ji]:ptr[ji + 1]]
-    ids: np.ndarray
-    first: np.ndarray   # each joint cluster's lowest member
-    last: np.ndarray    # and highest: it can run once that one has arrived
-
-    @classmethod
-    def of(cls, data) -> JointMembers:
-        if data._joint_positions is not None:   # as the reader found them
-            ptr, ids = data._joint_positions
-        else:
-            index_of = data.by_id if data.joint_clusters else {}
-            ptr, flat = [0], array("q")
-            for j in data.joint_clusters:
-                flat.extend(index_of[x] for x in j.clusters)
-                ptr.append(len(flat))
-            ids = np.frombuffer(flat, dtype=np.int64) if len(flat) else np.zeros(0, dtype=np.int64)
-        ptr = np.asarray(ptr, dtype=np.int64)
-        starts = ptr[:-1]
-        # (a joint cluster has two members or more: the reader refuses fewer)
-        first = np.minimum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
-        last = np.maximum.reduceat(ids, starts) if len(ids) else np.zeros(0, dtype=np.int64)
-        return cls(ptr, ids, first, last)
-
-    def __len__(self) -> int:
-        return len(self.ptr) - 1
-
-    def __getitem__(self, ji: int) -> np.ndarray:
-        return self.ids[self.ptr[ji]:self.ptr[ji + 1]]
-
-
-class _KmCounter:
-    """k^m breakage per cluster, a batch of closed clusters at a time: the protected itemsets
-    (size 2..m, support in (0, k) in the whole original) held by a cluster's transactions, and
-    those its reconstruction exposes (together in a reconstructed transaction that really holds
-    them).  An itemset protected in two clusters counts in each."""
-
-    def __init__(self, x, k: int, m: int):
-        self.x, self.k, self.m = x, k, m
-        self.n_items = x.shape[1]
-        self.prot_codes = _protected_pair_codes(x, k)
-        self.protected3 = None
-        if m >= 3:
-            from semtui.fileio import drop_pages
-            from semtui.metrics.reassociation import protected_itemsets
-
-            rows_x = (x.indices[x.indptr[i]:x.indptr[i + 1]].tolist() for i in range(x.shape[0]))
-            self.protected3 = protected_itemsets(rows_x, k, m)
-            drop_pages(x)
-
-    def count(self, rows: list[np.ndarray], recon: dict[str, list[list[tuple]]]) -> tuple[np.ndarray, dict]:
-        """(protected per cluster, {label: exposed per cluster}) for the clusters whose
-        transactions are ``rows`` and whose reconstruction is ``recon[label][i]`` ((rows, items)
-        pieces)."""
-        from scipy.sparse import csr_matrix
-
-        from semtui.fileio import drop_pages
-
-        nb = len(rows)
-        lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=nb)
-        all_rows = np.concatenate(rows + [np.zeros(0, np.int64)]).astype(np.int64)
-        label = np.repeat(np.arange(nb, dtype=np.int64), lens)
-        sub = self.x[all_rows]
-        drop_pages(self.x)
-        order = np.argsort(all_rows, kind="stable")   # a reconstructed row's place in ``sub``
-        ordered = all_rows[order]
-        n_items = self.n_items
-        prot = self._per_cluster(sub, label, nb)
-        exposed = {}
-        ys = {}
-        for lab, pieces in recon.items():
-            rr = np.concatenate([p[0] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
-            ii = np.concatenate([p[1] for per in pieces for p in per] + [np.zeros(0, np.int64)]).astype(np.int64)
-            at = order[np.searchsorted(ordered, rr)] if len(rr) else rr
-            rec = csr_matrix((np.ones(len(rr), dtype=np.int8), (at, ii)), shape=(len(all_rows), n_items))
-            rec.sum_duplicates()
-            rec.data[:] = 1
-            y = rec.multiply(sub).tocsr()
-            y.eliminate_zeros()
-            exposed[lab] = self._per_cluster(y, label, nb)
-            ys[lab] = y
-        if self.protected3 is not None:
-            prot = prot.copy()
-            self._add_larger(sub, label, prot)
-            for lab, y in ys.items():
-                exposed[lab] = exposed[lab].copy()
-                self._add_larger(y, label, exposed[lab])
-        return prot, exposed
-
-    def _per_cluster(self, matrix, label: np.ndarray, nb: int) -> np.ndarray:
-        """The distinct protected pairs the rows of ``matrix`` hold, per cluster (``label`` of
-        each row), a block of pairs at a time (a cluster of 369,000 records is never paired
-        whole)."""
-        from semtui.metrics.reassociation import row_pairs
-
-        n_items = self.n_items
-        span = n_items * n_items + 1
-        found = np.zeros(0, dtype=np.int64)
-        for lo, block in _pair_blocks(matrix):
-            r, a, b = row_pairs(block.indptr, block.indices)
-            codes = a * n_items + b
-            keep = np.isin(codes, self.prot_codes)
-            found = np.union1d(found, label[lo + r[keep]] * span + codes[keep])
-        return np.bincount(found // span, minlength=nb)
-
-    def _add_larger(self, matrix, label: np.ndarray, out: np.ndarray) -> None:
-        """Itemsets of size 3..m, by enumeration (only for m >= 3)."""
-        from itertools import combinations
-
-        seen: set = set()
-        for i in range(matrix.shape[0]):
-            cl = int(label[i])
-            items = sorted(matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]].tolist())
-            for size in range(3, self.m + 1):
-                for cmb in combinations(items, size):
-                    if cmb in self.protected3 and (cl, cmb) not in seen:
-                        seen.add((cl, cmb))
-                        out[cl] += 1
-
-
-def _pair_blocks(x, limit: int | None = None):
-    """``(first row, rows of x)`` holding at most ``limit`` item pairs together (or one row),
-    over windows of _PAIR_ROWS rows (:func:`semtui.model.transactions.row_blocks`: a
-    memory-mapped original's pages let go after each)."""
-    from semtui.model.transactions import row_blocks
-
-    limit = _PAIRS if limit is None else limit
-    for start, window in row_blocks(x, _PAIR_ROWS):
-        lens = np.diff(window.indptr).astype(np.int64)
-        cum = np.cumsum(lens * (lens - 1) // 2)
-        lo = 0
-        while lo < len(lens):
-            hi = max(int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + limit, side="right")), lo + 1)
-            yield start + lo, window[lo:hi]
-            lo = hi
-
-
-def _protected_pair_codes(x, k: int) -> np.ndarray:
-    """The item pairs (as ``a * n_items + b``, a < b) with support in (0, k) in the original,
-    sorted: counted a block of rows at a time, so that every pair of the original is never
-    held at once."""
-    from semtui.metrics.reassociation import row_pairs
-
-    n_items = x.shape[1]
-    codes = np.zeros(0, dtype=np.int64)
-    counts = np.zeros(0, dtype=np.int64)
-    pending: list[tuple[np.ndarray, np.ndarray]] = []   # blocks' (pairs, counts) not merged yet
-    held = 0
-
-    def merge() -> None:
-        nonlocal codes, counts, held
-        u, inv = np.unique(np.concatenate([codes] + [p for p, _ in pending]), return_inverse=True)
-        c = np.bincount(inv.ravel(), weights=np.concatenate([counts] + [n for _, n in pending]), minlength=len(u))
-        codes, counts = u, np.rint(c).astype(np.int64)
-        pending.clear()
-        held = 0
-
-    for _, block in _pair_blocks(x):
-        _, a, b = row_pairs(block.indptr, block.indices)
-        pending.append(np.unique(a * n_items + b, return_counts=True))
-        held += len(pending[-1][0])
-        if held >= max(len(codes), _PAIRS):   # merged when the blocks outgrow what is merged: n log n in all
-            merge()
-    merge()
-    return codes[counts < k]
-
-
-class Spans:
-    """``spans[i]``: whether ``first[j] <= i < last[j]`` for some j (a batch ending at cluster
-    ``i`` would cut joint cluster j, whose members are ``first[j]..last[j]``), from the spans
-    merged: nothing held per cluster."""
-
-    def __init__(self, first: np.ndarray, last: np.ndarray):
-        order = np.argsort(first, kind="stable")
-        lo, hi = np.asarray(first, dtype=np.int64)[order], np.asarray(last, dtype=np.int64)[order]
-        reach = np.maximum.accumulate(hi) if len(hi) else hi
-        new = np.ones(len(lo), dtype=bool)
-        new[1:] = lo[1:] > reach[:-1]           # a span starting past all before it opens a run
-        starts = np.flatnonzero(new)
-        self.lo = lo[starts]
-        self.hi = np.maximum.reduceat(hi, starts) if len(starts) else hi
-
-    def __getitem__(self, i: int) -> bool:
-        at = int(np.searchsorted(self.lo, i, side="right")) - 1
-        return at >= 0 and i < self.hi[at]
-
-
-def stream_costs(sizes, target: float, uncut=None, slack: int = 0) -> list[range]:
-    """Consecutive cluster indices in batches of about ``target`` transactions (in cluster
-    order, so that the driver merges each batch as it comes back and closes its clusters), as
-    ranges: nothing held per cluster.  ``uncut[i]``: no batch should end at cluster ``i`` (a
-    joint cluster's members go in one batch, which runs it); a batch that reached its target
-    goes on to the next cluster where it may end, but at most ``slack`` clusters further (a
-    chain of joint clusters overlapping one another could forbid every cut; a joint cluster of
-    fewer than ``slack`` clusters alone is never cut, and one that is cut runs on the driver)."""
-    out: list[range] = []
-    start = n = 0
-    acc = 0.0
-    reached = -1   # where the batch reached its target
-    for i, s in enumerate(sizes):
-        n = i + 1
-        acc += s
-        if acc >= target:
-            if reached < 0:
-                reached = i
-            if uncut is None or not uncut[i] or i - reached >= slack:
-                out.append(range(start, i + 1))
-                start, acc, reached = i + 1, 0.0, -1
-    if start < n:
-        out.append(range(start, n))
-    return out
