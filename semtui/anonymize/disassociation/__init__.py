@@ -41,6 +41,7 @@ import numpy as np
 from semtui.anonymize.disassociation import refine as _refine
 from semtui.anonymize.disassociation.horpart import horpart, horpart_tree
 from semtui.anonymize.disassociation.safe import SafeReport, remove_cover_problems
+from semtui.anonymize.disassociation.subrecords import RECORD_CHUNK, sub_records, tie_rng
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.errors import InputError
 from semtui.model import (
@@ -57,20 +58,6 @@ from semtui.model import (
 __all__ = ["DisassociationResult", "SafeReport", "disassociate", "horpart", "remove_cover_problems"]
 
 Progress = Callable[[int, int, str], None] | None
-
-#: the streams of :func:`tie_rng`: record chunks, REFINE's shared chunks, the record chunks the
-#: safe repair rebuilds (:mod:`.safe`)
-RECORD_CHUNK, SHARED_CHUNK, REBUILT_CHUNK = 0, 1, 2
-
-
-def tie_rng(seed: int, stream: int) -> np.random.Generator:
-    """The generator that orders identical sub-records, one per ``stream`` and run: every chunk
-    draws a fresh permutation of its rows from it, in the release's order (cluster, then chunk),
-    so the key is a function of the content and ``seed`` and each chunk's order is independent
-    of every other chunk's.  Never a key per transaction: that would put a transaction's
-    sub-records at the same rank among their equals in every chunk."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), 0xD15A, int(stream)]))
-
 
 @dataclass
 class DisassociationResult:
@@ -286,7 +273,7 @@ def _verpart_all(data: TransactionData, clusters_rows: list[np.ndarray], tokens:
         for g in range(int(chunk_first[c]), int(chunk_first[c + 1])):
             lo, hi = rt_bounds[g], rt_bounds[g + 1]
             chunk_items = ch_items[ch_item_bounds[g]:ch_item_bounds[g + 1]]
-            sub, order = _sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items), ties)
+            sub, order = sub_records(rt_row[lo:hi], rt_rank[lo:hi], rt_item[lo:hi], n_rows, len(chunk_items), ties)
             out_chunks.append(sub)
             key_chunks.append(rows[order].tolist())
         a, b = term_first[c], term_first[c + 1]
@@ -336,24 +323,3 @@ def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart
         "seconds_refine": round(time.perf_counter() - t0, 4),
     }
     return term_pairs[~r.moved], joints, facts
-
-
-def _sub_records(row: np.ndarray, rank: np.ndarray, item: np.ndarray, n_rows: int,
-                 width_items: int, rng: np.random.Generator) -> tuple[RecordChunk, np.ndarray]:
-    """A record chunk from its tokens (sorted by row, then rank): one sub-record per row of
-    the cluster, sorted by content (lexicographic in rank order; empty ones last; ties in a
-    random order drawn from ``rng``, never the row order, which would line identical
-    sub-records up across chunks).  Returns the chunk and the cluster-local row of each
-    sub-record."""
-    lens = np.bincount(row, minlength=n_rows)
-    width = int(lens.max())
-    first = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(lens, out=first[1:])
-    pad = np.full((n_rows, width), width_items, dtype=np.int64)  # sorts after every rank
-    pad[row, np.arange(len(row)) - first[row]] = rank
-    order = np.lexsort((rng.permutation(n_rows),) + tuple(pad[:, w] for w in range(width - 1, -1, -1)))
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(lens[order], out=indptr[1:])
-    # tokens are grouped by row; reorder the groups
-    idx = np.repeat(first[order] - indptr[:-1], lens[order]) + np.arange(len(row), dtype=np.int64)
-    return RecordChunk(indptr, item[idx].astype(np.int32)), order

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from semtui.anonymize.disassociation.subrecords import SHARED_CHUNK, sub_records, tie_rng
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.model import RecordChunk
 
@@ -110,9 +111,7 @@ def refine(
     ``tp_*``: the term pairs (cluster, item, support in the cluster); ``tt_pair``, ``tt_pos``:
     every term-chunk token's pair index and its row (position in cluster order, so the rows of
     clusters ``[a, b)`` are ``cstart[a]:cstart[b]``); ``seed``: orders identical shared
-    sub-records (:func:`semtui.anonymize.disassociation.tie_rng`)."""
-    from semtui.anonymize.disassociation import SHARED_CHUNK, _sub_records, tie_rng
-
+    sub-records (:func:`semtui.anonymize.disassociation.subrecords.tie_rng`)."""
     n_clusters = len(cstart) - 1
     group_of = np.full(n_clusters, -1, dtype=np.int64)
     for g, (a, b) in enumerate(ranges.tolist()):
@@ -172,7 +171,7 @@ def refine(
             # tokens are sorted by (row, position); positions in chunk order keep that order
             r_k, rk_k = rows[keep], rank[pos[keep]]
             s2 = np.lexsort((rk_k, r_k))
-            sub, order_rows = _sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr), ties)
+            sub, order_rows = sub_records(r_k[s2], rk_k[s2], items_g[ch_arr][rk_k[s2]], n_rows, len(ch_arr), ties)
             out.append(sub)
             out_rows.append(order_rows + base)
         members.append((a, b))

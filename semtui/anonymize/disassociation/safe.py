@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from semtui.anonymize.disassociation.subrecords import REBUILT_CHUNK, tie_rng
 from semtui.anonymize.disassociation.verpart import record_chunks
 from semtui.model import Cluster, ClusterKey, DisassociatedData, DisassociationKey, RecordChunk
 
@@ -202,9 +203,7 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
                  ties: np.random.Generator | None = None) -> tuple[Cluster, ClusterKey, dict]:
     """One cluster with its cover problems removed (see the module's text); ``names`` maps item
     ids to the names the key records; ``ties`` orders the identical sub-records of the rebuilt
-    chunks (default: :func:`semtui.anonymize.disassociation.tie_rng` of seed 0)."""
-    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
-
+    chunks (default: :func:`semtui.anonymize.disassociation.subrecords.tie_rng` of seed 0)."""
     if ties is None:
         ties = tie_rng(0, REBUILT_CHUNK)
 
@@ -270,8 +269,6 @@ def remove_cover_problems(data: DisassociatedData, key: DisassociationKey, progr
     """The release and key with every cover problem removed by partial suppression; pure (the
     inputs are not changed).  The release keeps its k and m (every chunk stays k^m-anonymous);
     ``seed`` orders the identical sub-records of the rebuilt chunks."""
-    from semtui.anonymize.disassociation import REBUILT_CHUNK, tie_rng
-
     ties = tie_rng(seed, REBUILT_CHUNK)
     key_of = {ck.id: ck for ck in key.clusters}
     clusters, keys = [], []
