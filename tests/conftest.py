@@ -129,3 +129,10 @@ def run_attack(data, original=None, *, measure="embedding", progress=None, origi
     report = run_setgen_attack(data, original, opts, measure=opened, progress=progress,
                                original_path=original_path, data_path=data_path)
     return report.to_json()
+
+
+# conftest.py files outside a package are all imported as the module "conftest", and pytest drops
+# each from sys.modules before importing the next: once tests/functional/tui/conftest.py is
+# imported, `from conftest import X` in a test module imported later reads that one. It re-exports
+# every helper of this module from this second name, so either way X is the same object.
+sys.modules["tests_conftest"] = sys.modules[__name__]

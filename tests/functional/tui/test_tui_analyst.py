@@ -9,9 +9,18 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-from conftest import SAMPLES
-from test_tui_attack import ORIGINAL_FILE, SETGEN, app_with, report_file, run_attack_from_form, wait_for_attack
-from test_tui_browse import screen_text
+from conftest import (
+    ORIGINAL_FILE,
+    SAMPLES,
+    SETGEN,
+    app_for,
+    app_with,
+    render_text,
+    report_file,
+    run_attack_from_form,
+    screen_text,
+    settle,
+)
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.confirm import Confirm
@@ -26,13 +35,7 @@ from semtui.tui.session import load_session
 
 
 def inspector_text(app) -> str:
-    import io
-
-    from rich.console import Console
-
-    console = Console(file=io.StringIO(), width=100, color_system=None, record=True)
-    console.print(app.screen.body)
-    return console.export_text()
+    return render_text(app.screen.body, 100)
 
 
 # ---------------------------------------------------------------- structure (issue 9 item 7)
@@ -98,7 +101,7 @@ async def test_exposure_uses_the_sidecar_k_and_the_form_can_set_it(tmp_path, fig
         await pilot.press("a")
         assert "3, from the sidecar" in screen_text(app)
         await pilot.press("ctrl+s")
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         rep = app.session.result.report
         assert (rep["privacy"]["k"], rep["privacy"]["k_source"]) == (3, "sidecar")
         await pilot.press("s", "z")
@@ -107,7 +110,7 @@ async def test_exposure_uses_the_sidecar_k_and_the_form_can_set_it(tmp_path, fig
         await pilot.press("a")
         app.screen.query_one("#k").value = "2"
         await pilot.press("ctrl+s")
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         rep = app.session.result.report
         assert (rep["privacy"]["k"], rep["privacy"]["k_source"]) == (2, "option")
 
@@ -127,7 +130,7 @@ async def test_the_form_offers_every_cli_option_and_names_a_bad_field(tmp_path, 
         assert app.focused is form.query_one("#jobs")
         form.query_one("#jobs").value = "1"
         await pilot.press("ctrl+s")
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         rep = app.session.result.report
         assert (rep["aggregate"], rep["threshold"]) == ("min", 0.2)
 
@@ -138,7 +141,7 @@ async def test_plain_semtui_shows_a_scored_attack_first():
 
     app = SemtuiApp(load_session(sample_path(), original=sample_path(SAMPLE_ORIGINAL)), autorun=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         assert app.session.result is not None and app.session.result.metrics["precision"] is not None
         assert "P " in screen_text(app)  # the list's P / R columns
         # the demonstration's own result is not the user's unsaved work: q quits at once
@@ -152,7 +155,7 @@ async def test_after_the_demonstration_an_attack_the_user_runs_is_asked_about(fi
 
     app = SemtuiApp(load_session(sample_path(), original=sample_path(SAMPLE_ORIGINAL)), autorun=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         await run_attack_from_form(pilot)
         await pilot.press("q")
         assert isinstance(app.screen, Confirm) and "1 attack result not exported" in app.screen.question
@@ -258,9 +261,9 @@ async def test_compare_links_cursors_and_marks_differing_cells(tmp_path, fig4_sc
 
 # ---------------------------------------------------------------- conventions
 async def test_click_lands_on_the_row_clicked(tmp_path):
-    from test_tui_browse import make_app, write_many_groups
+    from test_tui_browse import write_many_groups
 
-    app = make_app(write_many_groups(tmp_path / "many.txt", 50))
+    app = app_for(write_many_groups(tmp_path / "many.txt", 50))
     async with app.run_test(size=(80, 24)) as pilot:
         lst = app.screen.list_pane
         y = lst.region.y + 1 + 1 + 3  # border, header, then row 3

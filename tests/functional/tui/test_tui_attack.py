@@ -5,15 +5,23 @@ Attacks use ``scores:FILE`` with the papers' Fig. 4 distances (deterministic, no
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
-from conftest import FIG4_COLUMNS, SAMPLE_CONTEXTS, SAMPLES, run_attack
+from conftest import (
+    FIG4_COLUMNS,
+    ORIGINAL_FILE,
+    SAMPLE_CONTEXTS,
+    SETGEN,
+    app_with,
+    render_text,
+    report_file,
+    run_attack_from_form,
+    settle,
+)
 from textual.widgets import ProgressBar
 
-from semtui.attacks.setgen import write_report
-from semtui.formats import read, read_transactions
+from semtui.formats import read
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.distance import ELIMINATED, ORIGINAL
@@ -23,41 +31,7 @@ from semtui.tui.components.modal import ErrorModal
 from semtui.tui.screens.compare import CompareScreen
 from semtui.tui.session import load_session
 
-SETGEN = SAMPLES / "medical-setgen.txt"
-ORIGINAL_FILE = SAMPLES / "medical-original.txt"
 COLS, CONTEXTS = FIG4_COLUMNS, SAMPLE_CONTEXTS
-
-
-def report_file(tmp_path: Path, scores: Path, method: str) -> Path:
-    report = run_attack(read_transactions(SETGEN), read_transactions(ORIGINAL_FILE),
-                               method=method, measure=f"scores:{scores}")
-    path = tmp_path / f"{method}.json"
-    write_report(report, path)
-    return path
-
-
-def app_with(scores: Path, report: Path | None = None, original: bool = True) -> SemtuiApp:
-    session = load_session(SETGEN, original=ORIGINAL_FILE if original else None, report=report)
-    app = SemtuiApp(session, attack_defaults={"measure": f"scores:{scores}"})
-    app.animation_level = "none"
-    return app
-
-
-async def wait_for_attack(pilot, screen) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-async def run_attack_from_form(pilot, method: str | None = None) -> None:
-    screen = pilot.app.screen
-    await pilot.press("a")
-    form = pilot.app.screen
-    assert isinstance(form, AttackForm)
-    if method is not None:
-        form.query_one("#method").value = method
-    await pilot.press("ctrl+s")
-    await wait_for_attack(pilot, screen)
 
 
 async def test_report_opens_with_its_results(tmp_path, fig4_scores):
@@ -184,7 +158,7 @@ async def test_a_failing_attack_shows_a_modal_not_a_crash(tmp_path, fig4_scores)
         await pilot.press("a")
         app.screen.query_one("#measure").value = f"scores:{tmp_path / 'missing.csv'}"
         await pilot.press("ctrl+s")
-        await wait_for_attack(pilot, None)
+        await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "missing.csv" in app.screen.message
         await pilot.press("escape")
@@ -318,11 +292,7 @@ async def test_summary_panel_shows_scores_exposure_and_bars(tmp_path, fig4_score
         await pilot.press("s")
         screen = app.screen
         assert screen.switcher.current == "summary"
-        from rich.console import Console
-
-        console = Console(width=76, color_system=None, record=True, file=io.StringIO())
-        console.print(screen.query_one("#summary").render_summary())
-        text = console.export_text()
+        text = render_text(screen.query_one("#summary").render_summary(), 76)
         assert "Dataset medical-setgen.txt" in text and "generalised items" in text
         gba = app.session.result.report["metrics"]
         assert f"{gba['precision']:.3f}" in text
@@ -390,14 +360,10 @@ async def test_default_with_a_background_says_which_method_it_reports(fig4_score
         form = app.screen
         form.query_one("#background").value = str(ORIGINAL_FILE)  # the attacker knows a similar population
         await pilot.press("ctrl+s")
-        await wait_for_attack(pilot, screen)
+        await settle(pilot)
         report = app.session.result.report
         choice = report["method_choice"]
         assert set(choice["candidates"]) == {"pba", "tba"} and report["method"] == choice["chosen"]
         await pilot.press("s")
-        from rich.console import Console
-
-        console = Console(width=200, color_system=None, record=True, file=io.StringIO())
-        console.print(screen.query_one("#summary").render_summary())
-        text = console.export_text()
+        text = render_text(screen.query_one("#summary").render_summary(), 200)
         assert "PBA and TBA both tried" in text and f"{choice['chosen'].upper()} takes back" in text

@@ -5,31 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, app_for, screen_text
 
-from semtui.tui.app import SemtuiApp
 from semtui.tui.components.help import HelpScreen
-from semtui.tui.session import load_session
 
 SETGEN = SAMPLES / "medical-setgen.txt"
 DISASSOCIATED = SAMPLES / "disassociated.json"
 KEY = SAMPLES / "disassociated.key.json"
 ORIGINAL = SAMPLES / "medical-original.txt"
-
-
-def make_app(path: Path, **kw) -> SemtuiApp:
-    return SemtuiApp(load_session(path, **kw))
-
-
-def screen_text(app: SemtuiApp) -> str:
-    """What a person would read on the terminal right now."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(file=io.StringIO(), width=app.size.width, color_system=None, record=True)
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
 
 
 def write_many_groups(path: Path, groups: int) -> Path:
@@ -42,7 +25,7 @@ def write_many_groups(path: Path, groups: int) -> Path:
 
 
 async def test_setgen_sample_lists_groups_and_their_transactions():
-    app = make_app(SETGEN)
+    app = app_for(SETGEN)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lst, detail = app.screen.list_pane, app.screen.detail
@@ -69,7 +52,7 @@ async def test_setgen_sample_lists_groups_and_their_transactions():
 
 
 async def test_density_shows_as_soon_as_the_original_is_known():
-    app = make_app(SETGEN, original=ORIGINAL)
+    app = app_for(SETGEN, original=ORIGINAL)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lst = app.screen.list_pane
@@ -79,7 +62,7 @@ async def test_density_shows_as_soon_as_the_original_is_known():
 
 
 async def test_disassociated_sample_lists_clusters_and_chunks_with_origins():
-    app = make_app(DISASSOCIATED, key=KEY)
+    app = app_for(DISASSOCIATED, key=KEY)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lst, detail = app.screen.list_pane, app.screen.detail
@@ -100,14 +83,14 @@ async def test_disassociated_sample_lists_clusters_and_chunks_with_origins():
 
 
 async def test_disassociated_without_key_has_no_origin_column():
-    app = make_app(DISASSOCIATED)
+    app = app_for(DISASSOCIATED)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("v")
         assert [c.key for c in app.screen.detail.columns] == ["chunk", "items"]
 
 
 async def test_plain_transactions_are_one_list():
-    app = make_app(ORIGINAL)
+    app = app_for(ORIGINAL)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lst = app.screen.list_pane
@@ -122,7 +105,7 @@ async def test_plain_transactions_are_one_list():
 
 async def test_filter_narrows_the_list_and_escape_clears_it(tmp_path):
     path = write_many_groups(tmp_path / "g.txt", 50)
-    app = make_app(path)
+    app = app_for(path)
     async with app.run_test(size=(80, 24)) as pilot:
         lst = app.screen.list_pane
         assert lst.row_count == 50
@@ -140,7 +123,7 @@ async def test_filter_narrows_the_list_and_escape_clears_it(tmp_path):
 async def test_sort_by_column_keeps_the_cursor_on_its_group(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("a, (x, y)\nb, (x, y)\nc, (x, y)\nd, (p, q)\ne, (r, s)\nf, (r, s)\n")
-    app = make_app(path)
+    app = app_for(path)
     async with app.run_test(size=(80, 24)) as pilot:
         lst = app.screen.list_pane
         await pilot.press("right")  # the size column
@@ -154,7 +137,7 @@ async def test_sort_by_column_keeps_the_cursor_on_its_group(tmp_path):
 
 
 async def test_help_lists_the_keys_and_q_quits():
-    app = make_app(SETGEN)
+    app = app_for(SETGEN)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -175,7 +158,7 @@ async def test_help_lists_the_keys_and_q_quits():
 
 async def test_ten_thousand_groups_are_drawn_without_a_widget_per_row(tmp_path):
     path = write_many_groups(tmp_path / "big.txt", 10_000)
-    app = make_app(path)
+    app = app_for(path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lst = app.screen.list_pane
@@ -216,7 +199,7 @@ def test_key_on_transactions_is_an_input_error(cli):
 
 @pytest.mark.parametrize("width", [80, 160])
 async def test_layout_fits_both_narrow_and_wide_terminals(width):
-    app = make_app(SETGEN)
+    app = app_for(SETGEN)
     async with app.run_test(size=(width, 24)) as pilot:
         await pilot.pause()
         assert app.screen.has_class("-wide") == (width >= 140)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, run_cli
+from conftest import SAMPLES, notices, plain, rows, run_cli, run_from_form, screen_text
 
 from semtui.anonymize.disassociation import disassociate
 from semtui.attacks.cover import run_cover
@@ -71,41 +71,6 @@ def make_app(data=DATA, key=KEY, original=ORIGINAL, **kw) -> SemtuiApp:
     app = SemtuiApp(load_session(Path(data), key=key, original=original, **kw))
     app.animation_level = "none"
     return app
-
-
-def screen_text(app) -> str:
-    """What a person would read on the terminal right now."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(file=io.StringIO(), width=app.size.width, color_system=None, record=True)
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
-
-
-def notices(app) -> str:
-    return " | ".join(n.message for n in app._notifications)
-
-
-def plain(cells) -> list[str]:
-    return [c.plain if hasattr(c, "plain") else str(c) for c in cells]
-
-
-def rows(table) -> list[list[str]]:
-    return [plain(table._getter(i)) for i in range(table.row_count)]
-
-
-async def run_from_form(pilot, key: str, **values) -> None:
-    await pilot.press(key)
-    form = pilot.app.screen
-    assert isinstance(form, DisassocForm)
-    for name, value in values.items():
-        form.query_one(f"#{name}").value = value
-    await pilot.press("ctrl+s")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
 
 
 # ---------------------------------------------------------------- the kind decides the screen

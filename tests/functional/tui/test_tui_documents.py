@@ -5,14 +5,13 @@ assessment (a real ``semtui assess`` run on the bundled samples, plus hand-writt
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, run_cli, write_fig4_scores, write_head
+from conftest import SAMPLES, notices, run_cli, screen_text, write_fig4_scores, write_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,18 +24,6 @@ from semtui.tui.session import load_session
 DATA = Path(__file__).parent / "data"
 RESULTS = DATA / "results.jsonl"
 SIZES = [(80, 24), (120, 40)]
-
-
-def screen_text(app: SemtuiApp) -> str:
-    from rich.console import Console
-
-    console = Console(file=io.StringIO(), width=app.size.width, color_system=None, record=True)
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
-
-
-def notes(app: SemtuiApp) -> str:
-    return " | ".join(n.message for n in app._notifications)
 
 
 def doc_app(file: Path | None, **kw) -> SemtuiApp:
@@ -141,11 +128,11 @@ async def test_a_cell_without_a_release_says_why():
         await pilot.press("j", "j", "enter")  # setgen k=8: release null
         await pilot.pause()
         assert type(app.screen).__name__ == "ExperimentScreen"
-        assert "no release was kept" in notes(app)
+        assert "no release was kept" in notices(app)
         await pilot.press("j", "enter")  # km k=2: a release file that is not there
         await pilot.pause()
         assert type(app.screen).__name__ == "ExperimentScreen"
-        assert "missing-km-release.txt is not there" in notes(app)
+        assert "missing-km-release.txt is not there" in notices(app)
 
 
 async def test_a_torn_line_is_skipped_and_named(tmp_path):
@@ -157,7 +144,7 @@ async def test_a_torn_line_is_skipped_and_named(tmp_path):
     app = doc_app(bad)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "line 4: not a whole JSON object" in notes(app)
+        assert "line 4: not a whole JSON object" in notices(app)
         assert "1 line(s) skipped" in screen_text(app)
 
 
@@ -258,7 +245,7 @@ async def test_a_record_whose_release_is_gone_says_why(assessed):
         await pilot.press("2", "enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "AssessmentScreen"
-        assert "medical-setgen.txt is not there" in notes(app)
+        assert "medical-setgen.txt is not there" in notices(app)
 
 
 async def test_alternatives_enter_opens_this_release_and_says_why_not_for_the_others(assessed):
@@ -268,7 +255,7 @@ async def test_alternatives_enter_opens_this_release_and_says_why_not_for_the_ot
         await pilot.press("4", "j", "enter")  # the chosen one, not kept on disk
         await pilot.pause()
         assert type(app.screen).__name__ == "AssessmentScreen"
-        assert "medical-k4.txt is not there" in notes(app)
+        assert "medical-k4.txt is not there" in notices(app)
         assert app.screen.query_one(RiskUtilityPlot).selected == 1
         await pilot.press("k", "enter")
         await pilot.pause()
@@ -371,7 +358,7 @@ async def test_A_on_a_disassociated_release_leaves_its_cover_report_for_x(tmp_pa
         await pilot.press("x")
         await pilot.pause()
         assert screen.switcher.current == "problems"
-        assert "no cover report yet" not in notes(app)
+        assert "no cover report yet" not in notices(app)
 
 
 async def test_A_is_cancelled_by_escape(tmp_path, shared_data):
@@ -396,7 +383,7 @@ async def test_A_is_cancelled_by_escape(tmp_path, shared_data):
         screen = app.screen
         assert screen.progress.running and "assessment is running" in screen.quit_warning()
         await pilot.press("escape")
-        assert not screen.progress.running and "assessment cancelled" in notes(app)
+        assert not screen.progress.running and "assessment cancelled" in notices(app)
         await pilot.press("j")  # keys are answered while the thread winds down
         while any(not w.is_finished for w in screen.workers if w.group == "assess"):
             await pilot.pause(0.05)
@@ -411,7 +398,7 @@ async def test_A_on_plain_transactions_says_why():
         await pilot.pause()
         await pilot.press("A")
         await pilot.pause()
-        assert "assess needs a set-generalised" in notes(app)
+        assert "assess needs a set-generalised" in notices(app)
 
 
 async def test_o_opens_a_document_too(assessed):

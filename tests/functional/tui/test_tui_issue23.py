@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, SETGEN, app_with, notices, settle
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
@@ -22,8 +22,6 @@ from semtui.tui.components.export import ExportPrompt
 from semtui.tui.session import load_session
 
 SIZES = [(80, 24), (120, 40)]
-SETGEN = SAMPLES / "medical-setgen.txt"
-ORIGINAL_FILE = SAMPLES / "medical-original.txt"
 
 
 def long_release(tmp_path: Path, rows: int = 4000, members: int = 40, contexts: int = 30) -> tuple[Path, Path]:
@@ -48,12 +46,6 @@ def numpy_loop(monkeypatch):
     """The numpy eliminator: the compiled one (the fast extra) eliminates a long_release table in
     well under a second, and a test of keys pressed while an attack runs needs it still running."""
     monkeypatch.setenv("SEMTUI_NO_NUMBA", "1")
-
-
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
 
 
 # ---------------------------------------------------------------------------- finding 3: cancel
@@ -96,15 +88,9 @@ async def test_escape_cancels_a_long_attack_says_so_at_once_and_leaves_the_scree
 # ---------------------------------------------------------------------------- finding 5: o asks
 
 
-def fig4_app(scores: Path) -> SemtuiApp:
-    app = SemtuiApp(load_session(SETGEN, original=ORIGINAL_FILE), attack_defaults={"measure": f"scores:{scores}"})
-    app.animation_level = "none"
-    return app
-
-
 @pytest.mark.parametrize("size", SIZES)
 async def test_o_asks_before_throwing_away_results_as_q_does(fig4_scores, size):
-    app = fig4_app(fig4_scores)
+    app = app_with(fig4_scores)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -177,7 +163,7 @@ async def save_csv(pilot, table, path: Path) -> None:
 @pytest.mark.parametrize("size", SIZES)
 async def test_distance_table_csv_is_private_with_values_and_marks_in_their_own_columns(tmp_path, fig4_scores,
                                                                                        size):
-    app = fig4_app(fig4_scores)
+    app = app_with(fig4_scores)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -326,7 +312,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await settle(pilot)
         s = app.session
         expected = run_cover(s.data, original=s.original, key=s.key)
-        assert "records reached (r lists them)" in " ".join(n.message for n in app._notifications)
+        assert "records reached (r lists them)" in notices(app)
         await pilot.press("r")
         view = app.screen
         assert isinstance(view, RecordsScreen)

@@ -5,31 +5,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import app_for, rows
+
 from semtui.anonymize.disassociation import disassociate
 from semtui.formats.disassociated import write_disassociated, write_key
 from semtui.model import TransactionData
-from semtui.tui.app import SemtuiApp
-from semtui.tui.session import load_session
-
-
-def plain(cells) -> list[str]:
-    return [c.plain if hasattr(c, "plain") else str(c) for c in cells]
 
 
 async def test_chunk_view_shows_the_shared_chunks_of_the_joint_cluster(tmp_path):
-    rows = [["a", "z"], ["a", "w"], ["a"], ["b", "z"], ["b", "w"], ["b"]]
+    transactions = [["a", "z"], ["a", "w"], ["a"], ["b", "z"], ["b", "w"], ["b"]]
     original = tmp_path / "o.txt"
-    original.write_text("\n".join(",".join(r) for r in rows) + "\n")
-    r = disassociate(TransactionData.from_lists(rows), 2, 2, 3, joint_max_size=6)
+    original.write_text("\n".join(",".join(t) for t in transactions) + "\n")
+    r = disassociate(TransactionData.from_lists(transactions), 2, 2, 3, joint_max_size=6)
     data, key = tmp_path / "r.json", tmp_path / "r.key.json"
     write_disassociated(r.data, data)
     write_key(r.key, key)
-    app = SemtuiApp(load_session(Path(data), key=key, original=original))
-    app.animation_level = "none"
+    app = app_for(Path(data), key=key, original=original)
     async with app.run_test(size=(100, 24)) as pilot:
         await pilot.pause()
         detail = app.screen.detail
         assert [c.label for c in detail.columns] == ["C1 (3)", "J1/S1 (6)", "term chunk (0)"]
-        got = [plain(detail._getter(i)) for i in range(detail.row_count)]
+        got = rows(detail)
         assert [row[1] for row in got] == ["2× z", "2× w", "2× ∅"]
         assert "joint cluster J1" in detail.border_subtitle

@@ -8,9 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, run_attack
-from test_tui_attack import app_with, report_file, run_attack_from_form
-from test_tui_browse import screen_text
+from conftest import SAMPLES, app_with, notices, report_file, run_attack, run_attack_from_form, screen_text
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -22,10 +20,6 @@ from semtui.tui.components.help import HelpScreen
 from semtui.tui.components.summary import SummaryPanel
 from semtui.tui.screens.compare import CompareScreen
 from semtui.tui.session import load_session
-
-
-def notices(app: SemtuiApp) -> str:
-    return " | ".join(n.message for n in app._notifications)
 
 
 def big_group(tmp_path: Path, rows: int = 400) -> tuple[Path, Path]:

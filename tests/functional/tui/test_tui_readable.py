@@ -5,34 +5,17 @@ footer, and a view that shows nothing says why — at 80x24 and 120x40."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from conftest import SAMPLES, run_attack
-from rich.console import Console
+from conftest import SAMPLES, app_for, notices, run_attack, run_from_form, screen_text
 from rich.text import Text
 
-from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
 from semtui.tui.components.disassoc_form import DisassocForm
-from semtui.tui.session import load_session
 from semtui.tui.text import elide, fit, num, plural
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 SETGEN = SAMPLES / "medical-setgen.txt"
 ORIGINAL = SAMPLES / "medical-original.txt"
-
-
-def screen_text(app) -> str:
-    console = Console(file=io.StringIO(), width=app.size.width, color_system=None, record=True)
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
-
-
-def app_for(path, **kw) -> SemtuiApp:
-    app = SemtuiApp(load_session(path, **kw))
-    app.animation_level = "none"
-    return app
 
 
 # ---------------------------------------------------------------- the helper itself
@@ -247,7 +230,6 @@ async def test_compare_shows_every_member_and_the_distances_it_has_room_for(size
         assert left.table.layout_columns() == right.table.layout_columns()
 
 
-from test_tui_disassociated import run_from_form  # noqa: E402
 
 
 @pytest.fixture
@@ -356,7 +338,7 @@ async def test_words_take_their_plural_and_a_random_method_names_no_measure():
         assert screen.job_title == "ra/random, no measure"
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "embedding" not in " ".join(n.message for n in app._notifications)
+        assert "embedding" not in notices(app)
 
 
 # ---------------------------------------------------------------- 10. silent dead ends
@@ -366,7 +348,7 @@ async def test_x_before_an_attack_says_why_it_shows_nothing(size):
     async with app.run_test(size=SIZES[size], notifications=True) as pilot:
         await pilot.press("x")
         await pilot.pause()
-        assert "no attack yet" in " ".join(n.message for n in app._notifications)
+        assert "no attack yet" in notices(app)
         # the toast stands clear of the panes' bottom borders, where their counts are
         from textual.widgets._toast import Toast
 

@@ -9,18 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, run_attack, write_fig4_scores
+from conftest import SAMPLES, app_for, run_attack, write_fig4_scores
 
 from semtui.tui.app import SemtuiApp
-from semtui.tui.session import load_session
 
 SIZE = (80, 24)
-
-
-def app_for(path, **kw) -> SemtuiApp:
-    app = SemtuiApp(load_session(path, **kw))
-    app.animation_level = "none"
-    return app
 
 
 class TestPhaseOneScreens:

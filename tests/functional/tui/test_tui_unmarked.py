@@ -4,11 +4,8 @@ what recovery found.  Fig. 4's distances (``scores:FILE``), as in test_tui_attac
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from conftest import SAMPLES
-from test_tui_attack import run_attack_from_form
+from conftest import SAMPLES, render_text, run_attack_from_form
 
 from semtui.anonymize.setgen import flatten
 from semtui.errors import InputError
@@ -37,11 +34,7 @@ async def test_unmarked_release_is_shown_recovered_and_attacked(unmarked, fig4_s
         assert report["summary"]["eliminations"] == 10  # as on the marked release (ALGORITHMS.md §1)
         assert report["unmarked"]["recovered_groups"] == 1
         await pilot.press("s")
-        from rich.console import Console
-
-        console = Console(width=96, color_system=None, record=True, file=io.StringIO())
-        console.print(app.screen.query_one("#summary").render_summary())
-        text = " ".join(console.export_text().split())
+        text = " ".join(render_text(app.screen.query_one("#summary").render_summary(), 96).split())
         assert "Unmarked release: 1 generalised items recovered" in text
         assert "Not marking the generalised items hides almost nothing" in text
 

@@ -4,9 +4,7 @@ summary says so and why instead of counting exposed items."""
 
 from __future__ import annotations
 
-import io
-
-from conftest import SAMPLES, run_attack
+from conftest import SAMPLES, render_text, run_attack
 
 from semtui.attacks.setgen import write_report
 from semtui.formats import read_transactions
@@ -27,10 +25,6 @@ async def test_summary_says_which_rows_were_not_scored_and_why(tmp_path, fig4_sc
     app.animation_level = "none"
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("s")
-        from rich.console import Console
-
-        console = Console(width=96, color_system=None, record=True, file=io.StringIO())
-        console.print(app.screen.query_one("#summary").render_summary())
-        text = " ".join(console.export_text().split())
+        text = " ".join(render_text(app.screen.query_one("#summary").render_summary(), 96).split())
     assert "not scored" in text and "no plain context; no background knowledge given" in text
     assert "not measured: the attack scored no row" in text

@@ -1,0 +1,121 @@
+"""Helpers the TUI tests share (each was copied into several test files): what the screen reads,
+the notifications, an app on a release, the end of a worker's run, an attack run from its form.
+
+It also carries every helper of tests/conftest.py: conftest.py files outside a package are all
+imported as ``conftest``, and from this one's import on ``from conftest import X`` reads this
+module (in these tests and in any test module pytest imports after them)."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+from pathlib import Path
+
+from _pytest.fixtures import getfixturemarker
+
+_root = sys.modules["tests_conftest"]  # tests/conftest.py, which registers itself by that name
+globals().update({name: value for name, value in vars(_root).items()
+                  if not name.startswith("_") and name not in globals() and name != "annotations"
+                  and not isinstance(value, types.ModuleType) and getfixturemarker(value) is None})
+SAMPLES: Path = _root.SAMPLES
+run_attack = _root.run_attack
+
+SETGEN = SAMPLES / "medical-setgen.txt"
+ORIGINAL_FILE = SAMPLES / "medical-original.txt"
+
+
+def render_text(renderable, width: int) -> str:
+    """A Rich renderable as plain text ``width`` columns wide."""
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=width, color_system=None, record=True)
+    console.print(renderable)
+    return console.export_text()
+
+
+def screen_text(app) -> str:
+    """What a person would read on the terminal right now."""
+    return render_text(app.screen._compositor.render_update(full=True), app.size.width)
+
+
+def notices(app) -> str:
+    """The notifications on screen, ``|``-separated."""
+    return " | ".join(n.message for n in app._notifications)
+
+
+def plain(cells) -> list[str]:
+    """A row's cells as their plain text."""
+    return [c.plain if hasattr(c, "plain") else str(c) for c in cells]
+
+
+def rows(table) -> list[list[str]]:
+    """Every row of a virtual table, as plain text."""
+    return [plain(table._getter(i)) for i in range(table.row_count)]
+
+
+def app_for(path, **kw):
+    """The TUI on ``path`` (``load_session``'s keywords: original, key, report, …), no animation."""
+    from semtui.tui.app import SemtuiApp
+    from semtui.tui.session import load_session
+
+    app = SemtuiApp(load_session(path, **kw))
+    app.animation_level = "none"
+    return app
+
+
+def app_with(scores: Path, report: Path | None = None, original: bool = True):
+    """The bundled setgen sample (with its original) whose attacks score by ``scores``."""
+    from semtui.tui.app import SemtuiApp
+    from semtui.tui.session import load_session
+
+    session = load_session(SETGEN, original=ORIGINAL_FILE if original else None, report=report)
+    app = SemtuiApp(session, attack_defaults={"measure": f"scores:{scores}"})
+    app.animation_level = "none"
+    return app
+
+
+def report_file(tmp_path: Path, scores: Path, method: str) -> Path:
+    """The sample's attack by ``method`` under ``scores``, written as its report."""
+    from semtui.attacks.setgen import write_report
+    from semtui.formats import read_transactions
+
+    report = run_attack(read_transactions(SETGEN), read_transactions(ORIGINAL_FILE), method=method,
+                        measure=f"scores:{scores}")
+    path = tmp_path / f"{method}.json"
+    write_report(report, path)
+    return path
+
+
+async def settle(pilot) -> None:
+    """Every worker done and its results drawn."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def run_attack_from_form(pilot, method: str | None = None) -> None:
+    """``a``, the method (when given), ``ctrl+s``; then the attack's end."""
+    from semtui.tui.components.attack_form import AttackForm
+
+    await pilot.press("a")
+    form = pilot.app.screen
+    assert isinstance(form, AttackForm)
+    if method is not None:
+        form.query_one("#method").value = method
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+async def run_from_form(pilot, key: str, **values) -> None:
+    """A disassociated release's form (``key``: a re-association, p a cover check), its fields
+    set to ``values``, run to its end."""
+    from semtui.tui.components.disassoc_form import DisassocForm
+
+    await pilot.press(key)
+    form = pilot.app.screen
+    assert isinstance(form, DisassocForm)
+    for name, value in values.items():
+        form.query_one(f"#{name}").value = value
+    await pilot.press("ctrl+s")
+    await settle(pilot)
