@@ -38,8 +38,8 @@ from _util import SHARED_DATA, machine
 from semtui import formats
 from semtui.anonymize.setgen import anonymize, random_privacy
 from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+from semtui.corpus import build_index
 from semtui.measures import open_measure
-from semtui.measures.corpus import build_index
 from semtui.model import TransactionBuilder, TransactionData
 
 METHODS = ["ra", "mda", "tba", "wba", "gba", "rba"]

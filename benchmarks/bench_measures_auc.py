@@ -124,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
 
+    from semtui.corpus import build_index
     from semtui.errors import InputError
-    from semtui.measures.corpus import build_index
     from semtui.measures.embedding import EmbeddingMeasure
     from semtui.measures.ngd import ZERO_RULES, NGDIndexMeasure
     from semtui.measures.terms import words

@@ -36,8 +36,8 @@ def main() -> int:
     if not MEPS.exists():
         print(f"no data at {MEPS}", file=sys.stderr)
         return 2
+    from semtui.corpus import build_index
     from semtui.measures.cache import CachedMeasure, ScoreCache
-    from semtui.measures.corpus import build_index
     from semtui.measures.ngd import NGDIndexMeasure
 
     print(f"# ngd: measure - {datetime.date.today()} - {machine()}")

@@ -41,8 +41,8 @@ from _util import SHARED_DATA, machine, meps_halves, run_measured
 from semtui import formats
 from semtui.attacks.background import load_background
 from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+from semtui.corpus import build_index
 from semtui.measures import open_measure
-from semtui.measures.corpus import build_index
 from semtui.model import TransactionBuilder
 
 DATA = SHARED_DATA if SHARED_DATA.exists() else Path("/work/shared/data")

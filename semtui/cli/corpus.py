@@ -29,7 +29,7 @@ def build(
 ) -> None:
     """Index SOURCES into one SQLite FTS5 file (one document per file by default)."""
     from semtui.cli.common import StderrProgress
-    from semtui.measures.corpus import build_index
+    from semtui.corpus import build_index
 
     kind = source_kind(lines=lines, transactions=transactions, jsonl=jsonl, smart=smart, separator=separator,
                        split=split, field=field)
@@ -56,7 +56,7 @@ def build(
 
 def _warn_if_smart(sources: list[Path]) -> None:
     """``--lines`` on a SMART collection indexes its '.I'/'.W' markers as documents."""
-    from semtui.measures.corpus import is_smart
+    from semtui.formats.documents import is_smart
 
     for s in sources:
         if s.is_file():
@@ -91,8 +91,9 @@ def count(
     documents (here, or on a Dask cluster with --scheduler), written in the counts: format
     (`--measure counts:COUNTS.csv`): the same counts as `corpus build` and `ngd:` would give."""
     from semtui.cli.common import StderrProgress, options_error, write_outputs
+    from semtui.corpus import count_terms
     from semtui.fileio import check_outputs
-    from semtui.measures.cooccurrence import count_terms, read_terms
+    from semtui.measures.cooccurrence import read_terms
 
     kind = source_kind(lines=lines, transactions=transactions, jsonl=jsonl, smart=smart, separator=separator,
                        split=split, field=field)

@@ -31,16 +31,16 @@ flight per worker (semtui.runtime.scheduler.map_stream), so its memory does not 
 corpus; a partition travels :class:`Packed` (one string, one array).
 
 The result is written in the ``counts:`` format the NGD measure reads (docs/measures.md).
+The driver's side, which reads the sources (:mod:`semtui.formats.documents`) and streams the
+partitions, is :func:`semtui.corpus.count_terms`, above the formats.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import itertools
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -48,10 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.formats.documents import iter_documents
 from semtui.measures.corpus import TOKENIZER, phrase_query
 from semtui.reports import Report
-from semtui.runtime.progress import ProgressCallback, no_progress
 
 #: what a worker imports before its first partition (Dask's fork server imports it once)
 FORK_PRELOAD = ("scipy.sparse",)
@@ -304,7 +302,8 @@ def count_partition(docs: Sequence[str] | Packed, terms: Sequence[str]) -> Parti
     return _partial(n, len(terms), rows, cols)
 
 
-def _merge(a: Partial, b: Partial) -> Partial:
+def merge_partials(a: Partial, b: Partial) -> Partial:
+    """Two partitions' counts summed (the reduce of :func:`semtui.corpus.count_terms`)."""
     return Partial(a.documents + b.documents, a.f + b.f, (a.both + b.both).tocsr())
 
 
@@ -361,67 +360,3 @@ def read_terms(path: str | Path) -> list[str]:
         if "\x00" in line:
             raise InputError("a NUL character in a term", path, lineno)
     return terms
-
-
-def _partitions(docs: Iterator[str], size: int) -> Iterator[list[str]]:
-    part: list[str] = []
-    for d in docs:
-        part.append(d)
-        if len(part) >= size:
-            yield part
-            part = []
-    if part:
-        yield part
-
-
-def count_terms(
-    sources: Sequence[str | Path],
-    terms: Sequence[str],
-    *,
-    kind: str = "auto",
-    field: str = "text",
-    separator: str | None = None,
-    scheduler: str | None = None,
-    partition: int = PARTITION,
-    progress: ProgressCallback = no_progress,
-) -> CountsReport:
-    """f(x) and f(x, y) for ``terms`` over the documents of ``sources`` (read as ``corpus build``
-    reads them), partition by partition, here or on the Dask cluster ``scheduler``."""
-    from functools import partial as bind
-
-    from semtui.runtime.scheduler import check_scheduler, map_stream, session
-
-    scheduler = check_scheduler(scheduler)
-    if not sources:
-        raise InputError("no source to count")
-    for s in sources:
-        p = Path(s)
-        if not p.exists() and str(s) != "-":
-            raise InputError("no such file", p)
-    terms = list(dict.fromkeys(terms))
-    if not terms:
-        raise InputError("no term to count")
-    if partition < 1:
-        raise InputError(f"a partition holds at least 1 document, got {partition}")
-    start = time.perf_counter()
-    n_parts = 0
-
-    def parts() -> Iterator[Packed]:
-        nonlocal n_parts
-        for part in _partitions(iter_documents(sources, kind, field, separator), partition):
-            n_parts += 1
-            yield Packed.of(part)
-
-    # with a scheduler, its workers start (and import this module) while the driver reads the
-    # first partition (for --transactions: parses the whole dataset)
-    with session(scheduler, warm=True, preload=(__name__,)):
-        stream = parts()
-        first = next(stream, None)
-        total = map_stream(bind(count_partition, terms=tuple(terms)),
-                           itertools.chain([] if first is None else [first], stream), _merge, spec=scheduler,
-                           progress=lambda done, _t, _m="": progress(done, 0, f"{done:,} documents"),
-                           message="counting", size_of=len)
-    if total is None or total.documents == 0:
-        raise InputError("the sources hold no document", Path(sources[0]))
-    return CountsReport(total.documents, terms, total.f, total.both, time.perf_counter() - start, n_parts,
-                        scheduler)

@@ -315,7 +315,7 @@ def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):
 
 
 def test_cells_scored_only_by_never_co_occurring_pairs_are_marked(tmp_path):
-    from semtui.measures.corpus import build_index
+    from semtui.corpus import build_index
 
     docs = tmp_path / "docs.txt"
     docs.write_text("\n".join(["heart pain"] * 5 + ["heart"] * 3 + ["zebra"] * 4 + ["pain"] * 2 + ["lung pain"] * 2) + "\n")

@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from semtui import formats
+from semtui.corpus import build_index, count_terms
 from semtui.measures.cooccurrence import (
     _FOLD,
     _FTS5_MAX_TOKEN,
     count_partition,
     count_partition_fts5,
-    count_terms,
     term_tokens,
 )
-from semtui.measures.corpus import CorpusIndex, build_index
+from semtui.measures.corpus import CorpusIndex
 from semtui.measures.ngd import read_counts
 
 MEPS = SAMPLES / "meps400-original.txt"

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semtui.corpus import build_index
 from semtui.errors import InputError
 from semtui.measures import open_measure
 from semtui.measures.cache import CachedMeasure, ScoreCache, cache_dir
-from semtui.measures.corpus import build_index
 from semtui.measures.embedding import EmbeddingMeasure, glove_root
 from semtui.measures.ngd import CountsMeasure, NGDIndexMeasure
 from semtui.measures.terms import words

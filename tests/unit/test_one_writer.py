@@ -17,7 +17,7 @@ THE_WRITER = "semtui/fileio/"
 #: SQLite databases, each opened by path: the persistent score cache (a cache, updated in
 #: place under SQLite's own locking, never a command's output) and the corpus index, which
 #: is built in the temporary file fileio.output_path hands out (or opened read-only).
-SQLITE = {"semtui/measures/cache.py", "semtui/measures/corpus.py"}
+SQLITE = {"semtui/measures/cache.py", "semtui/measures/corpus.py", "semtui/corpus.py"}
 #: the one executor points its worker processes' standard streams at /dev/null (so a worker
 #: never holds semtui's pipe open): it opens /dev/null and dup2()s it, and writes no file
 STDIO = {"semtui/runtime/executor.py", "semtui/runtime/_forkserver.py"}

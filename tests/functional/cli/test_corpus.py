@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semtui.corpus import build_index
 from semtui.errors import InputError, Interrupted
+from semtui.formats.documents import iter_documents
 from semtui.measures import open_measure
-from semtui.measures.corpus import CorpusIndex, build_index, iter_documents
+from semtui.measures.corpus import CorpusIndex
 from semtui.measures.ngd import NGDIndexMeasure, ngd_matrix
 
 # N = 8.  f(blood pressure) = 2 (docs 1, 3; doc 4 has both words, not the phrase),

@@ -78,7 +78,7 @@ def devices(tmp_path):
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    from semtui.measures.corpus import build_index
+    from semtui.corpus import build_index
 
     idx = tmp_path_factory.mktemp("idx") / "meps.sqlite"
     build_index([ORIGINAL], idx, kind="lines")
@@ -534,7 +534,7 @@ def _fig4_scores(tmp_path: Path) -> Path:
 
 
 def _tiny_index(tmp_path: Path) -> Path:
-    from semtui.measures.corpus import build_index
+    from semtui.corpus import build_index
 
     docs = tmp_path / "tiny.txt"
     docs.write_text("knee pain\nknee\npain\n" * 40)

@@ -398,7 +398,7 @@ def _fill(args, inputs, tmp_path, index) -> list[str]:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    from semtui.measures.corpus import build_index
+    from semtui.corpus import build_index
 
     idx = tmp_path_factory.mktemp("index") / "meps.sqlite"
     build_index([MEPS], idx, kind="lines")

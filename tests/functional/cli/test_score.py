@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semtui.measures.corpus import build_index
+from semtui.corpus import build_index
 
 
 def _score(cli, *args, env=None):
