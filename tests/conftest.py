@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,49 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, input:
         [sys.executable, "-m", "semtui", *map(str, args)],
         cwd=cwd, env=full_env, input=input, capture_output=True, text=True, timeout=timeout,
     )
+
+
+def paused_at(point: str, marker: Path, env: dict | None = None) -> dict:
+    """The environment (``env``, else this process's) of a semtui process that stops at its first
+    progress point whose text ``LABEL DONE/TOTAL MESSAGE`` the regular expression ``point`` finds
+    (e.g. ``"attack rba 1/11 attacking"``; the test hook of semtui/cli/common.py): there it makes
+    the directory ``marker`` and waits while it exists."""
+    return {**(os.environ if env is None else env), "SEMTUI_TEST_PAUSE": point, "SEMTUI_TEST_PAUSED": str(marker)}
+
+
+def wait_paused(proc: subprocess.Popen, marker: Path, timeout: float = 60, meanwhile=None) -> None:
+    """Wait until ``proc`` (started with :func:`paused_at`) waits at its point, so a signal sent
+    now lands there; fail if it ends first. ``meanwhile()`` is called while waiting (e.g. to
+    drain a terminal)."""
+    deadline = time.monotonic() + timeout
+    while not marker.is_dir():
+        assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its pause point"
+        assert time.monotonic() < deadline, f"no pause point reached in {timeout} s"
+        if meanwhile is not None:
+            meanwhile()
+        time.sleep(0.01)
+
+
+def drain(fd: int) -> None:
+    """Read whatever the terminal ``fd`` (a pty's master) holds now, so that its writer (a
+    progress bar) never blocks on a full terminal."""
+    import select
+
+    while select.select([fd], [], [], 0)[0]:
+        try:
+            if not os.read(fd, 1 << 16):
+                return
+        except OSError:  # the other end closed
+            return
+
+
+def finish_draining(proc: subprocess.Popen, fd: int, timeout: float = 60) -> int:
+    """Wait for ``proc`` to end while draining its terminal ``fd``; its exit code."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        drain(fd)
+        time.sleep(0.02)
+    return proc.wait(timeout=1)
 
 
 @pytest.fixture

@@ -224,6 +224,33 @@ def count_column():
     return CountColumn()
 
 
+#: A test hook (docs/architecture.md, Tests): the first progress point, in the main thread, whose
+#: text ("LABEL DONE/TOTAL MESSAGE", e.g. "attack rba 1/11 attacking") the regular expression
+#: $SEMTUI_TEST_PAUSE finds makes the directory $SEMTUI_TEST_PAUSED (when set) and waits there
+#: while it exists, at most PAUSE_LIMIT seconds: a test signals the run at a point it chose, on a
+#: small input, rather than after a delay on an input made large enough to be still running.
+PAUSE_ENV, PAUSED_ENV = "SEMTUI_TEST_PAUSE", "SEMTUI_TEST_PAUSED"
+PAUSE_LIMIT = 60.0
+_paused = False
+
+
+def _test_pause(point: str) -> None:
+    global _paused
+    import re
+    import threading
+
+    if _paused or threading.current_thread() is not threading.main_thread() \
+            or not re.search(os.environ[PAUSE_ENV], point):
+        return
+    _paused = True
+    marker = os.environ.get(PAUSED_ENV)
+    if marker:
+        os.mkdir(marker)  # a directory: no file is written, so no output is committed
+    deadline = time.monotonic() + PAUSE_LIMIT
+    while time.monotonic() < deadline and (not marker or os.path.isdir(marker)):
+        time.sleep(0.01)  # a signal's handler raises here, inside the run's progress callback
+
+
 class StderrProgress:
     """A progress callback drawing a bar on stderr, only when stderr is a terminal."""
 
@@ -252,6 +279,8 @@ class StderrProgress:
         return self
 
     def __call__(self, done: int, total: int, message: str = "") -> None:
+        if PAUSE_ENV in os.environ:
+            _test_pause(f"{self.label} {done}/{total} {message}".strip())
         if self._progress is None:
             return
         now = time.monotonic()

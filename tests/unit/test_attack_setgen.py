@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_attack
+from conftest import paused_at, run_attack, wait_paused
 
 from semtui import formats
 from semtui.attacks.setgen import (
@@ -289,29 +289,29 @@ def test_outputs_never_overwrite_inputs_or_each_other(fig4, cli, tmp_path):
 
 
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):
-    """SIGINT mid-run: exit 130, nothing on stdout, no output or temporary file left.  120,000
-    transactions: the run takes ~11 s here, the signal comes at 1.5 s (40,000 took ~4 s)."""
+    """SIGINT mid-run (stopped by the test hook at the progress point after the first group is
+    attacked): exit 130, nothing on stdout, no output or temporary file left."""
     import os
     import signal
     import subprocess
     import sys
-    import time
 
     data = tmp_path / "big.txt"
     with open(data, "w") as fh:
-        for i in range(120000):
+        for i in range(3000):
             fh.write(f"c{i % 50}, d{i % 7}, (m{i % 300}, m{(i + 1) % 300}, m{(i + 2) % 300})\n")
     out = tmp_path / "attacked.txt"
+    marker = tmp_path / "paused"
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "attack", "setgen", str(data), "--method", "rba",
                              "--output", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "SEMTUI_CACHE_DIR": str(tmp_path / "cache")})
-    time.sleep(1.5)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
+                            text=True, env=paused_at("attacking", marker, {**os.environ,
+                                                                          "SEMTUI_CACHE_DIR": str(tmp_path / "cache")}))
+    wait_paused(proc, marker)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Traceback" not in stderr
-    assert {p.name for p in tmp_path.iterdir()} - {"cache"} == {"big.txt"}
+    assert {p.name for p in tmp_path.iterdir()} - {"cache", "paused"} == {"big.txt"}
 
 
 def test_cells_scored_only_by_never_co_occurring_pairs_are_marked(tmp_path):

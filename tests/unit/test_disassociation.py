@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, paused_at, wait_paused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -291,23 +291,24 @@ def test_progress_reports_and_can_cancel():
         disassociate(data, 2, 2, 2, progress=stop)
 
 
-def test_ctrl_c_leaves_neither_release_nor_key(shared_data, tmp_path):
+def test_ctrl_c_leaves_neither_release_nor_key(tmp_path):
+    """Ctrl-C once HORPART is done (the bundled MEPS sample, stopped at VERPART's first progress
+    point by the test hook): exit 130, no release, no key, no temporary file."""
     import signal
     import subprocess
     import sys
-    import time
 
-    out, key = tmp_path / "r.json", tmp_path / "r.key.json"
+    out, key, marker = tmp_path / "r.json", tmp_path / "r.key.json", tmp_path / "paused"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "semtui", "anonymize", "disassoc", str(shared_data / "bms-webview-2.dat"),
+        [sys.executable, "-m", "semtui", "anonymize", "disassoc", str(SAMPLES / "meps400-original.txt"),
          "-k", "2", "-m", "3", "--max-cluster-size", "10", "-o", str(out), "--key", str(key)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)   # the run takes ~4.3 s here
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=paused_at("VERPART", marker))
+    wait_paused(proc, marker)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert os.listdir(tmp_path) == []  # no release, no key, no temporary file
+    assert os.listdir(tmp_path) == ["paused"]  # no release, no key, no temporary file
 
 
 def test_a_repeated_item_counts_once(tmp_path):

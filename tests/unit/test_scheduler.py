@@ -423,30 +423,26 @@ def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_distributed_experiment_leaves_whole_lines(cluster, tmp_path, sig, code):
-    """A real process on the cluster, stopped once its first line is written: its tasks are
-    cancelled, RESULTS holds whole lines only (in cell order), the exit code is the serial one.
-    Twelve cells on the 400 bundled patients: the rest take seconds after the first (six cells
-    on 150 patients ended ~0.5 s after it, and a signal handled late found the run over)."""
+    """A real process on the cluster, stopped once a first line is written and a cell is still to
+    write (the test hook stops the driver there): its tasks are cancelled, RESULTS holds whole
+    lines only (in cell order), the exit code is the serial one."""
     import subprocess
     import sys
-    import time
 
-    from conftest import REPO
+    from conftest import REPO, paused_at, wait_paused
 
     address, _ = cluster
-    ks = list(range(2, 14))
+    ks = [2, 3, 4, 5]
     spec = tmp_path / "grid.toml"
     spec.write_text(f'original = "{SAMPLES / "meps400-original.txt"}"\n[[release]]\nfamily = "setgen"\n'
                     f'k = {ks}\nrandom_privacy = 10\n')
     results = tmp_path / "R.jsonl"
+    marker = tmp_path / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "experiment", str(spec), "-o", str(results),
                              "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
-        time.sleep(0.05)
-    assert results.exists(), "no cell finished in time"
+                            env=paused_at(r"[1-9]\d* written; next", marker, env))
+    wait_paused(proc, marker)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
@@ -604,13 +600,11 @@ def test_an_original_that_does_not_belong_is_refused_alike_on_the_cluster(cluste
 
 @pytest.fixture(scope="module")
 def meps_release(tmp_path_factory):
-    """All of MEPS disassociated by the CLI (k = 3, m = 2, clusters of at most 30, with joint
-    clusters): its attack on ``local:2`` runs ~10 s after the workers are up."""
-    from conftest import SHARED_DATA, run_cli
+    """The bundled MEPS sample disassociated by the CLI (k = 3, m = 2, clusters of at most 30,
+    with joint clusters)."""
+    from conftest import run_cli
 
-    orig = SHARED_DATA / "meps2005-conditions.txt"
-    if not orig.is_file():
-        pytest.skip("../shared/data is not present")
+    orig = SAMPLES / "meps400-original.txt"
     folder = tmp_path_factory.mktemp("meps")
     rel, key = folder / "d.json", folder / "d.key.json"
     r = run_cli("anonymize", "disassoc", orig, "-k", "3", "-m", "2", "--max-cluster-size", "30", "-o", rel,
@@ -622,7 +616,8 @@ def meps_release(tmp_path_factory):
 @pytest.mark.parametrize("to_group", [False, True], ids=["driver", "group"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, tmp_path, sig, code, to_group):
-    """``--scheduler local:2`` stopped once its workers are up, the driver alone or its whole
+    """``--scheduler local:2`` stopped once its workers are up and the release's first batches are
+    sent (the test hook stops the driver there), the driver alone or its whole
     process group (a terminal's Ctrl-C, `timeout`'s or a job scheduler's SIGTERM): one line, the
     signal's exit code, no report, no traceback from Dask torn down under the run, and nothing
     left in $TMPDIR -- not Dask's own ``dask-scratch-space``, which outlived every run before,
@@ -638,24 +633,22 @@ def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, 
     import sys
     import time
 
-    from conftest import REPO
+    from conftest import REPO, paused_at, wait_paused
 
     rel, kf, orig = meps_release
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     report = tmp_path / "report.json"
+    marker = tmp_path / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "attack", "disassoc", str(rel), "--key", str(kf),
                              "--original", str(orig), "--summary-only",
                              "--scheduler", "local:2", "--report", str(report)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=paused_at("re-associating", marker, env), start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(list(tmp.rglob("worker-*.dirlock"))) < 2 and proc.poll() is None:
-            time.sleep(0.02)
-        assert len(list(tmp.rglob("worker-*.dirlock"))) == 2, "the local cluster never started its two workers"
-        time.sleep(0.5)  # the driver's client is connected to the cluster's scheduler by now
+        wait_paused(proc, marker, timeout=120)  # the driver's client has sent the shared data to the workers
+        assert len(list(tmp.rglob("worker-*.dirlock"))) == 2, "the local cluster has not its two workers"
         (os.killpg if to_group else os.kill)(proc.pid, sig)
         t0 = time.monotonic()
         _, err = proc.communicate(timeout=120)

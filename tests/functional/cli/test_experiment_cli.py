@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import struct
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, run_cli
+from conftest import REPO, SAMPLES, drain, finish_draining, paused_at, run_cli, wait_paused
 
 CONTRACT = ("format", "id", "cell", "label", "release", "check", "privacy", "utility", "times")
 
@@ -147,23 +147,23 @@ def test_a_torn_last_line_is_dropped_and_its_cell_measured_again(grid, tmp_path)
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, sig, code):
-    """A real process; the signal lands once the first line is written, while later cells run
-    (twelve cells: with six, the last was written ~1 s after the first)."""
+def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, tmp_path_factory, sig, code):
+    """A real process; the signal lands once the first line is written, as the second cell starts
+    (the test hook stops the run there), while later cells are still to run."""
     _slice(tmp_path)
-    ks = list(range(2, 14))
+    ks = [2, 3, 4]
     spec = tmp_path / "grid.toml"
     spec.write_text('original = "orig.txt"\nbackground = "bg.txt"\n\n[[release]]\nfamily = "setgen"\n'
                     f'k = {ks}\nrandom_privacy = 10\n')
     results = tmp_path / "R.jsonl"
+    marker = tmp_path_factory.mktemp("pause") / "paused"  # outside the folder whose files are checked
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "experiment", str(spec), "-o", str(results)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
-        time.sleep(0.05)
-    assert results.exists(), "no cell finished in time"
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=paused_at(re.escape(f"experiment 1/{len(ks)} [2/{len(ks)}]"), marker, env))
+    wait_paused(proc, marker)
+    assert results.read_text().count("\n") == 1
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
@@ -285,32 +285,26 @@ def test_assess_no_alternatives_and_no_original():
     assert doc["alternatives"] == [] and "--original" in doc["alternatives_note"]
 
 
-def test_an_interrupt_while_the_alternatives_run_keeps_those_finished(tmp_path):
-    """The bar (stderr a terminal) names the alternative being measured; SIGINT then writes every
-    attack, the alternatives finished ("this release" at least) and the choice among them, partial."""
+def test_an_interrupt_while_the_alternatives_run_keeps_those_finished(tmp_path, tmp_path_factory):
+    """The bar (stderr a terminal) names the alternative being measured; SIGINT as the first
+    alternative starts (the test hook stops the run there) then writes every attack, the
+    alternatives finished ("this release" at least) and the choice among them, partial."""
     import pty
-    import select
 
     rep = tmp_path / "a.json"
+    marker = tmp_path_factory.mktemp("pause") / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200")
     env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "assess", str(SAMPLES / "meps400-setgen.txt"),
                              "--original", str(SAMPLES / "meps400-original.txt"), "--report", str(rep)],
-                            stdout=subprocess.PIPE, stderr=slave, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=slave, text=True,
+                            env=paused_at(r"\[alternative 1/", marker, env))
     os.close(slave)
-    seen = b""
-    deadline = time.monotonic() + 120
     try:
-        while time.monotonic() < deadline and b"[alternative 1/" not in seen:
-            if select.select([master], [], [], 0.5)[0]:
-                try:
-                    seen += os.read(master, 1 << 16)
-                except OSError:
-                    break
-        assert b"[alternative 1/" in seen, seen[-500:]
+        wait_paused(proc, marker, timeout=120, meanwhile=lambda: drain(master))
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+        finish_draining(proc, master)
     finally:
         os.close(master)
     assert proc.returncode == 130
