@@ -69,8 +69,10 @@ def test_sample_data_is_found():
 
 
 def test_import_contracts_hold():
-    """The contracts in pyproject.toml ([tool.importlinter]): the engine never imports a face,
-    textual or rich; checks share no code with anonymisers; families never import each other."""
+    """The contracts in pyproject.toml ([tool.importlinter]): the layers, highest first (no module imports
+    a layer above its own, even indirectly; every module under semtui/ placed: tests/unit/test_import_graph.py
+    reads the same order); the engine never imports a face, textual or rich; checks share no code with
+    anonymisers; families never import each other."""
     lint = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     out = subprocess.run([lint, "--config", str(REPO / "pyproject.toml")], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 0, out.stdout + out.stderr
