@@ -16,20 +16,19 @@ import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from semtui.errors import InputError
+from semtui.families import Planned, family_of
+from semtui.families.disassoc import COVER_ATTACKERS, REASSOC_METHODS  # noqa: F401 (re-exported)
+from semtui.families.setgen import KNOWLEDGE_METHODS, SETGEN_METHODS
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress
 
 FORMAT = "semtui-assessment/1"
 
-#: the eliminators of the papers' attack, in the order they run; RA runs once as the papers' baseline
-SETGEN_METHODS = ("mda", "tba", "wba", "gba", "rba")
-#: with a background: the knowledge attack's default eliminator and the threshold one
-KNOWLEDGE_METHODS = ("pba", "tba")
-#: the re-association methods that score with a measure; RA and NBA run apart
-REASSOC_METHODS = ("aba", "rga", "mra", "assign")
-COVER_ATTACKERS = ("strong", "moderate", "weak")
+# the attacks' methods, as each family plans them (semtui.families): SETGEN_METHODS, KNOWLEDGE_METHODS
+# (set generalisation, k^m), REASSOC_METHODS, COVER_ATTACKERS (disassociation)
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -206,26 +205,18 @@ class Assessor:
         self._started = time.perf_counter()
 
     # ---------------------------------------------------------------- plan
-    def plan(self) -> list[tuple[str, dict]]:
-        """Every attack the release admits, as (family, options) in the order they run."""
-        i = self.inputs
-        out: list[tuple[str, dict]] = []
-        if self.report.kind == "set-generalised":
-            for m in i.measure_list():
-                out += [("setgen", dict(method=x, measure=m)) for x in SETGEN_METHODS]
-            if i.background:
-                for m in i.measure_list():
-                    out += [("setgen", dict(method=x, measure=m, background=i.background)) for x in KNOWLEDGE_METHODS]
-            out.append(("setgen", dict(method="ra", seed=0)))
-        else:
-            for m in i.measure_list():
-                out += [("reassoc", dict(method=x, measure=m)) for x in REASSOC_METHODS]
-            if i.background:
-                out.append(("reassoc", dict(method="nba", background=i.background)))
-            out.append(("reassoc", dict(method="ra")))
-            out += [("cover", dict(attacker=a)) for a in COVER_ATTACKERS]
-        if i.only is not None:
-            out = [(f, o) for f, o in out if attack_name(f, o) in i.only]
+    @property
+    def family(self):
+        """The release's family (:mod:`semtui.families`): it plans the attacks."""
+        return family_of(self.release)
+
+    def plan(self) -> list[Planned]:
+        """Every attack the release admits, as (attack, options) in the order they run: the
+        family's plan (``attack`` names the family of attacks that runs each), less those
+        ``inputs.only`` leaves out."""
+        out = self.family.plan(self.inputs)
+        if self.inputs.only is not None:
+            out = [p for p in out if attack_name(*p) in self.inputs.only]
         return out
 
     def run(self) -> AssessmentReport:
@@ -245,24 +236,24 @@ class Assessor:
         if self.inputs.background:
             self.progress(0, n, "reading the background")
             self._background()
-        for idx, (family, opts) in enumerate(plan):
-            label = _label(family, opts)
+        for idx, planned in enumerate(plan):
+            attack, opts = planned
+            label = _label(attack, opts)
 
             def inner(done, total, message="", _idx=idx, _label=label):
                 # the whole run counts attacks; the current attack's own progress is in the message
                 self.progress(_idx, n, f"[{_idx + 1}/{n}] {_label}: {message} {done}/{total}".rstrip())
 
             inner(0, 0, "starting")
-            if family == "cover" and opts["attacker"] == "moderate" and self.original is None:
-                self.report.skipped.append({"attack": label, "why": "the moderate attacker's knowledge is drawn from "
-                                                                    "the original records: give --original"})
+            if (why := self.family.unrunnable(planned, original=self.original)) is not None:
+                self.report.skipped.append({"attack": label, "why": why})
                 continue
             t0 = time.perf_counter()
-            entry, doc = getattr(self, f"_run_{family}")(opts, inner)
+            entry, doc = self._RUNNERS[attack](self, opts, inner)
             entry["seconds"] = round(time.perf_counter() - t0, 3)
             self.report.attacks.append(entry)
             self._consider(entry, doc)
-            if not self.report.scored and _is_default(family, opts, self.inputs):
+            if not self.report.scored and _is_default(attack, opts, self.inputs):
                 self._best_doc = doc  # unscored: the records the default attack implicates
             self.progress(idx + 1, n, f"[{idx + 1}/{n}] {label}: done")
         self.finish(partial=False)
@@ -386,6 +377,9 @@ class Assessor:
     # ---------------------------------------------------------------- shared knowledge
     def _measure(self, spec: str):
         return self.opened.measure(spec, self.inputs.cache)
+
+    #: the runner of each family of attacks a family's plan names (Planned.attack)
+    _RUNNERS: ClassVar[dict] = {"setgen": _run_setgen, "reassoc": _run_reassoc, "cover": _run_cover}
 
     def _background(self):
         return self.opened.load_background(self.inputs.background)

@@ -39,17 +39,9 @@ def setgen(
 ) -> None:
     """Set-based generalisation in the manner of COAT; writes OUT and a JSON sidecar."""
     from semtui import formats
-    from semtui.anonymize.setgen import (
-        SetgenSidecar,
-        anonymize,
-        flatten,
-        parse_sizes,
-        random_privacy,
-        read_privacy,
-        utility_constraints,
-        utility_files,
-    )
+    from semtui.anonymize.setgen import parse_sizes, utility_files
     from semtui.cli.common import StderrProgress, default_sidecar, echo, names, warn, write_outputs
+    from semtui.families import FAMILIES, FileSources
     from semtui.fileio import check_outputs
     from semtui.formats.text import dump_setgen
 
@@ -63,24 +55,18 @@ def setgen(
     check_outputs({"-o": out, "--sidecar": side},  # inputs are never written
                   {"ORIG": orig, "--privacy": privacy, "--utility": utility_files(utility)},
                   stdout_taken="--json" if json_out else None)
-    lo, hi = parse_sizes(sizes)
+    parse_sizes(sizes)
     data = formats.read_transactions(orig, format)
-    if privacy is not None:
-        constraints = read_privacy(privacy)
-        source = {"source": "file", "file": str(privacy)}
-    else:
-        constraints = random_privacy(data, random_n, (lo, hi), seed)
-        if len(constraints) < random_n:
-            warn(f"only {len(constraints)} distinct random constraints of sizes {lo}-{hi} exist in {orig} "
-                 f"(asked for {random_n})")
-        source = {"source": "random", "n": random_n, "sizes": [lo, hi], "seed": seed}
-    utility_sets = utility_constraints(utility, data, constraints)
+    family = FAMILIES["setgen"]
+    params = {"k": k, "privacy": privacy, "random_privacy": random_n, "sizes": sizes, "seed": seed,
+              "utility": utility, "unmarked": unmarked}
+    # fewer distinct random constraints than asked for is warned about as soon as it is known
+    request = family.prepare(data, params, FileSources(data), original_path=orig, output=out, note=warn)
 
     with StderrProgress("anonymising") as progress:
-        result = anonymize(data, constraints, k, utility_sets, progress=progress)
+        made = family.anonymise(request, progress=progress)
 
-    doc = SetgenSidecar(result, str(orig), str(out), source, utility, unmarked).to_json()
-    released = flatten(result.data) if unmarked else result.data
+    result, doc, released = made.result, made.sidecar, made.released
     # the release and its sidecar are committed together; the sidecar names the original's
     # privacy constraints and suppressed items (and, unmarked, the groups), so a new one is private (0600)
     write_outputs([(out, lambda fh: dump_setgen(released, fh, out), False), (side, doc, True)])
@@ -141,11 +127,11 @@ def km(
     k, m and cut from the report beside it (OUT.json)."""
 
     from semtui import formats
-    from semtui.anonymize.hierarchy import ALGORITHMS, generalise_km
+    from semtui.anonymize.hierarchy import ALGORITHMS
     from semtui.cli.common import StderrProgress, default_sidecar, echo, note_jobs, warn, write_outputs
+    from semtui.families import FAMILIES, FileSources
     from semtui.fileio import check_outputs
     from semtui.formats.hierarchy import read_hierarchy
-    from semtui.formats.text import dump_setgen
 
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown --algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
@@ -180,34 +166,22 @@ def km(
     h = read_hierarchy(hierarchy)
     data = formats.read_transactions(orig, format)
     note_jobs(jobs)
+    family = FAMILIES["km"]
+    params = {"k": k, "m": m, "algorithm": algorithm, "hierarchy": hierarchy, "parts": n_parts,
+              "scheduler": scheduler, "members": members, "minimal": minimal, "ml2_support": ml2_support or None,
+              "ml2_max_size": ml2_max_size or None}
+    request = family.prepare(data, params, FileSources(data, given_hierarchy=h), original_path=orig, output=out,
+                             jobs=jobs)
     with StderrProgress(f"k^m {algorithm}") as progress:
-        result = generalise_km(data, h, k, m, algorithm, parts=n_parts, jobs=jobs, scheduler=scheduler,
-                               members=members, minimal=minimal, ml2_min_support=ml2_support or None,
-                               ml2_max_size=ml2_max_size or None, path=orig, progress=progress)
-    doc = result.to_json()
-    from semtui.fileio import is_stdin
-    from semtui.formats.km import can_write, dump_km, hierarchy_reference
+        made = family.anonymise(request, progress=progress)
+    result = made.result
     from semtui.model.info import fact_text
-    from semtui.reports import document
 
-    written = release_format
-    if written == "nodes" and (is_stdin(hierarchy) or not can_write(result.data)):
-        written = "leaves"
-        warn("the release is written as leaf lists: " + (
-            "a hierarchy read from standard input has no file for the release to name" if is_stdin(hierarchy)
-            else "an item or node label holds a character the node format cannot write ({, }, a comma or a bracket)"))
-    fmt = doc.pop("format")
-    doc.pop("semtui_version")
-    href = hierarchy_reference(hierarchy, out) if written == "nodes" else str(hierarchy)
-    doc = document(fmt, {"original": str(orig), "hierarchy_file": str(hierarchy), "output": str(out),
-                         "release_format": "km" if written == "nodes" else "setgen",
-                         **({"release_hierarchy": href} if written == "nodes" else {}), **doc})
-    if written == "nodes":
-        def write_release(fh):
-            dump_km(result.data, fh, href, members, out)
-    else:
-        def write_release(fh):
-            dump_setgen(result.data, fh, out)
+    written, why = family.written_format(made, release_format, hierarchy)
+    if why is not None:
+        warn("the release is written as leaf lists: " + why)
+    doc = family.report(made, hierarchy_path=hierarchy, written=written, output=out)
+    write_release = family.writer(made, doc, written, out)
     # the release and its report (its sidecar) are committed together; neither holds original records
     write_outputs([(out, write_release), (side, doc)])
     if json_out:
@@ -221,9 +195,6 @@ def km(
                f"{rules} generalisation rules, {result.data.n_generalised} generalised items, "
                f"NCP {fact_text('ncp', result.ncp)}{mining}, {result.count_tree_nodes} count-tree nodes, "
                f"{result.seconds:.2f} s; report {side}")
-
-
-DISASSOC_FORMAT = "semtui-disassoc-run/1"
 
 
 @app.command("disassoc")
@@ -253,9 +224,10 @@ def disassoc(
     """Disassociation (HORPART + VERPART + REFINE, Terrovitis et al. 2012): clusters of record chunks and a term
     chunk, and joint clusters of shared chunks."""
     from semtui import formats
-    from semtui.anonymize.disassociation import check_parameters, disassociate
+    from semtui.anonymize.disassociation import check_parameters
     from semtui.anonymize.disassociation.refine import check_joint_max_size
     from semtui.cli.common import StderrProgress, echo, write_outputs
+    from semtui.families import FAMILIES, FileSources
     from semtui.fileio import check_outputs
     from semtui.formats.disassociated import dump_disassociated, dump_key
 
@@ -266,18 +238,19 @@ def disassoc(
         raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine or --safe")
     check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
+    family = FAMILIES["disassoc"]
+    params = {"k": k, "m": m, "max_cluster_size": max_cluster_size, "refine": refine,
+              "joint_max_size": joint_max_size, "safe": safe, "seed": seed}
+    request = family.prepare(data, params, FileSources(data), original_path=orig, output=out)
     with StderrProgress("disassociating") as progress:
-        result = disassociate(data, k, m, max_cluster_size, progress=progress, refine=refine,
-                              joint_max_size=joint_max_size, safe=safe, seed=seed)
+        made = family.anonymise(request, progress=progress)
+    result = made.result
     # the release and its key are committed together; the key undoes the release (0600)
     outputs = [(out, lambda fh: dump_disassociated(result.data, fh), False)]
     if key is not None:
         outputs.append((key, lambda fh: dump_key(result.key, fh), True))
     write_outputs(outputs)
-    from semtui.reports import document
-
-    doc = document(DISASSOC_FORMAT, {"original": str(orig), "output": str(out),
-                                     "key": None if key is None else str(key), **result.summary()})
+    doc = family.report(made, output=out, key=key)
     if json_out:
         emit_json(doc)
         return

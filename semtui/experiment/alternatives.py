@@ -31,11 +31,13 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.experiment.cells import FORMAT, Context, privacy_of, run_cell
 from semtui.experiment.spec import PARAMS, make_cell
+from semtui.families import Assessed, family_of
+from semtui.families import assessed_params as _assessed_params
+from semtui.families.setgen import ASSUMED_SETGEN
 from semtui.runtime import ProgressCallback, no_progress
 
 #: distances from chance this close to the smallest count as equal (the choice then goes to utility)
@@ -87,108 +89,34 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 lambda p: None if p.get("safe") else {**p, "safe": True, "refine": False}),
 )
 
-#: what the alternatives assume of a set-generalised release with no sidecar (docs/assess.md)
-ASSUMED_SETGEN = {"k": 3, "random_privacy": 300, "sizes": "3-6", "seed": 1, "utility": "all"}
+#: each family's rows of the table, in the table's order
+_ROWS: dict[str, list[Alternative]] = {}
+for _alt in ALTERNATIVES:
+    _ROWS.setdefault(_alt.family, []).append(_alt)
 
-
-@dataclass
-class Assessed:
-    """The assessed release as a cell: its family, its parameters, and what was assumed."""
-
-    family: str
-    params: dict
-    known: bool
-    note: str
-    #: the privacy constraints of a set-generalised release (from its sidecar), for the check
-    constraints: list | None = None
+__all__ = ["ALTERNATIVES", "ASSUMED_SETGEN", "Alternative", "AlternativesRun", "Assessed", "assess_with_alternatives",
+           "assessed_params", "choose", "chosen_sentence", "distance", "plan", "this_release"]
 
 
 def assessed_params(kind: str, release, data_path: str) -> Assessed:
-    """The parameters of the assessed release: from a disassociated release itself (its k and m;
-    the largest cluster for the maximum size, which the release does not record), from a
-    set-generalised release's sidecar ``RELEASE.json`` (``anonymize setgen``'s, or ``anonymize
-    km``'s report), else the documented defaults, said so."""
-    if kind == "disassociated":
-        params = {"k": release.k, "m": release.m, "refine": bool(release.joint_clusters)}
-        if release.max_cluster_size is not None:
-            return Assessed("disassoc", {**params, "max_cluster_size": release.max_cluster_size}, True,
-                            f"k={release.k}, m={release.m} and the maximum cluster size "
-                            f"{release.max_cluster_size} read from the release")
-        largest = max((c.size for c in release.clusters), default=release.k)
-        return Assessed("disassoc", {**params, "max_cluster_size": max(largest, release.k)},
-                        True, f"k={release.k} and m={release.m} read from the release; the release (written before "
-                              f"semtui recorded it) does not record its maximum cluster size: taken as its largest "
-                              f"cluster ({largest}), which overstates it when HORPART left identical transactions "
-                              "together")
-    side = Path(str(data_path) + ".json")
-    doc = None
-    if side.is_file():
-        from semtui.fileio import parse_json, read_text
-
-        try:
-            doc = parse_json(read_text(side), side)
-        except InputError:
-            doc = None
-    fmt = (doc or {}).get("format", "") if isinstance(doc, dict) else ""
-    if fmt.startswith("semtui-setgen-sidecar/"):
-        src = doc.get("privacy") or {}
-        p = {"k": int(doc["k"]), "utility": doc.get("utility") or "all"}
-        if src.get("source") == "random":
-            p.update(random_privacy=int(src["n"]), sizes=f"{src['sizes'][0]}-{src['sizes'][1]}", seed=int(src["seed"]))
-        else:
-            p["privacy"] = str(side)  # the sidecar holds the constraints (check privacy reads it too)
-        return Assessed("setgen", p, True, f"parameters read from the sidecar {side}",
-                        constraints=doc.get("privacy_constraints"))
-    if fmt.startswith("semtui-km-report/"):
-        p = {"k": int(doc["k"]), "m": int(doc["m"]), "algorithm": doc.get("algorithm", "aa")}
-        h = doc.get("hierarchy_file")
-        if h and Path(h).is_file():
-            p["hierarchy"] = h
-            note = f"parameters read from the report {side}"
-        else:
-            p.update(fanout=5, order="id")
-            note = (f"parameters read from the report {side}; its hierarchy file {h!r} is not there: the "
-                    "alternatives build one (fanout 5, items in id order)")
-        return Assessed("km", p, True, note)
-    return Assessed("setgen", dict(ASSUMED_SETGEN), False,
-                    f"no sidecar beside the release ({side}): its parameters are unknown, so the alternatives "
-                    f"assume the documented defaults (set generalisation, k={ASSUMED_SETGEN['k']}, "
-                    f"{ASSUMED_SETGEN['random_privacy']} random {ASSUMED_SETGEN['sizes']}-item constraints, seed "
-                    f"{ASSUMED_SETGEN['seed']}) and this release is not checked")
+    """The parameters of the assessed release (:func:`semtui.families.assessed_params`: from a
+    disassociated release itself, from a set-generalised release's sidecar ``RELEASE.json``, else
+    the documented defaults, said so).  ``kind``: the assessment's, which the release's data says."""
+    return _assessed_params(release, data_path)
 
 
 def this_release(report, release, original, key, assessed: Assessed) -> dict:
     """The assessed release as a cell ("this release"): the assessment's figures, its utility, and
     its check where its parameters are known."""
-    from semtui.metrics.release_utility import disassociated_utility, generalised_utility
-
     p = assessed.params
     fam = assessed.family
+    family = family_of(fam)
     t0 = time.perf_counter()
     check = {"passed": None, "checker": None, "detail": "not checked: the release's parameters are unknown"}
     if assessed.known:
-        if fam == "setgen" and assessed.constraints is not None:
-            from semtui.checks.privacy import check_privacy
-
-            c = check_privacy(release, assessed.constraints, p["k"])
-            check = {"passed": bool(c.holds), "checker": "check privacy",
-                     "detail": f"k={p['k']}: {len(assessed.constraints)} constraints (from the sidecar), "
-                               f"{len(c.violated)} with support in (0, {p['k']})"}
-        elif fam == "km":
-            from semtui.checks.km import check_transactions
-
-            c = check_transactions(release, p["k"], p["m"])
-            check = {"passed": bool(c.holds), "checker": "check km",
-                     "detail": f"k={p['k']}, m={p['m']}: {c.core.n_violations} minimal violating itemsets"}
-        elif fam == "disassoc" and key is not None:
-            from semtui.checks.km import check_disassociated
-
-            c = check_disassociated(release, release.k, release.m, key, original)
-            check = {"passed": bool(c.holds), "checker": "check km (disassociated, with the key and the original)",
-                     "detail": f"k={release.k}, m={release.m}: {c.core.n_violations} minimal violating itemsets, "
-                               f"{c.n_structure} structure problems"}
+        check = family.check_assessed(release, assessed, original=original, key=key) or check
     check_s = time.perf_counter() - t0
-    utility = disassociated_utility(release) if fam == "disassoc" else generalised_utility(original, release)
+    utility = family.utility(original, release)
     i = report.inputs
     return {"format": FORMAT, "id": f"this-release:{i.data}", "cell": {"family": fam, **p, "known": assessed.known},
             "label": "this release", "release": i.data, "key": i.key, "anonymize_command": None,
@@ -202,9 +130,7 @@ def this_release(report, release, original, key, assessed: Assessed) -> dict:
 def plan(assessed: Assessed) -> list[tuple[Alternative, dict]]:
     """The alternatives of the table that apply to this release, with their parameters."""
     out, seen = [], set()
-    for alt in ALTERNATIVES:
-        if alt.family != assessed.family:
-            continue
+    for alt in _ROWS.get(assessed.family, ()):
         q = alt.make(dict(assessed.params))
         if q is None:
             continue
@@ -227,12 +153,7 @@ def distance(cell: dict) -> float:
     cover = _cover_share(cell)
     if not p.get("beats_chance"):
         return cover
-    f = p.get("figures") or {}
-    if cell["cell"]["family"] == "disassoc":
-        lift = f.get("lift")
-        return math.inf if lift is None else max(0.0, lift - 1.0, cover)
-    er = f.get("error_ratio")
-    return math.inf if er is None else max(0.0, 1.0 - er)
+    return family_of(cell["cell"]["family"]).distance(p.get("figures") or {}, cover)
 
 
 def _cover_share(cell: dict) -> float:
@@ -300,8 +221,7 @@ class AlternativesRun:
         if a.original is None:
             rep.alternatives_note = "no alternatives: give --original to measure safer releases beside this one"
             return
-        assessed = assessed_params("disassociated" if rep.kind == "disassociated" else "set-generalised",
-                                   a.release, rep.inputs.data)
+        assessed = _assessed_params(a.release, rep.inputs.data)
         rep.alternatives = [this_release(rep, a.release, a.original, a.key, assessed)]
         todo = plan(assessed)
         self.total = len(todo)
@@ -354,7 +274,6 @@ class AlternativesRun:
 def _far(c: dict) -> str:
     """How far the release's strongest attack is from chance, as a clause."""
     p = c["privacy"]
-    f = p.get("figures") or {}
     if p.get("attack") is None:
         return "nothing is generalised" if p.get("risk") == 1.0 else "no attack applies"
     cover = ""
@@ -362,12 +281,7 @@ def _far(c: dict) -> str:
         n = (p.get("cover_vulnerable_records") or {}).get("strong")
         cover = (f", and the strong cover attacker can breach {n:,} records ({_cover_share(c):.0%})" if n else
                  ", and no cover problem breaks")
-    if not p.get("beats_chance"):
-        return "no re-association beats chance" + cover if c["cell"]["family"] == "disassoc" else \
-            "no attack beats chance"
-    if c["cell"]["family"] == "disassoc":
-        return f"the strongest re-association has lift {f.get('lift'):.2f} over random" + cover
-    return f"the strongest attack has error ratio {f.get('error_ratio'):.2f}"
+    return family_of(c["cell"]["family"]).far(p, cover)
 
 
 def chosen_sentence(alts: list[dict], k: int) -> str:
@@ -409,6 +323,4 @@ def _r(c: dict) -> str:
     r = c["privacy"].get("risk")
     if r is None:
         return "-"
-    if c["cell"]["family"] == "disassoc":
-        return f"{r:.0%} of what it re-associates"
-    return f"{r:.0%} of the added items"
+    return f"{r:.0%} of {family_of(c['cell']['family']).risk_of}"

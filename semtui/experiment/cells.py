@@ -12,17 +12,16 @@ the one executor (:mod:`semtui.runtime.executor`).
 from __future__ import annotations
 
 import hashlib
-import io
 import re
-import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.assess import AssessInputs, Assessor, Opened, top_attack
-from semtui.errors import InputError
 from semtui.experiment.spec import CellParams
-from semtui.model import DisassociatedData, TransactionData
+from semtui.families import family_of
+from semtui.families.common import key_path
+from semtui.model import TransactionData
 from semtui.reports import json_float
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -103,17 +102,7 @@ class Context:
         hierarchies), so that a context shipped to another machine carries them and no worker
         opens a path it may not have (``semtui experiment --scheduler``)."""
         for cell in cells:
-            p = dict(cell.params)
-            if cell.family == "setgen":
-                if p.get("privacy"):
-                    self.privacy(p["privacy"])
-                if p.get("utility", "all") != "all":
-                    from semtui.anonymize.setgen.constraints import utility_files
-
-                    if utility_files(str(p["utility"])):
-                        self.utility(str(p["utility"]), None)
-            elif cell.family == "km" and p.get("hierarchy"):
-                self.hierarchy(p)
+            family_of(cell.family).read_files(dict(cell.params), self)
 
 
 def slug(cell: CellParams) -> str:
@@ -144,138 +133,28 @@ class Made:
     hierarchy: object | None = None
     #: an unmarked release: the same release with its generalised items marked (its utility)
     marked: object | None = None
-
-
-def _q(x) -> str:
-    return shlex.quote(str(x))
+    #: what the family's anonymiser made (semtui.families)
+    made: object | None = None
 
 
 def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallback) -> Made:
     p = dict(cell.params)
-    orig = ctx.original
-    o = _q(ctx.original_path)
-    if cell.family == "setgen":
-        from semtui.anonymize.setgen import (
-            SetgenSidecar,
-            anonymize,
-            parse_sizes,
-            random_privacy,
-        )
-        from semtui.formats.text import dump_setgen, parse_text
-
-        if p.get("privacy"):
-            constraints = ctx.privacy(p["privacy"])
-            source = {"source": "file", "file": str(p["privacy"])}
-            how = f"--privacy {_q(p['privacy'])}"
-        else:
-            lo, hi = parse_sizes(str(p["sizes"]))
-            constraints = random_privacy(orig, int(p["random_privacy"]), (lo, hi), int(p["seed"]))
-            source = {"source": "random", "n": p["random_privacy"], "sizes": [lo, hi], "seed": p["seed"]}
-            how = f"--random-privacy {p['random_privacy']} --sizes {p['sizes']} --seed {p['seed']}"
-        res = anonymize(orig, constraints, int(p["k"]), ctx.utility(p["utility"], constraints), progress=progress)
-        unmarked = bool(p.get("unmarked", False))
-        buf = io.StringIO()
-        if unmarked:  # every generalised item written as its members, as plain items (anonymize --unmarked)
-            from semtui.anonymize.setgen.unmarked import flatten
-
-            dump_setgen(flatten(res.data), buf, name)
-        else:
-            dump_setgen(res.data, buf, name)
-        text = buf.getvalue()
-        release = parse_text(text, name)
-        marked = None
-        if unmarked:
-            mbuf = io.StringIO()
-            dump_setgen(res.data, mbuf, name)
-            marked = parse_text(mbuf.getvalue(), name)
-        from semtui.checks.privacy import check_privacy
-
-        tc = time.perf_counter()
-        chk = check_privacy(release, res.privacy, int(p["k"]))
-        check_s = time.perf_counter() - tc
-        n_viol = len(chk.violated)
-        check = {"passed": bool(chk.holds), "checker": "check privacy",
-                 "detail": f"k={p['k']}: {len(res.privacy)} constraints, {n_viol} with support in (0, {p['k']}), "
-                           f"{len(chk.exercised)} exercised"}
-        sidecar = SetgenSidecar(res, ctx.original_path, name, source, p["utility"], unmarked).to_json()
-        cmd = (f"semtui anonymize setgen {o} -k {p['k']} {how}"
-               + (f" --utility {_q(p['utility'])}" if p["utility"] != "all" else "")
-               + (" --unmarked" if unmarked else "") + f" -o {_q(name)}")
-        return Made(release, text, ".txt", sidecar=sidecar, check=check, command=cmd, marked=marked,
-                    anonymiser={"seconds": res.seconds, "suppressed_items": len(res.suppressed), "check_s": check_s})
-    if cell.family == "km":
-        from semtui.anonymize.hierarchy import generalise_km
-        from semtui.checks.km import check_transactions
-        from semtui.formats.hierarchy import dump_hierarchy
-        from semtui.formats.text import dump_setgen, parse_text
-
-        h = ctx.hierarchy(p)
-        res = generalise_km(orig, h, int(p["k"]), int(p["m"]), p.get("algorithm", "aa"), jobs=ctx.jobs,
-                            path=ctx.original_path, progress=progress)
-        buf = io.StringIO()
-        dump_setgen(res.data, buf, name)
-        text = buf.getvalue()
-        release = parse_text(text, name)
-        tc = time.perf_counter()
-        chk = check_transactions(release, int(p["k"]), int(p["m"]), progress=progress)
-        check_s = time.perf_counter() - tc
-        check = {"passed": bool(chk.holds), "checker": "check km",
-                 "detail": f"k={p['k']}, m={p['m']}: {chk.core.n_rows} transactions, "
-                           f"{chk.core.n_violations} minimal violating itemsets"}
-        extra = []
-        if p.get("hierarchy"):
-            hpath, build = p["hierarchy"], ""
-        else:
-            hpath = str(Path(name).with_suffix("")) + ".hierarchy.txt"
-            hbuf = io.StringIO()
-            dump_hierarchy(h, hbuf, hpath)
-            extra.append((hpath, hbuf.getvalue()))
-            build = f"semtui hierarchy build {o} --fanout {p['fanout']} --order {p['order']} -o {_q(hpath)} && "
-        cmd = (f"{build}semtui anonymize km {o} --hierarchy {_q(hpath)} -k {p['k']} -m {p['m']}"
-               + (f" --algorithm {p['algorithm']}" if p.get("algorithm", "aa") != "aa" else "") + f" -o {_q(name)}")
-        return Made(release, text, ".txt", sidecar=res.to_json(), check=check, command=cmd, extra_files=extra,
-                    hierarchy=h,
-                    anonymiser={"seconds": res.seconds, "ncp_hierarchy": json_float(res.ncp), "check_s": check_s,
-                                "hierarchy": {"leaves": h.n_leaves, "height": h.height}})
-    if cell.family == "disassoc":
-        from semtui.anonymize.disassociation import disassociate
-        from semtui.checks.km import check_disassociated
-        from semtui.fileio import parse_json
-        from semtui.formats.disassociated import dump_disassociated, dump_key, parse_disassociated
-
-        res = disassociate(orig, int(p["k"]), int(p["m"]), int(p["max_cluster_size"]), progress=progress,
-                           refine=bool(p.get("refine", True)), safe=bool(p.get("safe", False)))
-        buf = io.StringIO()
-        dump_disassociated(res.data, buf)
-        text = buf.getvalue()
-        release = parse_disassociated(parse_json(text, name), name)
-        kbuf = io.StringIO()
-        dump_key(res.key, kbuf)
-        tc = time.perf_counter()
-        chk = check_disassociated(release, int(p["k"]), int(p["m"]), res.key, orig, progress=progress)
-        check_s = time.perf_counter() - tc
-        check = {"passed": bool(chk.holds), "checker": "check km (disassociated, with the key and the original)",
-                 "detail": f"k={p['k']}, m={p['m']}: {chk.n_record_chunks} record chunks of {chk.n_clusters} "
-                           f"clusters, {chk.core.n_violations} minimal violating itemsets, "
-                           f"{chk.n_structure} structure problems"}
-        key_name = str(Path(name).with_suffix("")) + ".key.json"
-        cmd = (f"semtui anonymize disassoc {o} -k {p['k']} -m {p['m']} --max-cluster-size {p['max_cluster_size']} "
-               + ("--safe " if p.get("safe") else "--no-refine " if not p.get("refine", True) else "")
-               + f"-o {_q(name)} --key {_q(key_name)}")
-        return Made(release, text, ".json", key=res.key, key_text=kbuf.getvalue(), check=check, command=cmd,
-                    anonymiser={"seconds": res.seconds, "check_s": check_s})
-    raise InputError(f"unknown family {cell.family!r}")
+    """The cell's release, made by its family's anonymiser (the one ``semtui anonymize`` runs),
+    written in its format and read back, and checked by the independent checker."""
+    family = family_of(cell.family)
+    made = family.anonymise(family.prepare(ctx.original, p, ctx, original_path=ctx.original_path, output=name,
+                                           jobs=ctx.jobs), progress=progress)
+    published = family.publish(made, name)
+    tc = time.perf_counter()
+    check = family.check(published.release, made, progress)
+    check_s = time.perf_counter() - tc
+    return Made(published.release, published.text, family.release_ext, key=made.key, key_text=published.key_text,
+                sidecar=made.sidecar, check=check, command=family.command(p, ctx.original_path, name),
+                extra_files=published.extra_files, hierarchy=made.hierarchy, marked=published.marked, made=made,
+                anonymiser={**made.figures, "check_s": check_s})
 
 
 # --------------------------------------------------------------------------- the cell
-def _interval(v) -> list | None:
-    if isinstance(v, dict) and "low" in v:
-        return [v.get("low"), v.get("high")]
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return list(v)
-    return None
-
-
 def privacy_of(report, family: str) -> dict:
     """The cell's privacy: the strongest attack the assessment found (or, when none beat chance,
     the one that took back the most, ``beats_chance: false``), its figures and intervals, and
@@ -289,26 +168,9 @@ def privacy_of(report, family: str) -> dict:
                 "intervals": {}, "risk": None, **({"cover_breaches": covers} if covers else {}), **cover,
                 "note": "no attack was scored"}
     f = top["figures"]
-    raw = f.get("intervals") or {}
-    if family == "disassoc":
-        figures = {"accuracy": f.get("accuracy"), "lift": f.get("lift_over_random"), "correct": f.get("correct"),
-                   "placements": f.get("placements"), "baseline_accuracy": f.get("baseline_accuracy"),
-                   "transaction_breakage": f.get("transaction_breakage"), "km_breakage": f.get("km_breakage")}
-        intervals = {"accuracy": _interval(raw.get("accuracy")), "lift": _interval(raw.get("lift_over_random"))}
-        risk = f.get("accuracy")
-    else:
-        base = f.get("baseline") or {}
-        figures = {"precision": f.get("precision"), "recall": f.get("recall"),
-                   "recall_attackable": f.get("recall_attackable"), "error_ratio": f.get("error_ratio"),
-                   "auc_within": f.get("auc_within_table"), "f1": f.get("f1"), "correct": f.get("correct"),
-                   "added": f.get("added"), "eliminated": f.get("eliminated"),
-                   "lift": json_float(f["correct"] / base["correct"]) if base.get("correct") and f.get("correct")
-                   is not None else None,
-                   "popularity_error_ratio": (f.get("popularity") or {}).get("error_ratio")}
-        intervals = {"precision": _interval(raw.get("precision")), "recall": _interval(raw.get("recall")),
-                     "auc_within": _interval(raw.get("auc_within_table"))}
-        risk = f.get("recall")
-    unscored = family != "disassoc" and not f.get("eliminated") and f.get("recall_attackable") is None
+    fam = family_of(family)
+    figures, intervals, risk = fam.privacy_figures(f)
+    unscored = fam.scored_nothing(f)
     if unscored:
         # no attack tried could score a single row (nothing plain beside the generalised items, and no
         # background knowledge given): a risk of 0 would read as "out of reach" without the strongest
@@ -383,13 +245,11 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
     ``write_kept=False`` they are returned, not written: a cell measured on a Dask worker hands
     them to the driver, which writes them where the spec said (the worker may not share its
     disk)."""
-    from semtui.metrics.release_utility import disassociated_utility, generalised_utility
-
     progress = progress or no_progress
     base = slug(cell)
+    family = family_of(cell.family)
     kept = ctx.keep_dir is not None
-    ext = ".json" if cell.family == "disassoc" else ".txt"
-    name = str((ctx.keep_dir / base) if kept else Path(base)) + ext
+    name = str((ctx.keep_dir / base) if kept else Path(base)) + family.release_ext
     t0 = time.perf_counter()
 
     def stage(what):
@@ -397,7 +257,7 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
 
     made = anonymise(cell, ctx, name, stage("anonymising"))
     t1 = time.perf_counter()
-    key_name = str(Path(name).with_suffix("")) + ".key.json" if made.key is not None else None
+    key_name = key_path(name) if made.key is not None else None
     files = kept_files(made, name, key_name) if kept else []
     if write_kept:
         write_kept_files(files)
@@ -407,17 +267,8 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
     unmarked = None
     if made.marked is not None and made.marked.n_generalised:
         unmarked = _recovery(release, made, int(dict(cell.params)["k"]), ctx, stage("recovering"))
-    if isinstance(shown, TransactionData) and shown.n_generalised == 0:
-        suppressed = generalised_utility(ctx.original, shown)["suppressed_occurrences"]
-        if suppressed:  # protected by suppression alone: no added item, nothing for an attack to take back
-            privacy = {"attack": None, "command": None, "needs": None, "beats_chance": None, "figures": {},
-                       "intervals": {}, "risk": None,
-                       "note": f"nothing was generalised ({suppressed} occurrences suppressed): no attack applies; "
-                               "the items published are published as they were"}
-        else:  # the release is the original's items as they were: the whole take
-            privacy = {"attack": None, "command": None, "needs": "nothing: the release holds the original items",
-                       "beats_chance": None, "figures": {}, "intervals": {}, "risk": 1.0,
-                       "note": "nothing was generalised: every item is published as it was"}
+    if (unattacked := family.unattacked(ctx.original, shown)) is not None:
+        privacy = unattacked
         attacks = []
     else:
         with _on_disk(made, name, kept and write_kept) as data_name:  # on a worker it is not written yet
@@ -435,18 +286,7 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
             privacy.setdefault("note", "only the spec's attacks were run (" + ", ".join(ctx.only) + "): the "
                                "strongest attack is the strongest of those, not of every attack assess runs")
     t3 = time.perf_counter()
-    if isinstance(release, DisassociatedData):
-        utility = disassociated_utility(release)
-    else:
-        utility = generalised_utility(ctx.original, shown)
-        if "ncp_hierarchy" in made.anonymiser:
-            utility["ncp_hierarchy"] = made.anonymiser["ncp_hierarchy"]
-        if made.hierarchy is not None:  # k^m: the paper's multiple-level mining loss (§3.3, eqs. 1-2)
-            from semtui.metrics.utility import ml2
-
-            mining = ml2(ctx.original, release, made.hierarchy)
-            utility.update(ml2=mining["ml2"], dml2=mining["dml2"], ml2_min_support=mining["min_support"],
-                           ml2_max_size=mining["max_size"])
+    utility = family.made_utility(ctx.original, shown, made.made)
     doc = {
         "format": FORMAT,
         "id": cell.id,

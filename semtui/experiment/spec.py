@@ -16,18 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
+from semtui.families import FAMILIES as _FAMILIES
 
-FAMILIES = ("setgen", "disassoc", "km")
+#: the families a ``[[release]]`` table may name (semtui.families: each says what it takes)
+FAMILIES = tuple(_FAMILIES)
 
 #: every parameter a family's table takes, with its default (None: required, or absent when not given)
-PARAMS: dict[str, dict[str, object]] = {
-    "setgen": {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all",
-               "unmarked": False},
-    "disassoc": {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False},
-    "km": {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"},
-}
+PARAMS: dict[str, dict[str, object]] = {name: f.params for name, f in _FAMILIES.items()}
 #: parameters that name a file (read relative to the spec's folder)
-PATH_PARAMS = {"privacy", "hierarchy"}
+PATH_PARAMS = {key for f in _FAMILIES.values() for key in f.files}
 #: parameters added after cells were first written: left out of a cell's id at their default, so
 #: the ids (and the RESULTS lines) of cells written before them still match
 LATER_PARAMS = {"unmarked": False}
@@ -56,21 +53,7 @@ class CellParams:
         bits = [f"k={p['k']}"]
         if "m" in p:
             bits.append(f"m={p['m']}")
-        if self.family == "disassoc":
-            bits.append(f"clusters<={p['max_cluster_size']}")
-            if p.get("safe"):
-                bits.append("safe")
-            elif not p.get("refine", True):
-                bits.append("no REFINE")
-        if self.family == "km":
-            bits.append(f"hierarchy {Path(str(p['hierarchy'])).name}" if p.get("hierarchy")
-                        else f"fanout {p['fanout']} by {p['order']}")
-            if p.get("algorithm", "aa") != "aa":
-                bits.append(str(p["algorithm"]).upper())
-        if self.family == "setgen" and p.get("utility", "all") != "all":
-            bits.append(f"utility {p['utility']}")
-        if p.get("unmarked"):
-            bits.append("unmarked")
+        bits += _FAMILIES[self.family].label_bits(p)
         return f"{self.family} " + " ".join(bits)
 
 
@@ -83,12 +66,7 @@ def make_cell(family: str, params: dict) -> CellParams:
     dropped (``privacy`` replaces the random constraints; ``hierarchy`` replaces fanout/order)."""
     full = {k: v for k, v in PARAMS[family].items() if v is not None}
     full.update({k: v for k, v in params.items() if v is not None})
-    if family == "setgen" and full.get("privacy"):
-        for k in ("random_privacy", "sizes", "seed"):
-            full.pop(k, None)
-    if family == "km" and full.get("hierarchy"):
-        full.pop("fanout", None)
-        full.pop("order", None)
+    full = _FAMILIES[family].canonical(full)
     for k, default in LATER_PARAMS.items():
         if k in full and full[k] == default:
             full.pop(k)
@@ -219,7 +197,8 @@ def read_spec(path: str | Path) -> Spec:
         if family not in FAMILIES:
             raise err(f"'family' must be one of {', '.join(FAMILIES)} (got {family!r})",
                       "family" if "family" in table else "", ti)
-        allowed = PARAMS[family]
+        fam = _FAMILIES[family]
+        allowed = fam.params
         out = {"family": family}
         for key, value in table.items():
             if key == "family":
@@ -229,51 +208,35 @@ def read_spec(path: str | Path) -> Spec:
             values = value if isinstance(value, list) else [value]
             if not values:
                 raise err(f"{key!r} is an empty list: give at least one value", key, ti)
-            checked = [_check_value(family, key, v, base, lambda m, k=key, t=ti: err(m, k, t)) for v in values]
+            checked = [_check_value(fam, key, v, base, lambda m, k=key, t=ti: err(m, k, t)) for v in values]
             out[key] = checked if isinstance(value, list) else checked[0]
         for key, default in allowed.items():
-            if default is None and key not in out and key not in ("privacy", "hierarchy"):
+            if default is None and key not in out and key not in fam.files:
                 raise err(f"family {family} needs {key!r}", "", ti)
-        if family == "setgen" and "privacy" in out and "random_privacy" in out:
-            raise err("give one of 'privacy' (a file) or 'random_privacy' (a number)", "privacy", ti)
-        if family == "km" and "hierarchy" in out and ({"fanout", "order"} & set(out)):
-            raise err("give one of 'hierarchy' (a file) or 'fanout'/'order' (a hierarchy built from the original)",
-                      "hierarchy", ti)
+        if (conflict := fam.conflict(out)) is not None:
+            message, at = conflict
+            raise err(message, at, ti)
         releases.append(out)
     return Spec(path=p, original=base / original, background=background,
                 corpus=None if corpus is None else base / corpus, measures=tuple(measure),
                 keep_releases=None if keep is None else base / keep, releases=releases, attacks=attacks)
 
 
-def _check_value(family: str, key: str, v, base: Path, err):
-    ints = {"k": 1, "m": 1, "max_cluster_size": 1, "random_privacy": 1, "seed": 0, "fanout": 2}
-    if key in ("refine", "safe", "unmarked"):
+def _check_value(fam, key: str, v, base: Path, err):
+    """One value of the family ``fam``'s parameter ``key``, checked (a file named from the spec's folder)."""
+    if key in fam.flags:
         if not isinstance(v, bool):
             raise err(f"{key!r} must be true or false (got {v!r})")
         return v
-    if key in ints:
-        if not isinstance(v, int) or isinstance(v, bool) or v < ints[key]:
-            raise err(f"{key!r} must be a whole number of at least {ints[key]} (got {v!r})")
+    if key in fam.whole:
+        least = fam.whole[key]
+        if not isinstance(v, int) or isinstance(v, bool) or v < least:
+            raise err(f"{key!r} must be a whole number of at least {least} (got {v!r})")
         return v
     if not isinstance(v, str) or not v:
         raise err(f"{key!r} must be a string (got {v!r})")
-    if key in PATH_PARAMS:
+    if key in fam.files:
         return str(base / v)
-    if key == "sizes":
-        from semtui.anonymize.setgen import parse_sizes
-
-        try:
-            parse_sizes(v)
-        except InputError as exc:
-            raise err(f"'sizes': {exc.message}") from None
-    if key == "order":
-        from semtui.measures.order import ORDERS
-
-        if v not in ORDERS:
-            raise err(f"'order' must be one of {', '.join(ORDERS)} (got {v!r})")
-    if key == "algorithm":
-        from semtui.anonymize.hierarchy import ALGORITHMS
-
-        if v not in ALGORITHMS:
-            raise err(f"'algorithm' must be one of {', '.join(ALGORITHMS)} (got {v!r})")
+    if (wrong := fam.check_value(key, v)) is not None:
+        raise err(wrong)
     return v

@@ -1,0 +1,213 @@
+"""Disassociation (HORPART + VERPART + REFINE, Terrovitis et al. 2012, ``semtui anonymize
+disassoc``): clusters of record chunks and a term chunk, and joint clusters of shared chunks.
+
+Its release is attacked by re-association (every measure, with a background NBA, RA as the
+papers' baseline) and by the cover problem (the strong, moderate and weak attackers); its risk is
+the share of sub-records and terms put back with their transaction.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import ClassVar
+
+from semtui.families.common import (
+    DISASSOCIATED,
+    Anonymised,
+    Assessed,
+    Planned,
+    Published,
+    Request,
+    Sources,
+    interval_pair,
+    key_path,
+    q,
+)
+
+#: the re-association methods that score with a measure; RA and NBA run apart
+REASSOC_METHODS = ("aba", "rga", "mra", "assign")
+COVER_ATTACKERS = ("strong", "moderate", "weak")
+
+#: ``anonymize disassoc``'s JSON summary
+DISASSOC_FORMAT = "semtui-disassoc-run/1"
+
+
+class Disassoc:
+    """Disassociation."""
+
+    name = "disassoc"
+    kind = DISASSOCIATED
+    #: the release file's extension (disassociated JSON)
+    release_ext = ".json"
+    risk_of = "what it re-associates"
+    params: ClassVar[dict[str, object]] = {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False}
+    whole: ClassVar[dict[str, int]] = {"k": 1, "m": 1, "max_cluster_size": 1}
+    flags = ("refine", "safe")
+    files = ()
+
+    # ------------------------------------------------------------ an experiment's parameters
+    def check_value(self, key: str, v: str) -> str | None:
+        return None
+
+    def conflict(self, table: dict) -> tuple[str, str] | None:
+        return None
+
+    def canonical(self, full: dict) -> dict:
+        return full
+
+    def label_bits(self, p: dict) -> list[str]:
+        bits = [f"clusters<={p['max_cluster_size']}"]
+        if p.get("safe"):
+            bits.append("safe")
+        elif not p.get("refine", True):
+            bits.append("no REFINE")
+        return bits
+
+    def read_files(self, p: dict, sources: Sources) -> None:
+        return None
+
+    # ------------------------------------------------------------ anonymise
+    def prepare(self, original, params: dict, sources: Sources, *, original_path, output, jobs: int = 1,
+                note=None) -> Request:
+        return Request(self.name, original, dict(params), original_path, str(output), jobs=jobs)
+
+    def anonymise(self, request: Request, *, progress=None) -> Anonymised:
+        """HORPART + VERPART (+ REFINE unless ``refine`` is false; ``safe``: then every cover
+        problem removed by partial suppression); the key links the release to the original."""
+        from semtui.anonymize.disassociation import disassociate
+
+        p = request.params
+        res = disassociate(request.original, int(p["k"]), int(p["m"]), int(p["max_cluster_size"]), progress=progress,
+                           refine=bool(p.get("refine", True)), joint_max_size=p.get("joint_max_size"),
+                           safe=bool(p.get("safe", False)), seed=p.get("seed", 0))
+        return Anonymised(request, res.data, res.data, res, key=res.key, figures={"seconds": res.seconds})
+
+    def report(self, made: Anonymised, *, output, key) -> dict:
+        """``anonymize disassoc``'s summary document (``--json``)."""
+        from semtui.reports import document
+
+        return document(DISASSOC_FORMAT, {"original": str(made.request.original_path), "output": str(output),
+                                          "key": None if key is None else str(key), **made.result.summary()})
+
+    def publish(self, made: Anonymised, name: str) -> Published:
+        """The release written as disassociated JSON and read back, and its key."""
+        from semtui.fileio import parse_json
+        from semtui.formats.disassociated import dump_disassociated, dump_key, parse_disassociated
+
+        buf = io.StringIO()
+        dump_disassociated(made.data, buf)
+        text = buf.getvalue()
+        release = parse_disassociated(parse_json(text, name), name)
+        kbuf = io.StringIO()
+        dump_key(made.key, kbuf)
+        return Published(text, release, key_text=kbuf.getvalue())
+
+    def command(self, params: dict, original_path, output: str) -> str:
+        """The ``semtui anonymize disassoc`` command that makes this release and its key."""
+        p = params
+        return (f"semtui anonymize disassoc {q(original_path)} -k {p['k']} -m {p['m']} "
+                f"--max-cluster-size {p['max_cluster_size']} "
+                + ("--safe " if p.get("safe") else "--no-refine " if not p.get("refine", True) else "")
+                + f"-o {q(output)} --key {q(key_path(output))}")
+
+    def check(self, release, made: Anonymised, progress=None) -> dict:
+        """The independent checker's verdict (``check km`` with the key and the original)."""
+        from semtui.checks.km import check_disassociated
+
+        p = made.params
+        chk = check_disassociated(release, int(p["k"]), int(p["m"]), made.key, made.request.original,
+                                  progress=progress)
+        return {"passed": bool(chk.holds), "checker": "check km (disassociated, with the key and the original)",
+                "detail": f"k={p['k']}, m={p['m']}: {chk.n_record_chunks} record chunks of {chk.n_clusters} "
+                          f"clusters, {chk.core.n_violations} minimal violating itemsets, "
+                          f"{chk.n_structure} structure problems"}
+
+    # ------------------------------------------------------------ the attacks
+    def plan(self, inputs) -> list[Planned]:
+        """Every attack a disassociated release admits, in the order they run: each scored
+        re-association with each measure, with a background NBA, RA, then the three cover attackers."""
+        out: list[Planned] = []
+        for m in inputs.measure_list():
+            out += [Planned("reassoc", dict(method=x, measure=m)) for x in REASSOC_METHODS]
+        if inputs.background:
+            out.append(Planned("reassoc", dict(method="nba", background=inputs.background)))
+        out.append(Planned("reassoc", dict(method="ra")))
+        out += [Planned("cover", dict(attacker=a)) for a in COVER_ATTACKERS]
+        return out
+
+    def unrunnable(self, planned: Planned, *, original) -> str | None:
+        """The moderate cover attacker's knowledge is drawn from the original records."""
+        if planned.attack == "cover" and planned.options["attacker"] == "moderate" and original is None:
+            return "the moderate attacker's knowledge is drawn from the original records: give --original"
+        return None
+
+    # ------------------------------------------------------------ the figures
+    def privacy_figures(self, f: dict) -> tuple[dict, dict, float | None]:
+        """The strongest re-association's figures, intervals and risk (the share of sub-records and
+        terms put back with their transaction)."""
+        figures = {"accuracy": f.get("accuracy"), "lift": f.get("lift_over_random"), "correct": f.get("correct"),
+                   "placements": f.get("placements"), "baseline_accuracy": f.get("baseline_accuracy"),
+                   "transaction_breakage": f.get("transaction_breakage"), "km_breakage": f.get("km_breakage")}
+        raw = f.get("intervals") or {}
+        intervals = {"accuracy": interval_pair(raw.get("accuracy")),
+                     "lift": interval_pair(raw.get("lift_over_random"))}
+        return figures, intervals, f.get("accuracy")
+
+    def scored_nothing(self, f: dict) -> bool:
+        return False
+
+    def distance(self, figures: dict, cover: float) -> float:
+        """How far a re-association that beats chance is from it (lift - 1), or the share of records
+        the cover attacker breaches when that is larger."""
+        lift = figures.get("lift")
+        return math.inf if lift is None else max(0.0, lift - 1.0, cover)
+
+    def far(self, privacy: dict, cover: str) -> str:
+        if not privacy.get("beats_chance"):
+            return "no re-association beats chance" + cover
+        return (f"the strongest re-association has lift {(privacy.get('figures') or {}).get('lift'):.2f} over random"
+                + cover)
+
+    def unattacked(self, original, release) -> dict | None:
+        return None
+
+    def utility(self, original, release) -> dict:
+        from semtui.metrics.release_utility import disassociated_utility
+
+        return disassociated_utility(release)
+
+    def made_utility(self, original, release, made: Anonymised) -> dict:
+        return self.utility(original, release)
+
+    # ------------------------------------------------------------ an assessed release
+    def assessed(self, release) -> Assessed | None:
+        """k and m read from the release; the largest cluster for the maximum size when the release
+        (written before semtui recorded it) does not record it."""
+        params = {"k": release.k, "m": release.m, "refine": bool(release.joint_clusters)}
+        if release.max_cluster_size is not None:
+            return Assessed(self.name, {**params, "max_cluster_size": release.max_cluster_size}, True,
+                            f"k={release.k}, m={release.m} and the maximum cluster size "
+                            f"{release.max_cluster_size} read from the release")
+        largest = max((c.size for c in release.clusters), default=release.k)
+        return Assessed(self.name, {**params, "max_cluster_size": max(largest, release.k)},
+                        True, f"k={release.k} and m={release.m} read from the release; the release (written before "
+                              f"semtui recorded it) does not record its maximum cluster size: taken as its largest "
+                              f"cluster ({largest}), which overstates it when HORPART left identical transactions "
+                              "together")
+
+    def from_sidecar(self, doc: dict, side) -> Assessed | None:
+        return None
+
+    def check_assessed(self, release, assessed: Assessed, *, original, key) -> dict | None:
+        if key is None:
+            return None
+        from semtui.checks.km import check_disassociated
+
+        c = check_disassociated(release, release.k, release.m, key, original)
+        return {"passed": bool(c.holds), "checker": "check km (disassociated, with the key and the original)",
+                "detail": f"k={release.k}, m={release.m}: {c.core.n_violations} minimal violating itemsets, "
+                          f"{c.n_structure} structure problems"}
+
+
+FAMILY = Disassoc()
