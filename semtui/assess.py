@@ -374,12 +374,12 @@ class Assessor:
         self.report.cover_reports[opts.attacker] = doc
         return entry, doc
 
+    #: the runner of each family of attacks a family's plan names (Planned.attack)
+    _RUNNERS: ClassVar[dict] = {"setgen": _run_setgen, "reassoc": _run_reassoc, "cover": _run_cover}
+
     # ---------------------------------------------------------------- shared knowledge
     def _measure(self, spec: str):
         return self.opened.measure(spec, self.inputs.cache)
-
-    #: the runner of each family of attacks a family's plan names (Planned.attack)
-    _RUNNERS: ClassVar[dict] = {"setgen": _run_setgen, "reassoc": _run_reassoc, "cover": _run_cover}
 
     def _background(self):
         return self.opened.load_background(self.inputs.background)

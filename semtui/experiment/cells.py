@@ -138,10 +138,10 @@ class Made:
 
 
 def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallback) -> Made:
-    p = dict(cell.params)
     """The cell's release, made by its family's anonymiser (the one ``semtui anonymize`` runs),
     written in its format and read back, and checked by the independent checker."""
     family = family_of(cell.family)
+    p = dict(cell.params)
     made = family.anonymise(family.prepare(ctx.original, p, ctx, original_path=ctx.original_path, output=name,
                                            jobs=ctx.jobs), progress=progress)
     published = family.publish(made, name)
@@ -246,8 +246,8 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
     them to the driver, which writes them where the spec said (the worker may not share its
     disk)."""
     progress = progress or no_progress
-    base = slug(cell)
     family = family_of(cell.family)
+    base = slug(cell)
     kept = ctx.keep_dir is not None
     name = str((ctx.keep_dir / base) if kept else Path(base)) + family.release_ext
     t0 = time.perf_counter()
