@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from semtui.errors import InputError
+from semtui.families import FAMILIES
 
 #: the figure's size in pixels, and its resolution, unless told
 WIDTH, HEIGHT, DPI = 1200, 500, 100
@@ -123,13 +124,10 @@ def figure(cells: list[dict], *, title: str = "", width: int = WIDTH, height: in
         colour = f"C{n % 10}"
         colours[key] = colour
         ks = [c["cell"]["k"] for c in group]
-        fam = group[0]["cell"].get("family")
+        family = FAMILIES.get(group[0]["cell"].get("family")) or FAMILIES["setgen"]
         figs = [(c.get("privacy") or {}).get("figures") or {} for c in group]
-        if fam == "disassoc":
-            left.plot(ks, [f.get("accuracy") for f in figs], "o-", color=colour, label=f"{key}: accuracy")
-        else:
-            left.plot(ks, [f.get("precision") for f in figs], "o-", color=colour, label=f"{key}: precision")
-            left.plot(ks, [f.get("recall") for f in figs], "s--", color=colour, label=f"{key}: recall")
+        for name, style in zip(family.plotted, ("o-", "s--")):
+            left.plot(ks, [f.get(name) for f in figs], style, color=colour, label=f"{key}: {name}")
     from matplotlib.ticker import MaxNLocator
 
     left.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -68,6 +68,8 @@ class Family(Protocol):
     release_ext: str
     #: what the strongest attacker's risk is a share of, in words
     risk_of: str
+    #: the strongest attack's figures an experiment's plot draws against k
+    plotted: tuple[str, ...]
     #: every parameter an experiment's table takes, with its default (None: required, or absent when not given)
     params: dict[str, object]
     #: parameters that are whole numbers (with their least value), true or false, a file

@@ -41,6 +41,7 @@ class Disassoc:
     #: the release file's extension (disassociated JSON)
     release_ext = ".json"
     risk_of = "what it re-associates"
+    plotted = ("accuracy",)
     params: ClassVar[dict[str, object]] = {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False}
     whole: ClassVar[dict[str, int]] = {"k": 1, "m": 1, "max_cluster_size": 1}
     flags = ("refine", "safe")

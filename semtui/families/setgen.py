@@ -44,6 +44,8 @@ class Generalised:
     release_ext = ".txt"
     #: what the strongest attacker's risk is a share of, in words
     risk_of = "the added items"
+    #: the strongest attack's figures an experiment's plot draws against k
+    plotted = ("precision", "recall")
 
     # ------------------------------------------------------------ the attacks
     def plan(self, inputs) -> list[Planned]:

@@ -23,7 +23,7 @@ owns it:
   branch on the family of *attacks*, setgen/reassoc/cover, not of releases).
 
 The modules this change cleaned are asserted to hold none: semtui/experiment/ (cells, spec,
-alternatives), semtui/cli/anonymize.py and the Assessor's plan and runners.
+alternatives, plot), semtui/cli/anonymize.py and the Assessor's plan and runners.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from semtui import formats
 from semtui.families import FAMILIES, Family, FileSources, family_of
 
 PACKAGE = REPO / "semtui"
-PATTERNS = (re.compile(r"family\s*(==|!=)"), re.compile(r"\.family\s+(not\s+)?in\b"),
+PATTERNS = (re.compile(r"\bfam(ily)?\s*(==|!=)"), re.compile(r"\.family\s+(not\s+)?in\b"),
             re.compile(r"isinstance\([^)]*DisassociatedData"))
 
 #: modules outside semtui/families/ that still branch on the family (module docstring: why, whose)
