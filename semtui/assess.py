@@ -518,7 +518,7 @@ def top_attack(rep: AssessmentReport) -> dict | None:
     best = None
     for entry in rep.attacks:
         for c in candidates(entry):
-            if best is None or _rank(c["figures"]) > _rank(best["figures"]):
+            if best is None or rank(c["figures"]) > rank(best["figures"]):
                 best = c
     return None if best is None else {**{k: v for k, v in best.items() if k != "main"}, "beats_chance": False}
 
@@ -564,6 +564,28 @@ def attack_name(family: str, o: dict) -> str:
     it: its method (``tba``, ``pba``, ``ra``, ``aba``, ``nba``, ...) or ``cover`` (the three cover
     attackers)."""
     return "cover" if family == "cover" else str(o["method"])
+
+
+def knowledge_of(reports: list[dict], measure: str | None = None) -> tuple[tuple[str, ...], str | None]:
+    """The measures and the background that attack reports were run with, as ``assess`` takes
+    them (``--measure``, repeated, and ``--background``): every measure a report scored with, in
+    the order they ran, then ``measure`` (the one an attack form holds now); the background of the
+    latest report that had one.  A face that ran those attacks assesses with the same knowledge."""
+    from semtui.wording import background_source
+
+    measures: list[str] = []
+    background = None
+    for r in reports:
+        fmt = str(r.get("format", ""))
+        if fmt.startswith("semtui-cover-report/"):
+            continue
+        m = r.get("measure")
+        if m and r.get("method") not in ("ra", "nba") and m not in measures:
+            measures.append(str(m))
+        background = background_source(r) or background
+    if measure and measure not in measures:
+        measures.append(measure)
+    return tuple(measures), background
 
 
 #: every name :func:`attack_name` gives
@@ -612,7 +634,7 @@ def _setgen_figures(m: dict) -> dict:
     return out
 
 
-def _beats_chance(f: dict) -> bool:
+def beats_chance(f: dict) -> bool:
     """An attack counts only when it beats the random attacker: error ratio < 1 (set
     generalisation), lift over random > 1 (re-association), and takes something back."""
     if f.get("correct") in (None, 0):
@@ -622,9 +644,13 @@ def _beats_chance(f: dict) -> bool:
     return f.get("lift_over_random") is not None and f["lift_over_random"] > 1
 
 
-def _rank(f: dict) -> tuple:
-    """Taking back the most first; then the most precise."""
+def rank(f: dict) -> tuple:
+    """How attacks are ranked: taking back the most first; then the most precise."""
     return (f.get("correct") or 0, (f.get("precision") if "precision" in f else f.get("accuracy")) or 0)
+
+
+#: the names the Assessor uses
+_beats_chance, _rank = beats_chance, rank
 
 
 def _line(original, t: int) -> int:
@@ -709,23 +735,62 @@ def reassoc_records(doc: dict, original) -> tuple[list[dict], list[dict]]:
     return ranked, [{"item": x, "records": c} for x, c in items.most_common(RECORDS_KEPT)]
 
 
-def not_modelled(rep: AssessmentReport) -> list[str]:
-    i = rep.inputs
-    out = []
-    if not i.background:
-        if rep.kind == "set-generalised":
-            out.append("an attacker who knows how common each item is (and which items go together) was not "
-                       "modelled: give --background (transactions of a similar population, counts:FILE or "
-                       "wordfreq:LANG)")
-        else:
-            out.append("an attacker who knows which items go together in a similar population (NBA) was not "
-                       "modelled: give --background")
-    if not i.corpus and not any(m.startswith("ngd:") for m in i.measure_list()):
-        out.append("meaning from co-occurrence in a corpus (NGD) was not modelled: give --corpus INDEX")
-    if not rep.scored:
-        out.append("without the " + ("original" if rep.kind == "set-generalised" else "key and the original")
-                   + ", no attack could be scored")
+def record_clusters(key) -> dict[int, str]:
+    """Each original transaction's cluster id, from a disassociated release's key (its
+    ``records``, else the transactions its record chunks and term chunk name)."""
+    home: dict[int, str] = {}
+    if key is None:
+        return home
+    for ck in key.clusters:
+        ts = ck.records if ck.records is not None else [t for ch in (*ck.record_chunks, *ck.term_chunk) for t in ch]
+        for t in ts:
+            home.setdefault(int(t), ck.id)
+    return home
+
+
+def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None) -> list[dict]:
+    """The records a disassociated release's attacks reach, one row per (record, what reaches
+    it): ``{"T", "line", "cluster", "source", "what", "items", "real"}``, records a breach or a
+    re-association really reaches first.  A cover breach reaches the records whose sub-record
+    holds its x (a cover report run with the key lists them); with the original, ``real`` says
+    whether the record really holds x with the covered item.  A re-association reaches the records
+    it put items back with correctly (:func:`reassoc_records`, as the assessment's records at
+    risk), which needs the original.  ``data``: the release, which names the chunks of a cover
+    report that does not."""
+    from semtui.wording import problem_chunk_names
+
+    out: list[dict] = []
+    if cover is not None:
+        home = record_clusters(key)
+        for p in cover.get("cover_problems", []):
+            if not p.get("breach"):
+                continue
+            # a problem in a joint cluster's shared chunk reaches records of several member clusters:
+            # each record is listed under its own cluster (the key says which), the chunks by name
+            x_at, y_at = problem_chunk_names(data, p)
+            for r in p.get("records", []):
+                out.append({"T": r["transaction"] + 1, "line": r.get("line"),
+                            "cluster": home.get(r["transaction"], p["cluster"]),
+                            "source": "cover", "what": f"{p['x']} ({x_at}) with {', '.join(p['covered'])} ({y_at})",
+                            "items": [p["x"], *p["covered"], *p["covering"]], "real": r.get("holds_covered")})
+    if reassoc is not None and original is not None:
+        for r in reassoc_records(reassoc, original)[0]:
+            out.append({"T": r["transaction"] + 1, "line": r["line"], "cluster": r.get("cluster"),
+                        "source": "re-association",
+                        "what": f"{r['reassociated']} item{'s' if r['reassociated'] != 1 else ''} put back: "
+                                + ", ".join(r["items"]),
+                        "items": list(r["items"]), "real": True})
+    out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))
     return out
+
+
+def not_modelled(rep: AssessmentReport) -> list[str]:
+    """The attackers this assessment did not model (:func:`semtui.wording.not_modelled_notes`)."""
+    from semtui.wording import not_modelled_notes
+
+    i = rep.inputs
+    return not_modelled_notes(rep.kind, background=i.background, corpus=i.corpus, measures=i.measure_list(),
+                              scored=rep.scored)
 
 
 def how_sure(rep: AssessmentReport) -> dict:

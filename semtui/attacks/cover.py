@@ -177,13 +177,15 @@ def cluster_chunks(data: DisassociatedData, ci: int, joint_of: dict | None = Non
     c = data.clusters[ci]
     joint_of = data.joint_of() if joint_of is None else joint_of
     chunks = list(c.record_chunks)
-    labels = [f"C{j + 1}" for j in range(len(chunks))]
+    from semtui.wording import chunk_label
+
+    labels = [chunk_label(j + 1) for j in range(len(chunks))]
     owner = [-1] * len(chunks)
     for ji in joint_of.get(c.id, ()):
         jc = data.joint_clusters[ji]
         for s_idx, ch in enumerate(jc.shared_chunks):
             chunks.append(ch)
-            labels.append(f"{jc.id}/S{s_idx + 1}")
+            labels.append(chunk_label(s_idx + 1, jc.id))
             owner.append(ji)
     return chunks, list(zip(labels, owner))
 

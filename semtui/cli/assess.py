@@ -126,19 +126,10 @@ def _f(v, digits: int = 3) -> str:
 
 
 def _iv(f: dict, key: str) -> str:
-    iv = (f.get("intervals") or {}).get(key)
-    if isinstance(iv, dict):
-        return f" [{iv['low']:.3f}, {iv['high']:.3f}]"
-    if isinstance(iv, list) and None not in iv:
-        return f" [{iv[0]:.3f}, {iv[1]:.3f}]"
-    return ""
+    from semtui.wording import interval
 
-
-def _no_interval(doc: dict) -> str | None:
-    """Why the strongest attack has no interval ("no interval: fewer than 5 clusters"), if it says."""
-    from semtui.metrics.intervals import no_interval_of
-
-    return no_interval_of((doc.get("strongest") or {}).get("figures") or {})
+    iv = interval(f, key)
+    return f" [{iv[0]:.3f}, {iv[1]:.3f}]" if iv else ""
 
 
 def print_summary(doc: dict) -> None:
@@ -147,6 +138,7 @@ def print_summary(doc: dict) -> None:
     from rich.markup import escape
 
     from semtui.assess import RECORDS_SHOWN
+    from semtui.wording import how_sure_text, record_line
 
     con = stdout_console()
     p = lambda s="": con.print(s, markup=False, highlight=False)  # noqa: E731 - one line each
@@ -174,21 +166,8 @@ def print_summary(doc: dict) -> None:
             p("  lift (its take over each baseline's): " + ", ".join(f"{words[k]} {_f(v, 2)}" for k, v in lift.items()
                                                                      if v is not None))
         p(f"  reproduce it alone: {s['command']}")
-    hs = doc.get("how_sure") or {}
-    if hs.get("auc_within_table") is not None:
-        iv = hs.get("auc_interval")
-        reason = None if iv else _no_interval(doc)
-        p(f"How sure: AUC within table {hs['auc_within_table']:.3f}"
-          + (f" [{iv['low']:.3f}, {iv['high']:.3f}]" if iv else "") + " (0.5: a coin)"
-          + (f"; {reason}." if reason else "."))
-    elif hs.get("lift_interval") and None not in hs["lift_interval"]:
-        p(f"How sure: lift over random in [{hs['lift_interval'][0]:.3f}, {hs['lift_interval'][1]:.3f}] "
-          "(95 % bootstrap over clusters).")
-    elif "lift_interval" in hs and (reason := _no_interval(doc)):
-        p(f"How sure: {reason}.")
-    elif hs.get("scored") is False:
-        p("How sure: not scored. Can say: " + "; ".join(hs["can_say"]) + ". Cannot say: "
-          + "; ".join(hs["cannot_say"]) + ".")
+    if doc.get("how_sure"):
+        p(f"How sure: {how_sure_text(doc)}")  # the engine's words, as the TUI shows them
     ref = doc.get("informed_reference")
     if ref and ref.get("accuracy") is not None:
         p("Informed reference (not an attack: NBA with the original's own statistics"
@@ -199,24 +178,7 @@ def print_summary(doc: dict) -> None:
         p(f"Records most at risk (of {doc.get('records_implicated', len(recs)):,} implicated"
           + (", unscored: the default attack's claims" if not doc["scored"] else "") + "):")
         for r in recs[:RECORDS_SHOWN]:
-            bits = []
-            if r.get("reidentified"):
-                more = len(r["reidentified"]) - 3
-                bits.append(f"{len(r['reidentified'])} generalised item(s) re-identified: "
-                            + ", ".join(r["reidentified"][:3]) + (f" (+{more} more)" if more > 0 else ""))
-            if r.get("misidentified"):
-                bits.append(f"{len(r['misidentified'])} reduced to a wrong item")
-            if r.get("exposed"):
-                bits.append(f"{len(r['exposed'])} exposed item(s)")
-            if r.get("correct") is not None:
-                bits.append(f"{r['correct']} of {r['eliminated']} eliminations right")
-            elif "eliminated" in r:
-                bits.append(f"{r['eliminated']} eliminations")
-            if r.get("reassociated"):
-                bits.append(f"{r['reassociated']} item(s) put back: " + ", ".join(r["items"][:4]))
-            if r.get("cover_breaches"):
-                bits.append("cover breaches " + ", ".join(r["cover_breaches"][:3]))
-            p(f"  T{r['transaction'] + 1} (line {r['line']}): " + "; ".join(bits))  # T1: the first, as the TUI and cover
+            p(f"  {record_line(r)}")  # T1: the first, as the TUI and cover
     items = doc.get("items_exposed") or []
     if items:
         p("Items most often exposed: " + ", ".join(f"{i['item']} ({i.get('groups', i.get('records'))})"

@@ -166,6 +166,14 @@ class SemtuiApp(App[None]):
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))
 
+    def show_assessment(self, entry: list, origin) -> None:
+        """An assessment run on the release screen ``origin`` (``A``): its screen, over it."""
+        from semtui.tui.screens.assessment import AssessmentScreen
+
+        screen = AssessmentScreen(entry[0], origin=origin)
+        screen.entry = entry  # its export marks the release screen's copy exported
+        self.push_screen(screen)
+
 
 def document_screen(file: Path | None, *, original: Path | None = None, report: Path | None = None,
                     key: Path | None = None):

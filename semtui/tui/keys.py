@@ -12,6 +12,8 @@ import os
 
 from textual.binding import Binding
 
+from semtui.wording import MOST_BREACHES_HELP
+
 #: id -> (keys, action, description, shown in the footer)
 KEYS: dict[str, tuple[str, str, str, bool]] = {
     # the app: everywhere
@@ -142,8 +144,7 @@ GLOSSARY: dict[str, str] = {
     "exposed": "exposed: a member item still possible in fewer than k transactions of its group",
     "assoc": "assoc: the share of a cluster's items kept in a record chunk (associated with the other items "
              "of that chunk) rather than in the term chunk",
-    "cover": "cover / vuln: cover problems found in the cluster and its vulnerable records (the largest "
-             "per-chunk breach count) for the chosen attacker",
+    "cover": MOST_BREACHES_HELP,
     "acc / brk": "acc / brk: the share of the cluster's placements that went to the right transaction, and "
                  "the share of its transactions with at least one item correctly re-associated",
     "k": "k: the cover a release promises; from the form, else the release's sidecar, else the "

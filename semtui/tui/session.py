@@ -51,21 +51,10 @@ class Result:
 
     @property
     def label(self) -> str:
-        r = self.report
-        if self.kind == "cover":
-            who = r.get("attacker", "?")
-            if who == "knowledge" and r.get("knowledge"):
-                who = f"knowledge {Path(r['knowledge']).name}"
-            return f"cover/{who}" + (f" seed {r['seed']}" if who in ("moderate", "weak") else "")
-        if self.kind == "reassociation":
-            extra = f" k{r['k']}" if r.get("k") is not None else ""
-            measure = "no measure" if r.get("measure", "?") is None else str(r.get("measure", "?"))  # RA uses none
-            kind, sep, arg = measure.partition(":")
-            if sep and ("/" in arg or "\\" in arg):  # scores:/long/path/x.csv -> scores:x.csv
-                measure = f"{kind}:{Path(arg).name}"
-            return f"{r.get('method', '?')}/{measure}{extra} seed {r.get('seed', 0)}"
-        extra = f" seed {r['seed']}" if r.get("seed") is not None else ""
-        return f"{r.get('method', '?')}/{r.get('measure', '?')}{extra}"
+        """The result's name: its method, measure and knowledge (the engine's words)."""
+        from semtui.wording import result_name
+
+        return result_name(self.report)
 
     def group(self, label: str) -> dict | None:
         """The report's entry for the generalised item written ``label``."""
@@ -92,11 +81,11 @@ class Result:
         return self._scale
 
     def options_text(self, other: Result | None = None) -> str:
-        """The options that made this result; with ``other``, only those that differ."""
-        keys = ("method", "measure", "context", "aggregate", "threshold", "seed", "k")
-        r = self.report
-        diff = [k for k in keys if other is None or r.get(k) != other.report.get(k)]
-        return " ".join(f"{k}={r.get(k)}" for k in diff if r.get(k) is not None) or "same options"
+        """The options that made this result (background and knowledge among them); with
+        ``other``, only those that differ."""
+        from semtui.wording import options_text
+
+        return options_text(self.report, None if other is None else other.report)
 
 
 @dataclass

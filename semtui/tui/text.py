@@ -187,3 +187,17 @@ def fit(text: str | Text, width: int, keep: Sequence[tuple[int, int]] = ()) -> T
     if out.cell_len > width:
         out.truncate(width, overflow="ellipsis")
     return out
+
+
+#: a bar's width in cells (the summaries' charts)
+BAR_WIDTH = 16
+
+
+def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
+    """A horizontal bar of eighths; readable without colour."""
+    if value is None:
+        return Text("—".ljust(width), style="dim")
+    eighths = round(max(0.0, min(1.0, value)) * width * 8)
+    full, part = divmod(eighths, 8)
+    s = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
+    return Text(s.ljust(width), style="bold")

@@ -43,12 +43,6 @@ PACKAGE = REPO / "semtui"
 ALLOWED_CIRCLES: dict[frozenset[str], str] = {
     frozenset({"semtui.model.belongs", "semtui.model.sidecar"}):
         "issue 36: the lead removes it with semtui/release.py",
-    frozenset({"semtui.tui.components.disassoc_report", "semtui.tui.components.summary"}):
-        "issue 36: the helper who owns semtui/tui/ removes it",
-    frozenset({"semtui.tui.screens", "semtui.tui.screens.assessment", "semtui.tui.screens.base",
-               "semtui.tui.screens.disassociated", "semtui.tui.screens.opening", "semtui.tui.screens.setgen",
-               "semtui.tui.screens.transactions"}):
-        "issue 36: the helper who owns semtui/tui/ removes it",
 }
 #: at most this many of a circle's chains are printed (a large circle has very many)
 MAX_CHAINS = 50

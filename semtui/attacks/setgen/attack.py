@@ -527,6 +527,14 @@ def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
     if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
         verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
                    f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
+    # the table's recall, as it shows it: "adds nothing" is never said beside a table that takes back more
+    shown = {v: round(kn[v]["recall"], 3) for v in VARIANTS if kn[v].get("recall") is not None}
+    more = [v for v in VARIANTS if v != "prior" and "prior" in shown and shown.get(v, -1.0) > shown["prior"]]
+    if (best == "prior" or verdict.startswith("carried by how common")) and more:
+        top = max(more, key=lambda v: (shown[v], -VARIANTS.index(v)))
+        verdict += (f"; knowing {words[top]} ranks no better, but takes back more ({kn[top]['recall']:.0%} of "
+                    f"the added items against {kn['prior']['recall']:.0%})"
+                    + (" (the measure's meaning was not tried: it scored no row)" if "semantics" not in auc else ""))
     elif best == "prior":
         untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
         added = "meaning and co-occurrence add" if cooccurrence else "meaning adds"

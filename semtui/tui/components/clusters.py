@@ -28,6 +28,7 @@ from semtui.model import DisassociatedData
 from semtui.tui.components.vtable import Cell, Column, KeptText, VirtualTable
 from semtui.tui.session import Result, Session
 from semtui.tui.text import num, plural
+from semtui.wording import chunk_label, problem_chunk_names
 
 VIEWS = ("chunks", "subrecords", "recon")
 VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
@@ -180,11 +181,11 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     least = max(10, min(14, room // (n_chunks + 1) - 1))
     for j, chunk in enumerate(cluster.record_chunks):
         columns_data.append(_chunk_cells(chunk, names, marked))
-        columns.append(Column(f"c{j + 1}", f"C{j + 1} ({len(chunk)})", None, min_width=least))
+        columns.append(Column(f"c{j + 1}", f"{chunk_label(j + 1)} ({len(chunk)})", None, min_width=least))
     for jc in joints:
         for j, chunk in enumerate(jc.shared_chunks):
             columns_data.append(_chunk_cells(chunk, names, marked))
-            header = f"{jc.id}/S{j + 1} ({len(chunk)})"  # never elided: its end tells S1 from S8
+            header = f"{chunk_label(j + 1, jc.id)} ({len(chunk)})"  # never elided: its end tells S1 from S8
             columns.append(Column(f"{jc.id}s{j + 1}", header, None, min_width=max(least, len(header))))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
@@ -200,7 +201,7 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     # the CSV (ctrl+s): one record per distinct sub-record or term, its count a number
     recs: list[list] = []
     for j, chunk in enumerate(cluster.record_chunks):
-        recs += [[cluster.id, f"C{j + 1}", n, ", ".join(names[i] for i in sr.tolist())]
+        recs += [[cluster.id, chunk_label(j + 1), n, ", ".join(names[i] for i in sr.tolist())]
                  for sr, n in distinct_sub_records(chunk)]
     recs += [[cluster.id, "term", 1, names[t]] for t in cluster.term_chunk.tolist()]
     pane.set_records(["cluster", "chunk", "count", "items"], lambda i: recs if i == 0 else ())
@@ -259,7 +260,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
                     went = _placements(index, u, anchors_t) if u is not None else Text("")
                     if u is not None and u.get("count", 1) > 1:
                         went.append(f"  (×{u['count']}, shared)", style="dim")
-            rows.append((f"C{j + 1}", t, origins[r] if origins is not None else None, went))
+            rows.append((chunk_label(j + 1), t, origins[r] if origins is not None else None, went))
             placed.append({"anchors": [r], "anchor": True} if units is not None and j == 0 else
                           (units.get((j + 1, frozenset(items))) if units is not None and items else None))
     for k, term in enumerate(cluster.term_chunk.tolist()):
@@ -475,10 +476,10 @@ class ProblemsView(VirtualTable):
             p = problems[self.rows[i]]
             out: list[Cell] = [p["cluster"]] if self.all_clusters else []
             out += [
-                _x_cell(p),
+                _x_cell(p, self.index.data),
                 Text(", ".join(p["covered"]), style="bold"),
                 covering_words(p),
-                f"C{p['earlier_chunk']}",
+                problem_chunk_names(self.index.data, p)[1],
                 supports_text(p),
                 str(p["itemset_support"]),
                 Text("yes", style="bold red") if p["breach"] else Text("no", style="dim"),
@@ -504,9 +505,10 @@ class ProblemsView(VirtualTable):
                                     " · enter marks the items")
 
 
-def _x_cell(p: dict) -> KeptText:
-    """``x (C2, 5)``: the chunk and the support are numbers, never cut."""
-    tail = f" (C{p['chunk']}, {p['support_x']})"
+def _x_cell(p: dict, data=None) -> KeptText:
+    """``x (C2, 5)``: the chunk (its one name: ``J1/S1`` for a shared chunk) and the support,
+    never cut."""
+    tail = f" ({problem_chunk_names(data, p)[0]}, {p['support_x']})"
     return KeptText(p["x"] + tail, keep=[(len(p["x"]), len(p["x"]) + len(tail))])
 
 

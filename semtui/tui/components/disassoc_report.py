@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
-from semtui.tui.text import elide_str, num
+from semtui.tui.text import bar, elide_str, num
 
 #: (label, path in the report's metrics) of a re-association, in the order shown
 REASSOC_ROWS = (
@@ -130,8 +130,6 @@ def render_disassoc(session: Session) -> list:
         parts.append(Text(""))
     scored = [r for r in session.results if r.kind == "reassociation" and r.report.get("metrics")]
     if len(scored) > 1:
-        from semtui.tui.components.summary import bar
-
         parts.append(Text("Per re-association (accuracy / breakage)", style="bold underline"))
         chart = Table.grid(padding=(0, 1))
         for _ in range(3):

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from semtui.errors import InputError
 from semtui.tui.keys import bindings
 
 
@@ -68,3 +69,18 @@ class ExportPrompt(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def export_report(report: dict, path: Path, private: bool = False) -> Path:
+    """In a thread: the report as the headless command writes it (one scored against the
+    original, or made in a session that holds original data, is private: 0600)."""
+    from semtui import reports
+    from semtui.fileio import write_together
+
+    text = reports.dumps(report)
+    private = private or report.get("original") is not None
+    try:
+        write_together([(path, lambda fh: fh.write(text + "\n"), private)])
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    return path

@@ -25,6 +25,7 @@ from semtui.model import TransactionData, generalised_label, token_label
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 from semtui.tui.text import num
+from semtui.wording import chunk_label
 
 
 class Inspector(ModalScreen[None]):
@@ -100,7 +101,7 @@ def inspect_entity(session: Session, index: int) -> tuple[str, RenderableType]:
     t = _kv()
     for k, chunk in enumerate(cluster.record_chunks):
         for r in range(len(chunk)):
-            t.add_row(f"C{k + 1}", ", ".join(names[i] for i in chunk.sub_record(r).tolist()))
+            t.add_row(chunk_label(k + 1), ", ".join(names[i] for i in chunk.sub_record(r).tolist()))
     t.add_row("term chunk", ", ".join(names[i] for i in cluster.term_chunk.tolist()))
     return f"Cluster {cluster.id}", t
 

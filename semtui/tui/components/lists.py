@@ -19,6 +19,7 @@ from semtui.tui.components.vtable import MATCH_STYLE, Cell, Column, KeptText, Vi
 from semtui.tui.keys import only
 from semtui.tui.session import Result, Session
 from semtui.tui.text import ratio
+from semtui.wording import MOST_BREACHES_LABEL
 
 
 class ListPane(VirtualTable):
@@ -351,7 +352,9 @@ class ClustersSource:
         ]
         rc = self.result_columns()
         if "problems" in rc:
-            cols += [Column("problems", "cover", 5, "right"), Column("vulnerable", "vuln", 4, "right")]
+            # named for what it counts: the most breaches in one chunk (not records: it can exceed the size)
+            cols += [Column("problems", "cover", 5, "right"),
+                     Column("vulnerable", MOST_BREACHES_LABEL, len(MOST_BREACHES_LABEL), "right")]
         if "accuracy" in rc:
             cols += [Column("accuracy", "acc", 4, "right"), Column("breakage", "brk", 4, "right")]
         return cols

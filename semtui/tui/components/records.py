@@ -5,7 +5,8 @@ by T# (the original transaction, 1-based, as the key numbers it) and its source 
   :func:`semtui.attacks.cover.problem_records`); with the original, whether the record really
   holds x with the covered item — then an attacker who knows that pair of it is right;
 * a re-association breaks the records it put items back with correctly
-  (:func:`semtui.assess.reassoc_records`, what ``semtui assess`` lists).
+  (:func:`semtui.assess.reassoc_records`, what ``semtui assess`` lists); the rows are the engine's
+  (:func:`semtui.assess.disassoc_record_rows`).
 
 ``enter`` dives into the record: its cluster's sub-records, the record's row under the cursor,
 the items concerned marked.  Needs the key (and the original for lines and for what is real).
@@ -31,53 +32,14 @@ NO_RECORDS = ("no report names records yet: open the release with --key (and --o
               "then p (cover problems) or a (re-association)")
 
 
-def _clusters_of_records(key) -> dict[int, str]:
-    """Each original transaction's cluster id, from the key (its ``records``, else the
-    transactions its record chunks and term chunk name)."""
-    home: dict[int, str] = {}
-    if key is None:
-        return home
-    for ck in key.clusters:
-        ts = ck.records if ck.records is not None else [t for ch in (*ck.record_chunks, *ck.term_chunk) for t in ch]
-        for t in ts:
-            home.setdefault(int(t), ck.id)
-    return home
-
-
 def records_at_risk(session: Session) -> list[dict]:
-    """The rows of the view, from the latest cover report and the latest judged re-association:
-    ``{"T", "line", "cluster", "source", "items", "real"}``; records a breach or a re-association
-    really reaches first."""
-    out: list[dict] = []
-    cover = session.latest("cover")
-    if cover is not None:
-        home = _clusters_of_records(session.key)
-        for p in cover.report.get("cover_problems", []):
-            if not p.get("breach"):
-                continue
-            # a problem in a joint cluster's shared chunk reaches records of several member clusters:
-            # each record is listed under its own cluster (the key says which), the chunks by label
-            x_at = p.get("chunk_label") or f"C{p['chunk']}"
-            y_at = p.get("earlier_label") or f"C{p['earlier_chunk']}"
-            for r in p.get("records", []):
-                out.append({"T": r["transaction"] + 1, "line": r.get("line"),
-                            "cluster": home.get(r["transaction"], p["cluster"]),
-                            "source": "cover", "what": f"{p['x']} ({x_at}) with {', '.join(p['covered'])} "
-                                                       f"({y_at})",
-                            "items": [p["x"], *p["covered"], *p["covering"]], "real": r.get("holds_covered")})
-    reassoc = session.latest("reassociation")
-    if reassoc is not None and session.original is not None:
-        from semtui.assess import reassoc_records
+    """The rows of the view, from the latest cover report and the latest re-association
+    (:func:`semtui.assess.disassoc_record_rows`, the engine's)."""
+    from semtui.assess import disassoc_record_rows
 
-        for r in reassoc_records(reassoc.report, session.original)[0]:
-            out.append({"T": r["transaction"] + 1, "line": r["line"], "cluster": r.get("cluster"),
-                        "source": "re-association",
-                        "what": f"{r['reassociated']} item{'s' if r['reassociated'] != 1 else ''} put back: "
-                                + ", ".join(r["items"]),
-                        "items": list(r["items"]), "real": True})
-    # really reached first, then by record
-    out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))
-    return out
+    cover, reassoc = session.latest("cover"), session.latest("reassociation")
+    return disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
+                                session.original, session.key, session.data)
 
 
 class RecordsTable(VirtualTable):

@@ -19,9 +19,8 @@ from textual.widgets import Static
 from semtui.model.info import fact_text
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
-from semtui.tui.text import elide_str, num
+from semtui.tui.text import bar, elide_str, num
 
-BAR_WIDTH = 16
 #: unknown terms listed before "… and N more"
 UNKNOWN_SHOWN = 20
 METRICS = ("precision", "recall", "f1")
@@ -32,16 +31,6 @@ METRIC_NAMES = {
     "auc_pooled": "AUC pooled",
     "density_per_item": "density per item",
 }
-
-
-def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
-    """A horizontal bar of eighths; readable without colour."""
-    if value is None:
-        return Text("—".ljust(width), style="dim")
-    eighths = round(max(0.0, min(1.0, value)) * width * 8)
-    full, part = divmod(eighths, 8)
-    s = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
-    return Text(s.ljust(width), style="bold")
 
 
 def _fmt(v) -> str:
@@ -201,7 +190,7 @@ class SummaryPanel(VerticalScroll):
                               _fmt(fig.get("precision")), _fmt(fig.get("recall")),
                               _fmt((fig.get("baseline") or {}).get("error_ratio")), _fmt(fig.get("auc_within_table")))
             parts += [t]
-            parts += [Text(f"  {line}") for line in metrics.get("carried_by") or []]
+            parts += [Text(f"  {line}") for line in knowledge_lines(rep)]
             parts.append(Text(""))
         by_size = (metrics or {}).get("by_table_size")
         if isinstance(by_size, dict) and by_size:
@@ -248,3 +237,17 @@ class SummaryPanel(VerticalScroll):
                                   bar(v), _fmt(v))
             parts += [chart, Text("")]
         return parts
+
+
+def knowledge_lines(report: dict) -> list[str]:
+    """The sentences under the knowledge table, made by the engine from the table's own numbers
+    (not read back from the report: one written by an older rule could contradict its table)."""
+    from semtui.attacks.setgen.attack import carried_by
+
+    metrics = report.get("metrics") or {}
+    kn = metrics.get("knowledge")
+    if not isinstance(kn, dict) or not all(isinstance(kn.get(v), dict) for v in ("prior", "semantics", "background",
+                                                                                  "combined")):
+        return list(metrics.get("carried_by") or [])
+    bg = report.get("background")
+    return carried_by(metrics, cooccurrence=not isinstance(bg, dict) or bg.get("cooccurrence", True) is not False)

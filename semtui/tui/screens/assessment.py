@@ -20,11 +20,11 @@ from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Header, Static
 
-from semtui.metrics.intervals import no_interval_of
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
+from semtui.wording import how_sure_text, interval, no_items_text, record_words
 
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",
@@ -34,16 +34,6 @@ VIEW_SHORT = {"attacks": "attacks", "records": "records", "items": "items", "alt
 
 
 # --------------------------------------------------------------------------- reading the document
-def interval(figures: dict, key: str) -> tuple[float, float] | None:
-    """A figure's 95 % interval as the document writes it (``{low, high}`` or ``[lo, hi]``)."""
-    iv = (figures.get("intervals") or {}).get(key)
-    if isinstance(iv, dict) and isinstance(iv.get("low"), (int, float)) and isinstance(iv.get("high"), (int, float)):
-        return float(iv["low"]), float(iv["high"])
-    if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(isinstance(v, (int, float)) for v in iv):
-        return float(iv[0]), float(iv[1])
-    return None
-
-
 def with_interval(figures: dict, key: str, digits: int = 3) -> str:
     v = figures.get(key)
     if not isinstance(v, (int, float)):
@@ -57,7 +47,7 @@ def ranked_attacks(doc: dict) -> list[dict]:
     what they take back (then precision), the others after them, unscored attacks by what they
     eliminated or placed, then the baselines and the cover problem.  A knowledge run is one row
     per knowledge table (each is an attack of its own, with its own command)."""
-    from semtui.assess import _beats_chance, _rank
+    from semtui.assess import beats_chance, rank
 
     strongest = (doc.get("strongest") or {}).get("command")
     rows = []
@@ -71,13 +61,13 @@ def ranked_attacks(doc: dict) -> list[dict]:
     role_order = {"attack": 0, "baseline": 1, "cover": 2}
     for r in rows:
         f = r.get("figures") or {}
-        r["beats"] = bool(f) and r.get("role") == "attack" and _beats_chance(f)
+        r["beats"] = bool(f) and r.get("role") == "attack" and beats_chance(f)
         r["strongest"] = strongest is not None and r.get("command") == strongest
     def key(r):
         f = r.get("figures") or {}
         done = r.get("eliminations", r.get("placements", 0)) or 0
         return (role_order.get(r.get("role"), 3), not r["strongest"], not r["beats"],
-                tuple(-x for x in _rank(f)) if f else (0, 0), -done)
+                tuple(-x for x in rank(f)) if f else (0, 0), -done)
     return sorted(rows, key=key)
 
 
@@ -116,22 +106,8 @@ def tlabel(rec: dict) -> str:
     return f"T{t + 1}" if isinstance(t, int) else "T?"
 
 
-def record_text(rec: dict) -> str:
-    """What the record exposes, in words."""
-    parts = []
-    if rec.get("reidentified"):
-        parts.append("re-identified: " + ", ".join(rec["reidentified"]))
-    if rec.get("misidentified"):
-        parts.append("reduced to a wrong item: " + ", ".join(rec["misidentified"]))
-    if rec.get("exposed"):
-        parts.append("exposed: " + ", ".join(rec["exposed"]))
-    if rec.get("items"):
-        parts.append("put back: " + ", ".join(rec["items"]))
-    if rec.get("cover_breaches"):
-        parts.append("cover breaches: " + ", ".join(rec["cover_breaches"]))
-    if not parts and rec.get("eliminated"):
-        parts.append(f"{rec['eliminated']} members ruled out")
-    return "; ".join(parts) or "–"
+#: what the record exposes, in words (the engine's, as ``semtui assess`` prints it)
+record_text = record_words
 
 
 # --------------------------------------------------------------------------- tables
@@ -227,8 +203,8 @@ class RecordsTable(_DocTable):
 
 
 class ItemsTable(_DocTable):
-    def __init__(self, items: list[dict], **kw) -> None:
-        super().__init__(empty="no item is exposed", **kw)
+    def __init__(self, items: list[dict], empty: str = "no member item is exposed", **kw) -> None:
+        super().__init__(empty=empty, **kw)
         self.items = items
 
     def on_mount(self) -> None:
@@ -344,7 +320,7 @@ class AssessmentScreen(Screen):
             n = d.get("records_implicated", len(d.get("records_at_risk") or []))
             r.border_title = f"Records at risk ({n:,} implicated, most at risk first)"
             yield r
-            i = ItemsTable(d.get("items_exposed") or [], id="items")
+            i = ItemsTable(d.get("items_exposed") or [], empty=no_items_text(d), id="items")
             i.border_title = "Items most often exposed"
             yield i
             with Container(id="alternatives"):
@@ -366,33 +342,8 @@ class AssessmentScreen(Screen):
 
     def sure_text(self) -> Text:
         d = self.doc
-        hs = d.get("how_sure") or {}
-        figures = (d.get("strongest") or {}).get("figures") or {}
         t = Text("How sure: ", style="bold")
-        if not hs.get("scored", d.get("scored")):
-            # what cannot be said first: the limit matters more than the list of what ran
-            t.append("not scored. Cannot say: " + "; ".join(hs.get("cannot_say") or []) +
-                     ". Can say: " + "; ".join(hs.get("can_say") or []) + ".")
-        elif "auc_within_table" in hs:
-            iv = hs.get("auc_interval")
-            iv = interval({"intervals": {"a": iv}}, "a")
-            auc = hs.get("auc_within_table")
-            t.append(f"AUC within table {auc:.3f}" if isinstance(auc, (int, float)) else "AUC within table –")
-            if iv:
-                t.append(f" [{iv[0]:.3f}, {iv[1]:.3f}]")
-            t.append(" (0.5: a coin)")
-            if not iv and (reason := no_interval_of(figures)):
-                t.append(f"; {reason}")
-        elif "accuracy_interval" in hs:
-            a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
-            reason = no_interval_of(figures)
-            if reason and not (a or lift):
-                t.append(reason)
-            else:
-                t.append("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
-                         + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % over clusters)")
-        else:
-            t.append(hs.get("note") or "–")
+        t.append(how_sure_text(d))  # the engine's words, as `semtui assess` prints them
         if d.get("partial"):
             t.append("  · partial: interrupted, only the attacks that finished", style="bold yellow")
         return t
@@ -564,7 +515,7 @@ class AssessmentScreen(Screen):
 
         def done(path: str | None) -> None:
             if path:
-                from semtui.tui.screens.base import export_report
+                from semtui.tui.components.export import export_report
                 from semtui.tui.workers import start_job
 
                 self.notify(f"writing {path}…")

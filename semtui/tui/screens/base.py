@@ -18,6 +18,7 @@ from textual.widgets import ContentSwitcher, Header, Input
 
 from semtui.errors import InputError
 from semtui.tui.components.detail import DetailPane
+from semtui.tui.components.export import export_report
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.lists import ListPane, source_for
 from semtui.tui.components.progress import AttackProgressBar
@@ -479,7 +480,7 @@ class BaseScreen(Screen):
     def assess_inputs(self):
         """What ``semtui assess`` would be given for this release as it is open here (the
         attack form's measure, if one was chosen); raises InputError when it cannot run."""
-        from semtui.assess import AssessInputs
+        from semtui.assess import AssessInputs, knowledge_of
         from semtui.model import DisassociatedData
 
         s = self.session
@@ -492,10 +493,14 @@ class BaseScreen(Screen):
         disassoc = isinstance(data, DisassociatedData)
         # a disassociated release is scored with its key and original together, never one alone
         scored = s.original is not None and (not disassoc or s.key is not None)
+        # the knowledge the session's attacks used (every measure, the latest background) and the
+        # attack form's measure: the assessment `semtui assess` runs with the same inputs
         measure = self.attack_values.get("measure") if isinstance(self.attack_values, dict) else None
+        measures, background = knowledge_of([r.report for r in s.results],
+                                            measure if isinstance(measure, str) and measure else None)
         return AssessInputs(data=str(s.path), original=str(s.original_path) if scored else None,
                             key=str(s.key_path) if scored and disassoc else None,
-                            measures=(measure,) if measure else ())
+                            measures=measures, background=background)
 
     def action_assess(self) -> None:
         """``A``: the last assessment run here, else every applicable attack (the engine's
@@ -547,23 +552,6 @@ class BaseScreen(Screen):
         return False
 
     def show_assessment(self, entry: list) -> None:
-        from semtui.tui.screens.assessment import AssessmentScreen
-
-        screen = AssessmentScreen(entry[0], origin=self)
-        screen.entry = entry  # its export marks this screen's copy exported
-        self.app.push_screen(screen)
-
-
-def export_report(report: dict, path: Path, private: bool = False) -> Path:
-    """In a thread: the report as the headless command writes it (one scored against the
-    original, or made in a session that holds original data, is private: 0600)."""
-    from semtui import reports
-    from semtui.fileio import write_together
-
-    text = reports.dumps(report)
-    private = private or report.get("original") is not None
-    try:
-        write_together([(path, lambda fh: fh.write(text + "\n"), private)])
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-    return path
+        """The assessment's screen, over this one: the app makes it (a document's screen sits
+        above the release screens, which never import it)."""
+        self.app.show_assessment(entry, origin=self)

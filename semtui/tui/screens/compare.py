@@ -59,24 +59,38 @@ class CompareScreen(Screen):
         for side, index, other in (("left", self.left_index, right_r), ("right", self.right_index, left_r)):
             view = self.query_one(f"#{side}", DistanceView)
             result = results[index]
+            # the options that differ, background and knowledge among them
             view.border_title = f"{index + 1}. {result.options_text(other)}"
             attacks[side] = GroupAttack.of(result, self.label)
             view.show(attacks[side])
-        differs = differing_cells(attacks["left"], attacks["right"])
+        left_differs, right_differs = differing_sides(attacks["left"], attacks["right"])
         steps = max((a.n_steps for a in attacks.values() if a is not None), default=0)
-        for side in ("left", "right"):
+        for side, differs in (("left", left_differs), ("right", right_differs)):
             view = self.query_one(f"#{side}", DistanceView)
             view.differs = differs
             view.peer_steps = steps  # the same cell width on both sides: the columns line up
             view.redraw()
-        self.sub_title = f"{len(differs):,} differ"
+        self.sub_title = differ_words(attacks["left"], attacks["right"], len(left_differs))
 
     def on_distance_view_cursor_moved(self, message: DistanceView.CursorMoved) -> None:
-        """Linked cursors: the other side follows to the same row (and column)."""
+        """Linked cursors: the other side follows to the same transaction (its row there, which
+        need not be at the same place: one attack may score rows the other cannot), and column."""
+        src = message.view
+        if src.attack is None or not src.table.row_count:
+            return
+        rows = src.attack.group.get("rows", [])
+        i = src.row_index(message.row)
+        t = _tkey(rows[i]) if 0 <= i < len(rows) else None
         for v in self.views:
-            if v is not message.view and v.table.cursor_row != message.row and v.table.row_count:
-                v.table.move_to(message.row)
-                v.table.cursor_col = min(message.view.table.cursor_col, len(v.table.columns) - 1)
+            if v is src or v.attack is None or not v.table.row_count:
+                continue
+            where = row_of(v.attack).get(t)
+            if where is None:
+                continue  # not a row of the other attack: it stays where it is
+            target = v.view_row(where)
+            if v.table.cursor_row != target:
+                v.table.move_to(target)
+            v.table.cursor_col = min(src.table.cursor_col, len(v.table.columns) - 1)
 
     @property
     def views(self) -> list[DistanceView]:
@@ -122,12 +136,47 @@ class CompareScreen(Screen):
             v.table.set_wrap(on)
 
 
-def differing_cells(a: GroupAttack | None, b: GroupAttack | None) -> set[tuple[int, int]]:
-    """(row, column) cells one result eliminates and the other does not (same group, same rows)."""
+def _tkey(r: dict):
+    """A row's transaction (an older report without it: its line)."""
+    return r["transaction"] if "transaction" in r else ("line", r.get("line"))
+
+
+def row_of(a: GroupAttack) -> dict:
+    """Each transaction's row in one attack's table of the group."""
+    return {_tkey(r): i for i, r in enumerate(a.group.get("rows", []))}
+
+
+def differing_sides(a: GroupAttack | None, b: GroupAttack | None) -> tuple[set, set]:
+    """The (row, column) cells one result eliminates and the other keeps, on each side's own
+    rows, matched by transaction: the two attacks need not score the same rows (a background
+    scores rows the measure alone cannot), so a row is compared with the same transaction's."""
     if a is None or b is None:
-        return set()
-    if [r.get("line") for r in a.group.get("rows", [])] != [r.get("line") for r in b.group.get("rows", [])]:
-        return set()  # rows do not line up (different contexts kept different rows)
-    ea = {(e["row"], e["column"]) for e in a.eliminations}
-    eb = {(e["row"], e["column"]) for e in b.eliminations}
-    return ea ^ eb
+        return set(), set()
+    ta = [_tkey(r) for r in a.group.get("rows", [])]
+    tb = [_tkey(r) for r in b.group.get("rows", [])]
+    rb = row_of(b)
+    ea = {(ta[e["row"]], e["column"]) for e in a.eliminations}
+    eb = {(tb[e["row"]], e["column"]) for e in b.eliminations}
+    both = set(ta) & set(tb)
+    diff = {(t, j) for t, j in ea ^ eb if t in both}
+    ra = row_of(a)
+    return {(ra[t], j) for t, j in diff}, {(rb[t], j) for t, j in diff}
+
+
+def differing_cells(a: GroupAttack | None, b: GroupAttack | None) -> set[tuple[int, int]]:
+    """(row, column) cells of ``a``'s table that one result eliminates and the other does not."""
+    return differing_sides(a, b)[0]
+
+
+def differ_words(a: GroupAttack | None, b: GroupAttack | None, n: int) -> str:
+    """The comparison's count, and the rows only one side scores (never a silent 0)."""
+    words = f"{n:,} differ"
+    if a is None or b is None:
+        return words + " · the group is not in both results"
+    ta = {_tkey(r) for r in a.group.get("rows", [])}
+    tb = {_tkey(r) for r in b.group.get("rows", [])}
+    only_a, only_b = len(ta - tb), len(tb - ta)
+    if only_a or only_b:
+        words += (f" on the {len(ta & tb):,} rows both score · {only_a:,} rows only left, {only_b:,} only right "
+                  "(not compared)")
+    return words

@@ -20,6 +20,7 @@ from semtui.tui.screens.base import BaseScreen
 from semtui.tui.session import Result
 from semtui.tui.text import num, plural
 from semtui.tui.workers import cancel_job, start_job
+from semtui.wording import problem_chunk_names
 
 #: what ``e`` proposes as the file name, per result kind
 EXPORT_SUFFIX = {"reassociation": "disassoc-report", "cover": "cover-report"}
@@ -146,7 +147,8 @@ class DisassociatedScreen(BaseScreen):
         self.switcher.current = "detail"
         self.refresh_detail()
         self.detail.focus()
-        self.notify(f"{p['x']} (C{p['chunk']}) covers {', '.join(p['covered'])} in C{p['earlier_chunk']}: "
+        x_at, i_at = problem_chunk_names(self.session.data, p)
+        self.notify(f"{p['x']} ({x_at}) covers {', '.join(p['covered'])} in {i_at}: "
                     "marked; escape unmarks")
 
     def action_records(self) -> None:
@@ -257,8 +259,9 @@ class DisassociatedScreen(BaseScreen):
             from semtui.attacks.cover import covering_words
 
             p = pv.problem(pv.cursor_row)
-            lines = [f"cluster {p['cluster']}: x = {p['x']} in C{p['chunk']} (support {p['support_x']})",
-                     f"I in C{p['earlier_chunk']}: covered y* = {', '.join(p['covered'])}; covered by "
+            x_at, i_at = problem_chunk_names(self.session.data, p)
+            lines = [f"cluster {p['cluster']}: x = {p['x']} in {x_at} (support {p['support_x']})",
+                     f"I in {i_at}: covered y* = {', '.join(p['covered'])}; covered by "
                      f"{covering_words(p)}",
                      "supports: " + ", ".join(f"{k} {v}" for k, v in p["supports"].items()),
                      f"support of the whole itemset I: {p['itemset_support']}",

@@ -20,6 +20,7 @@ from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, is
 from semtui.tui.components.vtable import VirtualTable
 from semtui.tui.documents import Experiment
 from semtui.tui.keys import bindings
+from semtui.wording import cell_not_modelled
 
 
 class ExperimentScreen(Screen):
@@ -34,6 +35,8 @@ class ExperimentScreen(Screen):
 
     DEFAULT_CSS = """
     ExperimentScreen #exp-status { height: auto; padding: 0 1; background: $boost; }
+    ExperimentScreen #exp-notes { height: auto; max-height: 3; padding: 0 1; color: $warning; }
+    ExperimentScreen #exp-notes.-hidden { display: none; }
     ExperimentScreen #exp-body { height: 1fr; layout: vertical; }
     ExperimentScreen.-wide #exp-body { layout: horizontal; }
     ExperimentScreen #exp-plots { height: 3fr; layout: horizontal; }
@@ -57,6 +60,8 @@ class ExperimentScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         yield Static("", id="exp-status")
+        notes = not_modelled_text(self.cells)
+        yield Static(Text(notes), id="exp-notes", classes="" if notes else "-hidden")
         with Container(id="exp-body"):
             with Container(id="exp-plots"):
                 with Vertical(classes="plot-box") as box:
@@ -131,3 +136,19 @@ class ExperimentScreen(Screen):
 
     def quit_warning(self) -> str | None:
         return None
+
+
+def not_modelled_text(cells: list[dict]) -> str:
+    """What the plotted risk leaves out, on one line: the attackers the cells' assessments did not
+    model (the engine's notes, from the inputs each cell records), said once for all the cells."""
+    notes: list[str] = []
+    unknown = 0
+    for c in cells:
+        got = cell_not_modelled(c, short=True)
+        if got is None:
+            unknown += 1
+            continue
+        notes += [n for n in got if n not in notes]
+    if unknown:
+        notes.append(f"unknown for {unknown} of {len(cells)} cells (no inputs recorded)")
+    return ("Not modelled (not in the risk): " + "; ".join(notes)) if notes else ""

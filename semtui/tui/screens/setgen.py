@@ -229,7 +229,7 @@ class SetgenScreen(BaseScreen):
         self.detail.move_to(int(np.searchsorted(rows, t)))
         self.detail.focus()
         self.refresh_bindings()
-        from semtui.tui.screens.assessment import record_text
+        from semtui.wording import record_words as record_text
 
         more = f" (one of the {len(groups)} groups it holds)" if len(groups) > 1 else ""
         self.notify(f"T{t + 1}, line {data.line_of(t)}{more}: {record_text(record)}"

@@ -1,0 +1,279 @@
+"""Words once: the sentences, labels and names both faces show (the CLI prints them, the TUI
+draws them), each made here from the numbers it describes, so that the two never word the same
+figure differently.  Plain functions over the engine's documents; nothing here imports a face
+(textual, rich, typer), and nothing here imports the attacks, so that any engine module may use it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+# --------------------------------------------------------------------------- chunks
+def chunk_label(j: int, joint: str | None = None) -> str:
+    """The one name of a disassociated cluster's chunk, everywhere: ``C2`` for its second record
+    chunk, ``J3/S1`` for the first shared chunk of joint cluster J3 (REFINE).  ``j`` counts from 1
+    among the chunks of its kind (record chunks, or that joint cluster's shared chunks)."""
+    return f"{joint}/S{j}" if joint else f"C{j}"
+
+
+def cluster_chunk_labels(n_record_chunks: int, joints: list[tuple[str, int]]) -> list[str]:
+    """The names of every chunk a cluster's cover problems can span, in the cover report's order
+    (its ``chunk`` numbers, from 1): its record chunks, then each joint cluster's shared chunks.
+    ``joints``: (joint cluster id, its number of shared chunks), in the release's order."""
+    out = [chunk_label(j + 1) for j in range(n_record_chunks)]
+    for jid, n in joints:
+        out += [chunk_label(s + 1, jid) for s in range(n)]
+    return out
+
+
+def problem_chunks(p: dict, labels: list[str] | None = None) -> tuple[str, str]:
+    """A cover problem's two chunks by name: x's, and the earlier chunk's that holds I.  The
+    report's own labels; a report without them (older) by ``labels`` (:func:`cluster_chunk_labels`
+    of its cluster), else by number."""
+
+    def one(label_key: str, n_key: str) -> str:
+        if p.get(label_key):
+            return str(p[label_key])
+        n = int(p[n_key])
+        return labels[n - 1] if labels is not None and 0 < n <= len(labels) else chunk_label(n)
+
+    return one("chunk_label", "chunk"), one("earlier_label", "earlier_chunk")
+
+
+def problem_chunk_names(data, p: dict) -> tuple[str, str]:
+    """A cover problem's two chunks by their one name (x's, and the earlier one's that holds I):
+    the report's labels, or (an older report without them) the names the release ``data`` gives
+    its chunks (:func:`cluster_chunk_labels`)."""
+    if (p.get("chunk_label") and p.get("earlier_label")) or data is None:
+        return problem_chunks(p)
+    c = next((c for c in data.clusters if c.id == p.get("cluster")), None)
+    if c is None:
+        return problem_chunks(p)
+    joints = [data.joint_clusters[ji] for ji in data.joint_of().get(c.id, ())]
+    return problem_chunks(p, cluster_chunk_labels(len(c.record_chunks), [(jc.id, len(jc.shared_chunks))
+                                                                          for jc in joints]))
+
+
+#: the column of a cluster's cover figures, named for what it counts: the most breaches found in
+#: one of its chunks (the cover papers' count of vulnerable records).  A shared chunk's breaches
+#: are counted across its joint cluster, and one record can hold several, so it is no count of
+#: this cluster's records: it may exceed the cluster's size
+MOST_BREACHES_LABEL = "max/ch"
+MOST_BREACHES_HELP = ("cover / max/ch: cover problems found in the cluster, and the most breaches in one of its "
+                      "chunks for the chosen attacker (the papers' count of vulnerable records; a shared chunk's "
+                      "are counted across its joint cluster, so it can exceed the cluster's size)")
+
+# --------------------------------------------------------------------------- exposed vs re-identified
+#: two different things, worded once
+EXPOSED = "exposed: a member item still possible in fewer than k transactions of its group"
+REIDENTIFIED = ("re-identified: a generalised item of a record reduced to a single member (with the original: "
+                "the record's own item)")
+
+
+def no_items_text(doc: dict) -> str:
+    """What an assessment's empty items view says.  "Exposed" (fewer than k transactions can
+    still hold a member) is not "re-identified" (a record's generalised item reduced to one
+    member): with records re-identified it never reads as if nothing were at risk."""
+    recs = doc.get("records_at_risk") or []
+    reid = sum(1 for r in recs if r.get("reidentified"))
+    if doc.get("kind") == "disassociated":
+        return "no item was put back with its record"
+    if not doc.get("records_at_risk") and not doc.get("scored"):
+        return "no item is named without the original"
+    base = "no member item is left possible in fewer than k transactions of its group (exposed)"
+    if reid:
+        n = doc.get("records_implicated", len(recs)) if len(recs) == reid else reid
+        more = "+" if len(recs) < doc.get("records_implicated", len(recs)) else ""
+        return (f"{base}; but {n:,}{more} records have a generalised item re-identified "
+                "(reduced to its one member): 2 lists them")
+    return base
+
+
+def record_words(rec: dict) -> str:
+    """What one record at risk exposes, in words (an assessment's ``records_at_risk`` entry)."""
+    parts = []
+    if rec.get("reidentified"):
+        parts.append("re-identified: " + ", ".join(rec["reidentified"]))
+    if rec.get("misidentified"):
+        parts.append("reduced to a wrong item: " + ", ".join(rec["misidentified"]))
+    if rec.get("exposed"):
+        parts.append("exposed: " + ", ".join(rec["exposed"]))
+    if rec.get("items"):
+        parts.append("put back: " + ", ".join(rec["items"]))
+    if rec.get("cover_breaches"):
+        parts.append("cover breaches: " + ", ".join(rec["cover_breaches"]))
+    if not parts and rec.get("eliminated"):
+        parts.append(f"{rec['eliminated']} members ruled out")
+    return "; ".join(parts) or "–"
+
+
+def record_line(rec: dict) -> str:
+    """One record at risk on one line: its label (T1 is the first transaction: the document's
+    ``transaction`` counts from 0), its source line, what it exposes, and the eliminations."""
+    t = rec.get("transaction")
+    label = f"T{t + 1}" if isinstance(t, int) else "T?"
+    words = record_words(rec)
+    if rec.get("correct") is not None:
+        words += f" ({rec['correct']} of {rec['eliminated']} eliminations right)"
+    elif rec.get("eliminated") and not words.endswith("ruled out"):
+        words += f" ({rec['eliminated']} eliminations)"
+    return f"{label} (line {rec.get('line', '?')}): {words}"
+
+
+# --------------------------------------------------------------------------- intervals and how sure
+def interval(figures: dict, key: str) -> tuple[float, float] | None:
+    """A figure's 95 % interval as a document writes it (``{low, high}`` or ``[low, high]``)."""
+    iv = (figures.get("intervals") or {}).get(key)
+    if isinstance(iv, dict) and isinstance(iv.get("low"), (int, float)) and isinstance(iv.get("high"), (int, float)):
+        return float(iv["low"]), float(iv["high"])
+    if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(isinstance(v, (int, float)) for v in iv):
+        return float(iv[0]), float(iv[1])
+    return None
+
+
+def how_sure_text(doc: dict) -> str:
+    """"How sure" of an assessment document, in one sentence (after "How sure: "): the CLI's
+    summary and the TUI's assessment screen both print it."""
+    from semtui.metrics.intervals import no_interval_of
+
+    hs = doc.get("how_sure") or {}
+    figures = (doc.get("strongest") or {}).get("figures") or {}
+    if not hs.get("scored", doc.get("scored")):
+        # what cannot be said first: the limit matters more than the list of what ran
+        return ("not scored. Cannot say: " + "; ".join(hs.get("cannot_say") or []) + ". Can say: "
+                + "; ".join(hs.get("can_say") or []) + ".")
+    if "auc_within_table" in hs:
+        auc = hs.get("auc_within_table")
+        iv = interval({"intervals": {"a": hs.get("auc_interval")}}, "a")
+        out = f"AUC within table {auc:.3f}" if isinstance(auc, (int, float)) else "AUC within table –"
+        if iv:
+            out += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+        out += " (0.5: a coin)"
+        if not iv and (reason := no_interval_of(figures)):
+            out += f"; {reason}"
+        return out + "."
+    if "accuracy_interval" in hs or "lift_interval" in hs:
+        a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
+        reason = no_interval_of(figures)
+        if not (a or lift):
+            return f"{reason}." if reason else "no interval."
+        return ("accuracy " + (f"[{a[0]:.3f}, {a[1]:.3f}]" if a else "–") + ", lift over random "
+                + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % bootstrap over clusters).")
+    note = hs.get("note")
+    return f"{note}." if note else "–"
+
+
+# --------------------------------------------------------------------------- what was not modelled
+def not_modelled_notes(kind: str, *, background: str | None, corpus: str | None = None,
+                       measures: list[str] | tuple[str, ...] = (), scored: bool = True,
+                       short: bool = False) -> list[str]:
+    """The attackers an assessment (or an experiment's cell) did not model, each a sentence
+    without its final stop; ``short``: each in a few words (a screen's one line).  ``kind``:
+    ``set-generalised`` (k^m too) or ``disassociated``."""
+    out = []
+    if not background:
+        if kind == "disassociated":
+            out.append(("the attacker who knows which items go together (NBA: no background)",
+                        "an attacker who knows which items go together in a similar population (NBA) was not "
+                        "modelled: give --background"))
+        else:
+            out.append(("the attacker who knows how common each item is (popularity, priors: no background)",
+                        "an attacker who knows how common each item is (and which items go together) was not "
+                        "modelled: give --background (transactions of a similar population, counts:FILE or "
+                        "wordfreq:LANG)"))
+    if not corpus and not any(str(m).startswith("ngd:") for m in measures):
+        out.append(("meaning from a corpus (NGD: no corpus)",
+                    "meaning from co-occurrence in a corpus (NGD) was not modelled: give --corpus INDEX"))
+    if not scored:
+        what = "key and the original" if kind == "disassociated" else "original"
+        out.append((f"any score (no {what})", f"without the {what}, no attack could be scored"))
+    return [pair[0] if short else pair[1] for pair in out]
+
+
+def cell_not_modelled(cell: dict, short: bool = False) -> list[str] | None:
+    """The not-modelled notes of an experiment's cell, from the inputs it records (None: a cell
+    that does not say what it was given, so nothing can be said)."""
+    inputs = cell.get("inputs")
+    if not isinstance(inputs, dict):
+        return None
+    family = str((cell.get("cell") or {}).get("family", ""))
+    kind = "disassociated" if family == "disassoc" else "set-generalised"
+    return not_modelled_notes(kind, background=inputs.get("background"), corpus=inputs.get("corpus"),
+                              measures=inputs.get("measures") or (), scored=bool(inputs.get("original")),
+                              short=short)
+
+
+# --------------------------------------------------------------------------- result names
+def short_spec(spec) -> str:
+    """A measure or background as a name shows it: a file by its name (``scores:/a/b/x.csv`` ->
+    ``scores:x.csv``)."""
+    s = str(spec)
+    kind, sep, arg = s.partition(":")
+    if sep and ("/" in arg or "\\" in arg):
+        return f"{kind}:{Path(arg).name}"
+    if not sep and ("/" in s or "\\" in s):
+        return Path(s).name
+    return s
+
+
+def background_source(report: dict) -> str | None:
+    """The background an attack report was run with (its ``background``: a description, or the spec)."""
+    bg = report.get("background")
+    if isinstance(bg, dict):
+        bg = bg.get("source") or bg.get("spec") or bg.get("path")
+    return None if not bg else str(bg)
+
+
+def knowledge_name(report: dict) -> str:
+    """What the attacker knew, in a few words: the measure alone, or the background's table."""
+    bg = background_source(report)
+    if not bg:
+        return ""
+    kn = report.get("knowledge")
+    return f"+{short_spec(bg)}" + (f" {kn}" if kn else "")
+
+
+def result_name(report: dict) -> str:
+    """An attack report's name, as every list and title shows it: its method, its measure AND
+    its knowledge (``gba/embedding``, ``pba/embedding+bg.txt combined``, ``nba/+bg.txt``; a
+    re-association's measure file by its name)."""
+    fmt = str(report.get("format", ""))
+    if fmt.startswith("semtui-cover-report/"):
+        who = report.get("attacker", "?")
+        if who == "knowledge" and report.get("knowledge"):
+            who = f"knowledge {Path(str(report['knowledge'])).name}"
+        return f"cover/{who}" + (f" seed {report['seed']}" if who in ("moderate", "weak") else "")
+    if fmt.startswith("semtui-disassoc-report/"):
+        extra = f" k{report['k']}" if report.get("k") is not None else ""
+        measure = report.get("measure", "?")
+        if report.get("method") == "nba" and background_source(report):
+            measure = ""
+        else:
+            measure = "no measure" if measure is None else short_spec(measure)  # RA uses none
+        return f"{report.get('method', '?')}/{measure}{knowledge_name(report)}{extra} seed {report.get('seed', 0)}"
+    extra = f" seed {report['seed']}" if report.get("seed") is not None else ""
+    return f"{report.get('method', '?')}/{report.get('measure', '?')}{knowledge_name(report)}{extra}"
+
+
+#: the options that make an attack result, in the order a comparison names them
+RESULT_OPTIONS = ("method", "measure", "background", "knowledge", "context", "aggregate", "threshold", "seed", "k")
+
+
+def result_options(report: dict) -> dict:
+    """The options that made an attack result, by :data:`RESULT_OPTIONS` (the background by its
+    source, its knowledge table: ``none`` without one)."""
+    out = {k: report.get(k) for k in RESULT_OPTIONS}
+    bg = background_source(report)
+    out["background"] = short_spec(bg) if bg else "none"
+    if not bg:
+        out["knowledge"] = None
+    return out
+
+
+def options_text(report: dict, other: dict | None = None) -> str:
+    """The options of a result; with ``other``, only those that differ (``same options`` when none)."""
+    mine = result_options(report)
+    theirs = result_options(other) if other is not None else None
+    diff = [k for k in RESULT_OPTIONS if theirs is None or mine[k] != theirs[k]]
+    return " ".join(f"{k}={mine[k]}" for k in diff if mine[k] is not None) or "same options"
