@@ -25,10 +25,10 @@ from _util import REPO, SHARED_DATA, machine
 
 PROBE = r'''
 import sys, time
-from semtui import formats
 from semtui.assess import AssessInputs, run_assessment
+from semtui.release import open_release
 rel, orig = sys.argv[1], sys.argv[2]
-data, original = formats.read(rel), formats.read_transactions(orig)
+release = open_release(rel, original=orig)
 for run in ("cold", "warm"):
     last, gaps = [time.perf_counter(), "start"], []
     def cb(done, total, msg=""):
@@ -36,7 +36,7 @@ for run in ("cold", "warm"):
         gaps.append((now - last[0], last[1], msg))
         last[0], last[1] = now, msg
     t0 = time.perf_counter()
-    run_assessment(data, AssessInputs(data=rel, original=orig), original=original, progress=cb)
+    run_assessment(release, AssessInputs(data=rel, original=orig), progress=cb)
     g = max(gaps)
     print(f"{run}\t{time.perf_counter() - t0:.2f}\t{g[0]:.2f}\t{g[1][:50]} -> {g[2][:50]}")
 '''

@@ -72,7 +72,7 @@ def attack_table(title: str, releases: dict[int, tuple[Path, Path]], original: P
     print("|---:|---|---|---|---:|---:|---|---|---|---:|")
     for k, (path, key_path) in releases.items():
         data = formats.read(path)
-        key = read_key(key_path, data)
+        key = read_key(key_path)
         for mname, measure in measures.items():
             ra = []
             for seed in RA_SEEDS:

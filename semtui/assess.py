@@ -22,6 +22,7 @@ from semtui.errors import InputError
 from semtui.families import Planned, family_of
 from semtui.families.disassoc import COVER_ATTACKERS, REASSOC_METHODS  # noqa: F401 (re-exported)
 from semtui.families.setgen import KNOWLEDGE_METHODS, SETGEN_METHODS
+from semtui.release import Release
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -171,15 +172,18 @@ def _f(v, digits: int = 3) -> str:
 class Assessor:
     """Runs every applicable attack on one release; :attr:`report` holds what has finished."""
 
-    def __init__(self, release, inputs: AssessInputs, *, original=None, key=None, progress: ProgressCallback | None = None,
+    def __init__(self, release: Release, inputs: AssessInputs, *, progress: ProgressCallback | None = None,
                  opened: Opened | None = None, records: bool = True):
-        """``opened``: measures and background already opened (shared by several assessments, as
-        the experiment's cells share them); ``records``: find the records at risk at the end
-        (an experiment cell needs only the figures, and skips re-running the strongest attack
-        alone for them)."""
+        """``release``: opened by :func:`semtui.release.open_release` (its companions checked
+        there, never again here), or made in memory by an anonymiser; ``opened``: measures and
+        background already opened (shared by several assessments, as the experiment's cells share
+        them); ``records``: find the records at risk at the end (an experiment cell needs only
+        the figures, and skips re-running the strongest attack alone for them)."""
         from semtui.model import DisassociatedData
 
-        self.release, self.original, self.key, self.inputs = release, original, key, inputs
+        original, key = release.original, release.key
+        self.release, self.original, self.key, self.inputs = release.data, original, key, inputs
+        release = release.data
         self.progress = progress or no_progress
         if isinstance(release, DisassociatedData):
             kind = "disassociated"
@@ -485,11 +489,11 @@ class Assessor:
         return rep
 
 
-def run_assessment(release, inputs: AssessInputs, *, original=None, key=None,
+def run_assessment(release: Release, inputs: AssessInputs, *,
                    progress: ProgressCallback | None = None) -> AssessmentReport:
     """Every applicable attack on ``release``; see :class:`Assessor` for a run that can be
     interrupted and still reported."""
-    return Assessor(release, inputs, original=original, key=key, progress=progress).run()
+    return Assessor(release, inputs, progress=progress).run()
 
 
 # --------------------------------------------------------------------------- helpers

@@ -380,11 +380,6 @@ def run_cover(
     src = sources or {}
     if not data.clusters:
         raise InputError("nothing to check: the release has no cluster", src.get("data"))
-    if original is not None or key is not None:
-        from semtui.model.belongs import check_belongs
-
-        check_belongs(data, original=original, key=key, release_path=src.get("data"),
-                      original_path=src.get("original"), key_path=src.get("key"))
     if knowledge is None and options.knowledge is not None:
         knowledge, knowledge_lines = read_knowledge(options.knowledge, data)
     if knowledge is not None:

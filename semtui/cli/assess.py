@@ -29,12 +29,10 @@ def assess(
                                          "safer alternatives of the same family (faster)."),
 ) -> None:
     """Run every attack that applies to a release: how exposed it is, whose records, how sure."""
-    from semtui import formats
     from semtui.assess import AssessInputs, Assessor
     from semtui.cli.common import StderrProgress, note_jobs, options_error, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
-    from semtui.model import DisassociatedData
 
     if int(jobs) != jobs or jobs < 1:
         raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")
@@ -57,31 +55,17 @@ def assess(
                   {"DATA": data, "--original": original, "--key": key, "--measure/--background/--corpus": files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
-    release = formats.read(data)
-    the_key = None
-    if key is not None:
-        if not isinstance(release, DisassociatedData):
-            raise InputError("--key: a key belongs to a disassociated release", key)
-        from semtui.formats.disassociated import read_key
+    from semtui.release import DISASSOC, open_release
 
-        the_key = read_key(key)
-    orig = formats.read_transactions(original) if original is not None else None
-    if isinstance(release, DisassociatedData):
-        if (the_key is None) != (orig is None):
-            raise InputError("--key and --original go together for a disassociated release (the metrics need both)")
-        from semtui.model.belongs import check_belongs
-
-        check_belongs(release, original=orig, key=the_key, release_path=data, original_path=original, key_path=key)
-    elif orig is not None:
-        from semtui.model.belongs import check_belongs
-
-        check_belongs(release, original=orig, release_path=data, original_path=original)
+    release = open_release(data, original=original, key=key)
+    if release.family == DISASSOC and (key is None) != (original is None):
+        raise InputError("--key and --original go together for a disassociated release (the metrics need both)")
     note_jobs(jobs)
     private = original is not None
     # one bar for the whole run, counting attacks; the current attack's own progress in its text
     bar = StderrProgress("assess")
     try:
-        assessor = Assessor(release, inputs, original=orig, key=the_key, progress=bar)
+        assessor = Assessor(release, inputs, progress=bar)
     except InputError as exc:
         raise options_error(exc) from None
     from semtui.experiment.alternatives import AlternativesRun

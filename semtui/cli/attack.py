@@ -36,11 +36,11 @@ def setgen(
     unmarked: bool = typer.Option(False, "--unmarked", help="DATA writes its generalised items as plain items: recover them first."),
 ) -> None:
     """Eliminate the items set-based generalisation added, by how badly they fit their context."""
-    from semtui import formats
     from semtui.attacks.setgen import AttackOptions, attacked_dataset, run_setgen_attack
     from semtui.cli.common import StderrProgress, names, note_jobs, options_error, warn, watch_cache, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
+    from semtui.release import TRANSACTIONS, read_release, with_companions
 
     try:
         opts = AttackOptions(method=method, measure=measure, context=context, aggregate=aggregate,
@@ -58,15 +58,16 @@ def setgen(
 
     # with --scheduler the workers start while the inputs are read and scored
     with session(opts.scheduler, warm=True, preload=("semtui.attacks.setgen.kernel",)):
-        release = formats.read_transactions(data, format)
+        release = read_release(data, require=TRANSACTIONS, format=format)
         if release.n_generalised == 0 and not unmarked:
             raise InputError("no generalised items to attack (a plain transactions file? an unmarked release: "
                              "--unmarked)", data)
-        orig = formats.read_transactions(original) if original is not None else None
+        opened = with_companions(release, data, original=original, unmarked=unmarked)
         note_jobs(jobs)
         with StderrProgress(f"attack {opts.method}") as bar:
             try:
-                report = run_setgen_attack(release, orig, opts, progress=bar, data_path=data, original_path=original)
+                report = run_setgen_attack(release, opened.original, opts, progress=bar, data_path=data,
+                                           original_path=original)
             except InputError as exc:
                 raise options_error(exc) from None
     if report.unknown_terms:
@@ -284,8 +285,7 @@ def disassoc(
     from semtui.cli.common import StderrProgress, note_jobs, options_error, warn, write_outputs
     from semtui.errors import InputError
     from semtui.fileio import check_outputs
-    from semtui.formats.disassociated import read_key
-    from semtui.model import DisassociatedData
+    from semtui.release import DISASSOCIATED, read_release, with_companions
 
     try:
         opts = ReassociationOptions(method=method, measure=measure, vectors=None if vectors is None else str(vectors),
@@ -309,22 +309,16 @@ def disassoc(
         # on --scheduler the driver keeps the release's and the key's clusters on disk and ships
         # them a batch at a time (a release laid out one cluster a line, as semtui writes it)
         spool = opts.scheduler is not None
-        release = formats.read(data, spool=spool)
-        if not isinstance(release, DisassociatedData):
-            raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
+        release = read_release(data, require=DISASSOCIATED, spool=spool)
         if not release.clusters:
             raise InputError("nothing to attack: the release has no cluster", data)
-        the_key = read_key(key, spool=spool) if key is not None else None
-        if original is None:
-            orig = None
-        elif spool:  # only its incidence over the release's vocabulary: no token arrays beside it
-            orig = formats.read_original_matrix(original, release.vocab)
-        else:
-            orig = formats.read_transactions(original)
-        note_jobs(opts.jobs)  # the engine checks that the release, key and original belong together, naming each
+        # on --scheduler only the original's incidence over the release's vocabulary: no token arrays beside it
+        opened = with_companions(release, data, original=original, key=key, spool=spool, original_matrix=spool)
+        note_jobs(opts.jobs)
         with StderrProgress(f"attack {opts.method}") as bar:
             try:
-                result = run_reassociation(release, the_key, orig, opts, progress=bar, original_path=original,
+                result = run_reassociation(release, opened.key, opened.original, opts, progress=bar,
+                                           original_path=original,
                                            sources={"data": str(data), "key": None if key is None else str(key),
                                                     "original": None if original is None else str(original)})
             except InputError as exc:  # an option's error in the CLI's words; what the release cannot back is about it

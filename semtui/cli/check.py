@@ -26,16 +26,16 @@ def privacy(
 
     A check none of whose constraints matches any transaction (every support 0, e.g. the
     constraints of another dataset) proves nothing and is refused (exit 2)."""
-    from semtui import formats
     from semtui.checks.privacy import check_privacy, read_constraints
     from semtui.errors import InputError
     from semtui.fileio import check_inputs
+    from semtui.release import TRANSACTIONS, read_release
 
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     check_inputs({"SETGEN": setgen, "--privacy": constraints})
     cons = read_constraints(constraints)
-    data = formats.read_transactions(setgen, format)
+    data = read_release(setgen, require=TRANSACTIONS, format=format)  # the witness reads no sidecar
     report = check_privacy(data, cons, k)
     doc = report.to_json()
     if report.vacuous:
@@ -83,12 +83,12 @@ def km(
 ) -> None:
     """k^m-anonymity: of transactions (a k^m release: each generalised item one item), or of every record
     chunk of a disassociated release (exit 1 if not)."""
-    from semtui import formats
     from semtui.checks.km import check_disassociated, check_transactions
     from semtui.cli.common import StderrProgress
     from semtui.errors import InputError
     from semtui.fileio import check_inputs
     from semtui.model import DisassociatedData
+    from semtui.release import read_release, with_companions
 
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
@@ -97,23 +97,16 @@ def km(
     if (key is None) != (original is None):
         raise InputError("--key and --original go together")
     check_inputs({"FILE": file, "--key": key, "--original": original})
-    data = formats.read(file)
+    data = read_release(file)
+    if key is not None and not isinstance(data, DisassociatedData):
+        raise InputError("--key and --original are for disassociated releases", file)
     _something_to_check(data, file)
     with StderrProgress("checking") as progress:
         if isinstance(data, DisassociatedData):
-            key_data = orig_data = None
-            if key is not None:
-                from semtui.formats.disassociated import read_key
-                from semtui.model.belongs import check_belongs
-
-                key_data = read_key(key)
-                orig_data = formats.read_transactions(original)
-                check_belongs(data, original=orig_data, key=key_data, release_path=file, original_path=original,
-                              key_path=key)
-            report = check_disassociated(data, k, m, key_data, orig_data, progress=progress)
+            # the witness reads no sidecar: only the key and the original are checked to belong
+            opened = with_companions(data, file, original=original, key=key, read_sidecar=False)
+            report = check_disassociated(data, k, m, opened.key, opened.original, progress=progress)
         else:
-            if key is not None:
-                raise InputError("--key and --original are for disassociated releases", file)
             report = check_transactions(data, k, m, progress=progress)
     doc = report.to_json()
     if json_out:

@@ -24,34 +24,26 @@ def cover(
     json_out: bool = typer.Option(False, "--json", help="The JSON report on stdout."),
 ) -> None:
     """List every cover problem of a disassociated release and the records an attacker can breach."""
-    from semtui import formats
     from semtui.attacks.cover import CoverOptions, run_cover
     from semtui.cli.common import StderrProgress, options_error
     from semtui.errors import InputError
     from semtui.fileio import check_inputs
-    from semtui.model import DisassociatedData
+    from semtui.release import DISASSOCIATED, open_release
 
     try:
         opts = CoverOptions(attacker=attacker, knowledge=None if knowledge is None else str(knowledge), seed=seed)
     except InputError as exc:
         raise options_error(exc) from None
     check_inputs({"DATA": data, "--original": original, "--knowledge": knowledge, "--key": key})
-    release = formats.read(data)
-    if not isinstance(release, DisassociatedData):
-        raise InputError(f"expected a disassociated release, got a {release.kind} dataset", data)
-    orig = formats.read_transactions(original) if original is not None else None
-    the_key = None
-    if key is not None:
-        from semtui.formats.disassociated import read_key
-
-        the_key = read_key(key)
+    opened = open_release(data, original=original, key=key, require=DISASSOCIATED)
     sources = {"data": str(data), "original": None if original is None else str(original),
                "knowledge": None if knowledge is None else str(knowledge)}
     if key is not None:
         sources["key"] = str(key)
     with StderrProgress("cover") as bar:
         try:
-            report = run_cover(release, opts, original=orig, key=the_key, progress=bar, sources=sources)
+            report = run_cover(opened.data, opts, original=opened.original, key=opened.key, progress=bar,
+                               sources=sources)
         except InputError as exc:
             raise options_error(exc) from None
     if json_out:

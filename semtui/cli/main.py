@@ -89,13 +89,13 @@ def info(
     json_out: bool = typer.Option(False, "--json", help="JSON on stdout"),
 ) -> None:
     """Summarise a dataset: its kind, size, items, lengths, groups or clusters."""
-    from semtui import formats
     from semtui.fileio import check_inputs
     from semtui.model.info import dataset_info, fact_text
+    from semtui.release import open_release
 
     check_inputs({"FILE": file, "--names": names})
-    data = formats.read(file, format, names=names)
-    facts = dataset_info(data, file)
+    release = open_release(file, format=format, names=names)
+    facts = dataset_info(release.data, file, sidecar=release.sidecar, sidecar_path=release.sidecar_path)
     if json_out:
         emit_json(facts.to_json())
         return
@@ -350,6 +350,42 @@ def _usage_line(exc) -> str:
     return f"semtui: error: {msg} (see '{where} --help')"
 
 
+#: the whole numbers semtui takes: what a 64-bit integer holds (numpy's seeds and ids, orjson, TOML)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _command():
+    """The click command of the app, with every command's whole-number values checked once they
+    are parsed: one beyond 64 bits is one line naming its option (exit 2), whatever the command
+    (it reached numpy or the JSON writer and ended as an internal error)."""
+    import functools
+
+    import typer.main
+
+    def bounded(command) -> None:
+        callback = command.callback
+        if callback is not None:
+            names = {p.name: (max(p.opts, key=len) if getattr(p, "opts", None) else str(p.name).upper())
+                     for p in command.params}
+
+            @functools.wraps(callback)
+            def checked(*args, **kwargs):
+                for name, value in kwargs.items():
+                    for x in value if isinstance(value, (list, tuple)) else (value,):
+                        if isinstance(x, int) and not isinstance(x, bool) and not INT64_MIN <= x <= INT64_MAX:
+                            raise InputError(f"{names.get(name, name)}: {x} is beyond the largest whole number "
+                                             f"semtui takes ({INT64_MAX:,})")
+                return callback(*args, **kwargs)
+
+            command.callback = checked
+        for sub in (getattr(command, "commands", None) or {}).values():
+            bounded(sub)
+
+    command = typer.main.get_command(app)
+    bounded(command)
+    return command
+
+
 def run(argv: list[str] | None = None) -> None:
     """Console-script entry: run the app, turning errors into one line and an exit code."""
     previous = sys.unraisablehook
@@ -379,7 +415,7 @@ def _run(argv: list[str] | None) -> None:
         if not os.environ.get("SEMTUI_DEBUG"):
             warnings.simplefilter("ignore")
         _closed_stdout_is_141()
-        rc = app(args=argv, prog_name="semtui", standalone_mode=False)
+        rc = _command()(args=argv, prog_name="semtui", standalone_mode=False)
         if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130
             raise KeyboardInterrupt
         sys.stdout.flush()

@@ -190,13 +190,13 @@ def choose(cells: list[dict]) -> int | None:
                                     -((cells[i]["privacy"].get("risk")) or 0.0), cells[i]["label"] == "this release"))
 
 
-def assess_with_alternatives(release, inputs, *, original=None, key=None, progress: ProgressCallback | None = None,
+def assess_with_alternatives(release, inputs, *, progress: ProgressCallback | None = None,
                              alternatives: bool = True):
     """What ``semtui assess`` reports (the TUI's ``A`` runs this): every applicable attack and,
     with the original, the safer alternatives and the choice among them."""
     from semtui.assess import Assessor
 
-    assessor = Assessor(release, inputs, original=original, key=key, progress=progress)
+    assessor = Assessor(release, inputs, progress=progress)
     report = assessor.run()
     if alternatives:
         AlternativesRun(assessor, progress=progress).run()

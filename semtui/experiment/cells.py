@@ -22,6 +22,7 @@ from semtui.experiment.spec import CellParams
 from semtui.families import family_of
 from semtui.families.common import key_path
 from semtui.model import TransactionData
+from semtui.release import Release
 from semtui.reports import json_float
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -272,9 +273,10 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
         attacks = []
     else:
         with _on_disk(made, name, kept and write_kept) as data_name:  # on a worker it is not written yet
-            assessor = Assessor(release, ctx.inputs(data_name, key_name, unmarked=made.marked is not None),
-                                original=ctx.original, key=made.key, progress=stage("attacking"), opened=ctx.opened,
-                                records=False)
+            # made here by the anonymiser, with its own key: it belongs to the original by construction
+            made_release = Release(data=release, path=data_name, original=ctx.original, key=made.key)
+            assessor = Assessor(made_release, ctx.inputs(data_name, key_name, unmarked=made.marked is not None),
+                                progress=stage("attacking"), opened=ctx.opened, records=False)
             report = assessor.run()
             privacy = privacy_of(report, cell.family)
             privacy["attacks_run"] = len(report.attacks)

@@ -199,6 +199,8 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
         joints.append(JointCluster(jid, list(members), shared))
     twice = IdIndex(joints, np.frombuffer(joint_hashes, dtype=np.int64)).repeated()
     _need(twice is None, f"joint_clusters[{twice[0]}]: duplicate id {twice[1]!r}" if twice else "", path)
+    _one_joint_cluster_each(joints, np.frombuffer(joint_ptr, dtype=np.int64),
+                            np.frombuffer(joint_ids, dtype=np.int64), path)
     for (ci, size, subs, terms, most), more in zip(ub.tolist(), extra.tolist()):
         _need(size <= most + more,
               f"clusters[{ci}].size is {size}, but its chunks hold {subs} sub-records, its {terms} term-chunk terms "
@@ -209,6 +211,22 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
     # the joint clusters' members as found here (the clusters' index is not kept: 16 bytes a cluster)
     data._joint_positions = (np.frombuffer(joint_ptr, dtype=np.int64), np.frombuffer(joint_ids, dtype=np.int64))
     return data
+
+
+def _one_joint_cluster_each(joints, ptr: np.ndarray, members: np.ndarray, path) -> None:
+    """A cluster belongs to at most one joint cluster (REFINE joins each cluster once): a release
+    that puts one in two describes records twice, and is refused naming the cluster and both."""
+    if len(members) < 2:
+        return
+    order = np.argsort(members, kind="stable")
+    same = np.flatnonzero(members[order][1:] == members[order][:-1])
+    if not len(same):
+        return
+    first, second = np.sort(order[[same[0], same[0] + 1]])
+    a, b = (int(np.searchsorted(ptr, x, side="right")) - 1 for x in (first, second))
+    name = joints[a].clusters[int(first - ptr[a])]
+    raise InputError(f"joint_clusters[{b}] ({joints[b].id!r}) names cluster {name!r}, which already belongs to "
+                     f"joint_clusters[{a}] ({joints[a].id!r}): a cluster belongs to at most one joint cluster", path)
 
 
 def read_disassociated(path: str | Path, *, spool: bool = False) -> DisassociatedData:
@@ -393,20 +411,21 @@ def write_disassociated(data: DisassociatedData, path: str | Path) -> None:
         dump_disassociated(data, fh)
 
 
-def read_key(path: str | Path, data: DisassociatedData | None = None, *, spool: bool = False) -> DisassociationKey:
+def read_key(path: str | Path, *, spool: bool = False) -> DisassociationKey:
     """A key from ``path``, read a line at a time when laid out as semtui writes it (one
-    cluster a line), else whole; ``data``: the release it must describe.  ``spool``: its
-    clusters are kept on disk (:class:`semtui.fileio.Spool`), as :func:`read_disassociated`'s."""
+    cluster a line), else whole.  ``spool``: its clusters are kept on disk
+    (:class:`semtui.fileio.Spool`), as :func:`read_disassociated`'s.  Whether it describes a
+    release is checked where the release is opened (:func:`semtui.release.open_release`)."""
     from semtui.fileio import Spool
 
     with TextLines(path) as lines:
         try:
-            return _parse_key(_by_line(iter(lines), ("format",)), path, data,
+            return _parse_key(_by_line(iter(lines), ("format",)), path,
                               *((Spool("the key's clusters"), Spool("the key's joint clusters")) if spool else ()))
         except _NotByLine:
             pass
         text = lines.whole()
-    return _parse_key(parse_json(text, path), path, data, None)
+    return _parse_key(parse_json(text, path), path, None)
 
 
 def _all_indices(lists) -> bool:
@@ -416,7 +435,7 @@ def _all_indices(lists) -> bool:
     return set(map(type, flat)) <= {int} and (not flat or min(flat) >= 0)
 
 
-def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None = None,
+def _parse_key(doc, path, clusters: list | None = None,
                joint_clusters: list | None = None) -> DisassociationKey:
     _need(isinstance(doc, dict) and doc.get("format") in KEY_FORMATS,
           f"'format' must be {KEY_FORMAT!r} (or {KEY_FORMATS[0]!r})", path)
@@ -464,16 +483,7 @@ def _parse_key(doc, path, data: DisassociatedData | None, clusters: list | None 
         joints.append(JointClusterKey(str(jd["id"]), sc))
     key = DisassociationKey(out, joints)
     key._by_id = ClustersById(out, unique=True)   # no id twice: looked up in order first, no index held
-    if data is not None:
-        check_key(key, data, path)
     return key
-
-
-def check_key(key: DisassociationKey, data: DisassociatedData, path) -> None:
-    """The key must describe exactly the release's shape (:func:`semtui.model.belongs.check_belongs`)."""
-    from semtui.model.belongs import check_belongs
-
-    check_belongs(data, key=key, key_path=path)
 
 
 def _cluster_key_json(c: ClusterKey) -> dict:

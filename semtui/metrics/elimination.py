@@ -31,16 +31,11 @@ METRIC_HELP = {
 
 
 # --------------------------------------------------------------------------- ground truth
-def align_original(data: TransactionData, original: TransactionData, original_path=None, *, check: bool = True):
-    """The original as a CSR (transactions x release vocabulary), checked to align with the
-    release line for line, and for every generalised token of the release (in token order)
-    how many of its members that transaction really holds.  ``check=False`` for generalised
-    items recovered from an unmarked release, where a plain item may be an added one (the
-    recovery checks alignment its own way)."""
-
-    from semtui.model.belongs import check_belongs
-
-    check_belongs(data, original=original, original_path=original_path, by_item=check)  # line for line, or refused
+def align_original(data: TransactionData, original: TransactionData):
+    """The original as a CSR (transactions x release vocabulary) and, for every generalised
+    token of the release (in token order), how many of its members that transaction really
+    holds.  The original belongs to the release line for line: that was checked where the
+    release was opened (:func:`semtui.release.open_release`)."""
     orig = original.incidence(data.vocab)
     found = _members_held(data, orig)
     return orig, found
@@ -62,10 +57,10 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
     return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
 
 
-def group_densities(data: TransactionData, original: TransactionData, original_path=None) -> np.ndarray:
+def group_densities(data: TransactionData, original: TransactionData) -> np.ndarray:
     """Pooled density of every equivalence group (thesis Def. 16): the share of its member cells
     (rows x members) that are original items.  Needs no measure and no attack."""
-    _, found = align_original(data, original, original_path)
+    _, found = align_original(data, original)
     gs = -data.tokens[data.tokens < 0].astype(np.int64) - 1
     cells = data.group_sizes() * np.diff(data.gen_indptr)
     with np.errstate(invalid="ignore", divide="ignore"):

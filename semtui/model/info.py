@@ -24,16 +24,17 @@ class DatasetInfo(Report):
         return {**self.facts, "file": self.file}
 
 
-def dataset_info(data: Dataset, path: str | Path | None = None) -> DatasetInfo:
-    """What kind of dataset ``data`` is, its size, items, lengths, groups or clusters."""
+def dataset_info(data: Dataset, path: str | Path | None = None, *, sidecar: dict | None = None,
+                 sidecar_path: str | Path | None = None) -> DatasetInfo:
+    """What kind of dataset ``data`` is, its size, items, lengths, groups or clusters; with the
+    release's ``sidecar`` (read and checked by :func:`semtui.release.open_release`), its k (a k^m
+    release's m, cut, NCP and ML² too)."""
     facts = _disassociated_info(data) if isinstance(data, DisassociatedData) else _transactions_info(data)
-    if isinstance(data, TransactionData) and data.n_generalised:
-        from semtui.model.sidecar import is_km, km_facts, read_release_sidecar
+    if isinstance(data, TransactionData) and data.n_generalised and sidecar is not None:
+        from semtui.model.sidecar import is_km, km_facts
 
-        doc, side = read_release_sidecar(path, data)
-        if doc is not None:
-            facts["sidecar"] = str(side)
-            facts.update(km_facts(doc) if is_km(doc) else {"k": doc["k"]})
+        facts["sidecar"] = str(sidecar_path)
+        facts.update(km_facts(sidecar) if is_km(sidecar) else {"k": sidecar["k"]})
     return DatasetInfo(facts, None if path is None else str(path))
 
 

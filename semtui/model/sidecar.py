@@ -25,7 +25,8 @@ def sidecar_path(data_path) -> Path | None:
 
 
 def read_sidecar_doc(path: str | Path) -> dict:
-    """A setgen sidecar or a k^m report, read and checked (InputError naming ``path`` otherwise)."""
+    """A setgen sidecar or a k^m report, read and its k (and m) checked (InputError naming ``path``
+    otherwise); whether it belongs to a release is checked where the release is opened."""
     from semtui import reports
 
     return check_sidecar_doc(reports.read(path, (SETGEN_SIDECAR, KM_SIDECAR),
@@ -44,24 +45,23 @@ def check_sidecar_doc(doc: dict, path) -> dict:
     return doc
 
 
-def read_release_sidecar(data_path, data=None) -> tuple[dict | None, Path | None]:
+def read_release_sidecar(data_path) -> tuple[dict | None, Path | None]:
     """The sidecar beside ``data_path`` when there is one.  A JSON file there that is no
-    sidecar says nothing (None); one that is a sidecar of another release (``data`` given:
-    :func:`semtui.model.belongs.check_belongs`) is refused with an InputError."""
+    sidecar says nothing (None); whether it is the sidecar of this release is checked where the
+    release is opened (:func:`semtui.release.open_release`)."""
     side = sidecar_path(data_path)
-    if side is None or not side.is_file():
+    if side is None or not side.exists():
         return None, None
-    from semtui import reports
+    from semtui.fileio import parse_json, read_text
 
-    try:
-        doc = reports.read(side, (SETGEN_SIDECAR, KM_SIDECAR), "a release's sidecar")
-    except InputError:
-        return None, None  # a JSON file there that is not a sidecar says nothing
+    # a file there that cannot be read or is no JSON (binary, a folder, empty) is an error, not "no
+    # sidecar": the release would be read without the k it was made for; a JSON document of another
+    # kind there says nothing
+    doc = parse_json(read_text(side), side)
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    if not isinstance(fmt, str) or not fmt.startswith((SETGEN_SIDECAR, KM_SIDECAR)):
+        return None, None
     check_sidecar_doc(doc, side)  # a sidecar that says a wrong k is refused
-    if data is not None:
-        from semtui.model.belongs import check_belongs
-
-        check_belongs(data, sidecar=doc, release_path=data_path, sidecar_path=side)
     return doc, side
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from semtui import formats
 from semtui.errors import InputError
 from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData, generalised_label
+from semtui.release import KM, Release, read_release, with_companions
 
 
 @dataclass
@@ -90,22 +90,57 @@ class Result:
 
 @dataclass
 class Session:
-    path: Path
-    data: Dataset
-    original: TransactionData | None = None
-    original_path: Path | None = None
-    key: DisassociationKey | None = None
-    key_path: Path | None = None
+    """What the TUI has open: the release with its companions (opened once, by
+    :func:`semtui.release.open_release`'s two halves) and the results shown on it."""
+
+    release: Release
     results: list[Result] = field(default_factory=list)
     current: int = -1  # index into results of the one shown
-    #: the k the release was made for, from its sidecar (None: no sidecar)
-    release_k: int | None = None
-    #: an unmarked release (``open --unmarked``): the release as read; ``data`` holds it with its
-    #: generalised items recovered (attacks.setgen.unknown), and ``recovery_k`` the k they were recovered with
-    unmarked: TransactionData | None = None
-    recovery_k: int | None = None
-    #: a k^m release (its ``anonymize km`` report given, or beside it as its sidecar): k and m
-    km: tuple[int, int] | None = None
+
+    @property
+    def path(self) -> Path:
+        return Path(self.release.path)
+
+    @property
+    def data(self) -> Dataset:
+        """The release as attacked: an unmarked one with its generalised items recovered."""
+        return self.release.data
+
+    @property
+    def original(self) -> TransactionData | None:
+        return self.release.original
+
+    @property
+    def original_path(self) -> Path | None:
+        return None if self.release.original_path is None else Path(self.release.original_path)
+
+    @property
+    def key(self) -> DisassociationKey | None:
+        return self.release.key
+
+    @property
+    def key_path(self) -> Path | None:
+        return None if self.release.key_path is None else Path(self.release.key_path)
+
+    @property
+    def release_k(self) -> int | None:
+        """The k the release was made for, from its sidecar (None: no sidecar)."""
+        return self.release.k
+
+    @property
+    def unmarked(self) -> TransactionData | None:
+        """An unmarked release (``open --unmarked``) as read; ``data`` holds it recovered."""
+        return self.release.unmarked
+
+    @property
+    def recovery_k(self) -> int | None:
+        return self.release.recovery_k
+
+    @property
+    def km(self) -> tuple[int, int] | None:
+        """A k^m release (its ``anonymize km`` report given, or beside it as its sidecar): k and m."""
+        r = self.release
+        return (r.k, r.m) if r.family == KM else None
 
     @property
     def title_kind(self) -> str:
@@ -194,88 +229,51 @@ def load_session(
 ) -> Session:
     """Read and cross-check every file; raises :class:`InputError` for anything wrong.
     ``unmarked``: the release does not mark its generalised items; they are recovered (so is a
-    plain release opened with a report of an ``attack setgen --unmarked``)."""
-    data = formats.read(file)
-    session = Session(path=Path(file), data=data)
-    report_doc = None
-    km_doc = None
+    plain release opened with a report of an ``attack setgen --unmarked``).  The release and its
+    companions are opened by :mod:`semtui.release` (the belonging check runs there, once); an
+    attack report given with it may name the original and the key it was scored with."""
+    data = read_release(file)
+    km_report = None
     if report is not None and isinstance(data, TransactionData) and _is_km_report(report):
         # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results
-        from semtui.model.belongs import check_belongs
-        from semtui.model.sidecar import read_sidecar_doc
-
-        km_doc = read_sidecar_doc(report)
-        check_belongs(data, sidecar=km_doc, release_path=file, sidecar_path=report)
-        report = None
+        km_report, report = report, None
+    report_doc = None
     if report is not None:
         report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
-    if isinstance(data, TransactionData) and not data.n_generalised and \
-            (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)):
-        from semtui.attacks.setgen import release_k
-        from semtui.attacks.setgen.unknown import recover
-
-        # a report's own recovery k, else the one the engine recovers with when the form leaves k blank
-        from_report = (report_doc or {}).get("unmarked") or {}
-        session.recovery_k = from_report.get("k") if from_report else release_k(file)
-        session.unmarked, data = data, recover(data, session.recovery_k).data
-        session.data = data
-    elif unmarked:
+    recovered = (isinstance(data, TransactionData) and not data.n_generalised
+                 and (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)))
+    if unmarked and not recovered:
         raise InputError("--unmarked is for a set-generalised release written without its generalised items "
                          f"marked; {file} is {data.kind} data" + (" that marks them" if data.kind != "disassociated"
                                                                   else ""), file)
-    if isinstance(data, TransactionData) and data.n_generalised:
-        from semtui.attacks.setgen import release_k
-        from semtui.model.sidecar import KM_SIDECAR, read_release_sidecar
-
-        # an unmarked release's recovered items need not be the sidecar's: its sidecar is not checked against them
-        side, _ = read_release_sidecar(file, data if session.unmarked is None else None)
-        session.release_k = None if side is None else int(side["k"])
-        if side is not None and str(side.get("format", "")).startswith(KM_SIDECAR) and km_doc is None:
-            km_doc = side
-    if km_doc is not None:
-        session.release_k = int(km_doc["k"])
-        session.km = (int(km_doc["k"]), int(km_doc["m"]))
     if report is not None:
         if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
-            candidate = Path(report_doc["key"])
-            if not candidate.is_absolute() and not candidate.is_file():
-                candidate = Path(report).parent / candidate
-            if candidate.is_file():
-                key = candidate
+            key = _beside(report_doc["key"], report)
         if original is None and report_doc.get("original"):
             # the original the report was scored with, so that new runs keep their metrics
-            candidate = Path(report_doc["original"])
-            if not candidate.is_absolute() and not candidate.is_file():
-                candidate = Path(report).parent / candidate
-            if candidate.is_file():
-                original = candidate
-    orig = the_key = None
-    if original is not None:
-        orig = formats.read_transactions(original)
-    if key is not None:
-        if not isinstance(data, DisassociatedData):
-            raise InputError("--key is for disassociated data only", key)
-        from semtui.formats.disassociated import read_key
-
-        the_key = read_key(key)
-    from semtui.model.belongs import check_belongs
-
-    # an unmarked release's recovered items hold added items as plain ones: its original is checked by shape only
-    check_belongs(data, original=orig, key=the_key, release_path=file, original_path=original, key_path=key,
-                  by_item=session.unmarked is None)
-    if orig is not None:
-        session.original, session.original_path = orig, Path(original)
-    if the_key is not None:
-        session.key, session.key_path = the_key, Path(key)
+            original = _beside(report_doc["original"], report)
+    # a report's own recovery k, else the sidecar's (the one the engine recovers with when the form leaves k blank)
+    from_report = ((report_doc or {}).get("unmarked") or {}) if recovered else {}
+    release = with_companions(data, file, original=original, key=key, sidecar=km_report, recover=recovered,
+                              recovery_k=from_report.get("k") if from_report else None)
+    session = Session(release)
     if report is not None and isinstance(data, DisassociatedData):
         check_disassoc_report(data, report_doc, report)
         session.add_result(Result(report_doc, f"file:{report}"))
     elif report is not None:
-        if not isinstance(data, TransactionData) or not data.n_generalised:
+        if not isinstance(release.data, TransactionData) or not release.data.n_generalised:
             raise InputError(f"a set-generalisation report needs set-generalised data, {file} is {data.kind}", report)
         session.add_result(Result(report_doc, f"file:{report}"))
         check_report(session, session.results[-1].report, report)
     return session
+
+
+def _beside(named: str, report: Path) -> Path | None:
+    """A file a report names: as named, else beside the report; None when neither is there."""
+    candidate = Path(named)
+    if not candidate.is_absolute() and not candidate.is_file():
+        candidate = Path(report).parent / candidate
+    return candidate if candidate.is_file() else None
 
 
 def _is_km_report(path) -> bool:

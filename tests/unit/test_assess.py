@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from semtui import formats
 from semtui.assess import AssessInputs, AssessmentReport, Assessor, verdict
+from semtui.release import Release, open_release
 
 
 def test_plan_per_kind_and_knowledge(tmp_path):
-    setgen = formats.read(SAMPLES / "medical-setgen.txt")
+    setgen = Release(formats.read(SAMPLES / "medical-setgen.txt"))
     a = Assessor(setgen, AssessInputs(data="r.txt", corpus="i.sqlite"))
     plan = a.plan()
     assert [o["method"] for f, o in plan] == ["mda", "tba", "wba", "gba", "rba"] * 2 + ["ra"]
@@ -22,7 +23,7 @@ def test_plan_per_kind_and_knowledge(tmp_path):
     with_bg = Assessor(setgen, AssessInputs(data="r.txt", background="wordfreq:en")).plan()
     assert [(o["method"], o.get("background")) for _, o in with_bg if o.get("background")] == \
         [("pba", "wordfreq:en"), ("tba", "wordfreq:en")]
-    dis = formats.read(SAMPLES / "disassociated.json")
+    dis = Release(formats.read(SAMPLES / "disassociated.json"))
     plan = Assessor(dis, AssessInputs(data="d.json", background="wordfreq:en")).plan()
     assert [o.get("method") or o.get("attacker") for _, o in plan] == \
         ["aba", "rga", "mra", "assign", "nba", "ra", "strong", "moderate", "weak"]
@@ -32,13 +33,12 @@ def test_strongest_beats_chance_and_takes_back_the_most(tmp_path):
     """On the paper's example (Fig. 4 distances) every eliminator runs; the strongest is the one
     with the most correct eliminations among those with error ratio < 1."""
     scores = write_fig4_scores(tmp_path / "fig4.csv")
-    release = formats.read(SAMPLES / "medical-setgen.txt")
-    original = formats.read_transactions(SAMPLES / "medical-original.txt")
+    release = open_release(SAMPLES / "medical-setgen.txt", original=SAMPLES / "medical-original.txt")
     seen = []
     rep = Assessor(release, AssessInputs(data=str(SAMPLES / "medical-setgen.txt"),
                                          original=str(SAMPLES / "medical-original.txt"),
                                          measures=(f"scores:{scores}",)),
-                   original=original, progress=lambda d, t, m="": seen.append((d, t))).run()
+                   progress=lambda d, t, m="": seen.append((d, t))).run()
     assert not rep.partial and rep.scored
     assert seen[-1] == (len(rep.attacks), len(rep.attacks))  # the whole run's progress ends full
     beating = [a["figures"] for a in rep.attacks if a["role"] == "attack"
@@ -110,11 +110,10 @@ def test_a_record_is_re_identified_only_by_its_own_item():
     when that member is the transaction's own; a reduction to a wrong member is listed apart,
     and a member is exposed only in a transaction that holds it (the review found 120 of 159
     "re-identified" items wrong on meps400 when every reduction counted)."""
-    release = formats.read(SAMPLES / "meps400-setgen.txt")
-    original = formats.read_transactions(SAMPLES / "meps400-original.txt")
+    release = open_release(SAMPLES / "meps400-setgen.txt", original=SAMPLES / "meps400-original.txt")
+    original = release.original
     rep = Assessor(release, AssessInputs(data=str(SAMPLES / "meps400-setgen.txt"),
-                                         original=str(SAMPLES / "meps400-original.txt")),
-                   original=original).run()
+                                         original=str(SAMPLES / "meps400-original.txt"))).run()
     own = {t: set(original.token_names(t)) for t in range(len(original))}
     recs = rep.records_at_risk
     right = [(r["transaction"], x) for r in recs for x in r["reidentified"]]

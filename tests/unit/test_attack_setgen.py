@@ -222,16 +222,20 @@ def test_group_densities_match_the_attack_report(fig4, samples):
 
 
 def test_an_original_that_does_not_align_is_refused(tmp_path):
-    d = TransactionData.from_lists([["a", ["x", "y"]], ["b", ["x", "y"]]])
-    scores = tmp_path / "s.csv"
-    scores.write_text("a,b,distance\na,x,0.1\na,y,0.9\nb,x,0.2\nb,y,0.8\n")
-    swapped = TransactionData.from_lists([["b", "x"], ["a", "y"]])  # right items, wrong lines
+    """Refused where the release is opened (semtui.release), naming the original's line."""
+    from semtui.release import open_release
+
+    rel = tmp_path / "r.txt"
+    rel.write_text("a, (x, y)\nb, (x, y)\n")
+    swapped = tmp_path / "swapped.txt"
+    swapped.write_text("b, x\na, y\n")  # right items, wrong lines
     with pytest.raises(InputError, match="align line for line") as err:
-        run_attack(d, swapped, measure=f"scores:{scores}", original_path="orig.txt")
-    assert err.value.line == 1
-    no_member = TransactionData.from_lists([["a", "x"], ["b", "z"]])  # line 2 holds no member
+        open_release(rel, original=swapped)
+    assert err.value.line == 1 and str(err.value.path) == str(swapped)
+    no_member = tmp_path / "no-member.txt"
+    no_member.write_text("a, x\nb, z\n")  # line 2 holds no member
     with pytest.raises(InputError) as err:
-        run_attack(d, no_member, measure=f"scores:{scores}", original_path="orig.txt")
+        open_release(rel, original=no_member)
     assert err.value.line == 2
 
 

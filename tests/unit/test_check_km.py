@@ -78,13 +78,13 @@ def test_table_2_is_not_2_2_anonymous_and_table_3_is():
         ["treatment", "tumor"], ["treatment", "biopsy"], ["lung", "tumor"], ["lung", "biopsy"]]
     release = formats.read(RELEASE)
     original = formats.read_transactions(TABLE2)
-    good = check_disassociated(release, 2, 2, read_key(KEY, release), original)
+    good = check_disassociated(release, 2, 2, read_key(KEY), original)
     assert good.holds and good.to_json()["key"]["n_misplaced"] == 0
 
 
 def _release():
     release = formats.read(RELEASE)
-    return release, read_key(KEY, release), formats.read_transactions(TABLE2)
+    return release, read_key(KEY), formats.read_transactions(TABLE2)
 
 
 def test_a_violating_chunk_is_found_with_its_place():

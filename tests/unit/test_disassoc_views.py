@@ -48,7 +48,7 @@ def table4(tmp_path) -> Path:
 
 def test_table3_placements_are_judged_one_by_one(table4):
     data = read(SAMPLES / "disassociated.json")
-    key = read_key(SAMPLES / "disassociated.key.json", data)
+    key = read_key(SAMPLES / "disassociated.key.json")
     orig = read_transactions(SAMPLES / "disassociated-original.txt")
     r = run_reassociation(data, key, orig, ReassociationOptions(method="aba", measure=f"scores:{table4}", wmd_measure=None))
     cl = r.report["clusters"][0]

@@ -128,7 +128,7 @@ def test_disassociated_sample_and_key(samples, tmp_path):
     c = data.clusters[0]
     assert data.vocab.names(c.record_chunks[1].sub_record(0)) == ["tumor", "biopsy"]
     assert data.vocab.names(c.term_chunk) == ["vessel", "catheterisation", "radiotherapy"]
-    key = read_key(samples / "disassociated.key.json", data)
+    key = read_key(samples / "disassociated.key.json")
     assert key.cluster("P1").record_chunks == [[0, 3, 2, 1], [2, 3, 0, 1]]
     out = tmp_path / "d.json"
     formats.write(data, out)
@@ -137,7 +137,7 @@ def test_disassociated_sample_and_key(samples, tmp_path):
     assert back.clusters[0].size == 4
     kout = tmp_path / "k.json"
     write_key(key, kout)
-    assert read_key(kout, back).cluster("P1").term_chunk == [[0], [0], [1]]
+    assert read_key(kout).cluster("P1").term_chunk == [[0], [0], [1]]
 
 
 def test_detection_without_extension(tmp_path, samples):

@@ -38,12 +38,8 @@ PACKAGE = REPO / "semtui"
 # other round (a strongly connected part of the graph), written as its sorted modules. The test fails on a circle
 # not listed here, AND on a listed one that no longer exists exactly so (its owner then deletes the entry: the list
 # cannot go stale).
-# The three left in the committed tree when this list was written; each owner's change that removes one deletes its
-# entry (already gone in their uncommitted work, so until then this test names them as stale in the working tree).
-ALLOWED_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"semtui.model.belongs", "semtui.model.sidecar"}):
-        "issue 36: the lead removes it with semtui/release.py",
-}
+# None is left (issue 36): the last, model/belongs <-> model/sidecar, went with semtui/release.py.
+ALLOWED_CIRCLES: dict[frozenset[str], str] = {}
 #: at most this many of a circle's chains are printed (a large circle has very many)
 MAX_CHAINS = 50
 

@@ -94,7 +94,7 @@ def test_paper_example_reconstruction_and_scores(table3, method, table):
 
 def test_paper_example_metrics(table3):
     data = parse_disassociated(TABLE3, "table3")
-    key = read_key(table3["key"], data)
+    key = read_key(table3["key"])
     orig = TransactionData.from_lists(TABLE2)
     r = run_reassociation(data, key, orig, Opts(method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None))
     m = r.report["metrics"]
@@ -311,7 +311,7 @@ def test_placement_budget_and_protection_level_are_apart(table3):
     """--k sets only which itemsets count as protected; --term-placements only how many
     transactions a term-chunk term goes to (ALGORITHMS.md §6)."""
     data = parse_disassociated(TABLE3, "table3")  # the release's k = 2
-    key = read_key(table3["key"], data)
+    key = read_key(table3["key"])
     orig = TransactionData.from_lists(TABLE2)
     measure = f"scores:{table3['scores']}"
 
@@ -397,7 +397,7 @@ def test_jobs_give_the_same_report(tmp_path):
     from semtui import formats
 
     data = formats.read(paths["data"])
-    key = read_key(paths["key"], data)
+    key = read_key(paths["key"])
     orig = formats.read_transactions(paths["original"])
     reports = []
     for jobs in (1, 2):
@@ -469,7 +469,7 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
 def test_key_round_trip_matches(table3):
     data = parse_disassociated(TABLE3, "t")
     # a version 1 key reads, and writes back as version 2 (no joint clusters, no records list)
-    assert key_to_json(read_key(table3["key"], data)) == {**TABLE3_KEY, "format": "semtui-disassociation-key/2",
+    assert key_to_json(read_key(table3["key"])) == {**TABLE3_KEY, "format": "semtui-disassociation-key/2",
                                                           "joint_clusters": []}
 
 

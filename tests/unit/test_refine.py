@@ -79,7 +79,7 @@ def test_version_1_files_keep_reading_and_round_trip(tmp_path):
     (tmp_path / "k.json").write_text(json.dumps(key1))
     data = read_disassociated(tmp_path / "r.json")
     assert data.joint_clusters == []
-    key = read_key(tmp_path / "k.json", data)
+    key = read_key(tmp_path / "k.json")
     assert key.clusters[0].records is None and key.joint_clusters == []
     again = disassociated_to_json(data)
     assert again["format"] == "semtui-disassociated/2" and again["joint_clusters"] == []
@@ -96,7 +96,7 @@ def test_version_2_round_trips_through_the_files(cli, tmp_path):
     assert res.returncode == 0, res.stderr
     data = read_disassociated(out)
     assert disassociated_to_json(data) == json.loads(out.read_text())
-    assert key_to_json(read_key(key, data)) == json.loads(key.read_text())
+    assert key_to_json(read_key(key)) == json.loads(key.read_text())
     check = cli("check", "km", out, "-k", "2", "-m", "2", "--key", key, "--original", src, "--json")
     assert check.returncode == 0 and json.loads(check.stdout)["shared_chunks"] == 1
 
@@ -247,7 +247,7 @@ def test_shared_sub_records_never_go_to_a_member_that_shows_their_item(tmp_path)
         "joint_clusters": [{"id": "J1", "shared_chunks": [[2, 4, 0, 1, 3, 5]]}]}
     (tmp_path / "k.json").write_text(json.dumps(key_doc))
     data = parse(doc, "r.json")
-    key = read_key(tmp_path / "k.json", data)
+    key = read_key(tmp_path / "k.json")
     original = TransactionData.from_lists([["a", "z"], ["a", "z"], ["b", "z"], ["b"], ["c", "z"], ["c"]])
     for method, seed in (("ra", 0), ("ra", 1), ("ra", 2), ("aba", 0)):
         rep = run_reassociation(data, key, original, ReassociationOptions(method=method, seed=seed),

@@ -111,18 +111,12 @@ def _csr(lists: list[np.ndarray], local: np.ndarray) -> tuple[np.ndarray, np.nda
     return ptr, local[flat] if len(flat) else flat
 
 
-def _aligned_original(data: DisassociatedData, key: DisassociationKey, original: TransactionData,
-                      original_path, release_path=None, key_path=None) -> Any:
-    """The original as CSR over the release vocabulary (rows = original transactions), checked
-    to belong with the release and the key (:func:`semtui.model.belongs.check_belongs`: every
-    item of every sub-record and term in the transaction the key names), or the metrics would
-    mean nothing."""
-    from semtui.model.belongs import check_belongs
-
-    x = original.incidence(data.vocab)
-    check_belongs(data, original=original, key=key, release_path=release_path, original_path=original_path,
-                  key_path=key_path, incidence=x)
-    return x
+def _aligned_original(data: DisassociatedData, original: TransactionData) -> Any:
+    """The original as CSR over the release vocabulary (rows = original transactions).  That it
+    belongs with the release and the key (every item of every sub-record and term in the
+    transaction the key names) was checked where the release was opened
+    (:func:`semtui.release.open_release`)."""
+    return original.incidence(data.vocab)
 
 
 @dataclass
@@ -271,7 +265,7 @@ def plan_release(
     wmd_name = None
     wmd_terms = wmd_unscored = 0
     if evaluate:
-        x = _aligned_original(data, key, original, original_path, release_path, key_path)
+        x = _aligned_original(data, original)
         if wmd is not None or options.wmd_measure is not None:
             if wmd is not None:
                 wm, wmd_name = wmd, wmd.name

@@ -98,14 +98,14 @@ class SetgenAttackReport(Report):
 
 
 # --------------------------------------------------------------------------- exposure's k
-def release_k(data_path: str | Path | None, data: TransactionData | None = None) -> int | None:
+def release_k(data_path: str | Path | None) -> int | None:
     """The k a set-generalised release was made for, from its sidecar ``DATA.json`` when there
     is one (what ``semtui anonymize setgen`` writes, or the report ``anonymize km`` writes:
-    semtui.model.sidecar).  With ``data``, a sidecar that does not belong to it
-    (:func:`semtui.model.belongs.check_belongs`) is refused."""
+    semtui.model.sidecar); the release was opened, and its sidecar checked, by
+    :func:`semtui.release.open_release`."""
     from semtui.model.sidecar import read_release_sidecar
 
-    doc, _ = read_release_sidecar(data_path, data)
+    doc, _ = read_release_sidecar(data_path)
     return None if doc is None else int(doc["k"])
 
 
@@ -137,7 +137,7 @@ def run_setgen_attack(
     started = time.perf_counter()
     if options.k is not None:
         known_k, known_source = int(options.k), "option"
-    elif (side_k := release_k(data_path, data)) is not None:
+    elif (side_k := release_k(data_path)) is not None:
         known_k, known_source = side_k, "sidecar"
     else:
         known_k, known_source = None, None
@@ -299,8 +299,7 @@ PLAN_POLL = 0.05
 
 def _plan(data: TransactionData, original: TransactionData | None, options: AttackOptions,
           progress: ProgressCallback, original_path) -> list[GroupUnit]:
-    truth_csr = em.align_original(data, original, original_path, check=not options.unmarked)[0] \
-        if original is not None else None
+    truth_csr = em.align_original(data, original)[0] if original is not None else None
     ctx = options.context_spec
     n_groups = data.n_generalised
     lines = data.lines if data.lines is not None else np.arange(1, data.n_transactions + 1)

@@ -523,8 +523,7 @@ class BaseScreen(Screen):
         from semtui.tui.workers import start_job
 
         s = self.session
-        orig = s.original if inputs.original else None
-        key = s.key if inputs.key else None
+        release = s.release if inputs.original else s.release.unscored()
         self.job_title = "assess"
         self.progress.start("assess: every attack")
         self.refresh_bindings()
@@ -535,7 +534,7 @@ class BaseScreen(Screen):
         def assess(progress) -> tuple[dict, dict]:
             # what `semtui assess` reports: the attacks and, with the original, the safer alternatives;
             # beside it the cover attacks' own reports (the strong attacker's becomes a result: x lists it)
-            rep = assess_with_alternatives(s.data, inputs, original=orig, key=key, progress=progress)
+            rep = assess_with_alternatives(release, inputs, progress=progress)
             return rep.to_json(), rep.cover_reports
 
         start_job(self, "assess", assess)

@@ -74,5 +74,7 @@ def test_disassociated_key_that_does_not_match(tmp_path, samples):
     bad = tmp_path / "key.json"
     bad.write_text('{"format": "semtui-disassociation-key/1", "clusters": [{"id": "P1", "record_chunks": [[0]], "term_chunk": []}]}')
     data = formats.read(samples / "disassociated.json")
+    from semtui.model.belongs import check_belongs
+
     with pytest.raises(InputError, match="do not match"):
-        read_key(bad, data)
+        check_belongs(data, key=read_key(bad), key_path=bad)

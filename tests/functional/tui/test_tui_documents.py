@@ -181,12 +181,11 @@ def make_assessment(tmp_path: Path) -> Path:
     write_fig4_scores(tmp_path / "fig4.csv")
     for name in ("medical-setgen.txt", "medical-original.txt"):
         shutil.copy(SAMPLES / name, tmp_path / name)
-    from semtui import formats
     from semtui.assess import AssessInputs, run_assessment
+    from semtui.release import open_release
 
     inputs = AssessInputs(data="medical-setgen.txt", original="medical-original.txt", measures=("scores:fig4.csv",))
-    doc = run_assessment(formats.read("medical-setgen.txt"), inputs,
-                         original=formats.read_transactions("medical-original.txt")).to_json()
+    doc = run_assessment(open_release("medical-setgen.txt", original="medical-original.txt"), inputs).to_json()
     cells = [json.loads(line) for line in RESULTS.read_text().splitlines()[:3]]
     cells[0].update(label="this release", release="medical-setgen.txt", chosen=False)
     cells[1].update(label="setgen k=4", release="medical-k4.txt", chosen=True)  # not kept on disk
