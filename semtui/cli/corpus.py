@@ -116,8 +116,9 @@ def count(
                                  scheduler=scheduler, partition=partition, progress=bar)
         except InputError as exc:
             raise options_error(exc) from None
-    # counts of a public corpus; from a transactions file they describe original data: private
-    write_outputs([(output, report.write_csv, kind == "transactions")])
+    # always private: its pairs of support 1 are a record's fingerprint whatever the corpus was read as
+    # (the original's own transactions read as --lines are as private as with --transactions)
+    write_outputs([(output, report.write_csv, True)])
     if json_out:
         emit_json(report)
     else:

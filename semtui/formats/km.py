@@ -164,8 +164,12 @@ def parse_km(text: str, path: str | Path, hierarchy: Hierarchy | None = None) ->
         from semtui.formats.hierarchy import read_hierarchy
 
         href = head["hierarchy"]
-        if not Path(href).is_file():
+        where = Path(href)
+        if not where.exists():
             raise InputError(f"the hierarchy this release names (@hierarchy, line 2) is not there: {href}", name, 2)
+        if not where.is_file():
+            what = "a folder" if where.is_dir() else "not a regular file (a device, FIFO or socket)"
+            raise InputError(f"the hierarchy this release names (@hierarchy, line 2) is {what}: {href}", name, 2)
         hierarchy = read_hierarchy(href)
     h = hierarchy
     vocab = Vocabulary(head["domain"] or ())

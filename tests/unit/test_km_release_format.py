@@ -140,6 +140,9 @@ def test_node_format_round_trip_and_leaf_lists_still_read(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("@semtui-km-release/1\n@hierarchy nothere.txt\n@members all\n@data\n{A}\n", "is not there"),
+    # issue 38: a folder or a device is there, but it is no hierarchy file: said, not "not there"
+    ("@semtui-km-release/1\n@hierarchy .\n@members all\n@data\n{A}\n", "(@hierarchy, line 2) is a folder"),
+    ("@semtui-km-release/1\n@hierarchy /dev/zero\n@members all\n@data\n{A}\n", "is not a regular file"),
     ("@semtui-km-release/1\n@hierarchy h.txt\n@members all\n@data\n{Z}, b1\n", "r.txt:5: node 'Z' is not in"),
     ("@semtui-km-release/1\n@hierarchy h.txt\n@members all\n@data\n{A, b1\n", "r.txt:5: malformed line"),
     ("@semtui-km-release/1\n@hierarchy h.txt\n@members observed\n@data\n{A}\n", "needs a '@domain' line"),
@@ -177,7 +180,7 @@ def test_km_report_is_the_sidecar_exposure_and_info_read(tmp_path, cli, semtui):
     assert doc["ml2"]["ml2"] == pytest.approx(5 / 11) and doc["release_format"] == "km"
     from semtui.attacks.setgen import release_k
 
-    assert release_k(out, formats.read(out)) == 2
+    assert release_k(out) == 2
     info = semtui("info", out, "--json")
     facts = json.loads(info.out)
     assert (facts["k"], facts["m"], facts["algorithm"], facts["cut_rules"]) == (2, 2, "oa", 1)

@@ -99,6 +99,9 @@ def record_chunks(pos: np.ndarray, rows: np.ndarray, n_rows: int, n_freq: int, k
     """
     if n_freq == 0:
         return []
+    # no itemset is longer than the cluster's longest row: an m beyond it asks nothing more (a list
+    # of m levels once took every byte of the machine for m = 10^8)
+    m = max(1, min(m, int(np.bincount(rows, minlength=n_rows).max()) if len(rows) else 1))
     if m == 1:
         return [list(range(n_freq))]
     if m == 2 and pairwise:

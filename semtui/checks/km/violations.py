@@ -31,7 +31,8 @@ class KmViolations:
     k: int
     m: int
     n_rows: int
-    #: number of minimal violating itemsets of each size 1..m (index 0 = size 1)
+    #: number of minimal violating itemsets of each size 1..m (index 0 = size 1), up to the
+    #: longest row's length when m is larger (no itemset is longer)
     by_size: list[int]
     #: the first ``limit`` of them (by size, then lexicographic ids) and their supports
     itemsets: list[np.ndarray] = field(default_factory=list)
@@ -155,9 +156,13 @@ def km_violations(indptr: np.ndarray, items: np.ndarray, k: int, m: int, n_items
     n = len(indptr) - 1
     if n_items is None:
         n_items = int(items.max()) + 1 if len(items) else 0
-    result = KmViolations(k, m, n, [0] * m)
+    # no itemset is longer than the longest row: an m beyond it asks nothing more, and the sizes
+    # counted stop there (a list of m zeros once took all the memory for m = 10^8)
+    longest = int(np.diff(indptr).max()) if n else 0
+    result = KmViolations(k, m, n, [0] * max(1, min(m, longest)))
     if len(items) == 0:
         return result
+    m = min(m, longest)
     x_all = _csr_matrix(indptr, items, n_items)
     sup = np.bincount(x_all.indices, minlength=n_items)
     viol1 = np.flatnonzero((sup > 0) & (sup < k))
