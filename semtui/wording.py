@@ -64,11 +64,34 @@ MOST_BREACHES_HELP = ("cover / max/ch: cover problems found in the cluster, and 
                       "chunks for the chosen attacker (the papers' count of vulnerable records; a shared chunk's "
                       "are counted across its joint cluster, so it can exceed the cluster's size)")
 
+def most_breaches_words(cluster: dict) -> str:
+    """A cluster's count of vulnerable records (a cover report's ``clusters`` entry) named for what
+    it counts: the most breaches in one of its chunks, said against the cluster's size when it
+    exceeds it (a shared chunk's breaches run over its joint cluster)."""
+    n = int(cluster.get("vulnerable_records") or 0)
+    size = cluster.get("size")
+    out = f"at most {n:,} in one chunk"
+    if isinstance(size, int) and n > size:
+        out += f" (more than its {size:,} records: a shared chunk's count runs over its joint cluster)"
+    return out
+
+
 # --------------------------------------------------------------------------- exposed vs re-identified
 #: two different things, worded once
 EXPOSED = "exposed: a member item still possible in fewer than k transactions of its group"
 REIDENTIFIED = ("re-identified: a generalised item of a record reduced to a single member (with the original: "
                 "the record's own item)")
+
+
+def exposure_words(n_exposed: int, n_items: int, k, k_source: str | None, reidentified_rows=None) -> str:
+    """How many member items an attack left exposed, and apart from them how many rows it
+    re-identified: the two are said side by side, never one for the other (no exposed item is
+    not "nothing re-identified")."""
+    out = (f"{n_exposed:,} of {n_items:,} member items exposed (cover after < k = {k}, k from "
+           f"{k_source or '?'})")
+    if isinstance(reidentified_rows, int):
+        out += f"; {reidentified_rows:,} rows re-identified (a generalised item reduced to one member)"
+    return out
 
 
 def no_items_text(doc: dict) -> str:
@@ -162,6 +185,16 @@ def how_sure_text(doc: dict) -> str:
                 + (f"[{lift[0]:.2f}, {lift[1]:.2f}]" if lift else "–") + " (95 % bootstrap over clusters).")
     note = hs.get("note")
     return f"{note}." if note else "–"
+
+
+def assessed_with(doc: dict) -> str:
+    """The knowledge an assessment document's attackers were given, in a few words: its measures
+    and its background (or none)."""
+    measures = doc.get("measures") or []
+    said = (("the measure " if len(measures) == 1 else "the measures ") + ", ".join(short_spec(m) for m in measures)
+            if measures else "no measure")
+    bg = doc.get("background")
+    return said + (f" and the background {short_spec(bg)}" if bg else ", no background")
 
 
 # --------------------------------------------------------------------------- what was not modelled

@@ -12,7 +12,7 @@ import os
 
 from textual.binding import Binding
 
-from semtui.wording import MOST_BREACHES_HELP
+from semtui.wording import EXPOSED, MOST_BREACHES_HELP
 
 #: id -> (keys, action, description, shown in the footer)
 KEYS: dict[str, tuple[str, str, str, bool]] = {
@@ -141,7 +141,7 @@ GLOSSARY: dict[str, str] = {
     "elim a/b": "elim a/b: a cells eliminated by the attack out of b cells in the group's distance table",
     "skipped rows": "skipped rows: transactions with no scored context item, which the attack cannot judge",
     "re-identified rows": "re-identified rows: transactions left with a single possible member (with the original: how many of them to the row's own item)",
-    "exposed": "exposed: a member item still possible in fewer than k transactions of its group",
+    "exposed": EXPOSED,
     "assoc": "assoc: the share of a cluster's items kept in a record chunk (associated with the other items "
              "of that chunk) rather than in the term chunk",
     "cover": MOST_BREACHES_HELP,

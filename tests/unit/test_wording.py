@@ -11,7 +11,9 @@ from semtui.attacks.setgen.attack import carried_by
 from semtui.wording import (
     chunk_label,
     cluster_chunk_labels,
+    exposure_words,
     how_sure_text,
+    most_breaches_words,
     not_modelled_notes,
     options_text,
     problem_chunks,
@@ -115,3 +117,11 @@ def test_how_sure_reads_either_interval_shape_and_says_why_there_is_none():
 def test_a_record_line_names_the_record_as_every_view_does():
     r = {"transaction": 1, "line": 3, "eliminated": 4, "correct": 3, "reidentified": ["icd"], "exposed": []}
     assert record_line(r) == "T2 (line 3): re-identified: icd (3 of 4 eliminations right)"
+
+
+def test_exposed_and_re_identified_are_said_apart_and_breaches_against_the_size():
+    assert exposure_words(0, 40, 3, "sidecar", 934) == ("0 of 40 member items exposed (cover after < k = 3, k from "
+                                                         "sidecar); 934 rows re-identified (a generalised item "
+                                                         "reduced to one member)")
+    assert most_breaches_words({"vulnerable_records": 4, "size": 9}) == "at most 4 in one chunk"
+    assert "more than its 9 records" in most_breaches_words({"vulnerable_records": 14, "size": 9})

@@ -28,7 +28,7 @@ from semtui.model import DisassociatedData
 from semtui.tui.components.vtable import Cell, Column, KeptText, VirtualTable
 from semtui.tui.session import Result, Session
 from semtui.tui.text import num, plural
-from semtui.wording import chunk_label, problem_chunk_names
+from semtui.wording import chunk_label, most_breaches_words, problem_chunk_names
 
 VIEWS = ("chunks", "subrecords", "recon")
 VIEW_TITLES = {"chunks": "Chunks", "subrecords": "Sub-records", "recon": "Reconstructed vs original"}
@@ -500,8 +500,9 @@ class ProblemsView(VirtualTable):
             cl = report["clusters"][c] if c is not None else {}
             self.border_title = f"Cover problems of cluster {cl.get('id', '')}"
             self.border_subtitle = (f"{plural(cl.get('cover_problems', 0), 'problem')} · "
-                                    f"{plural(cl.get('breaches', 0), 'breach', 'breaches')} · "
-                                    f"{plural(cl.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}"
+                                    f"{plural(cl.get('breaches', 0), 'breach', 'breaches')}"
+                                    + (f", {most_breaches_words(cl)}" if cl.get("breaches") else "")
+                                    + f" · attacker {who}"
                                     " · enter marks the items")
 
 

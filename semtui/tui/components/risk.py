@@ -23,6 +23,7 @@ from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, bindings, only
 from semtui.tui.session import Session
 from semtui.tui.text import elide_str, ratio
+from semtui.wording import exposure_words
 
 
 class ItemsTable(VirtualTable):
@@ -110,10 +111,10 @@ class RiskScreen(Screen[int | None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         n_exp = int(self.rows["exposed"].sum())
-        k_source = (self.session.result.report.get("privacy") or {}).get("k_source", "")
-        status = Static(f"{n_exp:,} of {len(self.rows['item']):,} member items exposed (cover after < k = "
-                        f"{self.k}, k from {k_source or '?'}) · most at risk first · enter goes to its group",
-                        id="risk-status", markup=False)
+        priv = self.session.result.report.get("privacy") or {}
+        status = Static(exposure_words(n_exp, len(self.rows["item"]), self.k, priv.get("k_source"),
+                                       priv.get("reidentified_rows"))
+                        + " · most at risk first · enter goes to its group", id="risk-status", markup=False)
         status.tooltip = GLOSSARY["k"]
         yield status
         table = ItemsTable(self.rows, id="items")

@@ -24,7 +24,7 @@ from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
-from semtui.wording import how_sure_text, interval, no_items_text, record_words
+from semtui.wording import assessed_with, how_sure_text, interval, no_items_text, record_words
 
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",
@@ -344,6 +344,7 @@ class AssessmentScreen(Screen):
         d = self.doc
         t = Text("How sure: ", style="bold")
         t.append(how_sure_text(d))  # the engine's words, as `semtui assess` prints them
+        t.append(f"\nThe attackers were given {assessed_with(d)}.")
         if d.get("partial"):
             t.append("  · partial: interrupted, only the attacks that finished", style="bold yellow")
         return t

@@ -25,7 +25,6 @@ from semtui.tui.components.help import HelpScreen
 from semtui.tui.components.modal import ErrorModal
 from semtui.tui.screens.disassociated import DisassociatedScreen
 from semtui.tui.session import load_session
-from semtui.tui.text import plural
 
 DATA = SAMPLES / "disassociated.json"
 KEY = SAMPLES / "disassociated.key.json"
@@ -121,6 +120,7 @@ async def test_without_key_the_view_says_how_to_get_origins():
 
 
 # ---------------------------------------------------------------- re-association
+@pytest.mark.slow
 async def test_reassociation_from_the_form_table3(table4):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -152,6 +152,7 @@ async def test_reassociation_from_the_form_table3(table4):
         assert "accuracy 0.80" in screen.detail.border_subtitle
 
 
+@pytest.mark.slow
 async def test_compare_and_next_result(table4):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -188,6 +189,7 @@ async def test_cancel_a_running_attack(table4):
         assert app.session.results == []
 
 
+@pytest.mark.slow
 async def test_a_failing_attack_shows_its_error():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -196,6 +198,7 @@ async def test_a_failing_attack_shows_its_error():
         assert app.session.results == [] and not app.screen_stack[1].progress.running
 
 
+@pytest.mark.slow
 async def test_form_errors_name_the_field():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -210,6 +213,7 @@ async def test_form_errors_name_the_field():
         assert isinstance(app.screen, DisassociatedScreen)
 
 
+@pytest.mark.slow
 async def test_export_writes_what_the_headless_command_writes(tmp_path, table4):
     app = make_app()
     out = tmp_path / "tui.json"
@@ -250,6 +254,7 @@ async def test_cover_from_the_form_on_table3_finds_none():
         assert screen.problems_view.empty_message.startswith("no cover problem in this cluster")
 
 
+@pytest.mark.slow
 async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
     app = make_app(meps["data"], meps["key"], meps["original"])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -274,10 +279,11 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
         assert pv.row_count == len(mine) == entry["cover_problems"]
         p = mine[0]
         from semtui.attacks.cover import covering_words
+        from semtui.wording import most_breaches_words
 
         assert plain(pv._getter(0))[:3] == [f"{p['x']} (C{p['chunk']}, {p['support_x']})", ", ".join(p["covered"]),
                                             covering_words(p)]
-        assert plural(entry["vulnerable_records"], "vulnerable record") in screen.switcher.border_subtitle
+        assert most_breaches_words(entry) in screen.switcher.border_subtitle  # named for what it counts
         await pilot.press("tab", "enter")
         assert screen.switcher.current == "detail" and screen.detail.cluster_view == "chunks"
         assert screen.detail.showing == c
@@ -308,6 +314,7 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
         assert screen.switcher.current == "detail"
 
 
+@pytest.mark.slow
 async def test_cover_with_a_knowledge_file_and_moderate_attacker(tmp_path):
     knowledge = tmp_path / "knows.txt"
     knowledge.write_text("vessel, blood\ntumor, cancer\n")
@@ -322,6 +329,7 @@ async def test_cover_with_a_knowledge_file_and_moderate_attacker(tmp_path):
 
 
 # ---------------------------------------------------------------- --report
+@pytest.mark.slow
 async def test_open_a_saved_reassociation_report(tmp_path, table4):
     report = tmp_path / "r.json"
     done = run_cli("attack", "disassoc", DATA, "--key", KEY, "--original", ORIGINAL, "--measure",
@@ -381,6 +389,7 @@ async def test_help_footer_and_palette_list_what_this_kind_offers():
 
 
 # ---------------------------------------------------------------- the MEPS sample
+@pytest.mark.slow
 async def test_meps_sort_filter_jump_search_and_attacks(meps):
     app = make_app(meps["data"], meps["key"], meps["original"])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -430,6 +439,7 @@ async def test_meps_sort_filter_jump_search_and_attacks(meps):
             [sorted(t) for t in reconstructed_transactions(entry)]
 
 
+@pytest.mark.slow
 async def test_first_paint_on_a_release_of_bms_webview_2_size(tmp_path):
     """~14,000 clusters like disassociated BMS-WebView-2 (k=3, m=2, at most 30 per cluster):
     the screen is up and the first cluster shown quickly (figure in docs/performance.md)."""
@@ -459,6 +469,7 @@ async def test_first_paint_on_a_release_of_bms_webview_2_size(tmp_path):
     print(f"first paint {first_paint:.2f} s, 6 keys {keys:.3f} s")
 
 
+@pytest.mark.slow
 async def test_cover_export_is_what_semtui_cover_prints(tmp_path, meps):
     app = make_app(meps["data"], meps["key"], meps["original"])
     out = tmp_path / "cover.json"

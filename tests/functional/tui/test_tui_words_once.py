@@ -127,7 +127,7 @@ async def test_A_runs_the_assessment_semtui_assess_runs_with_the_same_knowledge(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("A")
-        for _ in range(400):
+        for _ in range(2400):  # the assessment and its alternatives: seconds, up to a minute or two under load
             await pilot.pause(0.05)
             if type(app.screen).__name__ == "AssessmentScreen":
                 break
@@ -147,6 +147,9 @@ async def test_A_runs_the_assessment_semtui_assess_runs_with_the_same_knowledge(
         assert tui["strongest"]["figures"] == cli["strongest"]["figures"]
         assert tui["verdict"] == cli["verdict"] and tui["how_sure"] == cli["how_sure"]
         assert tui["not_modelled"] == cli["not_modelled"]
+        # what it was given, on screen
+        assert "The attackers were given the measure scores:fig4.csv and the background bg.txt." in \
+            " ".join(str(screen.sure_text()).split())
 
 
 # --------------------------------------------------------------------------- 3. the knowledge sentence
@@ -303,6 +306,13 @@ async def test_the_cover_column_is_named_for_what_it_counts(tmp_path):
         assert value > size  # the case: 14 in a cluster of 3
         assert labels["vulnerable"] == MOST_BREACHES_LABEL and "vuln" not in labels["vulnerable"]
         assert "exceed the cluster's size" in app.screen.list_pane.tooltip
+        # the cluster's own cover problems say it too
+        from semtui.tui.components.clusters import ProblemsView
+
+        pv = app.screen.query_one(ProblemsView)
+        pv.all_clusters = False
+        pv.show(app.screen.detail.cluster_index, 0)
+        assert "14 breaches, at most 14 in one chunk (more than its 3 records" in pv.border_subtitle
 
 
 # --------------------------------------------------------------------------- 7. result names
