@@ -113,6 +113,15 @@ def no_items_text(doc: dict) -> str:
     return base
 
 
+def items_heading(doc: dict) -> str:
+    """What an assessment's ``items_exposed`` lists: for a set-generalised release the member items
+    most often exposed (by groups); for a disassociated one the items most often put back with
+    their record (by records) -- which is not exposure."""
+    if doc.get("kind") == "disassociated":
+        return "Items most often put back with their record"
+    return "Items most often exposed"
+
+
 def record_words(rec: dict) -> str:
     """What one record at risk exposes, in words (an assessment's ``records_at_risk`` entry)."""
     parts = []

@@ -122,7 +122,7 @@ def print_summary(doc: dict) -> None:
     from rich.markup import escape
 
     from semtui.assess import RECORDS_SHOWN
-    from semtui.wording import how_sure_text, record_line
+    from semtui.wording import how_sure_text, items_heading, record_line
 
     con = stdout_console()
     p = lambda s="": con.print(s, markup=False, highlight=False)  # noqa: E731 - one line each
@@ -165,7 +165,7 @@ def print_summary(doc: dict) -> None:
             p(f"  {record_line(r)}")  # T1: the first, as the TUI and cover
     items = doc.get("items_exposed") or []
     if items:
-        p("Items most often exposed: " + ", ".join(f"{i['item']} ({i.get('groups', i.get('records'))})"
+        p(f"{items_heading(doc)}: " + ", ".join(f"{i['item']} ({i.get('groups', i.get('records'))})"
                                                    for i in items[:RECORDS_SHOWN]))
     covers = [a for a in doc["attacks"] if a["family"] == "cover"]
     if covers:

@@ -24,7 +24,7 @@ from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
-from semtui.wording import assessed_with, how_sure_text, interval, no_items_text, record_words
+from semtui.wording import assessed_with, how_sure_text, interval, items_heading, no_items_text, record_words
 
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",
@@ -321,7 +321,7 @@ class AssessmentScreen(Screen):
             r.border_title = f"Records at risk ({n:,} implicated, most at risk first)"
             yield r
             i = ItemsTable(d.get("items_exposed") or [], empty=no_items_text(d), id="items")
-            i.border_title = "Items most often exposed"
+            i.border_title = items_heading(d)
             yield i
             with Container(id="alternatives"):
                 if self.alternatives:
@@ -369,7 +369,9 @@ class AssessmentScreen(Screen):
         """The views by number, the current one marked; shorter names where the whole bar would
         be cut (its key hint last)."""
         room = self.app.size.width - 2  # the bar's padding
-        for names in (VIEW_NAMES, VIEW_SHORT):
+        # a disassociated release's items were put back with their records, not exposed
+        put_back = {"items": "items put back"} if self.doc.get("kind") == "disassociated" else {}
+        for names in ({**VIEW_NAMES, **put_back}, VIEW_SHORT):
             bar = Text()
             for n, v in enumerate(VIEWS, 1):
                 if n > 1:

@@ -405,3 +405,35 @@ def test_the_tui_imports_no_private_engine_name_and_holds_no_import_circle():
 
     circles = sorted(m for m in graph if m in reach(m))
     assert not circles, circles
+
+
+async def test_a_disassociated_releases_items_are_put_back_not_exposed_in_both_faces(tmp_path, monkeypatch):
+    """What a re-association puts back is not exposure: the CLI's summary and the items view
+    name it the same way, and the records at risk in the same words."""
+    from semtui.wording import items_heading, record_words
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("disassociated.json", "disassociated.key.json", "disassociated-original.txt"):
+        shutil.copy(SAMPLES / name, tmp_path / name)
+    r = run_cli("assess", "disassociated.json", "--key", "disassociated.key.json", "--original",
+                "disassociated-original.txt", "--no-alternatives", "--report", "d.json", cwd=tmp_path,
+                env={"SEMTUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert doc["items_exposed"] and doc["records_at_risk"]
+    heading = items_heading(doc)
+    assert heading == "Items most often put back with their record"
+    cli = " ".join(r.stdout.split())
+    assert f"{heading}:" in cli and "most often exposed" not in cli
+    app = _doc_app(tmp_path / "d.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.screen.query_one("#items").border_title == heading
+        text = _flat(app)
+        assert "items put back" in text and "items exposed" not in text
+        await pilot.press("2")
+        await pilot.pause()
+        first = record_words(doc["records_at_risk"][0])
+        assert first in _flat(app) and first in cli
