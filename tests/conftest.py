@@ -17,12 +17,18 @@ SAMPLES = REPO / "sample_data"
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+#: the score cache of the CLI runs (kept warm across runs): one for each pytest-xdist worker, so
+#: that two workers never write one SQLite file at once
+TEST_CACHE = Path(os.environ.get("PYTEST_TMP_CACHE", "/tmp")) / "-".join(
+    ["semtui-test-cache", *filter(None, [os.environ.get("PYTEST_XDIST_WORKER")])])
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``python -m semtui ARGS`` as a real process and capture its output."""
     full_env = dict(os.environ)
     full_env.pop("SEMTUI_DEBUG", None)
-    full_env.setdefault("SEMTUI_CACHE_DIR", str(Path(os.environ.get("PYTEST_TMP_CACHE", "/tmp")) / "semtui-test-cache"))
+    full_env.setdefault("SEMTUI_CACHE_DIR", str(TEST_CACHE))
     if env:
         full_env.update(env)
     return subprocess.run(

@@ -151,6 +151,7 @@ def problems(draw):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.sampled_from(["least-loss", "loss-per-gain"]))
+@pytest.mark.slow
 def test_properties_on_random_data(problem, choice):
     data, privacy, k, utility = problem
     result = anonymize(data, privacy, k, utility, choice=choice)
@@ -199,6 +200,7 @@ def test_properties_on_random_data(problem, choice):
 
 @settings(max_examples=30, deadline=None)
 @given(problems())
+@pytest.mark.slow
 def test_release_round_trips_through_the_text_format(tmp_path_factory, problem):
     data, privacy, k, utility = problem
     result = anonymize(data, privacy, k, utility)
@@ -269,6 +271,7 @@ def test_wordnet_style_utility_constraints(tmp_path):
     assert got == [["fever", "cough"], ["knee", "elbow"]]
 
 
+@pytest.mark.slow
 def test_meps_release_passes_the_check(shared_data):
     data = formats.read_transactions(shared_data / "meps2005-conditions.txt")
     cons = random_privacy(data, 60, (3, 6), seed=7)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import SAMPLES, write_fig4_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -105,6 +106,7 @@ def test_a_disassociated_release_records_its_bound_for_the_alternatives():
     assert assessed_params("disassociated", back, "x.json").params["max_cluster_size"] == 30
 
 
+@pytest.mark.slow
 def test_a_record_is_re_identified_only_by_its_own_item():
     """With the original, a generalised item reduced to one member counts as re-identified only
     when that member is the transaction's own; a reduction to a wrong member is listed apart,

@@ -151,6 +151,7 @@ def test_rows_without_context_are_reported_and_skipped(tmp_path):
     assert report["summary"]["skipped_rows"] == 1
 
 
+@pytest.mark.slow
 def test_attacked_output_and_report_round_trip(fig4, tmp_path, cli):
     data, scores, original = fig4
     out = tmp_path / "attacked.txt"
@@ -167,6 +168,7 @@ def test_attacked_output_and_report_round_trip(fig4, tmp_path, cli):
     assert again.n_transactions == 4
 
 
+@pytest.mark.slow
 def test_human_summary(fig4, cli):
     data, scores, original = fig4
     result = cli("attack", "setgen", data, "--original", original, "--measure", f"scores:{scores}",
@@ -191,12 +193,14 @@ def test_cancel_through_progress(fig4):
     (["--context", "near"], "--context"),
     (["--aggregate", "median"], "--aggregate"),
 ])
+@pytest.mark.slow
 def test_bad_options(fig4, cli, args, needle):
     data, scores, _ = fig4
     result = cli("attack", "setgen", data, "--measure", f"scores:{scores}", *args)
     assert result.returncode == 2 and needle in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_bad_original_and_missing_pair(fig4, cli, tmp_path, samples):
     data, scores, _ = fig4
     short = tmp_path / "short.txt"
@@ -279,6 +283,7 @@ def test_bad_values_are_usage_errors(fig4, cli, args, needle):
     assert needle in result.stderr and "internal error" not in result.stderr
 
 
+@pytest.mark.slow
 def test_outputs_never_overwrite_inputs_or_each_other(fig4, cli, tmp_path):
     data, scores, original = fig4
     before = original.read_bytes(), data.read_bytes()
@@ -292,6 +297,7 @@ def test_outputs_never_overwrite_inputs_or_each_other(fig4, cli, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path):
     """SIGINT mid-run (stopped by the test hook at the progress point after the first group is
     attacked): exit 130, nothing on stdout, no output or temporary file left."""

@@ -96,6 +96,7 @@ def test_transactions_file_and_its_errors(tmp_path):
     assert exc.value.path == str(bad) and exc.value.line == 2
 
 
+@pytest.mark.slow
 def test_wordfreq_is_a_prior_only():
     pytest.importorskip("wordfreq")
     bg = load_background("wordfreq:en")

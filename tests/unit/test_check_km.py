@@ -45,6 +45,7 @@ def csr(rows):
 @settings(max_examples=200, deadline=None)
 @given(rows=st.lists(st.lists(st.integers(0, 11), max_size=7), min_size=1, max_size=30),
        k=st.integers(1, 4), m=st.integers(1, 4), limit=st.integers(0, 25))
+@pytest.mark.slow
 def test_minimal_violations_equal_brute_force(rows, k, m, limit):
     expected = brute(rows, k, m)
     got = km_violations(*csr(rows), k, m, limit=limit)
@@ -144,6 +145,7 @@ def test_core_on_generalised_ids():
 
 
 # ------------------------------------------------------------------ CLI
+@pytest.mark.slow
 def test_cli_exit_codes(cli, tmp_path):
     assert cli("check", "km", RELEASE, "-k", "2", "-m", "2").returncode == 0
     result = cli("check", "km", RELEASE, "-k", "2", "-m", "3", "--json")
@@ -161,12 +163,14 @@ def test_cli_exit_codes(cli, tmp_path):
     (["-k", "2", "-m", "0"], "-m must be at least 1"),
     (["-k", "2", "-m", "2", "--key", str(KEY)], "--key and --original go together"),
 ])
+@pytest.mark.slow
 def test_cli_bad_input(cli, args, message):
     result = cli("check", "km", RELEASE, *args)
     assert result.returncode == 2 and message in result.stderr
     assert result.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.slow
 def test_cli_bad_files(cli, tmp_path):
     result = cli("check", "km", SAMPLES / "medical-setgen.txt", "-k", "2", "-m", "2")  # checked, violated
     assert result.returncode == 1 and "support 1: heart disease" in result.stdout
@@ -178,6 +182,7 @@ def test_cli_bad_files(cli, tmp_path):
     assert result.returncode == 2 and "no cluster" in result.stderr
 
 
+@pytest.mark.slow
 def test_bms_webview_2_with_m_3(shared_data):
     """Real data: the plain file is far from 5^3-anonymous."""
     data = formats.read_transactions(shared_data / "bms-webview-2.dat")

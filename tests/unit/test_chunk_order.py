@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,7 @@ def within_chance(same: int, total: int) -> bool:
 # ------------------------------------------------------------------ record chunks
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(k=st.integers(2, 4), data=st.data())
+@pytest.mark.slow
 def test_identical_sub_records_are_ordered_independently_in_every_chunk(k, data):
     """One cluster of few distinct sub-records: {a} x nA, {b} x nB, {a, b} x nAB and {c} x nE,
     with 0 < nAB < k so that a and b go to different chunks; over seeds the same-position join
@@ -119,6 +121,7 @@ def test_identical_sub_records_are_ordered_independently_in_every_chunk(k, data)
 # ------------------------------------------------------------------ REFINE's shared chunks
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(k=st.integers(2, 4), data=st.data())
+@pytest.mark.slow
 def test_a_shared_chunk_does_not_order_its_sub_records_by_member_cluster(k, data):
     """P1 = {x, z} x p1z + {x} x p1, P2 = {y, z} x p2z + {y} x p2: z is rare in each cluster and
     frequent in the two, so REFINE moves it into a shared chunk of identical {z} (and empty)
@@ -174,6 +177,7 @@ def test_the_safe_repair_draws_the_order_of_the_chunks_it_rebuilds_afresh():
 
 
 # ------------------------------------------------------------------ real data
+@pytest.mark.slow
 def test_on_bms_webview_1_the_same_position_join_is_at_chance(shared_data):
     """The first 20,000 sessions of BMS-WebView-1, k = 5, m = 2, N = 30: in transaction order the
     same-position join was right 97 times of 716 where the content allows 51.9; now it is at

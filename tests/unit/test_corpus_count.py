@@ -100,6 +100,7 @@ def test_an_empty_terms_file_is_refused(semtui, tmp_path):
     r.one_error_line("t.txt")
 
 
+@pytest.mark.slow
 def test_on_a_cluster_the_counts_are_the_same(tmp_path):
     pytest.importorskip("distributed", reason="the dask extra is not installed (pip install 'semtui[dask]')")
     import logging
@@ -161,12 +162,14 @@ def _ascii_corpus(draw, alphabet=_ASCII):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_ascii_corpus())
+@pytest.mark.slow
 def test_the_numpy_path_matches_the_documents_fts5_matches(corpus):
     _same(*corpus)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_ascii_corpus(alphabet=_UNICODE), st.lists(st.text(alphabet=_UNICODE, max_size=20), max_size=4))
+@pytest.mark.slow
 def test_terms_and_documents_that_are_not_ascii_too(corpus, other_docs):
     docs, terms = corpus
     _same(docs + other_docs, terms)

@@ -150,6 +150,7 @@ def fig3_file(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_cli_cover_exit_codes(cli, fig3_file, tmp_path):
     r = cli("cover", fig3_file, "--json")
     assert r.returncode == 1, r.stderr
@@ -164,6 +165,7 @@ def test_cli_cover_exit_codes(cli, fig3_file, tmp_path):
     assert r.returncode == 1 and "covered c" in r.stdout
 
 
+@pytest.mark.slow
 def test_cli_cover_bad_input(cli, fig3_file, tmp_path):
     r = cli("cover", fig3_file, "--attacker", "moderate")
     assert r.returncode == 2 and "--original" in r.stderr
@@ -183,6 +185,7 @@ def test_cli_cover_on_sample(cli, samples):
     assert doc["summary"]["real_pairs"] <= doc["summary"]["cover_problems"]
 
 
+@pytest.mark.slow
 def test_with_the_key_every_problem_names_the_records_it_reaches(samples, tmp_path):
     """Issue 23, finding 7: with the key, a problem lists the original transactions whose
     sub-record of its chunk holds x; each really holds x (the key and the original agree), and

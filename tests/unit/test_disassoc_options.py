@@ -36,6 +36,7 @@ def _engine_error(cls, **kwargs) -> InputError:
 
 
 @pytest.mark.parametrize("name, value, args, word", REASSOC_BAD)
+@pytest.mark.slow
 def test_reassociation_options_and_cli_give_the_same_error(cli, tmp_path, name, value, args, word):
     extra = {"measure": "wordnet"} if name == "vectors" else {}
     exc = _engine_error(ReassociationOptions, **{name: value, **extra})
@@ -47,6 +48,7 @@ def test_reassociation_options_and_cli_give_the_same_error(cli, tmp_path, name, 
     assert r.stderr.strip() == f"semtui: error: --{name.replace('_', '-')}: {exc.message}"
 
 
+@pytest.mark.slow
 def test_background_goes_with_nba_only(cli, tmp_path):
     assert ReassociationOptions(background="bg.txt").method == "nba"  # the default with knowledge
     exc = _engine_error(ReassociationOptions, method="aba", background="bg.txt")
@@ -77,6 +79,7 @@ def test_reassociation_options_defaults_and_normalisation():
     ("attacker", "nobody", ["--attacker", "nobody"], "strong, moderate or weak"),
     ("seed", -2, ["--seed", "-2"], "at least 0"),
 ])
+@pytest.mark.slow
 def test_cover_options_and_cli_give_the_same_error(cli, tmp_path, name, value, args, word):
     exc = _engine_error(CoverOptions, **{name: value})
     assert exc.option == name and word in exc.message
@@ -87,6 +90,7 @@ def test_cover_options_and_cli_give_the_same_error(cli, tmp_path, name, value, a
     assert r.stderr.strip() == f"semtui: error: --{name.replace('_', '-')}: {exc.message}"
 
 
+@pytest.mark.slow
 def test_moderate_attacker_without_the_original_names_it(cli, tmp_path):
     from semtui.attacks.cover import run_cover
     from semtui.formats.disassociated import parse_disassociated
@@ -154,6 +158,7 @@ def test_tui_form_blank_ties_is_the_methods_default():
         assert opts == ReassociationOptions(method=method, background=background or None, ties=ties or None)
 
 
+@pytest.mark.slow
 def test_cli_ties_default_per_method_and_the_reference_under_the_same_rule(cli, tmp_path):
     """NBA's default ties are random and its informed reference uses the same rule, said in the
     summary; --ties first is honoured for NBA (and its reference); ABA's default stays first."""

@@ -205,6 +205,7 @@ def test_m2_conflict_graph_agrees_with_the_levelwise_test(rows, k):
     (["-k", "2", "-m", "0", "--max-cluster-size", "5"], "-m must be at least 1"),
     (["-k", "3", "-m", "2", "--max-cluster-size", "2"], "--max-cluster-size must be at least k=3"),
 ])
+@pytest.mark.slow
 def test_bad_parameters_exit_2_with_one_line(cli, tmp_path, args, message):
     result = cli("anonymize", "disassoc", TABLE2, *args, "-o", tmp_path / "out.json")
     assert result.returncode == 2
@@ -218,6 +219,7 @@ def test_bad_parameters_exit_2_with_one_line(cli, tmp_path, args, message):
     ("empty.txt", "", "empty"),
     ("release.json", "disassociated", "expected transactions"),
 ])
+@pytest.mark.slow
 def test_bad_datasets_exit_2_with_one_line(cli, tmp_path, name, content, message):
     if content is None:
         src = SAMPLES / "medical-setgen.txt"
@@ -242,6 +244,7 @@ def test_engine_refuses_the_same_bad_input():
 
 
 # ------------------------------------------------------------------ CLI and TUI
+@pytest.mark.slow
 def test_cli_writes_release_and_private_key_that_check_km_accepts(cli, tmp_path):
     out, key = tmp_path / "r.json", tmp_path / "r.key.json"
     result = cli("anonymize", "disassoc", TABLE2, "-k", "2", "-m", "2", "--max-cluster-size", "10",

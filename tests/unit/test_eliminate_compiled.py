@@ -53,6 +53,7 @@ FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCh
 
 @FAST
 @given(tables(max_rows=7, max_cols=7), st.sampled_from(["gba", "rba", "wba"]))
+@pytest.mark.slow
 def test_compiled_equals_numpy_equals_transcription(table, method):
     D, prot = table
     r = both(D, method, protected=prot)
@@ -70,6 +71,7 @@ def test_compiled_equals_numpy_equals_transcription_on_tall_tables(table, method
 @FAST
 @given(tables(), st.sampled_from(["gba", "rba", "wba"]), st.integers(0, 12),
        st.one_of(st.none(), st.sampled_from([-1.0, 0.0, 0.05, 0.3])))
+@pytest.mark.slow
 def test_compiled_equals_numpy_with_a_step_limit_and_a_threshold(table, method, steps, threshold):
     D, prot = table
     both(D, method, protected=prot, max_steps=steps, threshold=threshold)
@@ -117,6 +119,7 @@ def test_environment_variables_choose_the_loop(monkeypatch):
 
 
 @pytest.mark.parametrize("method", ["rba", "wba"])
+@pytest.mark.slow
 def test_attack_report_is_the_same_with_and_without_numba(method, tmp_path):
     """A small real release (MEPS' first 400 patients, k = 3): the whole attack as a process,
     its JSON report (bar the timings) with the compiled loop on every table and without."""

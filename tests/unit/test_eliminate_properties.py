@@ -179,6 +179,7 @@ def _reference(D, prot, method, delta):
 
 @SETTINGS
 @given(tables(max_rows=7, max_cols=7), st.sampled_from(["gba", "rba", "wba"]))
+@pytest.mark.slow
 def test_incremental_engine_matches_direct_transcription(table, method):
     D, prot = table
     r = eliminate(D, method, protected=prot)

@@ -77,6 +77,7 @@ def _workers_left() -> list[int]:
     return wait_gone({p: v for p, v in mine.items() if v[0] != os.getpid()}, 5.0)
 
 
+@pytest.mark.slow
 def test_a_request_beyond_the_cores_runs_on_the_cores():
     assert capped_jobs(1000) == available_cores()
     assert capped_jobs(0) == 1

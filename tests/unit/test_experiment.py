@@ -70,6 +70,7 @@ def test_utility_of_the_disassociated_sample():
 
 
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=30))
+@pytest.mark.slow
 def test_the_pareto_frontier(points):
     front = pareto(points)
 
@@ -134,6 +135,7 @@ def test_append_line_adds_whole_lines_and_makes_a_private_file(tmp_path):
         append_line(tmp_path, "x")
 
 
+@pytest.mark.slow
 def test_a_release_no_attack_could_score_has_unknown_risk_never_the_safest(tmp_path):
     """A k^m release with nothing plain and no background: no attack scores a row, so the risk
     is unknown (None), not 0 -- and such a release is never chosen as the one closest to chance."""

@@ -28,6 +28,7 @@ def _spec(tmp_path, text: str, name: str = "s.toml"):
     return read_spec(p)
 
 
+@pytest.mark.slow
 def test_attacks_runs_only_the_attacks_named_and_says_so(tmp_path):
     spec = _spec(tmp_path, f'original = "{MEPS}"\nattacks = ["tba", "RA"]\n'
                            '[[release]]\nfamily = "setgen"\nk = 3\nrandom_privacy = 40\n')
@@ -65,6 +66,7 @@ def test_unmarked_is_left_out_of_the_id_at_its_default():
     assert "unmarked=true" in make_cell("setgen", {"k": 3, "unmarked": True}).id
 
 
+@pytest.mark.slow
 def test_an_unmarked_release_is_recovered_and_attacked_like_the_marked_one(tmp_path):
     spec = _spec(tmp_path, f'original = "{MEPS}"\nattacks = ["tba", "ra"]\n'
                            '[[release]]\nfamily = "setgen"\nk = 3\nrandom_privacy = 40\nunmarked = [false, true]\n')
@@ -86,6 +88,7 @@ def test_an_unmarked_release_is_recovered_and_attacked_like_the_marked_one(tmp_p
     assert unmarked["check"]["passed"]
 
 
+@pytest.mark.slow
 def test_disassociation_cells_carry_refines_figures(tmp_path):
     half = MEPS.read_text().splitlines(keepends=True)
     (tmp_path / "h1.txt").write_text("".join(half[:200]))

@@ -100,6 +100,7 @@ def test_cli_build_and_info(tmp_path, cli):
     assert facts["leaves"] == 10 and facts["height"] == 4 and facts["nodes_per_depth"] == [1, 2, 4, 10]
 
 
+@pytest.mark.slow
 def test_cli_info_bad_file_exit_2(tmp_path, cli):
     (tmp_path / "h.txt").write_text("a;A;*\na;B;*\n")
     r = cli("hierarchy", "info", tmp_path / "h.txt")
@@ -107,6 +108,7 @@ def test_cli_info_bad_file_exit_2(tmp_path, cli):
     assert r.stderr.strip() == f"semtui: error: {tmp_path / 'h.txt'}:2: leaf 'a' already given on line 1"
 
 
+@pytest.mark.slow
 def test_cli_build_orders(tmp_path, cli):
     """--order decides which items share a class: supports 2:3, 3:3, 1:1, 4:1."""
     (tmp_path / "d.txt").write_text("1, 2\n2, 3\n2, 3\n4\n3\n")

@@ -314,6 +314,7 @@ def _fig_files(tmp_path):
     return tmp_path / "d.txt", tmp_path / "h.txt"
 
 
+@pytest.mark.slow
 def test_cli_km_release_is_attackable(tmp_path, cli):
     import json
 
@@ -351,6 +352,7 @@ def test_cli_km_release_is_attackable(tmp_path, cli):
     ("a1;A;ALL\na2;A;ALL\nb1;B;ROOT\nb2;B;ALL\n", "h.txt:3: the path ends at 'ROOT'"),
     ("a1;A;ALL\na2;A;ALL\nb1;B;ALL\n", "1 item(s) of the data are not in the hierarchy: 'b2'"),
 ])
+@pytest.mark.slow
 def test_cli_bad_input_is_one_line_exit_2(tmp_path, cli, bad, message):
     d, h = _fig_files(tmp_path)
     h.write_text(bad)
@@ -360,6 +362,7 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path, cli, bad, message):
     assert not (tmp_path / "o.txt").exists()
 
 
+@pytest.mark.slow
 def test_cli_oa_refuses_large_domains(tmp_path, cli):
     items = [f"i{j}" for j in range(120)]
     (tmp_path / "d.txt").write_text("\n".join(", ".join(items[j:j + 3]) for j in range(0, 120, 3)) + "\n")
@@ -396,6 +399,7 @@ def test_every_output_passes_check_km(seed, k, m, algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ["aa", "da", "lra", "vpa"])
+@pytest.mark.slow
 def test_real_data_slice_passes_check_km(shared_data, algorithm):
     data = formats.read_transactions(shared_data / "bms-webview-1.dat")
     data = TransactionData.from_lists([data.token_names(i) for i in range(3000)])

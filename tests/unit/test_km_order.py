@@ -8,6 +8,7 @@ import json
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def brute(rows, k, m):
 @settings(max_examples=150, deadline=None)
 @given(rows=st.lists(st.lists(st.integers(0, 9), max_size=6), min_size=1, max_size=25),
        k=st.integers(1, 4), m=st.integers(1, 3), limit=st.integers(0, 12), seed=st.integers(0, 1000))
+@pytest.mark.slow
 def test_the_kept_examples_are_the_smallest_by_size_then_keys_then_ids(rows, k, m, limit, seed):
     order = np.random.default_rng(seed).integers(0, 4, size=10)  # ties on purpose
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)

@@ -44,6 +44,7 @@ def as_written(data: TransactionData) -> TransactionData:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 5), m=st.integers(1, 3),
        algorithm=st.sampled_from(ALGORITHMS), members=st.sampled_from(["observed", "all"]))
+@pytest.mark.slow
 def test_every_km_output_passes_the_independent_check(seed, k, m, algorithm, members):
     """Every release of every algorithm, with its default parts, passes `check km` (which
     shares no code with the anonymiser) at the k and m it was made for."""
@@ -90,6 +91,7 @@ LABEL = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(LABEL, min_size=3, max_size=12, unique=True), st.integers(2, 3))
+@pytest.mark.slow
 def test_hierarchy_labels_round_trip(names, fanout):
     """Any labels — with ';', quotes, backslashes, blanks at the ends, a leading '#' — are
     written and read back unchanged."""

@@ -99,6 +99,7 @@ def _cases(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(_cases())
+@pytest.mark.slow
 def test_ml2_properties(case):
     rows, h, cut, support = case
     o = TransactionData.from_lists(rows)
@@ -169,6 +170,7 @@ def test_members_all_resolves_every_leaf(tmp_path):
 
 
 # ---------------------------------------------------------------- the km report, the release's sidecar
+@pytest.mark.slow
 def test_km_report_is_the_sidecar_exposure_and_info_read(tmp_path, cli, semtui):
     d, h = _files(tmp_path)
     out = tmp_path / "r.txt"
@@ -204,6 +206,7 @@ def test_km_report_is_the_sidecar_exposure_and_info_read(tmp_path, cli, semtui):
     gone.one_error_line("r.txt:2", "is not there")
 
 
+@pytest.mark.slow
 def test_cut_node_missing_from_report_is_refused(tmp_path, cli):
     d, h = _files(tmp_path)
     out = tmp_path / "r.txt"
@@ -216,6 +219,7 @@ def test_cut_node_missing_from_report_is_refused(tmp_path, cli):
     assert a.returncode == 2 and "node 'A' of" in a.stderr and a.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_leaves_release_format_and_ml2_off(tmp_path, cli):
     d, h = _files(tmp_path)
     out = tmp_path / "r.txt"

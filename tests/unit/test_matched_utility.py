@@ -4,6 +4,7 @@ similar:B:S``) and the meaning order (``hierarchy build --order meaning``)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +85,7 @@ def test_cli_freq_utility_release_passes_check_privacy(semtui, tmp_path, samples
     assert semtui("check", "privacy", out, "--privacy", tmp_path / "o.txt.json", "-k", "3").rc == 0
 
 
+@pytest.mark.slow
 def test_cli_hierarchy_order_meaning(semtui, tmp_path, samples):
     out = tmp_path / "h.txt"
     r = semtui("hierarchy", "build", samples / "meps400-original.txt", "--fanout", "5", "-o", out,

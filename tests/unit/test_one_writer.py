@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "semtui"
@@ -106,6 +107,7 @@ def in_the_writer(rel: str) -> bool:
     return rel.startswith(THE_WRITER)
 
 
+@pytest.mark.slow
 def test_fileio_is_the_only_writer():
     files = sorted(PACKAGE.rglob("*.py"))
     assert len(files) > 50

@@ -212,6 +212,7 @@ def releases(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(releases(), st.sampled_from(["aba", "rga", "mra", "assign", "ra"]), st.sampled_from(["first", "random"]))
+@pytest.mark.slow
 def test_selection_respects_budgets_and_chunks(release, method, ties):
     data, key, orig = release
     plan = plan_release(data, key, orig, Opts(method=method, wmd_measure=None, ties=ties), measure=TableMeasure())
@@ -340,6 +341,7 @@ def _random_transactions(seed: int, n: int = 900, n_items: int = 60) -> Transact
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.slow
 def test_random_attack_has_lift_one_over_the_budget_matched_baseline(seed):
     """ALGORITHMS.md §6: RA measured against the budget-matched random re-association shows lift 1
     within its interval (a baseline that RA beats is biased), on releases the anonymiser made."""
@@ -392,6 +394,7 @@ def _multi_cluster_release(tmp_path: Path, n_clusters: int = 12) -> dict[str, Pa
     return paths
 
 
+@pytest.mark.slow
 def test_jobs_give_the_same_report(tmp_path):
     paths = _multi_cluster_release(tmp_path)
     from semtui import formats
@@ -409,6 +412,7 @@ def test_jobs_give_the_same_report(tmp_path):
 
 
 # ---------------------------------------------------------------- the CLI
+@pytest.mark.slow
 def test_cli_attack_disassoc_outputs(cli, table3, tmp_path):
     out, rep = tmp_path / "rec.txt", tmp_path / "rep.json"
     r = cli("attack", "disassoc", table3["data"], "--key", table3["key"], "--original", table3["original"],
@@ -422,6 +426,7 @@ def test_cli_attack_disassoc_outputs(cli, table3, tmp_path):
     assert [set(x.strip() for x in ln.split(",")) for ln in lines] == RECONSTRUCTED
 
 
+@pytest.mark.slow
 def test_cli_attack_disassoc_jobs_identical(cli, tmp_path):
     paths = _multi_cluster_release(tmp_path)
     docs = []
@@ -435,6 +440,7 @@ def test_cli_attack_disassoc_jobs_identical(cli, tmp_path):
     assert docs[0] == docs[1]
 
 
+@pytest.mark.slow
 def test_cli_sample_release_properties(cli, samples, tmp_path):
     """On the bundled sample (whatever it holds): the key reconstruction bounds hold."""
     data, key = samples / "disassociated.json", samples / "disassociated.key.json"
@@ -456,6 +462,7 @@ def test_cli_bad_input(cli, table3, args, message):
     assert message in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
     r = cli("attack", "disassoc", table3["original"])
     assert r.returncode == 2 and "disassociated" in r.stderr
@@ -555,6 +562,7 @@ def test_informed_reference_bounds_the_attack_on_a_planted_example(tmp_path):
     assert out["wrong"]["intervals"]["lift_over_random"][0] < 1.2
 
 
+@pytest.mark.slow
 def test_cli_background_runs_nba_and_words_the_informed_reference(cli, table3, tmp_path):
     bg = tmp_path / "bg.txt"
     bg.write_text("\n".join(", ".join(t) for t in TABLE2 * 3) + "\n")

@@ -126,6 +126,7 @@ def test_bootstrap_in_blocks_draws_the_resamples_of_one_table(monkeypatch):
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data(), n=st.integers(0, 40), rows=st.integers(1, 9), spool=st.booleans())
+@pytest.mark.slow
 def test_the_clusters_figures_on_disk_give_the_totals_and_intervals_of_the_whole_table(data, n, rows, spool):
     """The per-cluster figures kept as rows (on disk with ``spool``) and read back a block of
     clusters at a time give the sums and the bootstrap of the table held whole."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from semtui.anonymize.disassociation import disassociate
 from semtui.checks.km import check_disassociated
 from semtui.formats.disassociated import (
@@ -87,6 +89,7 @@ def test_version_1_files_keep_reading_and_round_trip(tmp_path):
     assert disassociated_to_json(parse_disassociated(again, "x")) == again
 
 
+@pytest.mark.slow
 def test_version_2_round_trips_through_the_files(cli, tmp_path):
     src = tmp_path / "d.txt"
     src.write_text("a,z\na,w\nb,z\nb,w\n")
@@ -190,6 +193,7 @@ def test_attack_re_associates_shared_sub_records_across_member_clusters():
     assert all("a" in t for t in res.transactions if "z" in t) and all("b" in t for t in res.transactions if "w" in t)
 
 
+@pytest.mark.slow
 def test_random_re_association_of_shared_chunks_obeys_the_chunk_rule():
     from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 
@@ -228,6 +232,7 @@ def test_releases_and_keys_round_trip_through_version_2(rows, k, joint):
     assert check_disassociated(back, k, 2, r.key, data).holds
 
 
+@pytest.mark.slow
 def test_shared_sub_records_never_go_to_a_member_that_shows_their_item(tmp_path):
     """Each (cluster, item) is in one place: z is in P1's record chunk, so the shared z's came
     from P2 and P3 -- the attack, RA and the baseline all know it from the release."""

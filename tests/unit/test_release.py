@@ -37,6 +37,7 @@ def _calls(path: Path) -> list[tuple[str, int]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_belonging_check_is_called_in_one_place():
     callers = sorted(f"{p.relative_to(PACKAGE.parent)}:{line}" for p in PACKAGE.rglob("*.py")
                      for name, line in _calls(p) if name.split(".")[-1] == "check_belongs")
@@ -90,6 +91,7 @@ def _count_checks(*args) -> tuple[int, subprocess.CompletedProcess]:
     return int(line[-1].split(": ")[1]), r
 
 
+@pytest.mark.slow
 def test_assess_of_a_disassociated_release_checks_belonging_once(tmp_path):
     """A disassociated release with its key and original: the re-association attacks, the cover
     attacks and the records at risk all work from the one opened release (there were ~9 checks)."""
@@ -101,6 +103,7 @@ def test_assess_of_a_disassociated_release_checks_belonging_once(tmp_path):
     assert n == 1
 
 
+@pytest.mark.slow
 def test_attack_setgen_checks_belonging_once():
     n, r = _count_checks("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original",
                          SAMPLES / "meps400-original.txt", "--json", "--no-cache")

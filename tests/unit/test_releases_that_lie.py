@@ -107,6 +107,7 @@ def test_a_corrupted_release_is_read_or_refused_never_crashes(tmp_path, edits, s
 @pytest.mark.parametrize("args", [("info",), ("assess", "--no-alternatives"), ("attack", "setgen", "--method", "ra"),
                                   ("open",)])
 @pytest.mark.parametrize("sidecar", ["binary", "folder", "not json"])
+@pytest.mark.slow
 def test_an_unreadable_sidecar_is_an_error_not_no_sidecar(tmp_path, args, sidecar):
     """A release's sidecar says which k it was made for: one that cannot be read is refused
     (it was silently ignored, and the release read as if it had none); a JSON document of another

@@ -21,6 +21,7 @@ def _without_timings(doc: dict) -> dict:
     return doc
 
 
+@pytest.mark.slow
 def test_attack_is_the_same_serial_and_parallel():
     data = formats.read(SAMPLES / "meps400-setgen.txt")
     orig = formats.read(SAMPLES / "meps400-original.txt")

@@ -66,6 +66,7 @@ def meps400():
             formats.read_transactions(SAMPLES / "meps400-original.txt"))
 
 
+@pytest.mark.slow
 def test_setgen_attack_on_the_cluster_equals_the_serial_run(cluster, meps400):
     address, _ = cluster
     release, original = meps400
@@ -77,6 +78,7 @@ def test_setgen_attack_on_the_cluster_equals_the_serial_run(cluster, meps400):
         assert _stable(dist.to_json()) == _stable(serial.to_json()), method
 
 
+@pytest.mark.slow
 def test_reassociation_on_the_cluster_equals_the_serial_run(cluster):
     from semtui.formats.disassociated import read_key
 
@@ -91,6 +93,7 @@ def test_reassociation_on_the_cluster_equals_the_serial_run(cluster):
         assert _stable(dist.report) == _stable(serial.report), method
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_is_replaced_and_the_report_is_unchanged(own_cluster, meps400):
     address, client = own_cluster
     release, original = meps400
@@ -132,6 +135,7 @@ def test_one_session_serves_nested_runs(cluster):
         assert outer is inner
 
 
+@pytest.mark.slow
 def test_the_driver_keeps_no_copy_of_what_it_submitted(cluster):
     """Dask keeps the last 1,000 messages a client sent its scheduler (a debugging log): each
     submission with its data, held after it ran -- the driver of ``attack disassoc`` on MEPS x 16
@@ -149,6 +153,7 @@ def test_the_driver_keeps_no_copy_of_what_it_submitted(cluster):
             assert len(client.scheduler_comm.recent_message_log) == 0
 
 
+@pytest.mark.slow
 def test_assess_cli_on_the_cluster_equals_the_serial_run(cluster, semtui, tmp_path):
     address, _ = cluster
     args = ["assess", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt", "--json"]
@@ -158,6 +163,7 @@ def test_assess_cli_on_the_cluster_equals_the_serial_run(cluster, semtui, tmp_pa
     assert _stable(json.loads(dist.out)) == _stable(json.loads(serial.out))
 
 
+@pytest.mark.slow
 def test_local_scheduler_from_the_cli(semtui):
     args = ["attack", "setgen", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt",
             "--json"]
@@ -167,6 +173,7 @@ def test_local_scheduler_from_the_cli(semtui):
     assert _stable(json.loads(dist.out)) == _stable(json.loads(serial.out))
 
 
+@pytest.mark.slow
 def test_a_local_cluster_schedules_from_a_process_of_its_own_that_ends_with_the_session():
     """``local:N``'s scheduler is not a task of the driver's loop (its memory is not the
     driver's: docs/distributed.md), and nothing of the cluster outlives the session."""
@@ -184,6 +191,7 @@ def test_a_local_cluster_schedules_from_a_process_of_its_own_that_ends_with_the_
     assert wait_gone({p: v for p, v in cluster.items() if p not in servers}, 10.0) == []
 
 
+@pytest.mark.slow
 def test_a_driver_killed_outright_takes_its_local_cluster_with_it():
     """SIGKILL leaves the driver no chance to close its cluster: the scheduler's process reads
     end-of-file on its lifeline and goes, and the workers with it."""
@@ -221,6 +229,7 @@ def test_a_bad_scheduler_is_refused(spec, semtui):
     r.one_error_line("--scheduler")
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line(semtui, monkeypatch):
     import semtui.runtime.scheduler as sch
 
@@ -281,6 +290,7 @@ def experiment(tmp_path_factory):
     return d, spec, (d / "serial.jsonl").read_text().splitlines(), kept
 
 
+@pytest.mark.slow
 def test_experiment_on_the_cluster_equals_the_serial_run(cluster, experiment, semtui):
     """One task per cell on the cluster: the same lines as the serial run but for the timings,
     in cell order, and the kept releases (written by the driver) the same."""
@@ -309,6 +319,7 @@ def test_experiment_on_the_cluster_equals_the_serial_run(cluster, experiment, se
     assert out.read_text().splitlines() == dist
 
 
+@pytest.mark.slow
 def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(own_cluster, experiment):
     """RESULTS holding the first cell's line (a run stopped after it): the distributed run
     measures the two others only, appended after it in cell order -- also when a worker is
@@ -343,6 +354,7 @@ def test_a_run_stopped_part_way_resumes_on_the_cluster_without_redoing_a_cell(ow
     assert [_modulo_timings(x) for x in got] == [_modulo_timings(x) for x in serial]
 
 
+@pytest.mark.slow
 def test_batches_start_in_the_order_they_were_planned():
     """The batches are planned largest first so that the last ones to run are small (a worker
     left waiting then waits little): Dask must start them in that order, and a worker must not
@@ -369,6 +381,7 @@ def test_batches_start_in_the_order_they_were_planned():
     assert all(a <= b + 0.05 for a, b in pairwise(firsts)), [round(f - firsts[0], 3) for f in firsts]
 
 
+@pytest.mark.slow
 def test_cells_start_in_their_order():
     """One task per item (the cells of an experiment): a free worker takes the next item, so
     item 2 starts before item 3 (submitted at once, the second worker, done first with item 1,
@@ -388,6 +401,7 @@ def test_cells_start_in_their_order():
     assert all(a <= b + 0.05 for a, b in pairwise(got)), [round(g - got[0], 3) for g in got]
 
 
+@pytest.mark.slow
 def test_results_come_back_in_order_however_the_tasks_finish(cluster):
     """A task that ends early waits for every earlier one; a failed task raises in its turn,
     after the ones before it were handed on (as a serial run would have written them)."""
@@ -413,6 +427,7 @@ def test_results_come_back_in_order_however_the_tasks_finish(cluster):
 
 
 @pytest.mark.parametrize("spec", ["local:0", "tcp://host", "2"])
+@pytest.mark.slow
 def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui):
     d, grid, _, _ = experiment
     r = semtui("experiment", grid, "-o", d / "never.jsonl", "--scheduler", spec)
@@ -422,6 +437,7 @@ def test_experiment_refuses_a_bad_scheduler_in_one_line(spec, experiment, semtui
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.slow
 def test_an_interrupted_distributed_experiment_leaves_whole_lines(cluster, tmp_path, sig, code):
     """A real process on the cluster, stopped once a first line is written and a cell is still to
     write (the test hook stops the driver there): its tasks are cancelled, RESULTS holds whole
@@ -466,6 +482,7 @@ def joint_release():
 
 
 @pytest.mark.parametrize("span", [None, 0], ids=["joint clusters on the workers", "joint clusters on the driver"])
+@pytest.mark.slow
 def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_serial_run(cluster, joint_release,
                                                                                            monkeypatch, span):
     """Batches of ~7 transactions: many batch boundaries would fall between two members of one
@@ -507,6 +524,7 @@ def test_reassociation_streamed_in_batches_cut_inside_joint_clusters_equals_the_
     assert _stable(full["metrics"]) == _stable(dist.report["metrics"])  # --summary-only: the same metrics
 
 
+@pytest.mark.slow
 def test_attack_disassoc_cli_summary_only_on_the_cluster_equals_the_serial_run(cluster, joint_release, semtui,
                                                                              tmp_path):
     from semtui.formats.disassociated import disassociated_to_json, key_to_json
@@ -539,6 +557,7 @@ def _as_semtui_writes(data, key, folder):
     return rel, kf
 
 
+@pytest.mark.slow
 def test_a_release_kept_on_disk_streams_to_the_cluster_and_gives_the_serial_report(cluster, joint_release, semtui,
                                                                                  tmp_path):
     """On --scheduler the driver keeps the release's and the key's clusters on disk, and the
@@ -615,6 +634,7 @@ def meps_release(tmp_path_factory):
 
 @pytest.mark.parametrize("to_group", [False, True], ids=["driver", "group"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.slow
 def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, tmp_path, sig, code, to_group):
     """``--scheduler local:2`` stopped once its workers are up and the release's first batches are
     sent (the test hook stops the driver there), the driver alone or its whole
@@ -665,6 +685,7 @@ def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, 
     assert list(tmp.rglob("*")) == []
 
 
+@pytest.mark.slow
 def test_a_release_piped_to_a_local_cluster_run_is_read_whole(joint_release, tmp_path):
     """``cat REL | semtui attack disassoc - --scheduler local:2``: the local cluster starts in a
     thread while the driver reads standard input; starting its fork server pointed the

@@ -178,6 +178,7 @@ def _generalise(docs: list[list[str]], groups: list[list[str]]) -> list[list]:
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_combined_is_never_worse_than_either_part_by_more_than_noise(tmp_path_factory, seed):
     """On seeded synthetic data (a release and a background from one population), the combined
     table ranks added members below original ones (AUC within table) at least as well as the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import SAMPLES
 
 REL, KEY, ORIG = (SAMPLES / "disassociated.json", SAMPLES / "disassociated.key.json",
@@ -16,6 +17,7 @@ def _without_time(doc: dict) -> dict:
     return doc
 
 
+@pytest.mark.slow
 def test_the_metrics_are_those_of_the_full_report(semtui):
     args = ["attack", "disassoc", REL, "--key", KEY, "--original", ORIG, "--json"]
     full, small = semtui(*args), semtui(*args, "--summary-only")
@@ -46,6 +48,7 @@ def test_the_tui_refuses_a_summary_only_report_in_one_line(semtui, tmp_path):
     r.one_error_line("--summary-only", "r.json")
 
 
+@pytest.mark.slow
 def test_summary_only_with_joint_clusters_and_clusters_closed_in_small_batches(monkeypatch):
     """A REFINE release (joint clusters of neighbouring clusters): --summary-only gives the
     full report's metrics (it used to fail on the joint clusters), and closing the clusters a

@@ -78,6 +78,7 @@ def test_figure_3_7_attacked_unmarked_is_the_marked_attack(tmp_path):
 
 
 # --------------------------------------------------------------------------- collisions and k
+@pytest.mark.slow
 def test_two_groups_with_the_same_transactions_collide_and_are_reported():
     """(a, b) and (c, d) cover the same three transactions: they come back as one generalised
     item (a, b, c, d), which the report names as a collision of the two."""

@@ -22,6 +22,7 @@ def fig1(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_figure_1_to_figure_2_and_the_check_passes(cli, fig1):
     out = fig1 / "release.txt"
     r = cli("anonymize", "setgen", SAMPLES / "medical-original.txt", "-k", "4", "-o", out,
@@ -45,6 +46,7 @@ def test_figure_1_to_figure_2_and_the_check_passes(cli, fig1):
         assert c.returncode == 0, c.stdout + c.stderr
 
 
+@pytest.mark.slow
 def test_random_constraints_json_and_sidecar_path(cli, tmp_path):
     out = tmp_path / "r.txt"
     side = tmp_path / "meta" / "side.json"
@@ -62,6 +64,7 @@ def test_random_constraints_json_and_sidecar_path(cli, tmp_path):
     assert c.returncode == 0, c.stdout
 
 
+@pytest.mark.slow
 def test_suppressed_transaction_is_a_dash_line(cli, tmp_path):
     orig = tmp_path / "o.txt"
     orig.write_text("a, b\nrare\na, b\na, c\n")
@@ -85,6 +88,7 @@ def test_unknown_privacy_items_are_warned_about(cli, tmp_path):
     assert "not in" in r.stderr and "no such condition" in r.stderr
 
 
+@pytest.mark.slow
 def test_wordnet_utility(cli, fig1):
     out = fig1 / "w.txt"
     r = cli("anonymize", "setgen", SAMPLES / "medical-original.txt", "-k", "4", "-o", out,
@@ -139,6 +143,7 @@ def test_bad_input(cli, fig1, args, message):
     assert not [f for f in os.listdir(fig1) if f.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_meps_release(cli, shared_data, tmp_path):
     out = tmp_path / "meps.txt"
     r = cli("anonymize", "setgen", shared_data / "meps2005-conditions.txt", "-k", "3", "-o", out,
@@ -152,6 +157,7 @@ def test_meps_release(cli, shared_data, tmp_path):
     assert json.loads(c.stdout)["min_positive_support"] >= 3
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_nothing_half_written(tmp_path):
     """Ctrl-C mid-run (the bundled MEPS sample, stopped at its first anonymising progress point by
     the test hook, so the signal lands there whatever the machine's speed): exit 130, and no
@@ -172,6 +178,7 @@ def test_ctrl_c_leaves_nothing_half_written(tmp_path):
     assert os.listdir(folder) == []  # no release, no sidecar, no temporary file
 
 
+@pytest.mark.slow
 def test_the_bundled_meps_sample_is_remade_by_its_documented_command(cli, tmp_path):
     """sample_data/README.md says how meps400-setgen.txt was made; the command remakes it."""
     import shutil

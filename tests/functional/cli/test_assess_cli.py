@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, SHARED_DATA, drain, finish_draining, paused_at, run_cli, wait_paused
+from conftest import REPO, SAMPLES, SHARED_DATA, TEST_CACHE, drain, finish_draining, paused_at, run_cli, wait_paused
 
 # the shared data beside the checkout (a worktree elsewhere: where the benchmarks find it too)
 MEPS = (SHARED_DATA if SHARED_DATA.is_dir() else Path("/work/shared/data")) / "meps2005-conditions.txt"
@@ -46,6 +46,7 @@ def background(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_setgen_with_background_strongest_is_its_command(tmp_path, background):
     rep = tmp_path / "a.json"
     r = run_cli("assess", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt",
@@ -87,6 +88,7 @@ def test_setgen_with_background_strongest_is_its_command(tmp_path, background):
     assert "Strongest attack" in r.stdout and s["command"] in r.stdout
 
 
+@pytest.mark.slow
 def test_no_original_gives_a_valid_unscored_document(tmp_path):
     rep = tmp_path / "a.json"
     r = run_cli("assess", SAMPLES / "medical-setgen.txt", "--report", rep, "--json")
@@ -105,6 +107,7 @@ def test_no_original_gives_a_valid_unscored_document(tmp_path):
     assert any("how common each item is" in line for line in doc["not_modelled"])
 
 
+@pytest.mark.slow
 def test_disassociated_sample_strongest_and_records(tmp_path):
     rep = tmp_path / "a.json"
     r = run_cli("assess", SAMPLES / "disassociated.json", "--key", SAMPLES / "disassociated.key.json",
@@ -133,6 +136,7 @@ def test_disassociated_sample_strongest_and_records(tmp_path):
     assert {a["cell"]["family"] for a in alts} == {"disassoc"} and sum(a["chosen"] for a in alts) == 1
 
 
+@pytest.mark.slow
 def test_disassociated_without_key_skips_the_moderate_attacker():
     r = run_cli("assess", SAMPLES / "disassociated.json", "--json")
     assert r.returncode == 0, r.stderr
@@ -147,6 +151,7 @@ def test_plain_file_is_refused_in_one_line():
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.slow
 def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, code):
     """The bundled MEPS sample disassociated; stderr is a terminal, so the progress bar counts
     attacks. The signal lands as the second attack starts, i.e. once the first has finished (the
@@ -164,7 +169,7 @@ def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, cod
     rep = out / "a.json"
     marker = tmp_path / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200")
-    env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
+    env.setdefault("SEMTUI_CACHE_DIR", str(TEST_CACHE))
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "assess", str(rel), "--key", str(key), "--original",
                              str(orig), "--report", str(rep)],
@@ -187,6 +192,7 @@ def test_interrupt_writes_the_finished_attacks_marked_partial(tmp_path, sig, cod
     assert os.stat(rep).st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_km_release_no_plain_item(tmp_path, background):
     """A k^m release keeps no plain item: the papers' attacks score nothing, so without a
     background nothing is called strongest (and nothing safe); with one, the strongest attacker

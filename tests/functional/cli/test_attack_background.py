@@ -15,6 +15,7 @@ def _scores(tmp_path) -> str:
     return f"scores:{f}"
 
 
+@pytest.mark.slow
 def test_background_on_the_sample(samples, tmp_path):
     """The bundled MEPS sample attacked with a background made of its other half."""
     lines = (samples / "meps400-original.txt").read_text().splitlines(keepends=True)
@@ -45,6 +46,7 @@ def test_background_on_the_sample(samples, tmp_path):
     assert doc["metrics"]["popularity"]["eliminated"] == doc["metrics"]["eliminated"]
 
 
+@pytest.mark.slow
 def test_all_generalised_release_with_and_without_knowledge(tmp_path):
     """A release that keeps no plain item (as k^m with m >= 2 does): with no knowledge it is
     reported as such, exit 0; with a counts: background it is attacked."""
@@ -99,6 +101,7 @@ def test_bad_background_file_names_its_line(samples, tmp_path):
     assert f"{bad}:2" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_a_background_that_knows_no_member_is_refused(samples, tmp_path):
     """A background sharing no item with the release's generalised items gives every member the
     same prior: the attack eliminated nothing and said "took back none" with exit 0, a false
@@ -111,6 +114,7 @@ def test_a_background_that_knows_no_member_is_refused(samples, tmp_path):
     assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_background_that_knows_no_term_is_refused_by_nba(samples, tmp_path):
     """The same for `attack disassoc` (nba): every lift 0, placements by ties alone, reported
     as the take of an attacker with background knowledge (exit 0)."""
@@ -122,6 +126,7 @@ def test_a_background_that_knows_no_term_is_refused_by_nba(samples, tmp_path):
     assert f"{bg}:" in r.stderr and "none of" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_semantics_table_is_never_attacked_as_pba(samples, tmp_path):
     """--knowledge semantics with PBA explicitly: refused (PBA reads surprisals); by default
     TBA, and the report says so (it said pba while running TBA)."""

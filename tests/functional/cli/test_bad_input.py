@@ -49,6 +49,7 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, name):
     assert (digest(path), path.stat().st_mtime_ns) == before
 
 
+@pytest.mark.slow
 def test_missing_file_and_directory(cli, tmp_path):
     for target, words in [(tmp_path / "nope.txt", "no such file"), (tmp_path, "directory")]:
         result = cli("info", target)
@@ -57,6 +58,7 @@ def test_missing_file_and_directory(cli, tmp_path):
         assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_unknown_format_and_usage_errors(cli, samples):
     result = cli("info", samples / "medical-setgen.txt", "--format", "nonsense")
     assert result.returncode == 2 and "nonsense" in result.stderr

@@ -81,6 +81,7 @@ def bad(tmp_path_factory) -> dict[str, Path]:
 
 # --------------------------------------------------------------------------- set-generalised releases
 @pytest.mark.parametrize("fault", ["short", "long", "shuffled", "foreign"])
+@pytest.mark.slow
 def test_set_generalised_release_with_an_original_that_does_not_belong(semtui, bad, fault):
     orig = bad[f"setgen-{fault}.txt"]
     why = "transactions but" if fault in ("short", "long") else "does not come from this line"

@@ -68,6 +68,7 @@ token = st.one_of(st.sampled_from(ITEMS), st.lists(st.sampled_from(ITEMS), min_s
 @given(st.lists(st.lists(token, max_size=5), min_size=1, max_size=20),
        st.lists(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=3, unique=True), min_size=1, max_size=6),
        st.integers(1, 5))
+@pytest.mark.slow
 def test_supports_match_brute_force_on_any_generalised_data(transactions, constraints, k):
     data = TransactionData.from_lists(transactions)
     report = check_privacy(data, constraints, k)
@@ -101,6 +102,7 @@ def test_bad_constraint_files(tmp_path, content, message):
 
 
 # --------------------------------------------------------------------- the CLI
+@pytest.mark.slow
 def test_cli_exit_codes(cli, tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("blood pressure\nicd\nlimbs\ninjury\n")
@@ -124,6 +126,7 @@ def test_cli_exit_codes(cli, tmp_path):
     (["{setgen}", "--privacy", "{p}"], "-k"),
     (["{bad}", "--privacy", "{p}", "-k", "2"], "unbalanced bracket"),
 ])
+@pytest.mark.slow
 def test_cli_bad_input(cli, tmp_path, args, message):
     p = tmp_path / "p.txt"
     p.write_text("icd\n")

@@ -45,6 +45,7 @@ def test_vectors_zero_vector_is_unknown_and_duplicates_refused(tmp_path):
     assert err.value.line == 2
 
 
+@pytest.mark.slow
 def test_corrupt_wordnet_files_are_an_input_error(cli, tmp_path):
     for name in ("index.noun", "data.noun"):
         (tmp_path / name).write_text("garbage\n")
@@ -53,6 +54,7 @@ def test_corrupt_wordnet_files_are_an_input_error(cli, tmp_path):
     assert "internal error" not in result.stderr and str(tmp_path) in result.stderr
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_ends_quietly_with_141(samples, tmp_path):
     """`semtui ... --json | head -c1`: no traceback, no error message, exit 141 as SIGPIPE."""
     proc = subprocess.Popen(
@@ -67,6 +69,7 @@ def test_a_closed_stdout_ends_quietly_with_141(samples, tmp_path):
     assert "Traceback" not in err and "error" not in err
 
 
+@pytest.mark.slow
 def test_anonymize_sidecar_cannot_be_the_release(cli, samples, tmp_path):
     out = tmp_path / "out.txt"
     result = cli("anonymize", "setgen", samples / "medical-original.txt", "-k", "2", "-o", out,
@@ -75,6 +78,7 @@ def test_anonymize_sidecar_cannot_be_the_release(cli, samples, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_check_privacy_warns_about_items_absent_from_the_data(cli, samples, tmp_path):
     priv = tmp_path / "p.txt"
     priv.write_text("icd, zzz\nknee\n")
@@ -82,6 +86,7 @@ def test_check_privacy_warns_about_items_absent_from_the_data(cli, samples, tmp_
     assert "zzz" in result.stderr and "zzz" not in result.stdout
 
 
+@pytest.mark.slow
 def test_options_that_do_not_apply_are_refused(cli, samples, tmp_path):
     priv = tmp_path / "p.txt"
     priv.write_text("icd\n")

@@ -54,6 +54,7 @@ def test_rba_json_keeps_exactly_the_original_items():
                     ("knee", "injury")}
 
 
+@pytest.mark.slow
 def test_wba_tba_mda_json():
     wba = as_json(FIG4, "-m", "wba")
     assert wba["threshold"] == pytest.approx(0.898, abs=5e-4)
@@ -67,6 +68,7 @@ def test_wba_tba_mda_json():
     assert len(tba["eliminated"]) == 3
 
 
+@pytest.mark.slow
 def test_ra_seeded_is_reproducible():
     a = as_json(FIG4, "-m", "ra", "--seed", "11")
     b = as_json(FIG4, "-m", "ra", "--seed", "11")
@@ -87,6 +89,7 @@ def test_rich_rendering_marks_steps_without_colour():
     assert "✗2 2.60" in gangrene and "1.78" in gangrene
 
 
+@pytest.mark.slow
 def test_missing_cells(tmp_path):
     f = tmp_path / "t.csv"
     f.write_text("ctx,a,b,c\nx,0.1,,2.0\ny,1.5,0.2,\nz,,0.3,0.4\n", encoding="utf-8")

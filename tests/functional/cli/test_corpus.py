@@ -206,6 +206,7 @@ def test_cli_build_and_info(tmp_path: Path, cli):
     assert r.returncode == 0 and "unicode61" in r.stdout
 
 
+@pytest.mark.slow
 def test_cli_bad_input(tmp_path: Path, cli):
     r = cli("corpus", "build", tmp_path / "missing.txt", "-o", tmp_path / "i.sqlite")
     assert r.returncode == 2 and "missing.txt: no such file" in r.stderr and "Traceback" not in r.stderr

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, drain, finish_draining, paused_at, run_cli, wait_paused
+from conftest import REPO, SAMPLES, TEST_CACHE, drain, finish_draining, paused_at, run_cli, wait_paused
 
 CONTRACT = ("format", "id", "cell", "label", "release", "check", "privacy", "utility", "times")
 
@@ -65,6 +65,7 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()]
 
 
+@pytest.mark.slow
 def test_every_line_follows_the_cell_contract(grid):
     d, _, results, out = grid
     cells = _lines(results)
@@ -133,6 +134,7 @@ def test_a_second_run_measures_nothing(grid):
     assert results.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_torn_last_line_is_dropped_and_its_cell_measured_again(grid, tmp_path):
     _, spec, results, _ = grid
     whole = results.read_text().splitlines(keepends=True)
@@ -147,6 +149,7 @@ def test_a_torn_last_line_is_dropped_and_its_cell_measured_again(grid, tmp_path)
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.slow
 def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, tmp_path_factory, sig, code):
     """A real process; the signal lands once the first line is written, as the second cell starts
     (the test hook stops the run there), while later cells are still to run."""
@@ -158,7 +161,7 @@ def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, tmp_
     results = tmp_path / "R.jsonl"
     marker = tmp_path_factory.mktemp("pause") / "paused"  # outside the folder whose files are checked
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
+    env.setdefault("SEMTUI_CACHE_DIR", str(TEST_CACHE))
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "experiment", str(spec), "-o", str(results)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=paused_at(re.escape(f"experiment 1/{len(ks)} [2/{len(ks)}]"), marker, env))
@@ -179,6 +182,7 @@ def test_an_interrupt_leaves_whole_lines_and_the_next_run_resumes(tmp_path, tmp_
     assert [c["cell"]["k"] for c in _lines(results)] == ks
 
 
+@pytest.mark.slow
 def test_plot_svg_and_png(grid, tmp_path):
     pytest.importorskip("matplotlib")
     _, _, results, _ = grid
@@ -220,6 +224,7 @@ def test_plot_without_matplotlib_names_the_extra(grid, tmp_path):
     ('original = "orig.txt"\n', "no [[release]] table"),
     ('original = "missing.txt"\n[[release]]\nfamily = "setgen"\nk = 2\n', "missing.txt: no such file"),
 ])
+@pytest.mark.slow
 def test_bad_specs_exit_2_in_one_line(tmp_path, text, needle):
     _slice(tmp_path)
     spec = tmp_path / "grid.toml"
@@ -240,6 +245,7 @@ def assessed(tmp_path_factory):
     return rep, r.stdout
 
 
+@pytest.mark.slow
 def test_assess_with_the_original_measures_safer_alternatives(assessed):
     rep, out = assessed
     doc = json.loads(rep.read_text())
@@ -266,6 +272,7 @@ def test_assess_with_the_original_measures_safer_alternatives(assessed):
     assert "Publish this instead?" in out
 
 
+@pytest.mark.slow
 def test_the_assessment_plots_its_alternatives(assessed, tmp_path):
     pytest.importorskip("matplotlib")
     rep, _ = assessed
@@ -274,6 +281,7 @@ def test_the_assessment_plots_its_alternatives(assessed, tmp_path):
     assert "alternatives" in r.stdout and "this release" in (tmp_path / "a.svg").read_text()
 
 
+@pytest.mark.slow
 def test_assess_no_alternatives_and_no_original():
     r = run_cli("assess", SAMPLES / "meps400-setgen.txt", "--original", SAMPLES / "meps400-original.txt",
                 "--no-alternatives", "--json")
@@ -285,6 +293,7 @@ def test_assess_no_alternatives_and_no_original():
     assert doc["alternatives"] == [] and "--original" in doc["alternatives_note"]
 
 
+@pytest.mark.slow
 def test_an_interrupt_while_the_alternatives_run_keeps_those_finished(tmp_path, tmp_path_factory):
     """The bar (stderr a terminal) names the alternative being measured; SIGINT as the first
     alternative starts (the test hook stops the run there) then writes every attack, the
@@ -294,7 +303,7 @@ def test_an_interrupt_while_the_alternatives_run_keeps_those_finished(tmp_path, 
     rep = tmp_path / "a.json"
     marker = tmp_path_factory.mktemp("pause") / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200")
-    env.setdefault("SEMTUI_CACHE_DIR", "/tmp/semtui-test-cache")
+    env.setdefault("SEMTUI_CACHE_DIR", str(TEST_CACHE))
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "semtui", "assess", str(SAMPLES / "meps400-setgen.txt"),
                              "--original", str(SAMPLES / "meps400-original.txt"), "--report", str(rep)],

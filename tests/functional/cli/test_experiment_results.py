@@ -40,6 +40,7 @@ def _ids(results: Path) -> list[str]:
     return [json.loads(line)["id"] for line in results.read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_results_is_refused_and_no_cell_is_written_twice(spec, tmp_path):
     results = tmp_path / "RESULTS.jsonl"
     marker = tmp_path / "paused"
@@ -73,6 +74,7 @@ def test_a_refused_run_leaves_no_empty_results_behind(spec, tmp_path):
     assert not (tmp_path / "R.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_results_are_private_whoever_made_the_file(spec, tmp_path):
     results = tmp_path / "RESULTS.jsonl"
     results.write_text("")
@@ -82,11 +84,13 @@ def test_results_are_private_whoever_made_the_file(spec, tmp_path):
     assert stat.S_IMODE(results.stat().st_mode) == 0o600 and len(_ids(results)) == 2
 
 
+@pytest.mark.slow
 def test_dev_null_is_an_output_like_any_other(spec):
     r = run_cli("experiment", spec, "-o", "/dev/null")
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 def test_a_full_device_is_one_line_exit_2_not_memory(spec):
     """/dev/full reads as endless zeros: it was read whole (to resume from it) until MemoryError."""
     t0 = time.monotonic()
@@ -96,6 +100,7 @@ def test_a_full_device_is_one_line_exit_2_not_memory(spec):
     assert time.monotonic() - t0 < 120
 
 
+@pytest.mark.slow
 def test_a_fifo_gets_every_line_and_is_never_read(spec, tmp_path):
     fifo = tmp_path / "lines.fifo"
     os.mkfifo(fifo)
@@ -126,6 +131,7 @@ _GOOD = {"format": "semtui-experiment/1", "id": "c1", "label": "setgen k=2", "ce
     ({"utility": {"score": [1]}}, "utility.score must be a number"),
     ({"privacy": {"risk": 0.2, "figures": {"recall": 7}}}, "privacy.figures.recall must be a share"),
 ])
+@pytest.mark.slow
 def test_plot_of_a_malformed_results_line_is_one_line_naming_it(tmp_path, change, needle):
     pytest.importorskip("matplotlib")
     results = tmp_path / "R.jsonl"

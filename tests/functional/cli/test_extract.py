@@ -136,6 +136,7 @@ def test_smart_collection_is_detected_and_an_empty_record_is_a_dash(semtui, tmp_
     assert data.n_transactions == 3 and data.lengths.tolist() == [3, 0, 2]
 
 
+@pytest.mark.slow
 def test_stdin_jsonl_and_split(semtui, tmp_path, cli):
     out = tmp_path / "q.txt"
     r = cli("extract", "-", "--lines", "--queries", "-o", out, input="cheap flights\n\nnew york hotels\n")
@@ -212,6 +213,7 @@ def test_the_engine_refuses_an_unknown_kind():
         ExtractOptions(kind="pdf").validate()
 
 
+@pytest.mark.slow
 def test_med_extracts_every_abstract(shared_data, tmp_path, semtui):
     out = tmp_path / "med.txt"
     r = semtui("extract", shared_data / "med-medline-abstracts.all", "-o", out, "--json")

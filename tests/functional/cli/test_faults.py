@@ -137,6 +137,7 @@ def test_symlink_is_followed_and_long_names_work(semtui, tmp_path):
 
 
 # --------------------------------------------------------------------------- 2. every input read once
+@pytest.mark.slow
 def test_stdin_pipes_fifos_and_process_substitution_lose_nothing(tmp_path):
     want = json.loads(subprocess.run([sys.executable, "-m", "semtui", "info", ORIGINAL, "--json"],
                                      capture_output=True, env=_env(tmp_path), check=True).stdout)
@@ -198,6 +199,7 @@ def _attack_args(tmp_path: Path, index: Path) -> list:
             "-o", tmp_path / "A.txt", "--report", tmp_path / "R.json"]
 
 
+@pytest.mark.slow
 def test_sigint_and_sigterm_at_random_points(tmp_path, index):
     rng = random.Random(11)
     inputs = digest(SETGEN, ORIGINAL, index)
@@ -267,6 +269,7 @@ except KeyboardInterrupt:
     assert r.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_signal_while_reading_stdin_and_during_start_up(tmp_path):
     procs = []
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -322,6 +325,7 @@ def test_a_byte_order_mark_does_not_fool_detection(semtui, tmp_path):
 
 
 # --------------------------------------------------------------------------- 7. closed stdout
+@pytest.mark.slow
 def test_a_closed_stdout_is_141_everywhere(tmp_path):
     cases = [["--help"], ["attack", "--help"], ["--version"], ["info", SMALL], ["info", SMALL, "--json"],
              ["table", "eliminate", FIG4], ["check", "privacy", SETGEN, "--privacy", SIDECAR, "-k", 2],

@@ -39,6 +39,7 @@ def outcomes(tmp_path_factory) -> dict[str, g.Outcome]:
 
 
 @pytest.mark.parametrize("name", [r.name for r in g.RUNS])
+@pytest.mark.slow
 def test_report_is_the_golden_one(outcomes, name):
     if name not in outcomes:
         pytest.skip(f"needs ../shared/data/{g.MEPS_FILE}")

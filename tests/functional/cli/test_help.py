@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 PANELS = ["Anonymise", "Check", "Attack", "Look", "Tools"]
 IN_ORDER = ["anonymize", "check", "attack", "assess", "cover", "open", "info", "score", "measures", "table", "corpus",
             "cache", "hierarchy"]
@@ -43,6 +45,7 @@ def test_the_commands_are_listed_in_panels_in_the_order_of_the_work(semtui):
                                                                  "hierarchy"}
 
 
+@pytest.mark.slow
 def test_no_flag_shows_a_value_in_any_help(semtui):
     commands = _commands()
     assert len(commands) > 20

@@ -47,6 +47,7 @@ def test_info_disassociated_sample(cli, samples):
 
 @pytest.mark.parametrize("name", ["medical-setgen.txt", "medical-original.txt", "disassociated.json",
                                   "disassociated-original.txt"])
+@pytest.mark.slow
 def test_info_renders_for_people(cli, samples, name):
     result = cli("info", samples / name, env={"NO_COLOR": "1"})
     assert result.returncode == 0, result.stderr
@@ -54,18 +55,21 @@ def test_info_renders_for_people(cli, samples, name):
     assert "\x1b[" not in result.stdout
 
 
+@pytest.mark.slow
 def test_info_bms_webview_2(cli, shared_data):
     facts = info(cli, shared_data / "bms-webview-2.dat")
     assert facts["transactions"] == 77512
     assert facts["kind"] == "transactions"
 
 
+@pytest.mark.slow
 def test_info_meps(cli, shared_data):
     facts = info(cli, shared_data / "meps2005-conditions.txt")
     assert facts["transactions"] == 26735
     assert facts["items"] == 599
 
 
+@pytest.mark.slow
 def test_info_says_a_disassociated_max_length_is_a_bound(cli, samples):
     """The release only bounds its longest transaction (8 here; the original's longest is 5)."""
     r = cli("info", samples / "disassociated.json")
@@ -75,6 +79,7 @@ def test_info_says_a_disassociated_max_length_is_a_bound(cli, samples):
     assert info(cli, samples / "disassociated.json")["max_length"] == 8  # JSON keeps the number
 
 
+@pytest.mark.slow
 def test_info_prints_a_km_release_ncp_as_anonymize_km_does(cli, samples, tmp_path):
     h, rel = tmp_path / "h.txt", tmp_path / "km.txt"
     assert cli("hierarchy", "build", samples / "meps400-original.txt", "--fanout", "5", "-o", h).returncode == 0

@@ -52,6 +52,7 @@ def test_a_number_beyond_64_bits_is_one_line_naming_its_option(tmp_path, args, o
     assert "beyond the largest whole number" in r.stderr and not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_the_largest_64_bit_m_runs_as_the_longest_transaction(tmp_path):
     """An m beyond the longest transaction is the same question as m = the longest transaction:
     the same release, the same check -- in the same bounded time and memory."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from conftest import SAMPLES, run_cli
 
 from semtui.metrics.intervals import MIN_UNITS_FOR_INTERVALS, no_interval_reason
@@ -28,6 +29,7 @@ def test_the_threshold_is_shared():
     assert got is not None and got[0] < got[1]
 
 
+@pytest.mark.slow
 def test_attack_disassoc_on_one_cluster_gives_no_interval():
     r = run_cli("attack", "disassoc", *DIS)
     assert r.returncode == 0, r.stderr
@@ -43,6 +45,7 @@ def test_attack_disassoc_on_one_cluster_gives_no_interval():
         assert all(v is None for k, v in ivs.items() if k != "reason")
 
 
+@pytest.mark.slow
 def test_assess_says_why(tmp_path):
     rep = tmp_path / "a.json"
     r = run_cli("assess", *DIS, "--report", rep)
@@ -54,6 +57,7 @@ def test_assess_says_why(tmp_path):
     assert doc["how_sure"]["lift_interval"] is None
 
 
+@pytest.mark.slow
 def test_setgen_on_one_group_says_why_too():
     args = (SAMPLES / "medical-setgen.txt", "--original", SAMPLES / "medical-original.txt")
     r = run_cli("attack", "setgen", *args, "--json")
@@ -75,12 +79,14 @@ def _one_cell(tmp_path, original: str, release: str) -> dict:
     return cell
 
 
+@pytest.mark.slow
 def test_an_experiment_cell_of_one_cluster_says_why(tmp_path):
     cell = _one_cell(tmp_path, "disassociated-original.txt",
                      'family = "disassoc"\nk = [2]\nm = [2]\nmax_cluster_size = [4]\n')
     assert cell["privacy"]["intervals"] == {} and cell["privacy"]["intervals_reason"] == REASON
 
 
+@pytest.mark.slow
 def test_an_experiment_cell_of_one_group_says_why(tmp_path):
     cell = _one_cell(tmp_path, "medical-original.txt", 'family = "setgen"\nk = [2]\nrandom_privacy = 3\nsizes = "2-2"\n')
     assert cell["privacy"]["figures"] and cell["privacy"]["intervals"] == {}

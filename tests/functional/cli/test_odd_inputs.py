@@ -20,6 +20,8 @@ from conftest import SAMPLES
 
 from semtui import formats
 
+pytestmark = pytest.mark.slow  # every test here is slow (README.md, Development)
+
 ORIGINAL = SAMPLES / "medical-original.txt"
 DISASSOCIATED = SAMPLES / "disassociated.json"
 KEY = SAMPLES / "disassociated.key.json"

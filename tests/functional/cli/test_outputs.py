@@ -160,6 +160,7 @@ def _mode(p: Path) -> int:
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_outputs_follow_the_rules(name, semtui, inputs, tmp_path, devices, monkeypatch):  # noqa: F811
     cmd = commands(inputs)[name]
     null, full = devices
@@ -268,6 +269,7 @@ def test_a_default_name_needs_a_file(semtui, inputs, tmp_path):
         r.one_error_line(option, "file name")
 
 
+@pytest.mark.slow
 def test_an_index_goes_to_standard_output(tmp_path):
     from semtui.measures.corpus import CorpusIndex
 
@@ -282,6 +284,7 @@ def test_an_index_goes_to_standard_output(tmp_path):
 
 
 # --------------------------------------------------------------------------- signals
+@pytest.mark.slow
 def test_sigint_and_sigterm_leave_no_temporary_file_and_no_half_pair(inputs, tmp_path):
     """Every command with outputs, signalled at a random moment of its run: its outputs are all
     old or all new, no temporary file is left, and an interrupt that came after the commit
@@ -339,6 +342,7 @@ def test_sigint_and_sigterm_leave_no_temporary_file_and_no_half_pair(inputs, tmp
     assert handled >= 2, "no signal landed during a run"
 
 
+@pytest.mark.slow
 def test_an_interrupt_after_the_commit_says_what_was_written(tmp_path):
     """The release goes to standard output after the key is committed; a reader that takes
     nothing holds the command there, and Ctrl-C then says the key was already written."""
@@ -405,6 +409,7 @@ def index(tmp_path_factory) -> Path:
     return idx
 
 
+@pytest.mark.slow
 def test_a_reader_gone_before_the_first_byte_is_141_everywhere(inputs, tmp_path, index):
     procs = []
     for args in PRINTERS:
@@ -432,6 +437,7 @@ BIG = [  # commands whose stdout can be far larger than a pipe holds (64 KiB); t
 
 
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
+@pytest.mark.slow
 def test_a_reader_that_goes_away_mid_output_is_141(inputs, tmp_path, index, unbuffered):
     """``semtui … | head -c 10`` on an output far larger than a pipe: exit 141 (issue 19: the
     score table exited 0 when Python's stdout was unbuffered)."""

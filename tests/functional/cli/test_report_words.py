@@ -14,6 +14,7 @@ import pytest
 from conftest import REPO, SAMPLES
 
 
+@pytest.mark.slow
 def test_the_quick_start_summary_says_in_words_what_came_back(cli):
     r = cli("attack", "setgen", SAMPLES / "medical-setgen.txt", "--original", SAMPLES / "medical-original.txt")
     assert r.returncode == 0, r.stderr
@@ -27,6 +28,7 @@ def test_the_quick_start_summary_says_in_words_what_came_back(cli):
     assert "took back" not in r.stdout
 
 
+@pytest.mark.slow
 def test_a_summary_that_scored_no_row_does_not_open_with_an_all_clear(cli, tmp_path):
     """A release with no plain item and no background: no row is scored.  The first line read
     "The attack took back none of the 6 items generalisation added: it eliminated nothing." --
@@ -78,6 +80,7 @@ def _stderr_on_a_terminal(*args: str) -> tuple[int, bytes]:
     ("check", "km", str(SAMPLES / "meps400-original.txt"), "-k", "2", "-m", "3"),
     ("cover", str(SAMPLES / "disassociated.json")),
 ])
+@pytest.mark.slow
 def test_a_progress_bar_never_shows_a_total_of_none(args):
     rc, frames = _stderr_on_a_terminal(*args)
     assert rc in (0, 1)
@@ -85,6 +88,7 @@ def test_a_progress_bar_never_shows_a_total_of_none(args):
     assert b"None" not in frames, frames[-400:]
 
 
+@pytest.mark.slow
 def test_a_cover_problem_always_says_what_covers_its_covered_item(cli, tmp_path):
     """a and b always occur together in C1, both with support 2: each is covered by the other
     (the report's ``covering``, the items above the least support, is empty then)."""
@@ -130,6 +134,7 @@ def bms2_release(tmp_path_factory):
     return rel, key, SHARED_DATA / "bms-webview-2.dat"
 
 
+@pytest.mark.slow
 def test_no_cover_problem_of_bms_webview_2_has_an_empty_covering_set(cli, bms2_release):
     rel, _, _ = bms2_release
     r = cli("cover", rel)
@@ -159,6 +164,7 @@ def bms2_slice(tmp_path_factory):
     return rel, key, orig
 
 
+@pytest.mark.slow
 def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
     rel, key, orig = bms2_slice
     r = cli("attack", "disassoc", rel, "--key", key, "--original", orig, "--json")
@@ -173,6 +179,7 @@ def test_an_unmeasurable_wmd_is_not_reported_as_zero(cli, bms2_slice):
     assert f"WMD {m['wmd_note']}." in text
 
 
+@pytest.mark.slow
 def test_a_wmd_measured_on_part_of_the_transactions_says_on_how_many(cli, samples):
     """On BMS-WebView-2 (first half, k = 3) WMD was measured over 2 of 38,756 transactions and the
     table read "WMD 0.000 [0.000-0.000]", a perfect reconstruction at a glance.  The row itself
@@ -186,6 +193,7 @@ def test_a_wmd_measured_on_part_of_the_transactions_says_on_how_many(cli, sample
     assert f"{m['wmd_transactions']} of {m['transactions']}" in wmd_row
 
 
+@pytest.mark.slow
 def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
     args = (samples / "disassociated.json", "--key", samples / "disassociated.key.json",
             "--original", samples / "disassociated-original.txt", "--method", "ra")

@@ -49,6 +49,7 @@ def test_score_scores_file(tmp_path: Path, cli):
     assert "'gangrene'" in r.stderr and "'knee'" in r.stderr
 
 
+@pytest.mark.slow
 def test_score_ngd_and_counts_agree(tmp_path: Path, cli):
     docs = tmp_path / "docs.txt"
     docs.write_text("blood pressure, heart disease\nheart disease\nknee\nblood pressure\nheart disease\n")
@@ -87,6 +88,7 @@ def test_score_wordnet(cli):
     assert out["matrix"][0][1] == pytest.approx(6 / 7, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_score_table_and_errors(cli):
     r = cli("score", "embedding", "knee", "injury")
     assert r.returncode == 0 and "knee" in r.stdout and "0.000" in r.stdout

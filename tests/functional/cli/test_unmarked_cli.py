@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
 from conftest import SAMPLES, write_fig4_scores
 
 PRIVACY = "blood pressure\nicd\nlimbs\ninjury\n"
 UTILITY = "blood pressure, icd, weakness, dizziness, pain, diabetes, limbs, injury\n"
 
 
+@pytest.mark.slow
 def test_figure_1_released_unmarked_is_the_thesis_figure_3_7_and_attacked_as_marked(cli, tmp_path):
     (tmp_path / "p.txt").write_text(PRIVACY)
     (tmp_path / "u.txt").write_text(UTILITY)
@@ -46,6 +48,7 @@ def test_figure_1_released_unmarked_is_the_thesis_figure_3_7_and_attacked_as_mar
     assert attacked.read_text().splitlines()[2] == "gangrene, (limbs, injury)"
 
 
+@pytest.mark.slow
 def test_meps_sample_unmarked_end_to_end(cli, tmp_path):
     out = tmp_path / "meps-unmarked.txt"
     r = cli("anonymize", "setgen", SAMPLES / "meps400-original.txt", "-k", "3", "-o", out,

@@ -113,6 +113,7 @@ def _start(args: list[str], tmp_path: Path):
 
 
 @pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.slow
 def test_workers_die_with_semtui(command, data, tmp_path):
     """The three stops of one command run side by side (the test's time is mostly start-up):
     once all three have both workers at work, each gets its signal."""

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import (
     ORIGINAL_FILE,
     SAMPLES,
@@ -57,6 +58,7 @@ def test_progress_messages_coalesce():
 
 
 # ---------------------------------------------------------------- inspector
+@pytest.mark.slow
 async def test_enter_on_a_transaction_inspects_it_in_full(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -92,6 +94,7 @@ def with_sidecar(tmp_path: Path, k: int = 3) -> Path:
     return data
 
 
+@pytest.mark.slow
 async def test_exposure_uses_the_sidecar_k_and_the_form_can_set_it(tmp_path, fig4_scores):
     data = with_sidecar(tmp_path, 3)
     session = load_session(data, original=ORIGINAL_FILE)
@@ -115,6 +118,7 @@ async def test_exposure_uses_the_sidecar_k_and_the_form_can_set_it(tmp_path, fig
         assert (rep["privacy"]["k"], rep["privacy"]["k_source"]) == (2, "option")
 
 
+@pytest.mark.slow
 async def test_the_form_offers_every_cli_option_and_names_a_bad_field(tmp_path, fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -150,6 +154,7 @@ async def test_plain_semtui_shows_a_scored_attack_first():
         assert not app.is_running
 
 
+@pytest.mark.slow
 async def test_after_the_demonstration_an_attack_the_user_runs_is_asked_about(fig4_scores):
     from semtui.samples import SAMPLE_ORIGINAL, sample_path
 
@@ -177,6 +182,7 @@ def test_a_report_restores_its_original(tmp_path, fig4_scores):
 
 
 # ---------------------------------------------------------------- quitting
+@pytest.mark.slow
 async def test_q_asks_when_results_are_not_exported(tmp_path, fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -225,6 +231,7 @@ async def test_risk_view_lists_items_most_at_risk_first_and_enter_goes_to_the_gr
 
 
 # ---------------------------------------------------------------- search
+@pytest.mark.slow
 async def test_search_finds_items_inside_transactions_and_n_moves_between_them(tmp_path, fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -243,6 +250,7 @@ async def test_search_finds_items_inside_transactions_and_n_moves_between_them(t
 
 
 # ---------------------------------------------------------------- compare
+@pytest.mark.slow
 async def test_compare_links_cursors_and_marks_differing_cells(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -324,6 +332,7 @@ async def test_numbers_are_never_cut_and_the_context_stays_pinned(tmp_path):
                     assert tok.startswith(("0.", "✗", "●")) or tok.endswith(","), line
 
 
+@pytest.mark.slow
 async def test_o_opens_another_file_and_the_palette_offers_it(tmp_path, fig4_scores):
     from semtui.tui.commands import ActionsProvider
 
@@ -353,6 +362,7 @@ async def test_help_explains_the_words_on_screen(tmp_path, fig4_scores):
             assert word in app.screen.intro
 
 
+@pytest.mark.slow
 async def test_a_click_on_an_exposed_line_of_the_summary_goes_to_its_group(tmp_path):
     from test_tui_browse import write_many_groups
 

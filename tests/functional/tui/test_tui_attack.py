@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import (
     FIG4_COLUMNS,
     ORIGINAL_FILE,
@@ -52,6 +53,7 @@ async def test_report_opens_with_its_results(tmp_path, fig4_scores):
         assert "rba: 10 eliminations" in str(view.query_one("#status").render())
 
 
+@pytest.mark.slow
 async def test_step_mode_replays_gba_of_the_papers(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "gba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -97,6 +99,7 @@ async def test_weighted_and_original_toggles(tmp_path, fig4_scores):
         assert [c.plain for c in view.table._getter(0)][1:] == raw
 
 
+@pytest.mark.slow
 async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -123,6 +126,7 @@ async def test_attack_from_the_form_fills_the_panes(tmp_path, fig4_scores):
         assert screen.switcher.current == "distances"
 
 
+@pytest.mark.slow
 async def test_a_then_ctrl_s_runs_the_prefilled_attack(fig4_scores):
     """The form opens on its first field (the method list, where enter opens the list);
     ctrl+s runs the prefilled values."""
@@ -137,6 +141,7 @@ async def test_a_then_ctrl_s_runs_the_prefilled_attack(fig4_scores):
         assert app.session.result.report["method"] == "rba"
 
 
+@pytest.mark.slow
 async def test_form_rejects_bad_values_inline(fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -152,6 +157,7 @@ async def test_form_rejects_bad_values_inline(fig4_scores):
         assert app.screen is form and "seed" in str(form.query_one("#error").render())
 
 
+@pytest.mark.slow
 async def test_a_failing_attack_shows_a_modal_not_a_crash(tmp_path, fig4_scores):
     app = app_with(fig4_scores)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -183,6 +189,7 @@ def many_groups(tmp_path: Path, n_items: int = 26, n_ctx: int = 12) -> tuple[Pat
     return data, scores
 
 
+@pytest.mark.slow
 async def test_an_attack_can_be_cancelled(tmp_path):
     data, scores = many_groups(tmp_path)
     app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}"})
@@ -211,6 +218,7 @@ async def test_an_attack_can_be_cancelled(tmp_path):
         assert len(app.session.results) == 1
 
 
+@pytest.mark.slow
 async def test_export_writes_the_headless_json(tmp_path, fig4_scores, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
     app = app_with(fig4_scores)
@@ -256,6 +264,7 @@ async def test_export_to_dash_is_refused_not_drawn_over_the_screen(tmp_path, fig
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.slow
 async def test_compare_two_results_side_by_side(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -285,6 +294,7 @@ async def test_compare_two_results_side_by_side(tmp_path, fig4_scores):
         assert app.session.result.report["method"] == "rba"
 
 
+@pytest.mark.slow
 async def test_summary_panel_shows_scores_exposure_and_bars(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -303,6 +313,7 @@ async def test_summary_panel_shows_scores_exposure_and_bars(tmp_path, fig4_score
         assert screen.switcher.current == "distances"
 
 
+@pytest.mark.slow
 async def test_palette_lists_every_action(tmp_path, fig4_scores):
     from semtui.tui.commands import ActionsProvider
 
@@ -323,6 +334,7 @@ async def test_palette_lists_every_action(tmp_path, fig4_scores):
         assert app.screen.switcher.current == "summary"
 
 
+@pytest.mark.slow
 async def test_zoom_and_keys_at_80x24(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -339,6 +351,7 @@ async def test_zoom_and_keys_at_80x24(tmp_path, fig4_scores):
         assert isinstance(app.screen, Inspector)
 
 
+@pytest.mark.slow
 def test_open_report_of_another_dataset_is_an_input_error(cli, tmp_path, fig4_scores):
     report = json.loads(report_file(tmp_path, fig4_scores, "rba").read_text())
     report["groups"][0]["generalised_item"] = "(not, here)"
@@ -351,6 +364,7 @@ def test_open_report_of_another_dataset_is_an_input_error(cli, tmp_path, fig4_sc
     assert read(SETGEN).n_generalised == 1  # input untouched
 
 
+@pytest.mark.slow
 async def test_default_with_a_background_says_which_method_it_reports(fig4_scores):
     """The form's default with a background is the stronger of PBA and TBA; the summary names both."""
     app = app_with(fig4_scores)

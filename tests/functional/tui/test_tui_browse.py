@@ -24,6 +24,7 @@ def write_many_groups(path: Path, groups: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 async def test_setgen_sample_lists_groups_and_their_transactions():
     app = app_for(SETGEN)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -103,6 +104,7 @@ async def test_plain_transactions_are_one_list():
         assert "Transaction on line 3" in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_filter_narrows_the_list_and_escape_clears_it(tmp_path):
     path = write_many_groups(tmp_path / "g.txt", 50)
     app = app_for(path)
@@ -136,6 +138,7 @@ async def test_sort_by_column_keeps_the_cursor_on_its_group(tmp_path):
         assert [lst.source.texts()[int(g)] for g in lst.order] == ["(p, q)", "(r, s)", "(x, y)"]
 
 
+@pytest.mark.slow
 async def test_help_lists_the_keys_and_q_quits():
     app = app_for(SETGEN)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -156,6 +159,7 @@ async def test_help_lists_the_keys_and_q_quits():
     assert app.return_code == 0 and not app.is_running
 
 
+@pytest.mark.slow
 async def test_ten_thousand_groups_are_drawn_without_a_widget_per_row(tmp_path):
     path = write_many_groups(tmp_path / "big.txt", 10_000)
     app = app_for(path)
@@ -176,6 +180,7 @@ async def test_ten_thousand_groups_are_drawn_without_a_widget_per_row(tmp_path):
         assert lst.row_count == 1 and lst.current == 9_876
 
 
+@pytest.mark.slow
 def test_open_bad_file_is_one_line_and_exit_2(cli, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("a, (b, c\n")
@@ -192,6 +197,7 @@ def test_open_with_mismatched_original_is_an_input_error(cli, tmp_path):
     assert out.returncode == 2 and "orig.txt" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_key_on_transactions_is_an_input_error(cli):
     out = cli("open", SETGEN, "--key", KEY)
     assert out.returncode == 2 and "--key" in out.stderr

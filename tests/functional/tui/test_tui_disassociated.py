@@ -91,6 +91,7 @@ async def test_clusters_pane_and_chunks_side_by_side():
         assert len(got) == 4 and got[3][1] == ""
 
 
+@pytest.mark.slow
 async def test_sub_records_with_their_true_transactions():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -237,6 +238,7 @@ async def test_export_writes_what_the_headless_command_writes(tmp_path, table4):
 
 
 # ---------------------------------------------------------------- cover problems
+@pytest.mark.slow
 async def test_cover_from_the_form_on_table3_finds_none():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -357,6 +359,7 @@ async def test_open_a_saved_cover_report(tmp_path):
         assert app.screen.problems_view.row_count == json.loads(done.stdout)["clusters"][0]["cover_problems"]
 
 
+@pytest.mark.slow
 def test_a_report_of_another_release_is_refused(tmp_path, meps):
     from semtui.errors import InputError
 

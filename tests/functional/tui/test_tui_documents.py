@@ -75,6 +75,7 @@ def test_sniff_tells_the_documents_from_a_release(tmp_path):
 
 # --------------------------------------------------------------------------- the experiment screen
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_experiment_screen_draws_both_plots_and_the_table(size):
     app = doc_app(RESULTS)
     async with app.run_test(size=size) as pilot:
@@ -99,6 +100,7 @@ async def test_experiment_screen_draws_both_plots_and_the_table(size):
         assert table.current == 2 and app.screen.query_one(RiskUtilityPlot).selected == 2
 
 
+@pytest.mark.slow
 async def test_enter_on_a_cell_opens_its_release_and_escape_comes_back():
     app = doc_app(RESULTS)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -152,6 +154,7 @@ async def test_a_torn_line_is_skipped_and_named(tmp_path):
     '{"format": "semtui-experiment/9", "cell": {}}',        # another version
     '{"format": "semtui-experiment/1", "id": "a", "cell": {',  # a torn first line
 ])
+@pytest.mark.slow
 def test_a_file_that_is_not_a_results_file_is_one_line_exit_2(tmp_path, first):
     bad = tmp_path / "r.jsonl"
     bad.write_text(first + "\n")
@@ -161,6 +164,7 @@ def test_a_file_that_is_not_a_results_file_is_one_line_exit_2(tmp_path, first):
     assert "r.jsonl:1" in r.stderr and "not a RESULTS file" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_results_file_opens_alone(tmp_path):
     r = run_cli("open", RESULTS, "--original", SAMPLES / "medical-original.txt")
     assert r.returncode == 2 and "opens alone" in r.stderr and r.stderr.count("\n") == 1
@@ -196,6 +200,7 @@ def make_assessment(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_assessment_screen_shows_verdict_attacks_and_how_sure(assessed, size):
     doc = json.loads((assessed / "a.json").read_text())
     app = doc_app(None, report=assessed / "a.json")
@@ -219,6 +224,7 @@ async def test_assessment_screen_shows_verdict_attacks_and_how_sure(assessed, si
         assert "0.820" in text  # the alternatives' table, numbers whole
 
 
+@pytest.mark.slow
 async def test_enter_on_a_record_dives_into_its_group(assessed):
     app = doc_app(None, report=assessed / "a.json")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -236,6 +242,7 @@ async def test_enter_on_a_record_dives_into_its_group(assessed):
         assert type(app.screen).__name__ == "AssessmentScreen"
 
 
+@pytest.mark.slow
 async def test_a_record_whose_release_is_gone_says_why(assessed):
     (assessed / "medical-setgen.txt").unlink()
     app = doc_app(None, report=assessed / "a.json")
@@ -247,6 +254,7 @@ async def test_a_record_whose_release_is_gone_says_why(assessed):
         assert "medical-setgen.txt is not there" in notices(app)
 
 
+@pytest.mark.slow
 async def test_alternatives_enter_opens_this_release_and_says_why_not_for_the_others(assessed):
     app = doc_app(None, report=assessed / "a.json")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -269,6 +277,7 @@ async def test_no_alternatives_says_so(assessed):
         assert "lists no alternatives" in " ".join(screen_text(app).split())
 
 
+@pytest.mark.slow
 async def test_disassociated_record_dives_into_its_cluster(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
@@ -293,6 +302,7 @@ async def test_disassociated_record_dives_into_its_cluster(tmp_path, monkeypatch
 
 
 # --------------------------------------------------------------------------- A on a release screen
+@pytest.mark.slow
 async def test_A_runs_the_assessment_in_a_worker_and_shows_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
@@ -330,6 +340,7 @@ async def test_A_runs_the_assessment_in_a_worker_and_shows_it(tmp_path, monkeypa
         assert type(app.screen).__name__ == "Confirm"
 
 
+@pytest.mark.slow
 async def test_A_on_a_disassociated_release_leaves_its_cover_report_for_x(tmp_path, monkeypatch):
     """The assessment ran the cover attacks: back on the release, x lists the strong attacker's
     problems (it does not ask for p to find them again)."""
@@ -360,6 +371,7 @@ async def test_A_on_a_disassociated_release_leaves_its_cover_report_for_x(tmp_pa
         assert "no cover report yet" not in notices(app)
 
 
+@pytest.mark.slow
 async def test_A_is_cancelled_by_escape(tmp_path, shared_data):
     """escape stops the assessment on screen (bar gone, keys answered, nothing pushed later); the
     engine's thread stops at its next progress call (the latency is measured by hand, not here:
@@ -400,6 +412,7 @@ async def test_A_on_plain_transactions_says_why():
         assert "assess needs a set-generalised" in notices(app)
 
 
+@pytest.mark.slow
 async def test_o_opens_a_document_too(assessed):
     app = SemtuiApp(load_session(Path("medical-setgen.txt")))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -412,6 +425,7 @@ async def test_o_opens_a_document_too(assessed):
         assert type(app.screen).__name__ == "AssessmentScreen"
 
 
+@pytest.mark.slow
 def test_open_reads_the_document_before_asking_for_a_terminal(assessed):
     # a good document gets as far as the terminal check; a torn one stops at one line naming it
     r = run_cli("open", "--report", "a.json", cwd=assessed)
@@ -447,6 +461,7 @@ LONG_VERDICT = (
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_a_long_verdict_is_marked_and_i_shows_it_whole(assessed, size):
     doc = json.loads((assessed / "a.json").read_text())
     (assessed / "long.json").write_text(reports.dumps({**doc, "verdict": LONG_VERDICT}))

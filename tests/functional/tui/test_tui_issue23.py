@@ -52,6 +52,7 @@ def numpy_loop(monkeypatch):
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_escape_cancels_a_long_attack_says_so_at_once_and_leaves_the_screen_usable(tmp_path, size, numpy_loop):
     data, scores = long_release(tmp_path)
     app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}", "method": "rba"})
@@ -89,6 +90,7 @@ async def test_escape_cancels_a_long_attack_says_so_at_once_and_leaves_the_scree
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_o_asks_before_throwing_away_results_as_q_does(fig4_scores, size):
     app = app_with(fig4_scores)
     async with app.run_test(size=size) as pilot:
@@ -114,6 +116,7 @@ async def test_o_asks_before_throwing_away_results_as_q_does(fig4_scores, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_o_asks_while_an_attack_runs(tmp_path, size, numpy_loop):
     data, scores = long_release(tmp_path)
     app = SemtuiApp(load_session(data), attack_defaults={"measure": f"scores:{scores}", "method": "rba"})
@@ -161,6 +164,7 @@ async def save_csv(pilot, table, path: Path) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_distance_table_csv_is_private_with_values_and_marks_in_their_own_columns(tmp_path, fig4_scores,
                                                                                        size):
     app = app_with(fig4_scores)
@@ -214,6 +218,7 @@ DISASSOC_ORIGINAL = SAMPLES / "disassociated-original.txt"
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_chunk_and_reconstruction_csv_are_private_with_their_own_columns(tmp_path, size):
     from semtui.tui.components.disassoc_form import DisassocForm
 
@@ -292,6 +297,7 @@ def meps_disassoc(tmp_path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_in(tmp_path, meps_disassoc, size):
     from semtui.attacks.cover import run_cover
     from semtui.tui.components.disassoc_form import DisassocForm

@@ -46,6 +46,7 @@ def big_report(tmp_path: Path, method: str = "gba", rows: int = 400) -> tuple[Pa
 
 
 # ---------------------------------------------------------------- 1. tab switches pane
+@pytest.mark.slow
 async def test_tab_and_shift_tab_switch_panes(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -67,6 +68,7 @@ async def test_tab_and_shift_tab_switch_panes(tmp_path, fig4_scores):
         assert isinstance(app.focused, SummaryPanel)
 
 
+@pytest.mark.slow
 async def test_tab_switches_side_in_compare(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -102,6 +104,7 @@ async def test_progress_bar_is_visible_above_the_footer(fig4_scores):
 
 
 # ---------------------------------------------------------------- 3. compare fits 80x24
+@pytest.mark.slow
 async def test_compare_shows_every_member_at_80x24(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -117,6 +120,7 @@ async def test_compare_shows_every_member_at_80x24(tmp_path, fig4_scores):
             assert view.table.virtual_size.width <= view.table.scrollable_content_region.width
 
 
+@pytest.mark.slow
 async def test_moving_the_column_scrolls_it_into_view(tmp_path):
     members = [f"member{j:02d}" for j in range(12)]
     data = tmp_path / "wide.txt"
@@ -145,6 +149,7 @@ async def test_moving_the_column_scrolls_it_into_view(tmp_path):
 
 
 # ---------------------------------------------------------------- 4. step mode follows
+@pytest.mark.slow
 async def test_step_mode_moves_the_cursor_to_each_eliminated_cell(tmp_path):
     data, report = big_report(tmp_path, "gba")
     app = SemtuiApp(load_session(data, report=report))
@@ -198,6 +203,7 @@ async def test_numbers_are_never_truncated_and_cut_headers_end_with_ellipsis(tmp
 
 
 # ---------------------------------------------------------------- 6. unknown terms, legend
+@pytest.mark.slow
 async def test_summary_lists_unknown_terms_and_help_explains_the_marks(tmp_path):
     data = tmp_path / "d.txt"
     data.write_text("heart, (knee, qzxvbn)\nlung, (knee, qzxvbn)\nfrobnicatrix, (knee, qzxvbn)\n")
@@ -250,6 +256,7 @@ def test_check_measure_names_the_kind_without_opening_anything(tmp_path):
 
 
 # ---------------------------------------------------------------- 8. / while zoomed
+@pytest.mark.slow
 async def test_slash_while_zoomed_unzooms_and_shows_the_filter(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -283,6 +290,7 @@ async def test_t_without_original_says_how_to_get_one(tmp_path, fig4_scores):
 
 
 # ---------------------------------------------------------------- 11 / 17. summary labels
+@pytest.mark.slow
 async def test_summary_labels_k_and_shows_eliminations_once(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 40)) as pilot:
@@ -327,6 +335,7 @@ async def test_toasts_go_away_quickly(fig4_scores):
 
 
 # ---------------------------------------------------------------- 16. G / end
+@pytest.mark.slow
 async def test_G_in_summary_and_end_in_help_go_to_the_end_at_once(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -35,6 +35,7 @@ def meps_root(tmp_path, shared_data, cli):
     return orig, out
 
 
+@pytest.mark.slow
 def test_all_root_release_aligns_with_its_original(meps_root):
     """The crash: no plain token at all (every transaction is the root)."""
     orig, out = meps_root
@@ -46,6 +47,7 @@ def test_all_root_release_aligns_with_its_original(meps_root):
     assert dens[0] == pytest.approx(original.lengths.sum() / (data.group_sizes()[0] * len(data.members(0))))
 
 
+@pytest.mark.slow
 async def test_all_root_release_opens_with_its_original(meps_root):
     orig, out = meps_root
     session = load_session(out, original=orig)
@@ -61,6 +63,7 @@ async def test_all_root_release_opens_with_its_original(meps_root):
         assert app.screen.sub_title == "k^m-generalised (k=400, m=2)"
 
 
+@pytest.mark.slow
 async def test_km_report_given_as_report_gives_k(meps_root, tmp_path):
     _, out = meps_root
     moved = tmp_path / "elsewhere.json"
@@ -92,6 +95,7 @@ async def test_an_unexpected_exception_exits_3_without_a_traceback(meps_root):
     assert not app._exit_renderables  # no traceback is printed on the way out
 
 
+@pytest.mark.slow
 def test_open_says_one_line_and_exits_3(meps_root):
     """``semtui open`` as a process (headless driver) whose main screen has a bug (injected)."""
     _, out = meps_root
@@ -125,6 +129,7 @@ def test_open_says_one_line_and_exits_3(meps_root):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_node_and_leaf_releases_read_the_same(meps_root, cli, tmp_path):
     orig, out = meps_root
     leaves = tmp_path / "leaves.txt"

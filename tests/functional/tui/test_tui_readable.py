@@ -78,6 +78,7 @@ async def test_help_and_quit_are_always_in_the_footer(size, release):
 
 # ---------------------------------------------------------------- 8. forms
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_the_attack_form_opens_on_its_first_field_and_enter_opens_the_list(size, tmp_path):
     app = app_for(SETGEN)
     async with app.run_test(size=SIZES[size]) as pilot:
@@ -97,6 +98,7 @@ async def test_the_attack_form_opens_on_its_first_field_and_enter_opens_the_list
         assert not form.query_one("#method-label").has_class("-current")
 
 
+@pytest.mark.slow
 async def test_the_focused_field_stands_out_and_typing_replaces_its_visible_selection():
     app = app_for(SETGEN)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -112,6 +114,7 @@ async def test_the_focused_field_stands_out_and_typing_replaces_its_visible_sele
         assert measure.value == "wordnet"
 
 
+@pytest.mark.slow
 async def test_the_disassociation_forms_open_on_their_first_field():
     app = app_for(SAMPLES / "disassociated.json")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -148,6 +151,7 @@ def long_release(tmp_path):
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_the_rows_own_generalised_item_and_the_search_hit_stay_on_screen(size, tmp_path):
     data, _ = long_release(tmp_path)
     app = app_for(data)
@@ -199,6 +203,7 @@ async def test_distance_headers_keep_the_ends_that_tell_members_apart(size, tmp_
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_compare_shows_every_member_and_the_distances_it_has_room_for(size, tmp_path, fig4_scores):
     import re
 
@@ -256,6 +261,7 @@ def meps(tmp_path) -> dict:
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps):
     from semtui.tui.components.clusters import supports_text
 
@@ -279,6 +285,7 @@ async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, meps):
     app = app_for(meps["data"], key=meps["key"], original=meps["original"])
     async with app.run_test(size=SIZES[size]) as pilot:
@@ -359,6 +366,7 @@ async def test_x_before_an_attack_says_why_it_shows_nothing(size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 async def test_the_form_says_before_a_run_when_the_measure_knows_none_of_the_items(size, tmp_path):
     ids = tmp_path / "ids.txt"  # a release of ids, like BMS-WebView
     ids.write_text("10311, 10315, (55403, 55407, 55411)\n10315, (55403, 55407, 55411)\n"
@@ -381,6 +389,7 @@ async def test_the_form_says_before_a_run_when_the_measure_knows_none_of_the_ite
         assert str(app.screen.query_one("#note").render()) == ""
 
 
+@pytest.mark.slow
 async def test_the_reassociation_form_warns_too_and_not_for_methods_that_use_no_measure(tmp_path):
     from semtui.anonymize.disassociation import disassociate
     from semtui.formats import read_transactions

@@ -35,6 +35,7 @@ def big_group(tmp_path):
     return data, report
 
 
+@pytest.mark.slow
 async def test_keys_are_answered_while_a_weighted_replay_runs(tmp_path):
     data, report = big_group(tmp_path)
     app = SemtuiApp(load_session(data, report=report))
@@ -87,6 +88,7 @@ def test_weighted_along_the_recorded_path_equals_the_engines_replay(method):
             assert np.array_equal(want[~np.isnan(want)], got[~np.isnan(got)])
 
 
+@pytest.mark.slow
 async def test_a_newer_replay_cancels_a_stale_one(tmp_path):
     data, report = big_group(tmp_path)
     app = SemtuiApp(load_session(data, report=report))

@@ -61,9 +61,11 @@ class TestDistanceTable:
     def test_rba_report(self, snap_compare, in_tmp):
         assert snap_compare(attacked_app("rba"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_gba_step_two_weighted(self, snap_compare, in_tmp):
         assert snap_compare(attacked_app("gba"), press=["space", "space", "w"], terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_no_color(self, snap_compare, in_tmp, monkeypatch):
         monkeypatch.setenv("NO_COLOR", "1")
         assert snap_compare(attacked_app("gba"), press=["space"], terminal_size=SIZE)
@@ -73,12 +75,14 @@ class TestDistanceTable:
 
 
 class TestAttackScreens:
+    @pytest.mark.slow
     def test_attack_form(self, snap_compare, in_tmp):
         assert snap_compare(attacked_app("rba"), press=["a"], terminal_size=SIZE)
 
     def test_summary(self, snap_compare, in_tmp):
         assert snap_compare(attacked_app("rba"), press=["s", "z"], terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_compare(self, snap_compare, in_tmp):
         async def second_attack(pilot):
             await pilot.press("a")
@@ -98,18 +102,22 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 
 class TestAnalystScreens:
     @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.slow
     def test_inspector_cell(self, snap_compare, in_tmp, size):
         assert snap_compare(attacked_app("rba"), press=["enter", "l", "enter"], terminal_size=SIZES[size])
 
     @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.slow
     def test_inspector_transaction(self, snap_compare, in_tmp, size):
         assert snap_compare(attacked_app("rba"), press=["v", "enter", "enter"], terminal_size=SIZES[size])
 
     @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.slow
     def test_risk_view(self, snap_compare, in_tmp, size):
         assert snap_compare(attacked_app("rba"), press=["x"], terminal_size=SIZES[size])
 
     @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.slow
     def test_compare_lined_up(self, snap_compare, in_tmp, size):
         async def second_attack(pilot):
             await pilot.press("a")
@@ -163,24 +171,31 @@ class TestDisassociated:
     def test_sub_records_true_transactions(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), press=["v", "z"], terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_where_each_went(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("v", "z", attack="a"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_reconstructed_vs_original(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("b", attack="a"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_cover_none_in_table3(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("x", attack="p"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_cover_problems_meps(self, snap_compare, in_tmp):
         assert snap_compare(meps_app(), run_before=most_problems("x"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_cover_problem_marked_meps(self, snap_compare, in_tmp):
         assert snap_compare(meps_app(), run_before=most_problems("x", "tab", "enter", "z"), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_attack_form(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), press=["a"], terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_summary(self, snap_compare, in_tmp):
         assert snap_compare(disassoc_app(), run_before=then("s", "z", attack="a"), terminal_size=SIZE)
 
@@ -238,6 +253,7 @@ class TestDocumentScreens:
         make_assessment(tmp_path)
         assert snap_compare(doc_app(None, report=Path("a.json")), terminal_size=SIZE)
 
+    @pytest.mark.slow
     def test_assessment_alternatives_120x40(self, snap_compare, tmp_path, monkeypatch):
         from test_tui_documents import doc_app, make_assessment
 

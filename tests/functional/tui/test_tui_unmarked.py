@@ -23,6 +23,7 @@ def unmarked(tmp_path):
     return path
 
 
+@pytest.mark.slow
 async def test_unmarked_release_is_shown_recovered_and_attacked(unmarked, fig4_scores):
     session = load_session(unmarked, original=SAMPLES / "medical-original.txt", unmarked=True)
     assert session.data.n_generalised == 1 and session.unmarked.n_generalised == 0
