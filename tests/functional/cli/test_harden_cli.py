@@ -1,0 +1,106 @@
+"""`semtui harden` as a user runs it: an ordinary release and sidecar every reader takes, the
+independent checker passing, the report's commands reproducing its figures, bad input in one line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+from conftest import SAMPLES
+
+MEPS400 = SAMPLES / "meps400-original.txt"
+
+
+def _json(text: str) -> dict:
+    return json.loads(text)
+
+
+def test_setgen_hardened_release_is_ordinary_and_checked(semtui, tmp_path):
+    out, rep = tmp_path / "h.txt", tmp_path / "h.report.json"
+    r = semtui("harden", MEPS400, "--family", "setgen", "-k", "3", "--random-privacy", "30", "--seed", "1",
+               "-o", out, "--report", rep)
+    assert r.rc == 0, r.err
+    assert "hardened setgen release" in r.out and "Not modelled" in r.out
+    assert "safe" not in r.out.lower().replace("unsafe", "")
+    side = _json((tmp_path / "h.txt.json").read_text())
+    assert side["format"] == "semtui-setgen-sidecar/1" and side["k"] == 3 and side["harden"]["knowledge"] == "self"
+    # the independent checker passes on the release with the sidecar's constraints
+    chk = semtui("check", "privacy", out, "--privacy", tmp_path / "h.txt.json", "-k", "3")
+    assert chk.rc == 0, chk.out + chk.err
+    # every reader takes it
+    assert semtui("info", out).rc == 0
+    doc = _json(rep.read_text())
+    assert doc["format"] == "semtui-harden-report/1" and doc["family"] == "setgen"
+    assert doc["hardened"]["check"]["passed"] is True and doc["plain"]["check"]["passed"] is True
+    assert set(doc["hardened"]["utility"]) >= {"pair_support_error", "item_support_error"}
+    assert doc["hardened"]["command"].startswith("semtui harden ")
+    assert doc["plain"]["command"].startswith("semtui anonymize setgen ")
+    # the command the report gives reproduces the hardened release's figure
+    fig = doc["hardened"]["attacks"][0]
+    args = shlex.split(fig["command"])[1:]
+    again = semtui(*args, "--json")
+    assert again.rc == 0, again.err
+    m = _json(again.out)["metrics"]
+    assert m["auc_within_table"] == fig["auc_within_table"]
+    assert m["recall"] == fig["recall"] and m["precision"] == fig["precision"]
+    assert m["baseline"]["error_ratio"] == fig["error_ratio"]
+
+
+def test_setgen_with_a_background_reports_both_knowledges(semtui, tmp_path):
+    lines = MEPS400.read_text().splitlines(keepends=True)
+    half1, half2 = tmp_path / "a.txt", tmp_path / "b.txt"
+    half1.write_text("".join(lines[:200]))
+    half2.write_text("".join(lines[200:]))
+    r = semtui("harden", half1, "--family", "setgen", "-k", "2", "--random-privacy", "20", "--seed", "1",
+               "--knowledge", half2, "-o", tmp_path / "h.txt", "--json")
+    assert r.rc == 0, r.err
+    doc = _json(r.out)
+    assert [a["knowledge"] for a in doc["hardened"]["attacks"]] == [str(half2), "self"]
+    assert [a["knowledge"] for a in doc["plain"]["attacks"]] == [str(half2), "self"]
+    assert f"--background {half2}" in doc["hardened"]["attacks"][0]["command"]
+    assert f"--knowledge {half2}" in doc["hardened"]["command"]
+
+
+def test_km_builds_its_hierarchy_and_passes_check_km(semtui, tmp_path):
+    out = tmp_path / "k.txt"
+    r = semtui("harden", MEPS400, "--family", "km", "-k", "3", "-m", "2", "-o", out, "--json")
+    assert r.rc == 0, r.err
+    doc = _json(r.out)
+    assert doc["family"] == "km" and doc["hardened"]["check"]["checker"] == "check km"
+    assert (tmp_path / "k.hierarchy.txt").is_file()
+    side = _json((tmp_path / "k.txt.json").read_text())
+    assert side["format"].startswith("semtui-km-report/") and side["harden"]["hierarchy_built"] is True
+    chk = semtui("check", "km", out, "-k", "3", "-m", "2")
+    assert chk.rc == 0, chk.out + chk.err
+    fig = doc["hardened"]["attacks"][0]
+    again = semtui(*shlex.split(fig["command"])[1:], "--json")
+    assert again.rc == 0, again.err
+    assert _json(again.out)["metrics"]["auc_within_table"] == fig["auc_within_table"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--family", "disassoc", "-k", "3"], "not built yet"),
+    (["--family", "nope", "-k", "3"], "unknown --family"),
+    (["--family", "km", "-k", "3"], "needs -m"),
+    (["--family", "setgen", "-k", "3"], "exactly one of --privacy"),
+    (["--family", "setgen", "-k", "3", "--random-privacy", "5", "-m", "2"], "-m is k^m's"),
+    (["--family", "km", "-k", "3", "-m", "2", "--random-privacy", "5"], "set generalisation's"),
+    (["--family", "setgen", "-k", "0", "--random-privacy", "5"], "-k must be at least 1"),
+    (["--family", "setgen", "-k", "3", "--random-privacy", "5", "--knowledge", "wordfreq:en"], "no co-occurrence"),
+])
+def test_bad_input_is_one_line(semtui, tmp_path, args, needle):
+    r = semtui("harden", MEPS400, *args, "-o", tmp_path / "o.txt")
+    assert r.rc == 2
+    r.one_error_line(needle)
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_a_knowledge_sharing_no_item_is_refused(semtui, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("x, y\ny, z\n")
+    r = semtui("harden", MEPS400, "--family", "setgen", "-k", "3", "--random-privacy", "5",
+               "--knowledge", other, "-o", tmp_path / "o.txt")
+    assert r.rc == 2
+    r.one_error_line("shares no item")
+    assert not (tmp_path / "o.txt").exists()

@@ -1,0 +1,229 @@
+"""semtui harden's engine (semtui/harden.py): exchangeable classes, the loop's regrouping, the
+utility axis, the hierarchy order, and the guarantees (the same k and constraints, the checker
+passes) -- on the papers' small examples, the bundled sample and hypothesis' small data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from semtui import formats
+from semtui.attacks.background import Background
+from semtui.checks import check_privacy
+from semtui.checks.km import check_transactions
+from semtui.errors import InputError
+from semtui.harden import (
+    CHANCE_AUC,
+    AttackFigures,
+    exchangeable_classes,
+    harden,
+    load_knowledge,
+    make,
+    regroup,
+    release_weights,
+    support_errors,
+)
+from semtui.measures.order import ORDERS, ordered_leaves, profile_order, profile_vectors
+from semtui.model import TransactionData
+
+MEPS400 = SAMPLES / "meps400-original.txt"
+
+
+# --------------------------------------------------------------------------- exchangeable classes
+def test_classes_split_by_prior_then_profile():
+    """Four items: a, b common, c, d rare; a goes with c, b with d.  Two bands of prior put a, b
+    apart from c, d (the prior is the strongest signal); classes never mix the bands (rarest band first)."""
+    names = ["a", "b", "c", "d"]
+    log_prior = np.log([0.5, 0.5, 0.01, 0.01])
+    vec = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    assert exchangeable_classes(names, log_prior, vec, None, bands=2, size=2) == [["c", "d"], ["a", "b"]]
+
+
+def test_classes_cut_a_band_along_the_profile_chain():
+    """One band of six items of equal prior: the chain goes from a to its nearest profile, and so on,
+    and is cut every 3 items: a, b, c (alike) in one class, x, y, z in the other."""
+    names = ["a", "x", "c", "y", "b", "z"]
+    v = {"a": [1, 0], "b": [0.99, 0.14], "c": [0.98, 0.2], "x": [0, 1], "y": [0.1, 0.99], "z": [0.2, 0.98]}
+    vec = np.array([np.array(v[n]) / np.linalg.norm(v[n]) for n in names])
+    classes = exchangeable_classes(names, np.zeros(6), vec, None, bands=1, size=3)
+    assert [sorted(c) for c in classes] == [["a", "b", "c"], ["x", "y", "z"]]
+
+
+def test_classes_stay_inside_the_utility_constraints_given():
+    """a and c are alike, but the user's constraints put a with b and c with d: no class crosses them."""
+    names = ["a", "b", "c", "d"]
+    classes = exchangeable_classes(names, np.zeros(4), np.eye(4), [["a", "b"], ["c", "d"]], bands=1, size=4)
+    assert sorted(map(sorted, classes)) == [["a", "b"], ["c", "d"]]
+    # an item in no utility constraint is in no class (COAT never generalises it)
+    assert exchangeable_classes(names, np.zeros(4), np.eye(4), [["a", "b"]], bands=1, size=4) == [["a", "b"]]
+
+
+def test_a_last_class_of_one_joins_the_one_before():
+    names = list("abcde")
+    classes = exchangeable_classes(names, np.zeros(5), np.full((5, 1), np.nan), None, bands=1, size=2)
+    assert [len(c) for c in classes] == [2, 3]
+
+
+# --------------------------------------------------------------------------- the loop's regrouping
+def test_regroup_moves_the_member_the_attack_separates():
+    """Group 1 = (a, b, c): c is far less likely than a and b in every row (z > 0.75); class 2's
+    members score near c's level, so c moves there.  a and b stay (|z| small)."""
+    groups = [{"members": ["a", "b", "c"], "table": [[1.0, 1.1, 5.0], [1.1, 1.0, 5.2]]},
+              {"members": ["d", "e"], "table": [[5.1, 4.9], [5.0, 5.0]]}]
+    classes = [["a", "b", "c"], ["d", "e"]]
+    new, moves = regroup(classes, {x: 0 for x in "abcde"}, groups)
+    assert new == [["a", "b"], ["c", "d", "e"]]
+    assert [m["item"] for m in moves] == ["c"] and moves[0]["z"] > 0.75
+
+
+def test_regroup_keeps_classes_of_two_and_the_utility_constraints():
+    groups = [{"members": ["a", "c"], "table": [[1.0, 5.0], [1.0, 5.0]]},
+              {"members": ["d", "e", "f"], "table": [[5.0, 5.0, 1.0]]}]
+    # a class of two is never left with one; f may only move within its user constraint (none other there)
+    new, moves = regroup([["a", "c"], ["d", "e", "f"]], {"a": 0, "c": 0, "d": 1, "e": 1, "f": 1}, groups)
+    assert moves == [] and new == [["a", "c"], ["d", "e", "f"]]
+
+
+# --------------------------------------------------------------------------- the utility axis
+def test_uniform_reconstruction_by_hand():
+    """Original: {a, b}, {a}, {c}.  Release: (a, c) generalised in every row, b plain.
+    Item weights: a and c 1/2 in each row, b 1 in row 0.  Supports answered: a 1.5 (true 2),
+    c 1.5 (true 1), b 1 (true 1); the pair (a, b): 1/2 (true 1)."""
+    orig = TransactionData.from_lists([["a", "b"], ["a"], ["c"]])
+    rel = TransactionData.from_lists([[["a", "c"], "b"], [["a", "c"]], [["a", "c"]]])
+    w = release_weights(orig, rel).toarray()
+    ia, ib, ic = (orig.vocab.id(x) for x in "abc")
+    assert w[:, ia].tolist() == [0.5, 0.5, 0.5] and w[:, ib].tolist() == [1, 0, 0]
+    assert w[:, ic].tolist() == [0.5, 0.5, 0.5]
+    e = support_errors(orig, rel)
+    # items: |1.5-2|/2, |1-1|/1, |1.5-1|/1 -> mean 0.25; the one pair (a, b): |0.5-1|/1
+    assert e["item_support_error"] == pytest.approx((0.25 + 0 + 0.5) / 3)
+    assert e["pair_support_error"] == pytest.approx(0.5) and e["pairs_measured"] == 1
+
+
+def test_a_suppressed_item_counts_as_lost_support():
+    orig = TransactionData.from_lists([["a", "b"], ["a", "b"]])
+    rel = TransactionData.from_lists([["a"], ["a"]])
+    e = support_errors(orig, rel)
+    assert e["item_support_error"] == pytest.approx(0.5)  # a exact, b lost
+    assert e["pair_support_error"] == pytest.approx(1.0)
+
+
+def test_the_original_itself_answers_exactly():
+    orig = formats.read_transactions(MEPS400)
+    e = support_errors(orig, orig)
+    assert e["item_support_error"] == 0 and e["pair_support_error"] == 0 and e["pairs_measured"] == 1000
+
+
+# --------------------------------------------------------------------------- the hierarchy order
+def test_profile_is_an_order_of_hierarchy_build():
+    assert "profile" in ORDERS
+    data = formats.read_transactions(MEPS400)
+    leaves = ordered_leaves(data, "profile")
+    assert sorted(leaves) == sorted(data.vocab.items)
+    # within each window of 25 the prior is kept: a window's items are the 25 next by support
+    sup = dict(zip(data.vocab.items, np.bincount(data.tokens, minlength=len(data.vocab)).tolist()))
+    by_support = ordered_leaves(data, "support")
+    for s in range(0, len(leaves), 25):
+        assert {sup[x] for x in leaves[s:s + 25]} == {sup[x] for x in by_support[s:s + 25]}
+
+
+def test_profile_order_by_hand():
+    """Two windows of two: the prior orders the windows (decreasing), the profile chain within."""
+    log_prior = np.log([0.1, 0.5, 0.4, 0.05])
+    vec = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    assert profile_order(log_prior, vec, window=2).tolist() == [1, 2, 0, 3]
+
+
+def test_profile_vectors_flat_is_nan():
+    v = profile_vectors(np.log([0.5, 0.5]), np.array([[2.0, 2.0], [0.0, 0.0]]) * 0, np.array([2.0, 2.0]), 4.0)
+    assert np.isnan(v).all()  # nothing seen with anything: no profile
+
+
+# --------------------------------------------------------------------------- knowledge
+def test_a_knowledge_sharing_no_item_is_refused(tmp_path):
+    orig = TransactionData.from_lists([["a", "b"], ["a"]])
+    other = tmp_path / "other.txt"
+    other.write_text("x, y\ny\n")
+    with pytest.raises(InputError, match="shares no item") as exc:
+        load_knowledge(str(other), orig, "orig.txt")
+    assert exc.value.option == "knowledge"
+    assert isinstance(load_knowledge("self", orig, "orig.txt"), Background)
+
+
+def test_at_chance_needs_both_figures():
+    def fig(auc, er):
+        return AttackFigures("self", "o", "pba", 0.5, 0.1, er, auc, {}, 1, 1, 1, "")
+
+    assert fig(CHANCE_AUC, 0.95).at_chance and not fig(0.6, 1.0).at_chance and not fig(0.5, 0.5).at_chance
+
+
+# --------------------------------------------------------------------------- the guarantees, end to end
+SETGEN = {"k": 3, "random_privacy": 30, "sizes": "3-6", "seed": 1, "utility": "all"}
+
+
+def test_harden_setgen_on_the_sample(tmp_path):
+    orig = formats.read_transactions(MEPS400)
+    out = harden(orig, family="setgen", params=dict(SETGEN), original_path=MEPS400, output=tmp_path / "h.txt",
+                 rounds=1)
+    made, rep = out.made, out.report
+    assert made.result.k == 3 and len(made.result.privacy) == 30
+    assert check_privacy(made.data, made.result.privacy, 3).holds
+    assert rep.hardened.check["passed"] and rep.plain.check["passed"]
+    # the same constraints as the plain anonymiser's (the sidecars agree)
+    assert made.sidecar["privacy_constraints"] == made.result.privacy
+    doc = rep.to_json()
+    assert doc["format"] == "semtui-harden-report/1"
+    assert [a["knowledge"] for a in doc["hardened"]["attacks"]] == ["self"]
+    for side in ("hardened", "plain"):
+        a = doc[side]["attacks"][0]
+        assert a["command"].startswith("semtui attack setgen ") and "--background" in a["command"]
+        assert a["intervals"]["auc_within_table"] is not None and a["error_ratio"] is not None
+        assert doc[side]["utility"]["pair_support_error"] is not None
+    assert "safe" not in doc["verdict"].replace("unsafe", "")
+    assert doc["not_modelled"]
+
+
+def test_harden_km_builds_a_hierarchy_and_passes_check_km(tmp_path):
+    orig = formats.read_transactions(MEPS400)
+    out = harden(orig, family="km", params={"k": 3, "m": 2}, original_path=MEPS400, output=tmp_path / "k.txt")
+    assert check_transactions(out.made.data, 3, 2).holds
+    assert sorted(out.hierarchy.leaf_labels) == sorted(orig.vocab.items)
+    assert out.report.hardened.check["passed"] and out.report.plain.check["checker"] == "check km"
+    assert out.report.plain.command.startswith("semtui hierarchy build ") and "--order id" in out.report.plain.command
+
+
+def test_disassociation_is_not_built():
+    with pytest.raises(InputError, match="not built yet"):
+        harden(TransactionData.from_lists([["a"]]), family="disassoc", params={"k": 2}, original_path="o",
+               output="x")
+
+
+# --------------------------------------------------------------------------- a property
+items = st.sampled_from([f"i{j}" for j in range(12)])
+transactions = st.lists(st.lists(items, min_size=2, max_size=6, unique=True), min_size=6, max_size=30)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=transactions, k=st.integers(2, 4), n=st.integers(1, 6), seed=st.integers(0, 5),
+       family=st.sampled_from(["setgen", "km"]))
+def test_every_hardened_release_passes_its_checker(rows, k, n, seed, family):
+    """Whatever the data: the hardened release passes the family's independent checker, with the
+    k asked for (never lowered) and every privacy constraint drawn (none dropped)."""
+    orig = TransactionData.from_lists(rows)
+    bg = Background.from_transactions(orig, "o")
+    if family == "setgen":
+        params = {"k": k, "random_privacy": n, "sizes": "2-3", "seed": seed, "utility": "all"}
+    else:
+        params = {"k": k, "m": 2}
+    got = make(orig, family=family, params=params, bg=bg, original_path="o", output="h.txt", rounds=1)
+    if family == "setgen":
+        assert got.made.result.k == k
+        assert got.made.result.privacy == got.plain.result.privacy  # the same constraints, none dropped
+        assert check_privacy(got.made.data, got.made.result.privacy, k).holds
+    else:
+        assert check_transactions(got.made.data, k, 2).holds
+        assert got.made.params["k"] == k
