@@ -52,8 +52,10 @@ def fmt(x, digits: int = 3) -> str:
 
 
 def ci(m: dict, key: str) -> str:
-    iv = (m.get("intervals") or {}).get(key)
-    return fmt(m.get(key)) + (f" [{iv['low']:.2f}, {iv['high']:.2f}]" if iv else "")
+    from semtui.wording import interval
+
+    iv = interval(m, key)
+    return fmt(m.get(key)) + (f" [{iv[0]:.2f}, {iv[1]:.2f}]" if iv else "")
 
 
 def attack_table(title: str, releases: dict[int, Path], original: TransactionData, measures: dict,

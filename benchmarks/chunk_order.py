@@ -110,6 +110,8 @@ def member_order(release: dict, key: dict) -> dict:
 
 
 def attack(release: Path, key: Path, original: Path, ties: str) -> dict:
+    from semtui.wording import interval  # either interval shape a report holds
+
     r = subprocess.run([sys.executable, "-m", "semtui", "attack", "disassoc", str(release), "--key", str(key),
                         "--original", str(original), "--ties", ties, "--json"], capture_output=True, text=True)
     if r.returncode != 0:
@@ -126,7 +128,7 @@ def attack(release: Path, key: Path, original: Path, ties: str) -> dict:
             base += (pm["baseline_accuracy"] or 0) * pm["placements"]
         parts[part] = round(correct / base, 3) if base else None
     return {"accuracy": round(m["accuracy"], 4), "lift": round(m["lift_over_random"], 3),
-            "lift_ci": [round(x, 3) for x in m["intervals"]["lift_over_random"]],
+            "lift_ci": [round(x, 3) for x in interval(m, "lift_over_random")],
             "transaction_breakage": round(m["transaction_breakage"], 3),
             "baseline_transaction_breakage": round(m["baseline"]["transaction_breakage"], 3),
             "km_breakage": round(m["km_breakage"], 3), "baseline_km_breakage": round(m["baseline"]["km_breakage"], 3),

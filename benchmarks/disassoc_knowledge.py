@@ -64,8 +64,10 @@ def fmt(x, digits: int = 3) -> str:
 
 
 def iv(m: dict, key: str, digits: int = 3) -> str:
-    v = (m.get("intervals") or {}).get(key)
-    return fmt(m.get(key), digits) + (f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else "")
+    from semtui.wording import interval
+
+    v = interval(m, key)
+    return fmt(m.get(key), digits) + (f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v else "")
 
 
 def med(work: Path):

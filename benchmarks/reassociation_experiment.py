@@ -36,6 +36,7 @@ from semtui import formats
 from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 from semtui.formats.disassociated import read_key
 from semtui.measures import open_measure
+from semtui.wording import interval
 
 #: the shared data (SEMTUI_SHARED_DATA overrides, e.g. from a git worktree)
 SHARED = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
@@ -93,12 +94,12 @@ def attack_table(title: str, releases: dict[int, tuple[Path, Path]], original: P
                     m = run_reassociation(data, key, orig, ReassociationOptions(method=method, seed=1, ties=ties),
                                           measure=measure, wmd=wmd).report["metrics"]
                     seconds = time.perf_counter() - t0
-                ci = m["intervals"]["accuracy"]
+                ci = interval(m, "accuracy")
                 lift_ra = m["accuracy"] / ra_acc if ra_acc else None
                 row = {"k": k, "measure": mname, "method": method, "ties": ties, **{key_: m[key_] for key_ in (
                     "accuracy", "transaction_breakage", "km_breakage", "wmd", "lift_over_random", "placements",
                     "correct", "protected_itemsets", "exposed_itemsets")},
-                    "accuracy_ci": ci, "lift_over_ra": lift_ra, "ra_accuracy": ra_acc, "seconds": seconds}
+                    "accuracy_ci": list(ci) if ci else None, "lift_over_ra": lift_ra, "ra_accuracy": ra_acc, "seconds": seconds}
                 rows.append(row)
                 label = ("RA (seed 1; mean of 5 in brackets)" if method == "ra"
                          else method.upper() + (", random ties" if ties == "random" else ""))

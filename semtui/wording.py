@@ -154,14 +154,15 @@ def record_line(rec: dict) -> str:
 
 
 # --------------------------------------------------------------------------- intervals and how sure
-def interval(figures: dict, key: str) -> tuple[float, float] | None:
-    """A figure's 95 % interval as a document writes it (``{low, high}`` or ``[low, high]``)."""
-    iv = (figures.get("intervals") or {}).get(key)
-    if isinstance(iv, dict) and isinstance(iv.get("low"), (int, float)) and isinstance(iv.get("high"), (int, float)):
-        return float(iv["low"]), float(iv["high"])
-    if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(isinstance(v, (int, float)) for v in iv):
-        return float(iv[0]), float(iv[1])
-    return None
+def interval(figures: dict, key: str | None = None) -> tuple[float, float] | None:
+    """A figure's 95 % interval ``(low, high)``, read from ``figures["intervals"][key]`` (or,
+    without ``key``, ``figures`` is the interval itself) in either shape a document holds it:
+    ``{"low", "high", "level", "resamples"}`` or, in documents written before one shape,
+    ``[low, high]`` (:meth:`semtui.metrics.intervals.Interval.read`, the one reader)."""
+    from semtui.metrics.intervals import Interval
+
+    iv = Interval.read(figures if key is None else ((figures or {}).get("intervals") or {}).get(key))
+    return None if iv is None else (iv.low, iv.high)
 
 
 def how_sure_text(doc: dict) -> str:
@@ -177,7 +178,7 @@ def how_sure_text(doc: dict) -> str:
                 + "; ".join(hs.get("can_say") or []) + ".")
     if "auc_within_table" in hs:
         auc = hs.get("auc_within_table")
-        iv = interval({"intervals": {"a": hs.get("auc_interval")}}, "a")
+        iv = interval(hs.get("auc_interval"))
         out = f"AUC within table {auc:.3f}" if isinstance(auc, (int, float)) else "AUC within table –"
         if iv:
             out += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
@@ -186,7 +187,7 @@ def how_sure_text(doc: dict) -> str:
             out += f"; {reason}"
         return out + "."
     if "accuracy_interval" in hs or "lift_interval" in hs:
-        a, lift = (interval({"intervals": {"a": hs.get(k)}}, "a") for k in ("accuracy_interval", "lift_interval"))
+        a, lift = (interval(hs.get(k)) for k in ("accuracy_interval", "lift_interval"))
         reason = no_interval_of(figures)
         if not (a or lift):
             return f"{reason}." if reason else "no interval."

@@ -101,9 +101,11 @@ def _fmt(v) -> str:
 
 
 def _with_interval(m: dict, key: str) -> str:
+    from semtui.wording import interval
+
     value = _fmt(m.get(key))
-    iv = (m.get("intervals") or {}).get(key)
-    return f"{value} [{iv['low']:.3f}, {iv['high']:.3f}]" if iv and value != "-" else value
+    iv = interval(m, key)
+    return f"{value} [{iv[0]:.3f}, {iv[1]:.3f}]" if iv and value != "-" else value
 
 
 def took_back_line(m: dict, summary: dict | None = None) -> str:
@@ -374,7 +376,9 @@ def _print_disassoc_summary(report: dict) -> None:
         t.add_column(col, justify="right" if col != "metric" else "left", no_wrap=True)
 
     def ival(name):
-        v = iv.get(name)
+        from semtui.wording import interval
+
+        v = interval(m, name)
         return "-" if v is None else f"{_fmt(v[0])}–{_fmt(v[1])}"
 
     t.add_row("accuracy", _fmt(m["accuracy"]), ival("accuracy"), _fmt(b["accuracy"]))

@@ -1,7 +1,7 @@
 """One engine for a candidate release (issue 22): anonymise the original with a family and its
 parameters, check the release with the independent checker, run the assessment's attacks on it
 (:class:`semtui.assess.Assessor`, the code ``semtui assess`` runs) and keep the strongest, measure
-its utility, and return one cell (``semtui-experiment/1``, the contract in docs/experiment.md).
+its utility, and return one cell (``semtui-experiment/2``, the contract in docs/experiment.md).
 
 The release is checked and attacked as it would be published: written in its file format and
 read back.  Progress goes through one callback; raising ``Interrupted`` from it (or Ctrl-C)
@@ -26,7 +26,10 @@ from semtui.release import Release
 from semtui.reports import json_float
 from semtui.runtime import ProgressCallback, no_progress
 
-FORMAT = "semtui-experiment/1"
+FORMAT = "semtui-experiment/2"
+#: the cells semtui reads: /1 wrote ``privacy.intervals`` and a re-association's intervals as
+#: ``[low, high]`` (docs/experiment.md: a RESULTS file may hold both)
+FORMATS = ("semtui-experiment/1", FORMAT)
 
 
 @dataclass
@@ -160,15 +163,16 @@ def privacy_of(report, family: str) -> dict:
     """The cell's privacy: the strongest attack the assessment found (or, when none beat chance,
     the one that took back the most, ``beats_chance: false``), its figures and intervals, and
     ``risk`` (set generalisation and k^m: recall over all added items; disassociation: the share
-    of sub-records and terms put back with their transaction)."""
+    of sub-records and terms put back with their transaction); read from the assessment's typed
+    results (:mod:`semtui.assess.results`), written as the cell's document."""
     top = top_attack(report)
-    covers = {a["attacker"]: a["figures"].get("breaches") for a in report.attacks if a["family"] == "cover"}
+    covers = {a.attacker: a.figures.breaches for a in report.covers}
     cover = _cover_exposure(report)
     if top is None:
         return {"attack": None, "command": None, "needs": None, "beats_chance": False, "figures": {},
                 "intervals": {}, "risk": None, **({"cover_breaches": covers} if covers else {}), **cover,
                 "note": "no attack was scored"}
-    f = top["figures"]
+    f = top.figures
     fam = family_of(family)
     figures, intervals, risk = fam.privacy_figures(f)
     unscored = fam.scored_nothing(f)
@@ -177,9 +181,10 @@ def privacy_of(report, family: str) -> dict:
         # background knowledge given): a risk of 0 would read as "out of reach" without the strongest
         # attacker having been tried (ALGORITHMS.md §6-7) -- it is unknown
         risk = None
-    out = {"attack": top["attack"], "command": top["command"], "needs": top.get("needs"),
-           "beats_chance": top["beats_chance"], "figures": figures,
-           "intervals": {k: v for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
+    out = {"attack": top.attack, "command": top.command, "needs": top.needs,
+           "beats_chance": top.beats_chance, "figures": figures,
+           # one interval shape in every document: {low, high, level, resamples}
+           "intervals": {k: v.to_json() for k, v in intervals.items() if v is not None}, "risk": json_float(risk)}
     # too few clusters or groups for an interval: say so rather than leave it out
     from semtui.metrics.intervals import no_interval_of
 
@@ -200,13 +205,13 @@ def _cover_exposure(report) -> dict:
     (``cover_vulnerable_records``) and the strong attacker's share of all records
     (``cover_vulnerable_share``: the most any attacker of the three reaches, since the strong
     one assumes every problem breaks)."""
-    covers = [a for a in report.attacks if a["family"] == "cover"]
+    covers = report.covers
     if not covers:
         return {}
-    out: dict = {"cover_vulnerable_records": {a["attacker"]: a["figures"].get("vulnerable_records") for a in covers}}
-    strong = next((a["figures"] for a in covers if a["attacker"] == "strong"), None)
-    if strong and strong.get("transactions"):
-        out["cover_vulnerable_share"] = json_float((strong.get("vulnerable_records") or 0) / strong["transactions"])
+    out: dict = {"cover_vulnerable_records": {a.attacker: a.figures.vulnerable_records for a in covers}}
+    strong = next((a.figures for a in covers if a.attacker == "strong"), None)
+    if strong and strong.transactions:
+        out["cover_vulnerable_share"] = json_float((strong.vulnerable_records or 0) / strong.transactions)
     return out
 
 
@@ -215,27 +220,24 @@ def every_attack(report) -> list[dict]:
     per knowledge table), for tables of every method (benchmarks/render_tables.py)."""
     out = []
     for a in report.attacks:
-        if "figures" not in a:
+        if a.figures is None:
             continue
-        base = {k: a.get(k) for k in ("family", "attack", "method", "measure", "background", "knowledge", "role",
-                                      "attacker", "seconds")}
-        if a.get("informed_reference"):  # disassociation: NBA with the original's own statistics
-            base["informed_reference"] = a["informed_reference"]
-        if a["family"] == "setgen":  # the rows of the groups, those the attack could score, exposure
-            base.update(rows=a.get("rows"), attacked_rows=a.get("attacked_rows"),
-                        exposed_items=(a.get("privacy") or {}).get("exposed_items"),
-                        member_items=(a.get("privacy") or {}).get("member_items"))
-        if a.get("by_knowledge"):
-            for v, c in a["by_knowledge"].items():
-                out.append({**base, "attack": f"{(c.get('method') or '').upper()} on the {v} table",
-                            "method": c.get("method"), "knowledge": v, "figures": c["figures"]})
+        base = {k: getattr(a, k) for k in ("family", "attack", "method", "measure", "background", "knowledge", "role",
+                                           "attacker", "seconds")}
+        if a.informed_reference:  # disassociation: NBA with the original's own statistics
+            base["informed_reference"] = a.informed_reference
+        base.update(a.cell_fields())  # set generalisation: the rows of the groups, those scored, exposure
+        if a.by_knowledge:
+            for v, c in a.by_knowledge:
+                out.append({**base, "attack": f"{(c.method or '').upper()} on the {v} table",
+                            "method": c.method, "knowledge": v, "figures": c.figures.to_json()})
         else:
-            out.append({**base, "figures": a["figures"]})
+            out.append({**base, "figures": a.figures.to_json()})
     return out
 
 
 def run_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | None = None) -> dict:
-    """Anonymise → check → attack → utility: one ``semtui-experiment/1`` cell (a kept release is
+    """Anonymise → check → attack → utility: one ``semtui-experiment/2`` cell (a kept release is
     written here, before its attacks)."""
     return measure_cell(cell, ctx, progress)[0]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
-from semtui.experiment.cells import FORMAT, Context, measure_cell, run_cell, write_kept_files
+from semtui.experiment.cells import FORMAT, FORMATS, Context, measure_cell, run_cell, write_kept_files
 from semtui.experiment.spec import Spec
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -31,8 +31,8 @@ class Results:
     numbers: list[int] = field(default_factory=list)  # each cell's line number in the file
 
 
-#: how every line semtui experiment writes begins (orjson, compact)
-_MARK = '{"format":"' + FORMAT
+#: how every line semtui experiment writes begins (orjson, compact), whatever its version
+_MARK = '{"format":"' + FORMAT.rsplit("/", 1)[0] + "/"
 
 
 def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
@@ -62,7 +62,9 @@ def read_results(path: str | Path, *, missing_ok: bool = True) -> Results:
                 out.torn = f"{p}:{lineno}: dropped a torn last line (not JSON: a write an older run did not finish)"
                 break
             raise
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("id"), str):
+        # a file a run began before the formats' one interval shape holds /1 lines, a resumed run adds
+        # /2 lines: each line is read as its own version says (docs/experiment.md)
+        if not isinstance(doc, dict) or doc.get("format") not in FORMATS or not isinstance(doc.get("id"), str):
             raise InputError(f"not a {FORMAT} line (a RESULTS file of semtui experiment?)", p, lineno)
         out.cells.append(doc)
         out.lines.append(line)

@@ -116,10 +116,12 @@ class Family(Protocol):
     def unrunnable(self, planned: Planned, *, original) -> str | None:
         """Why an attack of the plan cannot run on these inputs (None: it can)."""
 
-    def privacy_figures(self, f: dict) -> tuple[dict, dict, float | None]:
-        """The strongest attack's figures, intervals and risk, as an experiment's cell keeps them."""
+    def privacy_figures(self, f) -> tuple[dict, dict, float | None]:
+        """The strongest attack's figures (``f``: the assessment's typed figures), its intervals
+        (:class:`~semtui.metrics.intervals.Interval` or None, by name) and risk, as an
+        experiment's cell keeps them."""
 
-    def scored_nothing(self, f: dict) -> bool:
+    def scored_nothing(self, f) -> bool:
         """Whether no attack could score a single row (the risk is unknown, not 0)."""
 
     def distance(self, figures: dict, cover: float) -> float:

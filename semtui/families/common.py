@@ -147,12 +147,3 @@ def q(x) -> str:
 def key_path(name: str) -> str:
     """Where a disassociated release's key is written beside the release ``name``."""
     return str(Path(name).with_suffix("")) + ".key.json"
-
-
-def interval_pair(v) -> list | None:
-    """An interval as ``[low, high]``, from either shape a report holds (``{low, high}`` or a pair)."""
-    if isinstance(v, dict) and "low" in v:
-        return [v.get("low"), v.get("high")]
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return list(v)
-    return None

@@ -20,7 +20,6 @@ from semtui.families.common import (
     Published,
     Request,
     Sources,
-    interval_pair,
     key_path,
     q,
 )
@@ -144,18 +143,17 @@ class Disassoc:
         return None
 
     # ------------------------------------------------------------ the figures
-    def privacy_figures(self, f: dict) -> tuple[dict, dict, float | None]:
+    def privacy_figures(self, f) -> tuple[dict, dict, float | None]:
         """The strongest re-association's figures, intervals and risk (the share of sub-records and
-        terms put back with their transaction)."""
-        figures = {"accuracy": f.get("accuracy"), "lift": f.get("lift_over_random"), "correct": f.get("correct"),
-                   "placements": f.get("placements"), "baseline_accuracy": f.get("baseline_accuracy"),
-                   "transaction_breakage": f.get("transaction_breakage"), "km_breakage": f.get("km_breakage")}
-        raw = f.get("intervals") or {}
-        intervals = {"accuracy": interval_pair(raw.get("accuracy")),
-                     "lift": interval_pair(raw.get("lift_over_random"))}
-        return figures, intervals, f.get("accuracy")
+        terms put back with their transaction); ``f``: the assessment's typed figures
+        (:class:`semtui.assess.results.ReassocFigures`; the intervals typed, written by the cell)."""
+        figures = {"accuracy": f.accuracy, "lift": f.lift_over_random, "correct": f.correct,
+                   "placements": f.placements, "baseline_accuracy": f.baseline_accuracy,
+                   "transaction_breakage": f.transaction_breakage, "km_breakage": f.km_breakage}
+        intervals = {"accuracy": f.intervals.get("accuracy"), "lift": f.intervals.get("lift_over_random")}
+        return figures, intervals, f.accuracy
 
-    def scored_nothing(self, f: dict) -> bool:
+    def scored_nothing(self, f) -> bool:
         return False
 
     def distance(self, figures: dict, cover: float) -> float:

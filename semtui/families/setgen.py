@@ -21,7 +21,6 @@ from semtui.families.common import (
     Published,
     Request,
     Sources,
-    interval_pair,
     q,
 )
 from semtui.reports import json_float
@@ -66,26 +65,26 @@ class Generalised:
         return None
 
     # ------------------------------------------------------------ the figures
-    def privacy_figures(self, f: dict) -> tuple[dict, dict, float | None]:
+    def privacy_figures(self, f) -> tuple[dict, dict, float | None]:
         """The strongest attack's figures, intervals and risk (recall over all added items), as an
-        experiment's cell keeps them."""
-        base = f.get("baseline") or {}
-        figures = {"precision": f.get("precision"), "recall": f.get("recall"),
-                   "recall_attackable": f.get("recall_attackable"), "error_ratio": f.get("error_ratio"),
-                   "auc_within": f.get("auc_within_table"), "f1": f.get("f1"), "correct": f.get("correct"),
-                   "added": f.get("added"), "eliminated": f.get("eliminated"),
-                   "lift": json_float(f["correct"] / base["correct"]) if base.get("correct") and f.get("correct")
-                   is not None else None,
-                   "popularity_error_ratio": (f.get("popularity") or {}).get("error_ratio")}
-        raw = f.get("intervals") or {}
-        intervals = {"precision": interval_pair(raw.get("precision")), "recall": interval_pair(raw.get("recall")),
-                     "auc_within": interval_pair(raw.get("auc_within_table"))}
-        return figures, intervals, f.get("recall")
+        experiment's cell keeps them (``f``: the assessment's typed figures,
+        :class:`semtui.assess.results.SetgenFigures`; the intervals typed, written by the cell)."""
+        base_correct = f.baseline.correct if f.baseline is not None else None
+        figures = {"precision": f.precision, "recall": f.recall,
+                   "recall_attackable": f.recall_attackable, "error_ratio": f.error_ratio,
+                   "auc_within": f.auc_within_table, "f1": f.f1, "correct": f.correct,
+                   "added": f.added, "eliminated": f.eliminated,
+                   "lift": json_float(f.correct / base_correct) if base_correct and f.correct is not None else None,
+                   "popularity_error_ratio": f.popularity.error_ratio if f.popularity is not None else None}
+        iv = f.intervals
+        intervals = {"precision": iv.get("precision"), "recall": iv.get("recall"),
+                     "auc_within": iv.get("auc_within_table")}
+        return figures, intervals, f.recall
 
-    def scored_nothing(self, f: dict) -> bool:
+    def scored_nothing(self, f) -> bool:
         """No attack tried could score a single row (nothing plain beside the generalised items, and
         no background knowledge given): the risk is unknown, not 0."""
-        return not f.get("eliminated") and f.get("recall_attackable") is None
+        return not f.eliminated and f.recall_attackable is None
 
     def distance(self, figures: dict, cover: float) -> float:
         """How far an attack that beats chance is from it: 1 - its error ratio."""

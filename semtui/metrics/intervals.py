@@ -23,31 +23,66 @@ def no_interval_reason(units: int, name: str) -> str | None:
 
 
 def no_interval_of(figures: dict) -> str | None:
-    """Why an attack's figures (a report's ``metrics``, an assessment's ``figures``) carry no
+    """Why an attack's figures (a report's ``metrics``, an assessment's ``figures``, or the
+    assessment's typed figures) carry no
     interval: the reason they state (``intervals.reason``), or, for a set-generalised attack's,
     which keep their number of equivalence groups, the one that follows from it; None when
     nothing says there is none.  Every face reads it here."""
-    said = (figures.get("intervals") or {}).get("reason")
+    if isinstance(figures, dict):  # a document's
+        said = (figures.get("intervals") or {}).get("reason")
+        groups = figures.get("groups")
+    else:  # the assessment's typed figures (semtui.assess.results)
+        said = getattr(getattr(figures, "intervals", None), "reason", None)
+        groups = getattr(figures, "groups", None)
     if said:
         return said
-    groups = figures.get("groups")
     return no_interval_reason(groups, "equivalence groups") if isinstance(groups, int) else None
+
+
+#: the level and the number of resamples of every bootstrap interval semtui computes
+LEVEL = 0.95
+RESAMPLES = 1000
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A seeded percentile bootstrap interval over equivalence groups (or clusters)."""
+    """A seeded percentile bootstrap interval over equivalence groups (or clusters).
+
+    Every document writes it in one shape, :meth:`to_json`: ``{"low", "high", "level",
+    "resamples"}``.  Documents written before that (``semtui-disassoc-report/1``,
+    ``semtui-assessment/1``, ``semtui-experiment/1``) hold some as a pair ``[low, high]``;
+    :meth:`read` reads either shape (the one reader: :func:`semtui.wording.interval` is it for
+    the faces), a pair with its level and resamples unknown (None)."""
 
     low: float
     high: float
-    level: float
-    resamples: int
+    level: float | None = LEVEL
+    resamples: int | None = RESAMPLES
 
     def to_json(self) -> dict:
         from semtui.reports import json_float
 
         return {"low": json_float(self.low), "high": json_float(self.high), "level": self.level,
                 "resamples": self.resamples}
+
+    @classmethod
+    def read(cls, v) -> Interval | None:
+        """An interval as a document holds it, in either shape (``{"low", "high"[, "level",
+        "resamples"]}`` or ``[low, high]``); None for anything else (null, a bound that is not a
+        number)."""
+        if isinstance(v, Interval):
+            return v
+        if isinstance(v, dict):
+            low, high = v.get("low"), v.get("high")
+            level, resamples = v.get("level"), v.get("resamples")
+        elif isinstance(v, (list, tuple)) and len(v) == 2:
+            (low, high), level, resamples = v, None, None
+        else:
+            return None
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (low, high)):
+            return None
+        return cls(float(low), float(high), level if isinstance(level, (int, float)) else None,
+                   resamples if isinstance(resamples, int) else None)
 
 
 def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
@@ -82,14 +117,14 @@ def bootstrap_weight_columns(n_units: int, resamples: int, seed: int, columns: i
         left = left - x
 
 
-def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Interval | None:
+def ratio_interval(num: np.ndarray, den: np.ndarray, weights: np.ndarray, level: float = LEVEL) -> Interval | None:
     """Interval of ``sum(num) / sum(den)`` (precision, recall, AUC within table) over units."""
     if weights.size == 0 or den.sum() == 0:
         return None
     return interval_of_sums(weights @ num, weights @ den, level)
 
 
-def interval_of_sums(n: np.ndarray, d: np.ndarray, level: float = 0.95) -> Interval | None:
+def interval_of_sums(n: np.ndarray, d: np.ndarray, level: float = LEVEL) -> Interval | None:
     """:func:`ratio_interval` from the resamples' sums ``n`` (numerator) and ``d`` (denominator)."""
     ok = d > 0
     if not ok.any():

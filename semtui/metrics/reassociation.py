@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from semtui.metrics.intervals import LEVEL, RESAMPLES
+
 
 # --------------------------------------------------------------------------- alignment
 def truth_matrix(anchor_truth: np.ndarray, unit_truth: Sequence[frozenset]) -> np.ndarray:
@@ -220,16 +222,16 @@ BOOTSTRAP_BLOCK_CELLS = 1_000_000
 BOOTSTRAP_ROWS = 65_536
 
 
-def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = 1000,
-                     level: float = 0.95) -> list[tuple[float, float] | None]:
+def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray, seed: int, rounds: int = RESAMPLES,
+                     level: float = LEVEL) -> list[tuple[float, float] | None]:
     """:func:`bootstrap_ratios_of` over two ``clusters x metrics`` arrays held whole."""
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     return bootstrap_ratios_of(len(num), num.shape[1], lambda lo, hi: (num[lo:hi], den[lo:hi]), seed, rounds, level)
 
 
-def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = 1000,
-                        level: float = 0.95) -> list[tuple[float, float] | None]:
+def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = RESAMPLES,
+                        level: float = LEVEL) -> list[tuple[float, float] | None]:
     """Seeded bootstrap over ``n`` clusters (:mod:`semtui.metrics.intervals`): for each of
     ``cols`` metrics, the central ``level`` interval of sum(numerator) / sum(denominator).
     ``read(lo, hi)``: clusters ``lo:hi``'s (numerators, denominators), ``(hi - lo) x cols``
@@ -283,13 +285,16 @@ def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = 1000,
     return out
 
 
-def intervals_of(labels, ci: list, clusters: int) -> dict:
-    """A report's ``intervals``: ``[low, high]`` (or None) per label, and, when there are too
-    few clusters for any, ``reason`` (the line every face prints instead of an interval)."""
-    from semtui.metrics.intervals import no_interval_reason
-    from semtui.reports import json_float
+def intervals_of(labels, ci: list, clusters: int, level: float = LEVEL, resamples: int = RESAMPLES) -> dict:
+    """A report's ``intervals``: per label the interval of :func:`bootstrap_ratios_of` (drawn
+    with ``level`` and ``resamples``, its defaults) in the one shape of every document,
+    ``{"low", "high", "level", "resamples"}`` (:class:`~semtui.metrics.intervals.Interval`), or
+    None; and, when there are too few clusters for any, ``reason`` (the line every face prints
+    instead of an interval).  (``semtui-disassoc-report/1`` wrote ``[low, high]``.)"""
+    from semtui.metrics.intervals import Interval, no_interval_reason
 
-    out: dict = {lab: ([json_float(v[0]), json_float(v[1])] if v is not None else None) for lab, v in zip(labels, ci)}
+    out: dict = {lab: (Interval(v[0], v[1], level, resamples).to_json() if v is not None else None)
+                 for lab, v in zip(labels, ci)}
     reason = no_interval_reason(clusters, "clusters")
     if reason:
         out["reason"] = reason

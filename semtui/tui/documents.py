@@ -15,8 +15,11 @@ from pathlib import Path
 
 from semtui.errors import InputError
 
-EXPERIMENT = "semtui-experiment/1"
-ASSESSMENT = "semtui-assessment/1"
+EXPERIMENT = "semtui-experiment/2"
+ASSESSMENT = "semtui-assessment/2"
+#: the versions the TUI opens (/1: before every document wrote one interval shape; both are read)
+EXPERIMENTS = ("semtui-experiment/1", EXPERIMENT)
+ASSESSMENTS = ("semtui-assessment/1", ASSESSMENT)
 #: how much of a file :func:`sniff` reads to tell the formats apart
 SNIFF_BYTES = 4096
 
@@ -33,7 +36,7 @@ def sniff(path: Path) -> str | None:
         return None
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     first = text.split("\n", 1)[0].strip()
-    if first.startswith("{") and f'"{EXPERIMENT}"' in first:
+    if first.startswith("{") and any(f'"{f}"' in first for f in EXPERIMENTS):
         return "experiment"
     if first.startswith("{") and '"format"' in first and first.endswith("}"):
         try:
@@ -43,7 +46,7 @@ def sniff(path: Path) -> str | None:
         if isinstance(got, str) and got.startswith("semtui-experiment/"):
             return "experiment"
     lines = text.split("\n", 3)
-    if first == "{" and len(lines) > 1 and f'"{ASSESSMENT}"' in lines[1]:
+    if first == "{" and len(lines) > 1 and any(f'"{f}"' in lines[1] for f in ASSESSMENTS):
         return "assessment"
     return None
 
@@ -82,7 +85,7 @@ def read_experiment(path: Path) -> Experiment:
             skipped.append(f"line {n}: not a whole JSON object (a torn line?)")
             continue
         got = doc.get("format")
-        if got != EXPERIMENT:
+        if got not in EXPERIMENTS:
             if not cells and not skipped:
                 raise InputError(f"not a RESULTS file of semtui experiment ('format' must be {EXPERIMENT!r}, "
                                  f"got {got!r})", path, n)
@@ -117,7 +120,7 @@ def read_assessment(path: Path) -> dict:
     """An assessment document (``semtui assess --report``)."""
     from semtui import reports
 
-    doc = reports.read(path, ASSESSMENT, "an assessment (semtui assess --report)")
+    doc = reports.read(path, ASSESSMENTS, "an assessment (semtui assess --report)")
     for key in ("attacks", "records_at_risk"):
         if not isinstance(doc.get(key), list):
             raise InputError(f"the assessment has no '{key}' list", path)

@@ -306,9 +306,9 @@ def read_disassoc_report(path: Path) -> dict:
     (``semtui cover --json``)."""
     from semtui import reports
     from semtui.attacks.cover import REPORT_FORMAT as COVER
-    from semtui.attacks.reassociation import REPORT_FORMAT as REASSOC
+    from semtui.attacks.reassociation import REPORT_FORMATS as REASSOC
 
-    doc = reports.read(path, (REASSOC, COVER), "a re-association or cover report")
+    doc = reports.read(path, (*REASSOC, COVER), "a re-association or cover report")
     if not isinstance(doc.get("clusters"), list):
         raise InputError("report has no 'clusters' list", path)
     if (doc.get("summary") or {}).get("summary_only"):

@@ -12,6 +12,15 @@ from hypothesis import strategies as st
 
 from semtui import formats
 from semtui.assess import AssessInputs, AssessmentReport, Assessor, verdict
+from semtui.assess.results import (
+    Baseline,
+    Candidate,
+    CoverEntry,
+    CoverFigures,
+    Popularity,
+    ReassocFigures,
+    SetgenFigures,
+)
 from semtui.release import Release, open_release
 
 
@@ -42,14 +51,14 @@ def test_strongest_beats_chance_and_takes_back_the_most(tmp_path):
                    progress=lambda d, t, m="": seen.append((d, t))).run()
     assert not rep.partial and rep.scored
     assert seen[-1] == (len(rep.attacks), len(rep.attacks))  # the whole run's progress ends full
-    beating = [a["figures"] for a in rep.attacks if a["role"] == "attack"
-               and a["figures"]["error_ratio"] is not None and a["figures"]["error_ratio"] < 1]
+    beating = [a.figures for a in rep.attacks if a.role == "attack"
+               and a.figures.error_ratio is not None and a.figures.error_ratio < 1]
     if not beating:
         assert rep.strongest is None and "not a sign the release is safe" in rep.verdict
         return
-    assert rep.strongest["figures"]["correct"] == max(f["correct"] for f in beating)
-    assert rep.strongest["command"].startswith("semtui attack setgen ")
-    assert rep.records_at_risk and all(r["line"] == r["transaction"] + 1 for r in rep.records_at_risk)
+    assert rep.strongest.figures.correct == max(f.correct for f in beating)
+    assert rep.strongest.command.startswith("semtui attack setgen ")
+    assert rep.records_at_risk and all(r.line == r.transaction + 1 for r in rep.records_at_risk)
 
 
 _FIG = st.fixed_dictionaries({
@@ -70,7 +79,11 @@ def test_verdict_never_calls_a_release_safe(fig, scored, partial, background, ki
         if kind == "disassociated":
             fig = {"correct": fig["correct"], "placements": fig["correct"] * 2, "accuracy": 0.5,
                    "lift_over_random": 1.5, "broken_transactions": 3}
-        rep.strongest = {"attack": "X", "needs": "Y", "figures": fig}
+            figures = ReassocFigures(**fig)
+        else:
+            figures = SetgenFigures(**{**fig, "baseline": fig["baseline"] and Baseline(**fig["baseline"]),
+                                       "popularity": fig["popularity"] and Popularity(**fig["popularity"])})
+        rep.strongest = Candidate("X", None, None, None, None, figures, "", "Y")
     text = verdict(rep)
     assert re.sub(r"not a sign the release is safe", "", text).count("safe") == 0
     assert ("interrupted" in text) == partial
@@ -83,11 +96,12 @@ def test_verdict_never_calls_a_release_safe(fig, scored, partial, background, ki
 def test_an_attack_with_no_precision_ranks_without_error():
     """An attack that eliminated nothing has precision None: ranking it (the CLI, the TUI's
     attacks table) must not fail on it (found on a k^m release, where every attack scores nothing)."""
-    from semtui.assess import _rank
+    from semtui.assess import rank
 
-    assert _rank({"correct": 0, "precision": None}) == (0, 0)
-    assert _rank({"correct": None, "accuracy": None}) == (0, 0)
-    ranked = sorted(tuple(-x for x in _rank(f)) for f in
+    assert rank({"correct": 0, "precision": None}) == (0, 0)
+    assert rank({"correct": None, "accuracy": None}) == (0, 0)
+    assert rank(SetgenFigures(correct=0)) == rank(ReassocFigures()) == (0, 0)  # typed figures rank alike
+    ranked = sorted(tuple(-x for x in rank(f)) for f in
                     ({"correct": 0, "precision": None}, {"correct": 3, "precision": 0.5}))
     assert ranked[0] == (-3, -0.5)
 
@@ -118,13 +132,13 @@ def test_a_record_is_re_identified_only_by_its_own_item():
                                          original=str(SAMPLES / "meps400-original.txt"))).run()
     own = {t: set(original.token_names(t)) for t in range(len(original))}
     recs = rep.records_at_risk
-    right = [(r["transaction"], x) for r in recs for x in r["reidentified"]]
-    wrong = [(r["transaction"], x) for r in recs for x in r.get("misidentified", [])]
-    exposed = [(r["transaction"], x) for r in recs for x in r["exposed"]]
+    right = [(r.transaction, x) for r in recs for x in r.reidentified]
+    wrong = [(r.transaction, x) for r in recs for x in r.misidentified or ()]
+    exposed = [(r.transaction, x) for r in recs for x in r.exposed]
     assert right and wrong  # the sample has both: the check exercised something
     assert all(x in own[t] for t, x in right + exposed)
     assert not any(x in own[t] for t, x in wrong)
-    ranked = [len(r["reidentified"]) for r in recs]
+    ranked = [len(r.reidentified) for r in recs]
     assert ranked == sorted(ranked, reverse=True)
 
 
@@ -135,11 +149,12 @@ def test_records_a_cover_attacker_can_breach_lead_the_verdict(vulnerable, scored
     whatever the re-association does (the review found "Keep this release" on a release with
     208 of 400 records breachable): the verdict says so first, with the numbers."""
     rep = AssessmentReport(kind="disassociated", inputs=AssessInputs(data="r"), scored=scored, partial=partial)
-    rep.attacks = [{"family": "cover", "attacker": "strong", "role": "cover",
-                    "figures": {"breaches": 5 * vulnerable, "vulnerable_records": vulnerable, "transactions": 400}}]
+    rep.attacks = [CoverEntry("cover", "strong", "", "", CoverFigures(breaches=5 * vulnerable,
+                                                                      vulnerable_records=vulnerable, transactions=400))]
     if scored and beaten:
-        rep.strongest = {"attack": "X", "needs": "Y", "figures": {"correct": 7, "placements": 20, "accuracy": 0.35,
-                                                                 "lift_over_random": 1.2, "broken_transactions": 2}}
+        rep.strongest = Candidate("X", None, None, None, None,
+                                  ReassocFigures(correct=7, placements=20, accuracy=0.35, lift_over_random=1.2,
+                                                 broken_transactions=2), "", "Y")
     text = verdict(rep)
     if vulnerable:
         assert text.startswith("At risk") and f"{vulnerable:,} of the 400 records ({vulnerable / 400:.0%})" in text

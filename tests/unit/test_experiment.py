@@ -119,7 +119,7 @@ def test_results_drop_a_torn_last_line_and_refuse_other_bad_lines(tmp_path):
     with pytest.raises(InputError, match=r"R\.jsonl:1"):
         read_results(p)
     p.write_text('{"format": "other"}\n' + good)
-    with pytest.raises(InputError, match="not a semtui-experiment/1 line"):
+    with pytest.raises(InputError, match="not a semtui-experiment/2 line"):
         read_results(p)
 
 

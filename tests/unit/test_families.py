@@ -18,9 +18,9 @@ owns it:
 * semtui/cli/check.py, semtui/cli/assess.py — ``semtui check`` picks its checker by the kind of
   data, ``semtui assess`` checks --key with --original (faces the lead moves onto ``Release``);
 * semtui/tui/** — the TUI's screens and views per kind of data (the TUI's helper);
-* semtui/assess.py's ``Assessor.__init__`` (the lead's: it tells the kind of release for the
-  report) and its module-level ``_is_default``/``attack_name``/``_label`` (another helper's; they
-  branch on the family of *attacks*, setgen/reassoc/cover, not of releases).
+* semtui/assess/assessor.py's ``Assessor.__init__`` (the lead's: it tells the kind of release for
+  the report), semtui/assess/inputs.py's ``is_default``/``attack_name`` and semtui/assess/entries.py's
+  ``label`` (they branch on the family of *attacks*, setgen/reassoc/cover, not of releases).
 
 The modules this change cleaned are asserted to hold none: semtui/experiment/ (cells, spec,
 alternatives, plot), semtui/cli/anonymize.py and the Assessor's plan and runners.
@@ -47,7 +47,8 @@ PATTERNS = (re.compile(r"\bfam(ily)?\s*(==|!=)"), re.compile(r"\.family\s+(not\s
 #: modules outside semtui/families/ that still branch on the family (module docstring: why, whose)
 LEFT = {
     "semtui/release.py", "semtui/model/belongs.py", "semtui/model/info.py", "semtui/formats/__init__.py",
-    "semtui/cli/check.py", "semtui/cli/assess.py", "semtui/assess.py", "semtui/wording.py",
+    "semtui/cli/check.py", "semtui/cli/assess.py", "semtui/assess/assessor.py", "semtui/assess/inputs.py",
+    "semtui/assess/entries.py", "semtui/wording.py",
 }
 LEFT_UNDER = ("semtui/tui/",)
 
@@ -66,8 +67,8 @@ def branches() -> dict[str, list[tuple[int, str]]]:
 
 
 def _assessor_lines() -> set[int]:
-    """The lines of semtui/assess.py's Assessor class but its ``__init__`` (the lead's)."""
-    tree = ast.parse((PACKAGE / "assess.py").read_text())
+    """The lines of semtui/assess/assessor.py's Assessor class but its ``__init__`` (the lead's)."""
+    tree = ast.parse((PACKAGE / "assess" / "assessor.py").read_text())
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Assessor")
     lines = set(range(cls.lineno, cls.end_lineno + 1))
     init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
@@ -79,7 +80,7 @@ def test_the_cleaned_modules_never_branch_on_the_family():
     cleaned = {rel: hits for rel, hits in found.items()
                if rel.startswith("semtui/experiment/") or rel == "semtui/cli/anonymize.py"}
     assert not cleaned, cleaned
-    in_assessor = [(n, text) for n, text in found.get("semtui/assess.py", []) if n in _assessor_lines()]
+    in_assessor = [(n, text) for n, text in found.get("semtui/assess/assessor.py", []) if n in _assessor_lines()]
     assert not in_assessor, in_assessor
 
 

@@ -11,12 +11,13 @@ from semtui.attacks.reassociation.attack import run_reassociation
 from semtui.attacks.reassociation.options import METHODS, ReassociationOptions
 from semtui.attacks.reassociation.report import (
     REPORT_FORMAT,
+    REPORT_FORMATS,
     Reassociation,
     informed_sentence,
     reconstructed_transactions,
     reconstruction_dataset,
 )
 
-__all__ = ["METHODS", "REPORT_FORMAT", "Reassociation", "ReassociationOptions", "informed_sentence",
+__all__ = ["METHODS", "REPORT_FORMAT", "REPORT_FORMATS", "Reassociation", "ReassociationOptions", "informed_sentence",
            "reconstructed_transactions",
            "reconstruction_dataset", "run_reassociation"]

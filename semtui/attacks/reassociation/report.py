@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from semtui.model import TransactionData
 
-REPORT_FORMAT = "semtui-disassoc-report/1"
+REPORT_FORMAT = "semtui-disassoc-report/2"
+#: the re-association reports semtui reads: /1 wrote its intervals as ``[low, high]`` (docs/formats.md)
+REPORT_FORMATS = ("semtui-disassoc-report/1", REPORT_FORMAT)
 
 
 @dataclass
@@ -36,13 +38,15 @@ INFORMED_REFERENCE = ("a reference, not an attack: NBA (under the attack's tie r
 def informed_sentence(metrics: dict) -> str | None:
     """The informed reference in words, beside the attack's own figures (the CLI and the TUI
     print this one sentence)."""
+    from semtui.wording import interval
+
     ref = (metrics or {}).get("informed_reference")
     if not ref or ref.get("accuracy") is None:
         return None
 
     def iv(name: str, digits: int = 3) -> str:
-        v = (ref.get("intervals") or {}).get(name)
-        return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v and None not in v else ""
+        v = interval(ref, name)
+        return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v else ""
 
     lift = ref.get("lift_over_random")
     if lift is None:
@@ -57,7 +61,7 @@ def informed_sentence(metrics: dict) -> str | None:
             + (f" (this attack: {attack:.2f}{rule})" if attack is not None
                else (f" (under {ties} ties)" if ties else ""))
             + (f" ({reason})" if (reason := (ref.get("intervals") or {}).get("reason")) else ""))
-    low, high = ((ref.get("intervals") or {}).get("lift_over_random") or [None, None])[:2]
+    low, high = interval(ref, "lift_over_random") or (None, None)
     if reason:  # no interval: the point estimate says which side of chance it fell
         low = high = lift
     if low is not None and low > 1:

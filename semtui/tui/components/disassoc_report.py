@@ -17,6 +17,7 @@ from textual.widgets import Static
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
 from semtui.tui.text import bar, elide_str, num
+from semtui.wording import interval
 
 #: (label, path in the report's metrics) of a re-association, in the order shown
 REASSOC_ROWS = (
@@ -55,8 +56,8 @@ def _get(d: dict, path):
 def reassoc_value(m: dict, label: str, path) -> str:
     if path is not None:
         v = _get(m, path)
-        iv = (m.get("intervals") or {}).get(path[0]) if len(path) == 1 else None
-        return fmt(v) + (f" [{fmt(iv[0])}, {fmt(iv[1])}]" if isinstance(iv, list) and None not in iv else "")
+        iv = interval(m, path[0]) if len(path) == 1 else None  # either shape a report holds
+        return fmt(v) + (f" [{fmt(iv[0])}, {fmt(iv[1])}]" if iv else "")
     if label.startswith("correct"):
         return f"{fmt(m.get('correct'))} / {fmt(m.get('placements'))}"
     return f"{fmt(m.get('exposed_itemsets'))} / {fmt(m.get('protected_itemsets'))}"

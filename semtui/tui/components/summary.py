@@ -20,6 +20,7 @@ from semtui.model.info import fact_text
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 from semtui.tui.text import bar, elide_str, num
+from semtui.wording import interval
 
 #: unknown terms listed before "… and N more"
 UNKNOWN_SHOWN = 20
@@ -141,8 +142,8 @@ class SummaryPanel(VerticalScroll):
             for k in ("precision", "recall", "f1", "recall_attackable", "auc", "auc_within_table", "auc_pooled",
                       "density", "density_per_item", "eliminated", "added", "correct"):
                 if k in metrics and not (k == "auc" and "auc_pooled" in metrics):
-                    iv = intervals.get(k)
-                    ci = f"  [{_fmt(iv.get('low'))}, {_fmt(iv.get('high'))}]" if isinstance(iv, dict) else ""
+                    iv = interval(intervals.get(k))  # either shape a report holds
+                    ci = f"  [{_fmt(iv[0])}, {_fmt(iv[1])}]" if iv else ""
                     scores.add_row(METRIC_NAMES.get(k, k), _fmt(metrics[k]) + ci)
             base = metrics.get("baseline")
             if isinstance(base, dict):

@@ -21,7 +21,7 @@ MEPS = (SHARED_DATA if SHARED_DATA.is_dir() else Path("/work/shared/data")) / "m
 
 def _doc(path: Path) -> dict:
     doc = json.loads(path.read_text())
-    assert doc["format"] == "semtui-assessment/1"
+    assert doc["format"] == "semtui-assessment/2"
     return doc
 
 

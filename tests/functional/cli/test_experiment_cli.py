@@ -75,7 +75,7 @@ def test_every_line_follows_the_cell_contract(grid):
     assert "3 measured now, 0 already there" in out
     for c in cells:
         assert all(k in c for k in CONTRACT), c.keys()
-        assert c["format"] == "semtui-experiment/1" and Path(c["release"]).is_file()
+        assert c["format"] == "semtui-experiment/2" and Path(c["release"]).is_file()
         assert Path(c["release"]).parent == d / "kept"
         assert c["check"]["passed"] is True and c["check"]["checker"] and c["check"]["detail"]
         p, u = c["privacy"], c["utility"]

@@ -368,6 +368,6 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("r")
         view = app.screen
         mine = sorted((r["T"], r["line"]) for r in view.rows if r["source"] == "re-association")
-        assert mine == sorted((r["transaction"] + 1, r["line"]) for r in broken) and mine
+        assert mine == sorted((r.transaction + 1, r.line) for r in broken) and mine
         await pilot.press("escape")
         assert app.screen is screen

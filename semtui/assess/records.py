@@ -1,0 +1,196 @@
+"""The records at risk: per transaction, what the attacks reach of it.
+
+* a set-generalisation attack: the members it eliminated, the items re-identified and exposed
+  (:func:`setgen_records`, from the attack report's groups);
+* a re-association: the items put back with a record correctly (:func:`reassoc_records`);
+* a cover breach: the records whose sub-record holds the breached item (:func:`cover_breaches`).
+
+:func:`disassoc_records` merges the last two per record, once: ``semtui assess`` lists them as
+its records at risk (:meth:`DisassocRecord.to_json`) and the TUI's records view shows them one row
+per (record, what reaches it) (:func:`disassoc_record_rows`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
+
+#: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
+RECORDS_SHOWN = 10
+RECORDS_KEPT = 200
+
+
+def _line(original, t: int) -> int:
+    if original is not None and getattr(original, "lines", None) is not None and t < len(original.lines):
+        return int(original.lines[t])
+    return int(t) + 1
+
+
+def setgen_records(groups: Iterable[dict]) -> tuple[list[SetgenRecord], list[ItemExposed]]:
+    """Per transaction, what the attack's report implicates (its ``groups``): the members it
+    eliminated (with the original: how many rightly), the generalised items reduced to one member
+    (re-identified), and the members still possible there that fewer than k transactions of the
+    group can now hold (exposed).  Ranked: re-identified, exposed, correct eliminations,
+    eliminations.
+
+    With the original (a scored report) only what is true counts: an item is re-identified when
+    the one member left is the transaction's own (a reduction to a wrong member is listed apart,
+    ``misidentified``: the attacker would believe something false), a member is exposed in a
+    transaction that holds it, and ``items_exposed`` counts a group only when a transaction that
+    holds the member is among those that still can (or one the attack could not score: unknown,
+    so counted).  Without it every claim is the attack's own, unverified."""
+    recs: dict[int, dict] = {}
+    exposed_count: Counter = Counter()
+    for g in groups:
+        n = len(g["members"])
+        lines = {r["transaction"]: r["line"] for r in g["rows"]}
+        truth = g.get("original")
+        per_row: dict[int, list] = {}
+        for e in g["eliminations"]:
+            per_row.setdefault(e["row"], []).append(e)
+        exposed = set(g["exposed"])
+        if truth is None:
+            exposed_count.update(exposed)
+        else:
+            gone = {(e["row"], e["column"]) for e in g["eliminations"]}
+            for j, member in enumerate(g["members"]):
+                if member in exposed and (g.get("skipped") or any(
+                        row[j] and (r, j) not in gone for r, row in enumerate(truth))):
+                    exposed_count[member] += 1
+        for row, els in per_row.items():
+            t = els[0]["transaction"]
+            r = recs.setdefault(t, {"transaction": t, "line": lines.get(t, t + 1), "eliminated": 0, "correct": None,
+                                    "reidentified": [], "exposed": []})
+            r["eliminated"] += len(els)
+            gone_here = {e["column"] for e in els}
+            left = [j for j in range(n) if j not in gone_here]
+            if truth is not None:
+                r["correct"] = (r["correct"] or 0) + sum(1 for e in els if not truth[row][e["column"]])
+                if len(left) == 1 and not truth[row][left[0]]:
+                    r.setdefault("misidentified", []).append(g["members"][left[0]])
+                left_true = [j for j in left if truth[row][j]]
+            else:
+                left_true = left
+            if len(left) == 1 and left_true:
+                r["reidentified"].append(g["members"][left[0]])
+            r["exposed"] += [g["members"][j] for j in left_true if g["members"][j] in exposed]
+    ranked = sorted(recs.values(), key=lambda r: (-len(r["reidentified"]), -len(r["exposed"]), -(r["correct"] or 0),
+                                                  -r["eliminated"], r["transaction"]))
+    out = [SetgenRecord(r["transaction"], r["line"], r["eliminated"], r["correct"], tuple(r["reidentified"]),
+                        tuple(r["exposed"]), tuple(r["misidentified"]) if "misidentified" in r else None)
+           for r in ranked]
+    return out, [ItemExposed(x, c, "groups") for x, c in exposed_count.most_common(RECORDS_KEPT)]
+
+
+def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[ItemExposed]]:
+    """Per original transaction (the key's), the items a re-association (its report: the
+    engine's :attr:`Reassociation.report`, or the same read back) put back with it correctly."""
+    recs: dict[int, dict] = {}
+    items: Counter = Counter()
+    for c in report.get("clusters", []):
+        anchors = c.get("anchor_transactions")
+        if anchors is None:
+            continue
+        for u in c["units"]:
+            for a, ok in zip(u["anchors"], u.get("correct") or []):
+                t = anchors[a]
+                if not ok or t is None or t < 0:
+                    continue
+                r = recs.setdefault(t, {"line": _line(original, t), "cluster": c.get("id"), "n": 0, "items": []})
+                r["n"] += len(u["items"])
+                r["items"] += u["items"]
+                items.update(u["items"])
+    ranked = sorted(recs.items(), key=lambda tr: (-tr[1]["n"], tr[0]))
+    return ([DisassocRecord(t, r["line"], r["cluster"], r["n"], tuple(r["items"])) for t, r in ranked],
+            [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])
+
+
+def cover_breaches(report: dict, data, key=None, *, named: bool = True) -> dict[int, list[Breach]]:
+    """Per original transaction (0-based, the key's), the breaches of a cover report that reach
+    it: the records a problem lists (``semtui cover --key``, with their lines and, with the
+    original, whether they really hold the pair), else those the key says hold its x
+    (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
+    (``data``, the release, names them when the report does not)."""
+    hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
+    if not hits:
+        return {}
+    reached = [[(r["transaction"], r.get("line"), r.get("holds_covered")) for r in p.get("records", [])]
+               for p in hits]
+    unlisted = [i for i, p in enumerate(hits) if "records" not in p]
+    if unlisted and key is not None:
+        from semtui.attacks.cover import problem_records
+
+        for i, ts in zip(unlisted, problem_records(data, key, [hits[i] for i in unlisted])):
+            reached[i] = [(t, None, None) for t in ts]
+    from semtui.wording import problem_chunk_names
+
+    out: dict[int, list[Breach]] = {}
+    attacker = report.get("attacker", "")
+    for p, recs in zip(hits, reached):
+        # a problem in a joint cluster's shared chunk reaches records of several member clusters:
+        # the chunks by their one name
+        x_at, y_at = problem_chunk_names(data, p) if named else ("", "")
+        for t, line, real in recs:
+            out.setdefault(int(t), []).append(Breach(attacker, p["x"], tuple(p["covered"]), tuple(p["covering"]),
+                                                     p.get("cluster"), x_at, y_at, line, real))
+    return out
+
+
+def disassoc_records(reassociated: list[DisassocRecord], breaches: dict[int, list[Breach]],
+                     original) -> list[DisassocRecord]:
+    """The records a disassociated release's attacks reach, merged per record: the
+    re-association's (:func:`reassoc_records`) with the cover breaches that reach each
+    (:func:`cover_breaches`, of one or several attackers), a record reached by breaches alone
+    added; ranked by how much reaches it."""
+    by_t = {r.transaction: r for r in reassociated}
+    for t, found in breaches.items():
+        r = by_t.get(t)
+        if r is None:
+            by_t[t] = DisassocRecord(t, _line(original, t), None, 0, (), tuple(found))
+        else:
+            by_t[t] = DisassocRecord(r.transaction, r.line, r.cluster, r.reassociated, r.items,
+                                     r.breaches + tuple(found))
+    return sorted(by_t.values(), key=lambda r: (-r.reassociated - len({(b.attacker, b.x) for b in r.breaches}),
+                                                r.transaction))
+
+
+def record_clusters(key) -> dict[int, str]:
+    """Each original transaction's cluster id, from a disassociated release's key (its
+    ``records``, else the transactions its record chunks and term chunk name)."""
+    home: dict[int, str] = {}
+    if key is None:
+        return home
+    for ck in key.clusters:
+        ts = ck.records if ck.records is not None else [t for ch in (*ck.record_chunks, *ck.term_chunk) for t in ch]
+        for t in ts:
+            home.setdefault(int(t), ck.id)
+    return home
+
+
+def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None) -> list[dict]:
+    """The records a disassociated release's attacks reach (:func:`disassoc_records`, as
+    ``semtui assess`` merges them), one row per (record, what reaches it): ``{"T", "line",
+    "cluster", "source", "what", "items", "real"}``, records a breach or a re-association really
+    reaches first.  A cover breach reaches the records whose sub-record holds its x (a cover
+    report run with the key lists them; else the key says); with the original, ``real`` says
+    whether the record really holds x with the covered item.  A re-association reaches the records
+    it put items back with correctly (as the assessment's records at risk), which needs the
+    original.  ``data``: the release, which names the chunks of a cover report that does not."""
+    reassociated = reassoc_records(reassoc, original)[0] if reassoc is not None and original is not None else []
+    breaches = cover_breaches(cover, data) if cover is not None else {}  # the records the report lists
+    home = record_clusters(key)
+    out: list[dict] = []
+    for r in disassoc_records(reassociated, breaches, original):
+        for b in r.breaches:
+            # each record is listed under its own cluster (the key says which)
+            out.append({"T": r.transaction + 1, "line": b.line, "cluster": home.get(r.transaction, b.cluster),
+                        "source": "cover", "what": b.what, "items": [b.x, *b.covered, *b.covering], "real": b.real})
+        if r.reassociated:
+            out.append({"T": r.transaction + 1, "line": r.line, "cluster": r.cluster, "source": "re-association",
+                        "what": f"{r.reassociated} item{'s' if r.reassociated != 1 else ''} put back: "
+                                + ", ".join(r.items),
+                        "items": list(r.items), "real": True})
+    out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))
+    return out
