@@ -162,12 +162,31 @@ def source_kind(*, lines: bool = False, transactions: bool = False, jsonl: bool 
     return kind
 
 
+def _capped_note(option: str, asked: str, got: str) -> str:
+    """The one wording of a request beyond the cores (``--jobs``, ``--scheduler local:N``)."""
+    return f"note: {option} {asked} capped to {got}, the cores available"
+
+
 def note_jobs(jobs: int) -> None:
     """``--jobs`` beyond the cores runs on the cores (the executor caps it): say so in one line."""
     from semtui.runtime.executor import available_cores, capped_jobs
 
     if capped_jobs(jobs) < jobs:
-        warn(f"note: --jobs {jobs} capped to {available_cores()}, the cores available")
+        warn(_capped_note("--jobs", str(jobs), str(available_cores())))
+
+
+def note_scheduler(spec: str | None) -> str | None:
+    """``--scheduler`` checked (an address no scheduler can have is refused at once, in one
+    line) and returned; a ``local:N`` beyond the cores starts one worker a core
+    (semtui.runtime.scheduler.local_workers), and the cluster, as it starts, says so once in
+    the words of ``--jobs``'s note.  Called for every command that takes ``--scheduler``
+    (semtui.cli.main) before it runs."""
+    from semtui.runtime import scheduler
+
+    spec = scheduler.check_scheduler(spec)
+    if spec is not None:
+        scheduler.capped_hook = lambda asked, got: warn(_capped_note("--scheduler", f"local:{asked}", f"local:{got}"))
+    return spec
 
 
 def watch_cache() -> None:

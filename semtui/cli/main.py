@@ -34,7 +34,7 @@ from semtui.cli import (
     score,
     table,
 )
-from semtui.cli.common import emit_json, options_error, set_color, stdout_closed, stdout_console
+from semtui.cli.common import emit_json, note_scheduler, options_error, set_color, stdout_closed, stdout_console
 from semtui.errors import InputError, Interrupted
 
 
@@ -377,6 +377,8 @@ def _command():
                         if isinstance(x, int) and not isinstance(x, bool) and not INT64_MIN <= x <= INT64_MAX:
                             raise InputError(f"{names.get(name, name)}: {x} is beyond the largest whole number "
                                              f"semtui takes ({INT64_MAX:,})")
+                if kwargs.get("scheduler") is not None:  # checked, and local:N's cap said, once for all
+                    kwargs["scheduler"] = note_scheduler(kwargs["scheduler"])
                 return callback(*args, **kwargs)
 
             command.callback = checked

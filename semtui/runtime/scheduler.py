@@ -49,7 +49,13 @@ PER_WORKER = 4
 CONNECT_TIMEOUT = 30
 
 _LOCAL = re.compile(r"^local:(\d+)$")
-_REMOTE = re.compile(r"^(tcp|tls)://[^\s/:]+:\d+$")
+_REMOTE = re.compile(r"^(tcp|tls)://([^\s/:]+):(\d+)$")
+#: the largest TCP port
+MAX_PORT = 65535
+
+#: called with (N asked, workers started) when a local cluster starts fewer workers than its
+#: ``local:N`` asked (:func:`local_workers`); a face sets it to say so (the CLI's note)
+capped_hook: Callable[[int, int], None] | None = None
 
 _sessions: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -74,17 +80,37 @@ def give_back_memory() -> None:
 
 def check_scheduler(spec: str | None) -> str | None:
     """``spec`` if it names a scheduler semtui can use (``local:N``, ``tcp://HOST:PORT``,
-    ``tls://HOST:PORT``), else an :class:`InputError` for ``--scheduler``."""
+    ``tls://HOST:PORT`` with a port of 1-65535), else an :class:`InputError` for
+    ``--scheduler``: an address no scheduler can have is refused here, at once, not tried for
+    CONNECT_TIMEOUT seconds.  ``local:N`` is kept as given (:func:`local_workers` caps it)."""
     if spec is None:
         return None
     spec = str(spec).strip()
     m = _LOCAL.match(spec)
     if m and int(m.group(1)) < 1:
         raise InputError(f"local:N needs at least 1 worker, got {spec!r}", option="scheduler")
-    if not m and not _REMOTE.match(spec):
+    remote = None if m else _REMOTE.match(spec)
+    if not m and remote is None:
         raise InputError(f"expected local:N or tcp://HOST:PORT, got {spec!r}", option="scheduler")
+    if remote is not None and not 1 <= int(remote.group(3)) <= MAX_PORT:
+        raise InputError(f"{spec!r}: a port is a whole number from 1 to {MAX_PORT}, got {int(remote.group(3))}",
+                         option="scheduler")
     require_dask()
     return spec
+
+
+def local_workers(spec: str) -> tuple[int, int] | None:
+    """``(asked, started)`` for ``local:N``: the N asked and the worker processes the cluster
+    starts, at most one per core semtui may run on (as ``--jobs``: more would only share the
+    cores, each with its own interpreter and memory share -- local:1000 forked hundreds of
+    processes and brought the machine's load to 330); None for a remote scheduler."""
+    from semtui.runtime.executor import capped_jobs
+
+    m = _LOCAL.match(str(spec).strip())
+    if m is None:
+        return None
+    asked = int(m.group(1))
+    return asked, capped_jobs(asked)
 
 
 def require_dask() -> None:
@@ -111,7 +137,9 @@ def _open(spec: str, preload: Sequence[str] = ()):
         # semtui once (a spawned process would import both again, each: seconds of CPU on a
         # machine whose cores the workers are about to need) and holds none of our standard streams
         fork_server(_server_preload(preload))
-        n = int(m.group(1))
+        asked, n = local_workers(spec)
+        if n < asked and capped_hook is not None:
+            capped_hook(asked, n)
         # the workers' scratch (their lock and spill files) in a folder of the session's, removed
         # when it ends, interrupted too (Dask's default, $TMPDIR/dask-scratch-space, outlives it)
         scratch = ScratchFolder("semtui-dask-")
@@ -132,6 +160,7 @@ def _open(spec: str, preload: Sequence[str] = ()):
             _close(started[::-1])
             raise
         return started[-1], started[::-1]
+    _probe(spec)
     try:
         client = _client(spec)
     except OSError as exc:
@@ -143,6 +172,29 @@ def _open(spec: str, preload: Sequence[str] = ()):
         raise InputError(f"the scheduler {spec} has no worker (waited {CONNECT_TIMEOUT} s)",
                          option="scheduler") from None
     return client, [client]
+
+
+def _probe(spec: str) -> None:
+    """An :class:`InputError` at once when no scheduler can answer at ``spec``: its host is
+    unknown, or nothing listens on its port (the connection is refused) -- Dask's client would
+    try again and again for CONNECT_TIMEOUT seconds --, or it does not answer within them."""
+    import socket
+
+    _, host, port = _REMOTE.match(spec).groups()
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT):
+            return
+    except socket.gaierror as exc:
+        raise InputError(f"cannot reach the scheduler {spec}: unknown host {host!r} ({exc.strerror})",
+                         option="scheduler") from None
+    except ConnectionRefusedError:
+        raise InputError(f"cannot reach the scheduler {spec}: nothing listens there (connection refused)",
+                         option="scheduler") from None
+    except TimeoutError:
+        raise InputError(f"cannot reach the scheduler {spec}: no answer (waited {CONNECT_TIMEOUT} s)",
+                         option="scheduler") from None
+    except OSError as exc:  # no route to the host, the network down
+        raise InputError(f"cannot reach the scheduler {spec}: {exc.strerror or exc}", option="scheduler") from None
 
 
 #: Dask keeps the last 1,000 messages every batched connection sent, for debugging
