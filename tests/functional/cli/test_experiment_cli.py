@@ -82,8 +82,8 @@ def test_every_line_follows_the_cell_contract(grid):
         assert p["attack"] and p["command"].startswith("semtui attack ")
         assert 0.0 <= p["risk"] <= 1.0 and 0.0 <= u["score"] <= 1.0
         assert set(c["times"]) >= {"anonymize_s", "check_s", "attack_s"}
-        for lo, hi in p["intervals"].values():
-            assert lo <= hi
+        for iv in p["intervals"].values():  # the one interval shape of every document
+            assert set(iv) == {"low", "high", "level", "resamples"} and iv["low"] <= iv["high"]
     s2, s3, dis = cells
     assert s2["cell"] == {"family": "setgen", "k": 2, "random_privacy": 10, "seed": 1, "sizes": "3-6",
                           "utility": "all"}
