@@ -101,7 +101,9 @@ def problem_from_data(data: TransactionData, h: Hierarchy, k: int, m: int, path=
     # No itemset has more items than the longest transaction, so k^m for a larger m is
     # k^(longest): the algorithms work at that size (an -m of 1000 costs nothing more).
     longest = int(np.diff(data.indptr).max()) if data.n_transactions else 1
-    return Problem(h, data.indptr.astype(np.int64), leaf_of_item[data.tokens], k, min(m, max(longest, 1)))
+    lowered = min(m, max(longest, 1))
+    return Problem(h, data.indptr.astype(np.int64), leaf_of_item[data.tokens], k, lowered,
+                   m if m != lowered else None)
 
 
 def generalise_km(
@@ -150,9 +152,11 @@ def generalise_km(
     scheduler = check_scheduler(scheduler)
     t0 = time.perf_counter()
     p = problem_from_data(data, hierarchy, k, m, path)
-    from semtui.anonymize.hierarchy.counttree import check_size
+    from semtui.anonymize.hierarchy.counttree import check_keys, check_size
 
-    check_size(hierarchy, p.indptr, p.leaves, p.m, m)
+    check_keys(hierarchy, p.m, m)
+    if algorithm in ("da", "oa"):  # one full count-tree at the bottom cut; AA (and LRA's and VPA's
+        check_size(hierarchy, p.indptr, p.leaves, p.m, m)  # parts) checks each level as it counts it
     h = hierarchy
     local = None
     cut_rules = None

@@ -21,6 +21,10 @@ def aa(p: Problem, initial_cut: np.ndarray | None = None, progress: Progress = N
     per_level = []
     for size in range(1, p.m + 1):
         ind, ranks = ct.expand(p.indptr, p.leaves, state.cut, anc, enc.rank_of_node)
+        if size > 1:  # what this level holds: the transactions under the rules of the levels before
+            ct.check_count(ind, size, ct.said_m(p.m, p.asked_m),
+                           f"AA's level {size} (under the rules of levels 1-{size - 1})" if size > 2
+                           else "AA's level 2 (under the rules of level 1)")
         lenc = level_encoding(enc, size)
         keys, counts = ct.count_itemsets(ind, ranks, size, lenc)
         nodes = ct.prefix_nodes(keys, lenc)

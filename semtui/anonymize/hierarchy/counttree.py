@@ -75,34 +75,61 @@ def make_encoding(h: Hierarchy, supports: np.ndarray, width: int) -> Encoding:
 #: most combinations of one expanded transaction enumerated at once (an index array of them
 #: is built per transaction length)
 MAX_COMBINATIONS_PER_ROW = 4 * CHUNK_ROWS
-#: most itemset occurrences of one size in all expanded transactions: the distinct ones are
-#: held at once (16 bytes each, a few copies while sorting); BMS-WebView-2 at m = 3 with a
-#: fanout-5 hierarchy has 1.8e8
+#: most itemset occurrences of one size a count enumerates: it holds the distinct ones at once
+#: (16 bytes each, a few copies while sorting), at most as many as it enumerates.  AA's level 3
+#: on BMS-WebView-2 (its shipped fanout-4 hierarchy, k = 5) enumerates 1.5e7 under the rules of
+#: levels 1-2 (1.2e5 distinct), where the bottom cut would give 5.4e8
 MAX_OCCURRENCES = 500_000_000
 
 
-def check_size(h: Hierarchy, indptr: np.ndarray, leaves: np.ndarray, m: int, asked: int | None = None) -> None:
-    """Refuse, with one line, an ``m`` whose count-trees cannot fit: the bound is computed from
-    the data (the expanded transactions at the bottom cut are the longest any cut gives).
-    ``asked`` is the -m the user gave when ``m`` was lowered to the longest transaction."""
-    said = f"-m {m}" if asked in (None, m) else f"-m {asked} (here {m}, the longest transaction)"
+def said_m(m: int, asked: int | None = None) -> str:
+    """How a message names ``-m`` (``asked``: the user's, when ``m`` was lowered to the longest
+    transaction)."""
+    return f"-m {m}" if asked in (None, m) else f"-m {asked} (here {m}, the longest transaction)"
+
+
+def check_keys(h: Hierarchy, m: int, asked: int | None = None) -> None:
+    """Refuse, in one line, an ``m`` whose itemset keys would overflow 62 bits."""
     if (h.n_nodes + 1) ** m >= 2 ** 62:
-        raise InputError(f"{said} is too large for a hierarchy of {h.n_nodes} nodes (itemset keys "
+        raise InputError(f"{said_m(m, asked)} is too large for a hierarchy of {h.n_nodes} nodes (itemset keys "
                          "would overflow 62 bits); use a smaller -m")
+
+
+def occurrences(indptr: np.ndarray, size: int) -> tuple[int, int]:
+    """``(occurrences of size-itemsets, the longest row)`` of transactions in CSR: what
+    :func:`count_itemsets` enumerates for them (an upper bound on what it holds)."""
     from math import comb
 
+    lengths, counts = np.unique(np.diff(indptr), return_counts=True)
+    longest = int(lengths.max(initial=0))
+    return sum(comb(int(L), size) * int(c) for L, c in zip(lengths, counts)), longest
+
+
+def check_count(indptr: np.ndarray, size: int, said: str, where: str) -> None:
+    """Refuse, in one line with the true figure, a count of ``size``-itemsets of the expanded
+    transactions ``indptr`` (as they are about to be counted) that cannot fit: more than
+    MAX_OCCURRENCES occurrences, or one transaction with more than MAX_COMBINATIONS_PER_ROW.
+    ``where`` says which count it is (DA's full tree, AA's level)."""
+    from math import comb
+
+    total, longest = occurrences(indptr, size)
+    if comb(longest, size) > MAX_COMBINATIONS_PER_ROW or total > MAX_OCCURRENCES:
+        raise InputError(
+            f"{said} is too large for this data: in {where} its transactions hold up to {longest} items with their "
+            f"ancestors, {total:,} occurrences of {size}-itemsets in all (at most {MAX_OCCURRENCES:,} can be "
+            "counted in memory); use a smaller -m")
+
+
+def check_size(h: Hierarchy, indptr: np.ndarray, leaves: np.ndarray, m: int, asked: int | None = None) -> None:
+    """Refuse, with one line, an ``m`` whose full count-tree (DA's and OA's: every itemset of
+    1..m items of the transactions expanded at the bottom cut, the longest any cut gives)
+    cannot fit; AA counts level by level under the cut it has built so far, and checks each
+    count as it comes (:func:`check_count`), not this bound."""
+    check_keys(h, m, asked)
     rank = np.arange(h.n_nodes, dtype=np.int64)
     e_indptr, _ = expand(indptr, leaves, np.arange(h.n_nodes), ancestor_table(h), rank)
-    lengths, counts = np.unique(np.diff(e_indptr), return_counts=True)
-    longest = int(lengths.max(initial=0))
     for size in range(2, m + 1):
-        per_row = comb(longest, size)
-        total = sum(comb(int(L), size) * int(c) for L, c in zip(lengths, counts))
-        if per_row > MAX_COMBINATIONS_PER_ROW or total > MAX_OCCURRENCES:
-            raise InputError(
-                f"{said} is too large for this data: with their ancestors its transactions hold up to "
-                f"{longest} items, {total:,} occurrences of {size}-itemsets in all (at most "
-                f"{MAX_OCCURRENCES:,} can be counted in memory); use a smaller -m")
+        check_count(e_indptr, size, said_m(m, asked), "the full count-tree of DA and OA (no generalisation yet)")
 
 
 def ancestor_table(h: Hierarchy) -> np.ndarray:

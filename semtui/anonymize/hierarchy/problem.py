@@ -22,6 +22,8 @@ class Problem:
     leaves: np.ndarray
     k: int
     m: int
+    #: the -m the user gave, when ``m`` was lowered to the longest transaction (for messages)
+    asked_m: int | None = None
 
     def __post_init__(self) -> None:
         h = self.h
@@ -53,7 +55,7 @@ class Problem:
                               minlength=self.n_transactions)
         indptr = np.zeros(self.n_transactions + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
-        return Problem(self.h, indptr, self.leaves[keep], self.k, self.m)
+        return Problem(self.h, indptr, self.leaves[keep], self.k, self.m, self.asked_m)
 
     def rows(self, rows: np.ndarray) -> Problem:
         """The sub-problem of the given transactions (LRA)."""
@@ -61,7 +63,7 @@ class Problem:
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         idx = np.repeat(self.indptr[rows], lengths) + (np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths))
-        return Problem(self.h, indptr, self.leaves[idx], self.k, self.m)
+        return Problem(self.h, indptr, self.leaves[idx], self.k, self.m, self.asked_m)
 
 
 class CutState:
