@@ -71,7 +71,7 @@ CHANCE_ERROR_RATIO = 0.95
 DEFAULT_BANDS = 16
 DEFAULT_CLASS_SIZE = 8
 #: attack-in-the-loop rounds at most, and the mean within-row z-score that marks a member separated
-DEFAULT_ROUNDS = 5
+DEFAULT_ROUNDS = 10
 SEPARATED = 0.75
 #: a round of the loop is kept only while its pair-support error stays within this many times the plain's
 UTILITY_BOUND = 1.5
@@ -482,6 +482,8 @@ def harden(original: TransactionData, *, family: str, params: dict, knowledge: s
         utility = {**support_errors(original, rel), **_own_utility(fam, original, rel, m)}
         how = method["command"] if label == "hardened" else fam.command(_plain_params(family, params, name),
                                                                         original_path, name)
+        if label == "plain" and family == "km":  # as leaf lists: the text the proof attacked
+            how += " --release-format leaves"
         proofs.append(ReleaseProof(label, how, check, attacks, utility))
     report = HardenReport(family, _params_doc(family, params), knowledge, str(original_path), str(output),
                           proofs[0], proofs[1], method, rounds_doc, ucons, time.perf_counter() - started)
@@ -593,7 +595,7 @@ def _harden_setgen(original, params, bg, knowledge, original_path, output, round
     for r in range(1, max(int(rounds), 0) + 1):
         if rep is None:
             break
-        cls, moves = regroup(best_classes, user_of, rep.groups)
+        cls, moves = regroup(best_classes, user_of, rep.groups, SEPARATED)
         if not moves:
             rounds_doc.append({"round": r, "auc_within_table": None, "moved": 0, "kept": False,
                                "why": "the attack separates no member that a better-matched class could take"})

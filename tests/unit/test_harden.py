@@ -194,6 +194,7 @@ def test_harden_km_builds_a_hierarchy_and_passes_check_km(tmp_path):
     assert sorted(out.hierarchy.leaf_labels) == sorted(orig.vocab.items)
     assert out.report.hardened.check["passed"] and out.report.plain.check["checker"] == "check km"
     assert out.report.plain.command.startswith("semtui hierarchy build ") and "--order id" in out.report.plain.command
+    assert out.report.plain.command.endswith("--release-format leaves")
 
 
 def test_disassociation_is_not_built():
