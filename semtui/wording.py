@@ -124,6 +124,12 @@ def items_heading(doc: dict) -> str:
 
 def record_words(rec: dict) -> str:
     """What one record at risk exposes, in words (an assessment's ``records_at_risk`` entry)."""
+    return "; ".join(record_clauses(rec)) or "–"
+
+
+def record_clauses(rec: dict) -> list[str]:
+    """What one record at risk exposes, one clause per kind (``re-identified: a, b``, ``exposed:
+    c``): :func:`record_words` joins them on one line, the TUI shows one clause a line."""
     parts = []
     if rec.get("reidentified"):
         parts.append("re-identified: " + ", ".join(rec["reidentified"]))
@@ -137,7 +143,24 @@ def record_words(rec: dict) -> str:
         parts.append("cover breaches: " + ", ".join(rec["cover_breaches"]))
     if not parts and rec.get("eliminated"):
         parts.append(f"{rec['eliminated']} members ruled out")
-    return "; ".join(parts) or "–"
+    return parts
+
+
+def records_shown_words(shown: int, implicated: int) -> str:
+    """How many of an assessment's records at risk its document lists: all of them, or the first
+    few of many (the engine keeps the first :data:`semtui.assess.RECORDS_KEPT`, most at risk
+    first) — a list that stops says so."""
+    if shown >= implicated:
+        return f"{implicated:,} implicated, most at risk first"
+    return f"{shown:,} of {implicated:,} shown (the report keeps the first {shown:,}), most at risk first"
+
+
+def no_better_than_chance_words(name: str, metrics: dict) -> str:
+    """A re-association that does no better than a random one (lift over random at most 1, or
+    nothing right): it reaches no record by what it knows, so no record is counted for it."""
+    lift = metrics.get("lift_over_random")
+    how = f"lift {lift:.3f} over random" if isinstance(lift, (int, float)) else "nothing placed right"
+    return f"{name} does no better than chance ({how}): no record is counted for it"
 
 
 def record_line(rec: dict) -> str:
@@ -320,3 +343,20 @@ def options_text(report: dict, other: dict | None = None) -> str:
     theirs = result_options(other) if other is not None else None
     diff = [k for k in RESULT_OPTIONS if theirs is None or mine[k] != theirs[k]]
     return " ".join(f"{k}={mine[k]}" for k in diff if mine[k] is not None) or "same options"
+
+
+def utility_loss_words(ul: float, added_items: int, n_transactions: int) -> str:
+    """COAT's utility loss with its scale (docs/anonymize.md, *Loss function*): UL sums
+    ``(2^|g| - 1) * sup(g) / N`` over the generalised items, so it grows as 2 to the size of the
+    largest ones -- 1.49e+16 alone reads as nothing.  Said as a power of two (about the number of
+    members the costliest generalised items have) and beside the plainer cost, the items added per
+    transaction."""
+    import math
+
+    if not isinstance(ul, (int, float)) or not math.isfinite(ul):
+        return "utility loss –"
+    figure = f"{ul:,.2f}" if ul < 1e6 else f"{ul:.3g}"
+    power = f" ≈ 2^{math.log2(ul):.1f}" if ul >= 1 else ""
+    per = f"; {added_items / n_transactions:.2f} items added per transaction" if n_transactions else ""
+    return (f"utility loss {figure}{power} (UL: Σ (2^|g| − 1)·sup(g)/N over the generalised items — the sets each "
+            f"may stand for, by the share of transactions holding it){per}")

@@ -77,6 +77,8 @@ def setgen(
     if json_out:
         emit_json(doc)
         return
+    from semtui.wording import utility_loss_words
+
     s = result.summary()
     echo(
         f"{out}: {s['n_transactions']} transactions, {s['n_privacy_constraints']} privacy constraints "
@@ -84,7 +86,8 @@ def setgen(
         f"  {s['generalised_items']} generalised items over {s['items_generalised']} items, "
         f"{s['added_items']} added items, {s['suppressed_items']} items suppressed "
         f"({s['suppressed_occurrences']} occurrences)\n"
-        f"  utility loss {s['utility_loss']:.6g}, {s['seconds']:.2f} s; sidecar {side}"
+        f"  {utility_loss_words(s['utility_loss'], s['added_items'], s['n_transactions'])}\n"
+        f"  {s['seconds']:.2f} s; sidecar {side}"
         + ("\n  unmarked: each generalised item written as its members, as plain items; the sidecar records "
            "the groups (keep it private)" if unmarked else "")
     )

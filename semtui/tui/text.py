@@ -138,7 +138,17 @@ def fit(text: str | Text, width: int, keep: Sequence[tuple[int, int]] = ()) -> T
     if not merged:
         return elide(t, width)
     most = max(width * 2 // 3, min(width, 12))
-    kept = [elide(t[a:b], most, head=0.5) for a, b in merged]
+
+    def keep_piece(a: int, b: int) -> Text:
+        # a kept range too long for the room loses its middle -- but not a smaller kept range
+        # inside it (a search hit inside the row's own generalised item): the cut goes around that
+        inner = [(x - a, y - a) for x, y in ranges if a <= x and y <= b and (x, y) != (a, b)]
+        piece = t[a:b]
+        if inner and piece.cell_len > most:
+            return fit(piece, most, inner)
+        return elide(piece, most, head=0.5)
+
+    kept = [keep_piece(a, b) for a, b in merged]
 
     def need(k: int) -> int:
         # the first k kept pieces plus one ellipsis for each stretch cut around them
@@ -201,3 +211,52 @@ def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
     full, part = divmod(eighths, 8)
     s = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
     return Text(s.ljust(width), style="bold")
+
+
+def share_room(natural: Sequence[int], room: int, least: Sequence[int] | None = None, *,
+               spread: bool = True) -> list[int]:
+    """The widths of columns that want ``natural`` cells each, in ``room`` cells: every column
+    whole when they all fit (what is left over shared out evenly, unless not ``spread``); else the narrow ones whole and
+    the wide ones cut to one common width (never under ``least``, their floor) — a column is cut
+    only when the table does not fit, and then the widest give way first."""
+    n = len(natural)
+    if not n:
+        return []
+    floor = [min(f, w) for f, w in zip(least or [0] * n, natural)]
+    if sum(natural) <= room:
+        if not spread:
+            return list(natural)
+        spare = room - sum(natural)
+        return [w + spare // n + (1 if i < spare % n else 0) for i, w in enumerate(natural)]
+    if sum(floor) >= room:
+        return list(floor)
+
+    def used(cap: int) -> int:
+        return sum(max(f, min(w, cap)) for f, w in zip(floor, natural))
+
+    lo, hi = 0, max(natural)
+    while lo < hi:  # the largest common width the room allows
+        mid = (lo + hi + 1) // 2
+        if used(mid) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    out = [max(f, min(w, lo)) for f, w in zip(floor, natural)]
+    spare = room - sum(out)
+    for i in sorted(range(n), key=lambda i: -natural[i]):  # what rounding left: the widest first
+        if spare <= 0:
+            break
+        if out[i] < natural[i]:
+            out[i] += 1
+            spare -= 1
+    return out
+
+
+def wrap_words(text: Text, width: int, console) -> list[Text]:
+    """``text`` over lines of ``width`` cells, broken between words (a word longer than the
+    line alone is folded)."""
+    t = text.copy()
+    t.no_wrap = False
+    t.overflow = "fold"
+    t.end = ""
+    return list(t.wrap(console, max(width, 1))) or [Text("")]

@@ -158,7 +158,7 @@ def _chunk_cells(chunk, names, marked) -> list[Cell]:
     """One cell per distinct sub-record of a record or shared chunk: ``n×`` and its items (∅: empty)."""
     cells: list[Cell] = []
     for sr, n in distinct_sub_records(chunk):
-        t = Text(f"{n}× ", style="dim")
+        t = KeptText(f"{n}× ", style="dim", keep=[(0, len(f"{n}×"))])  # a count is never cut
         if len(sr):
             append_items(t, [names[i] for i in sr.tolist()], marked)
         else:
@@ -173,31 +173,36 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
     names = data.vocab.items
     columns_data: list[list[Cell]] = []
     columns = []
-    # every chunk and the term chunk on screen while each keeps 10 columns (then: scroll with →)
-    room = pane.scrollable_content_region.width or 80
+    # each chunk as wide as its sub-records (the table's rule: cut only when they do not all fit);
+    # when they do not, each keeps 20 cells — its count whole and the start of a name that reads —
+    # and the chunks that do not fit are a → away (z draws the row whole, i names each chunk)
     # REFINE: the shared chunks of the cluster's joint cluster(s), over all their members' records
     joints = [data.joint_clusters[ji] for ji in data.joint_of().get(cluster.id, ())]
-    n_chunks = len(cluster.record_chunks) + sum(len(jc.shared_chunks) for jc in joints)
-    least = max(10, min(14, room // (n_chunks + 1) - 1))
+    least = 20
+    labels: list[str] = []
     for j, chunk in enumerate(cluster.record_chunks):
         columns_data.append(_chunk_cells(chunk, names, marked))
         columns.append(Column(f"c{j + 1}", f"{chunk_label(j + 1)} ({len(chunk)})", None, min_width=least))
+        labels.append(chunk_label(j + 1))
     for jc in joints:
         for j, chunk in enumerate(jc.shared_chunks):
             columns_data.append(_chunk_cells(chunk, names, marked))
             header = f"{chunk_label(j + 1, jc.id)} ({len(chunk)})"  # never elided: its end tells S1 from S8
             columns.append(Column(f"{jc.id}s{j + 1}", header, None, min_width=max(least, len(header))))
+            labels.append(chunk_label(j + 1, jc.id))
     terms: list[Cell] = []
     for term in cluster.term_chunk.tolist():
         terms.append(Text(names[term], style=MARK if names[term] in marked else ""))
     columns_data.append(terms)
     columns.append(Column("term", f"term chunk ({len(terms)})", None, min_width=least))
+    labels.append("term chunk")
     n_rows = max((len(cells) for cells in columns_data), default=0)
 
     def row(i: int) -> list[Cell]:
         return [cells[i] if i < len(cells) else "" for cells in columns_data]
 
     pane.set_rows(n_rows, row, columns, cursor=0)
+    pane.inspect_labels = labels  # the inspector names each cell by its chunk's one name
     # the CSV (ctrl+s): one record per distinct sub-record or term, its count a number
     recs: list[list] = []
     for j, chunk in enumerate(cluster.record_chunks):

@@ -78,8 +78,6 @@ class DetailPane(VirtualTable):
 
     def inspect(self, row: int):
         """(title, renderable) of the inspector for ``row``."""
-        from rich.text import Text as _Text
-
         from semtui.tui.components.inspector import describe_transaction
 
         data = self.session.data
@@ -87,7 +85,7 @@ class DetailPane(VirtualTable):
             return describe_transaction(self.session, int(self._rows[row]), self.showing, self.needle)
         if isinstance(data, TransactionData) and self.showing is not None and not data.n_generalised:
             return describe_transaction(self.session, self.showing, None, self.needle)
-        return self.border_title or "Detail", _Text("  ".join(self.row_texts(row)))
+        return self.border_title or "Detail", self.row_lines(row)
 
     def _show_group(self, data: TransactionData, g: int) -> None:
         rows = data.group(g)

@@ -27,7 +27,7 @@ from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
 from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result
-from semtui.tui.text import num, plural
+from semtui.tui.text import num, plural, share_room
 
 ELIMINATED = "✗"
 ORIGINAL = "●"
@@ -304,7 +304,8 @@ class DistanceView(Vertical):
 
     def columns(self, width: int, members: list[str], rows: list[dict]) -> list[Column]:
         """The context column (pinned), then one per member, as wide as the room allows: a
-        member's full name when every one fits, else an equal share, never under a cell."""
+        member's full name when every one fits, else the short names whole and the long ones an
+        equal share of the rest, never under a cell."""
         room = self.table.scrollable_content_region.width or 80
         n = max(len(members), 1)
         longest_ctx = max((len(f"L{r['line']}: " + ", ".join(r.get("context", [])))
@@ -317,10 +318,10 @@ class DistanceView(Vertical):
             ctx_min = min(max(14, room // 3), max(longest_ctx, 14))
         # the room of the member columns: everything but the context, the gutter and one gap per column
         avail = room - ctx_min - 1 - n
-        names = [max(width, len(m)) for m in members]
-        if sum(names) > avail:
-            share = max(width, avail // n)
-            names = [max(width, min(len(m), share)) for m in members]
+        # a member column as wide as its name: when they do not all fit, the short names stay whole
+        # and the long ones share what is left (text.share_room), never under a cell's width
+        names = share_room([max(width, len(m)) for m in members], avail, [width] * len(members),
+                           spread=False)
         ctx_label = "context" if self.compact else "transaction: context"
         columns = [Column("ctx", ctx_label, None, min_width=ctx_min)]
         columns += [Column(f"m{j}", m, w, "right") for j, (m, w) in enumerate(zip(members, names))]

@@ -315,9 +315,12 @@ class CellsTable(VirtualTable):
 
     BINDINGS: ClassVar[list[BindingType]] = only("table.sort_asc", "table.sort_desc")
 
-    def __init__(self, cells: Sequence[dict], **kw) -> None:
+    def __init__(self, cells: Sequence[dict], *, label_floor: int = 14, **kw) -> None:
+        """``label_floor``: the fewest cells a label is cut to when the table does not fit (the
+        figures after it are then a → away)."""
         super().__init__(empty="no cells", **kw)
         self.pinned = 2
+        self.label_floor = label_floor
         self.load(cells)
 
     def load(self, cells: Sequence[dict]) -> None:
@@ -357,7 +360,7 @@ class CellsTable(VirtualTable):
     def fill(self) -> None:
         width = len(str(len(self.cells)))
         cols = [Column("n", "#", max(width, 1), "right"), Column("marks", "mark", 4),
-                Column("label", "cell", None, min_width=14), Column("risk", "risk", 5, "right"),
+                Column("label", "cell", None, min_width=self.label_floor), Column("risk", "risk", 5, "right"),
                 Column("utility", "util", 5, "right"), Column("p", "P/acc", 5, "right"),
                 Column("r", "R", 5, "right"), Column("check", "check", 6), Column("release", "release", None,
                                                                                    min_width=10)]

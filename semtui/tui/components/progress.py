@@ -1,7 +1,15 @@
-"""The attack's progress in place: what it is doing, a bar with ETA, and how to cancel."""
+"""The attack's progress in place: what it is doing, a bar with ETA, and how to cancel.
+
+One count and a bar that moves with it: a report of a step of many (``done`` of ``total``) whose
+message ends in the step's own count (an assessment's ``[2/6] RBA with embedding: attacking
+602/4962``) moves the bar by both -- two of six attacks done and 602/4962 of the third is 2.12/6 --
+and the inner count is not written again beside it.  The ETA comes from the rate seen (the share
+done over the time taken), and is shown only once it means something.
+"""
 
 from __future__ import annotations
 
+import re
 import time
 
 from textual.app import ComposeResult
@@ -16,12 +24,18 @@ class AttackProgressBar(Horizontal):
     AttackProgressBar > #what { width: auto; max-width: 65%; margin-right: 1; }  /* what it is doing moves: keep it */
     AttackProgressBar > ProgressBar { width: 1fr; }
     AttackProgressBar Bar { width: 1fr; min-width: 8; }  /* the ETA and percentage keep their room */
+    AttackProgressBar > #eta { width: auto; min-width: 9; color: $text-muted; }
     AttackProgressBar > #hint { width: auto; color: $text-muted; }
     """
 
+    #: the ETA is shown once this share is done and this many seconds have passed
+    ETA_AFTER_SHARE = 0.05
+    ETA_AFTER_SECONDS = 3.0
+
     def compose(self) -> ComposeResult:
         yield Label("", id="what")
-        yield ProgressBar(total=None, show_eta=True, id="bar")
+        yield ProgressBar(total=None, show_eta=False, id="bar")
+        yield Label("", id="eta")
         yield Label(" esc cancels", id="hint")
 
     def start(self, title: str) -> None:
@@ -30,15 +44,23 @@ class AttackProgressBar(Horizontal):
         self.is_cancelling = False
         self.query_one("#what", Label).update(title)
         self.query_one(ProgressBar).update(total=None, progress=0)
+        self.query_one("#eta", Label).update("")
         self.query_one("#hint", Label).update(" esc cancels")
         self.add_class("-running")
 
     def update(self, title: str, done: int, total: int, message: str) -> None:
         if getattr(self, "is_cancelling", False):
             return  # the work's last reports before it sees the cancel: keep saying so
+        share, message = progress_share(done, total, message)
         # what it is doing first: that is what moves, and a cut falls on the attack's name
         self.query_one("#what", Label).update(f"{message} · {title}" if message else title)
-        self.query_one(ProgressBar).update(total=total or None, progress=done)
+        bar = self.query_one(ProgressBar)
+        if share is None:
+            bar.update(total=None, progress=0)
+        else:
+            bar.update(total=1000, progress=round(share * 1000))
+        self.query_one("#eta", Label).update(eta_text(share, time.monotonic() - getattr(self, "started", 0.0),
+                                                      self.ETA_AFTER_SHARE, self.ETA_AFTER_SECONDS))
 
     def cancelling(self) -> None:
         """Escape was pressed: say so at once (the work stops at its next progress report,
@@ -53,3 +75,36 @@ class AttackProgressBar(Horizontal):
     @property
     def running(self) -> bool:
         return self.has_class("-running")
+
+
+#: a step's own count at the end of a progress message: ``attacking 602/4962``
+_INNER = re.compile(r"\s+(\d[\d,]*)\s*/\s*(\d[\d,]*)\s*$")
+
+
+def progress_share(done: int, total: int, message: str) -> tuple[float | None, str]:
+    """The share done (None: unknown) and the message to show.  ``done`` of ``total`` are steps
+    finished; a message ending in ``a/b`` counts inside the current step, which then adds
+    ``a/b`` of a step -- and is not shown again as a second count."""
+    m = _INNER.search(message or "")
+    inner = None
+    if m:
+        a, b = (int(x.replace(",", "")) for x in m.groups())
+        if b > 0:
+            inner = min(a / b, 1.0)
+    if inner is None:
+        return (min(max(done / total, 0.0), 1.0) if total and total > 0 else None), message
+    if not total or total <= 0:
+        return inner, message[:m.start()]
+    share = 1.0 if done >= total else min(max((max(done, 0) + inner) / total, 0.0), 1.0)
+    return share, message[:m.start()]
+
+
+def eta_text(share: float | None, elapsed: float, after_share: float = 0.05, after_seconds: float = 3.0) -> str:
+    """`` ETA 1:05``: what is left at the rate seen so far, once enough is done and enough time
+    has passed for the rate to mean something; blank before."""
+    if share is None or share < after_share or elapsed < after_seconds or share >= 1:
+        return ""
+    left = elapsed * (1 - share) / share
+    m, sec = divmod(int(round(left)), 60)
+    h, m = divmod(m, 60)
+    return f" ETA {h}:{m:02d}:{sec:02d}" if h else f" ETA {m}:{sec:02d}"

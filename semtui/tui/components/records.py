@@ -34,12 +34,34 @@ NO_RECORDS = ("no report names records yet: open the release with --key (and --o
 
 def records_at_risk(session: Session) -> list[dict]:
     """The rows of the view, from the latest cover report and the latest re-association
-    (:func:`semtui.assess.disassoc_record_rows`, the engine's)."""
+    (:func:`semtui.assess.disassoc_record_rows`, the engine's) -- a re-association only when it
+    beats chance (:func:`semtui.assess.beats_chance`): one no better than random reaches no
+    record by what it knows."""
     from semtui.assess import disassoc_record_rows
 
-    cover, reassoc = session.latest("cover"), session.latest("reassociation")
+    cover, reassoc = session.latest("cover"), reassociation_beating_chance(session)
     return disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
                                 session.original, session.key, session.data)
+
+
+def reassociation_beating_chance(session: Session):
+    """The latest re-association when it beats chance (lift over random > 1, something right)."""
+    from semtui.assess import beats_chance
+
+    r = session.latest("reassociation")
+    return r if r is not None and beats_chance(r.report.get("metrics") or {}) else None
+
+
+def no_better_than_chance(session: Session) -> str:
+    """What the view says of a judged re-association it leaves out (it does no better than
+    random), or ''."""
+    from semtui.wording import no_better_than_chance_words
+
+    r = session.latest("reassociation")
+    m = (r.report.get("metrics") or {}) if r is not None else {}
+    if r is None or not m or reassociation_beating_chance(session) is not None:
+        return ""
+    return no_better_than_chance_words(r.label, m)
 
 
 class RecordsTable(VirtualTable):
@@ -116,6 +138,9 @@ class RecordsScreen(Screen[dict | None]):
                       "enter dives into the record · [ ] sort")
         else:
             status = NO_RECORDS
+        left_out = no_better_than_chance(self.session)
+        if left_out:
+            status = f"{left_out}\n{status}"
         yield Static(status, id="records-status", markup=False)
         table = RecordsTable(rows, id="records")
         table.border_title = "Records at risk"

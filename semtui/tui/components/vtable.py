@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from semtui.tui.keys import only
-from semtui.tui.text import elide, fit
+from semtui.tui.text import elide, fit, share_room, wrap_words
 
 Cell = str | Text
 RowGetter = Callable[[int], Sequence[Cell]]
@@ -115,6 +115,12 @@ class VirtualTable(ScrollView, can_focus=True):
         #: ``z``: the cursor row is drawn whole, each cell wrapped over as many lines as it needs
         self.wrap = False
         self._wrapped: tuple[tuple, list[list[Text]]] | None = None
+        self._natural: tuple[tuple, list[int]] | None = None
+        self._layout: tuple[tuple, list[tuple[int, int]]] | None = None
+        #: the name of each column in the inspector (None: the column's label)
+        self.inspect_labels: list[str] | None = None
+        #: the sideways scroll (current column, first column) of each view this table has shown
+        self._scrolls: dict[tuple, tuple[int, int]] = {}
         #: what ``ctrl+s`` writes: a header and, per shown row, its records (values in their own
         #: columns, numbers as numbers, marks as columns of their own); None: the cells as text,
         #: numbers made numbers (:func:`csv_value`)
@@ -131,13 +137,24 @@ class VirtualTable(ScrollView, can_focus=True):
     ) -> None:
         """Replace what the table shows; ``getter(i)`` gives the cells of row ``i``."""
         if columns is not None:
+            before, after = self.view_key(self.columns), self.view_key(columns)
+            if before != after:
+                # each view keeps its own sideways scroll; a view not seen yet starts at column 0
+                self._scrolls[before] = (self.cursor_col, self.first_col)
+                col, first = self._scrolls.get(after, (0, 0))
+                self.first_col = first
+                self.set_reactive(VirtualTable.cursor_col, col)
             self.columns = list(columns)
             self.cursor_col = min(self.cursor_col, max(len(self.columns) - 1, 0))
+            self.first_col = min(self.first_col, max(len(self.columns) - 1, 0))
         self.row_count = row_count
         self._getter = getter
         self.csv_records = None  # a view that has typed records sets them after set_rows
+        self.inspect_labels = None  # likewise its cells' names in the inspector
         self._cache.clear()
         self._wrapped = None
+        self._natural = None
+        self._layout = None
         self._update_virtual_size()
         self.cursor_row = max(0, min(cursor, row_count - 1))
         self.refresh()
@@ -146,20 +163,61 @@ class VirtualTable(ScrollView, can_focus=True):
         """Redraw every row (the getter's answers changed, not their number)."""
         self._cache.clear()
         self._wrapped = None
+        self._natural = None
+        self._layout = None
         self.refresh()
 
+    @staticmethod
+    def view_key(columns: Sequence[Column]) -> tuple:
+        """What tells one view of the table from another: its columns' keys."""
+        return tuple(c.key for c in columns)
+
     # ------------------------------------------------------------------ geometry
+    #: rows read to size the columns that take the room (their content's width)
+    SIZE_SAMPLE = 300
+
+    def natural_widths(self) -> list[int]:
+        """Each column's width for its whole content: its label and its widest cell over the
+        first :attr:`SIZE_SAMPLE` rows (and the cursor row).  Kept until the rows change."""
+        key = (id(self._getter), self.row_count, len(self.columns), self.cursor_row if self.row_count > self.SIZE_SAMPLE else -1)
+        if self._natural is not None and self._natural[0] == key:
+            return self._natural[1]
+        out = [len(c.label) + 1 for c in self.columns]  # + a sort mark
+        rows = list(range(min(self.row_count, self.SIZE_SAMPLE)))
+        if self.row_count > self.SIZE_SAMPLE:
+            rows.append(self.cursor_row)
+        for r in rows:
+            cells = self._getter(r)
+            for c in range(min(len(cells), len(out))):
+                cell = cells[c]
+                w = cell.cell_len if isinstance(cell, Text) else len(str(cell))
+                if w > out[c]:
+                    out[c] = w
+        self._natural = (key, out)
+        return out
+
     def _widths(self, total: int) -> list[int]:
+        """Fixed columns as they are; the others sized from their content and the room left
+        (:func:`~semtui.tui.text.share_room`): cut only when the table does not fit.  While the
+        cursor row is drawn whole (``z``), a column is at least as wide as the longest word of
+        its cell there, so the wrap falls between words."""
         fixed = sum(c.width or 0 for c in self.columns)
-        flex = [c for c in self.columns if c.width is None]
+        flex = [k for k, c in enumerate(self.columns) if c.width is None]
         gaps = len(self.columns)  # one space before each column (the first is the gutter)
         room = max(total - fixed - gaps, 0)
-        out = []
-        for c in self.columns:
-            if c.width is not None:
-                out.append(c.width)
-            else:
-                out.append(max(c.min_width, room // max(len(flex), 1)))
+        natural = self.natural_widths() if flex else []
+        least = [self.columns[k].min_width for k in flex]
+        if self.wrap and self.row_count and flex:
+            cells = self._getter(self.cursor_row)
+            for n, k in enumerate(flex):
+                if k < len(cells):
+                    plain = cells[k].plain if isinstance(cells[k], Text) else str(cells[k])
+                    word = max((len(w) for w in plain.split()), default=0)
+                    least[n] = max(least[n], min(word, max(room // len(flex), least[n]) if len(flex) > 1 else room))
+        shares = share_room([max(natural[k], 1) for k in flex], room, least)
+        out = [c.width or 0 for c in self.columns]
+        for k, w in zip(flex, shares):
+            out[k] = w
         return out
 
     def _update_virtual_size(self) -> None:
@@ -189,9 +247,7 @@ class VirtualTable(ScrollView, can_focus=True):
             cells = self._getter(self.cursor_row)
             for c, w in layout:
                 text = cell_text(cells[c] if c < len(cells) else "", self.highlight)
-                text.no_wrap = False
-                text.overflow = "fold"
-                out.append(list(text.wrap(self.app.console, max(w, 1))) or [Text("")])
+                out.append(wrap_words(text, w, self.app.console))
         self._wrapped = (key, out)
         return out
 
@@ -206,6 +262,17 @@ class VirtualTable(ScrollView, can_focus=True):
         ``first_col`` while they fit.  A text column that does not fit is cut with an ellipsis
         when there is room for a few characters; a number column is left out."""
         total = self.scrollable_content_region.width if total is None else total
+        key = (total, self.first_col, self.pinned, self.wrap, self.cursor_row if self.wrap else -1,
+               self.row_count, id(self._getter), tuple((c.key, c.width, c.min_width) for c in self.columns),
+               self._natural[0] if self._natural is not None else None)
+        if self._layout is not None and self._layout[0] == key:
+            return self._layout[1]
+        out = self._layout_columns(total)
+        natural_key = self._natural[0] if self._natural is not None else None
+        self._layout = (key[:-1] + (natural_key,), out)
+        return out
+
+    def _layout_columns(self, total: int) -> list[tuple[int, int]]:
         widths = self._widths(total)
         out: list[tuple[int, int]] = []
         x = 1  # the cursor gutter
@@ -275,7 +342,12 @@ class VirtualTable(ScrollView, can_focus=True):
             if strip is None:
                 header = self.get_component_rich_style("vtable--header")
                 current = self.get_component_rich_style("vtable--header-current")
-                line = Text(" ", no_wrap=True, end="")
+                # the gutter says when columns are out of sight to the left (←), to the right (→)
+                left = self.first_col > self.pinned
+                right = bool(layout) and (layout[-1][0] < len(self.columns) - 1
+                                          or layout[-1][1] < self._widths(width)[layout[-1][0]])
+                line = Text("↔" if left and right else "←" if left else "→" if right else " ",
+                            style="bold", no_wrap=True, end="")
                 for k, (i, c) in enumerate(layout):
                     if k:
                         line.append(" ")
@@ -411,6 +483,23 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def row_texts(self, row: int) -> list[str]:
         return [self.cell_text(row, c) for c in range(len(self.columns))]
+
+    def row_lines(self, row: int) -> Text:
+        """Row ``row`` whole for the inspector: one line per cell that holds something, named
+        (``C2: 3× asthma, rhinitis``) by :attr:`inspect_labels` or its column's label."""
+        labels = self.inspect_labels or [c.label for c in self.columns]
+        cells = self._getter(row) if 0 <= row < self.row_count else ()
+        out = Text()
+        for c, column in enumerate(self.columns):
+            cell = cells[c] if c < len(cells) else ""
+            text = cell_text(cell, self.highlight)
+            if not text.plain.strip():
+                continue
+            if out.plain:
+                out.append("\n")
+            out.append(f"{labels[c] if c < len(labels) else column.label}: ", style="bold")
+            out.append_text(text)
+        return out
 
     def action_copy(self) -> None:
         """``y``: the current cell to the clipboard (the whole row when on the first column)."""

@@ -24,7 +24,8 @@ from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
-from semtui.wording import assessed_with, how_sure_text, interval, items_heading, no_items_text, record_words
+from semtui.wording import (assessed_with, how_sure_text, interval, items_heading, no_items_text, record_clauses,
+                            record_words, records_shown_words)
 
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",
@@ -50,19 +51,37 @@ def ranked_attacks(doc: dict) -> list[dict]:
     from semtui.assess import beats_chance, rank
 
     strongest = (doc.get("strongest") or {}).get("command")
-    rows = []
+    # one row per distinct attack: two knowledge runs share their semantics table (TBA on it is the
+    # same attack whether PBA's run or TBA's ran it), and the semantics table uses the measure
+    # alone, so it is the attack of that method and measure without a background
+    rows: dict[tuple, dict] = {}
     for a in doc.get("attacks", []):
         if a.get("by_knowledge"):
             for v, c in a["by_knowledge"].items():
-                rows.append({**a, "attack": f"{(c.get('method') or '?').upper()} on the {v} table", "figures": c.get("figures") or {},
-                             "command": c.get("command", a.get("command")), "needs": c.get("needs", a.get("needs"))})
+                method = c.get("method") or a.get("method")
+                alone = v == "semantics"
+                same = (a.get("family"), method, a.get("measure"), None if alone else a.get("background"),
+                        None if alone else v)
+                row = {**a, "attack": f"{(method or '?').upper()} on the {v} table", "figures": c.get("figures") or {},
+                       "command": c.get("command", a.get("command")), "needs": c.get("needs", a.get("needs"))}
+                if same in rows:
+                    rows[same].setdefault("same_as", []).append(row["command"])
+                else:
+                    rows[same] = row
         else:
-            rows.append(dict(a))
+            same = (a.get("family"), a.get("method"), a.get("measure"), a.get("background"), a.get("knowledge"))
+            if a.get("method") is None or a.get("role") != "attack":
+                same = (id(a),)  # a baseline or the cover problem: a row of its own
+            row = dict(a)  # the plain attack's row (its command needs no background) wins
+            if same in rows:
+                row["same_as"] = [rows[same]["command"], *rows[same].get("same_as", [])]
+            rows[same] = row
+    rows = list(rows.values())
     role_order = {"attack": 0, "baseline": 1, "cover": 2}
     for r in rows:
         f = r.get("figures") or {}
         r["beats"] = bool(f) and r.get("role") == "attack" and beats_chance(f)
-        r["strongest"] = strongest is not None and r.get("command") == strongest
+        r["strongest"] = strongest is not None and strongest in (r.get("command"), *r.get("same_as", ()))
     def key(r):
         f = r.get("figures") or {}
         done = r.get("eliminations", r.get("placements", 0)) or 0
@@ -166,40 +185,76 @@ def no_records_text(doc: dict) -> str:
 
 
 class RecordsTable(_DocTable):
+    """One record at risk over as many lines as it has clauses (``re-identified: …``, then
+    ``reduced to a wrong item: …`` under it): each clause has the whole width, none runs into the
+    next.  The record's figures are on its first line; the cursor moves by line, ``current`` is
+    the line's record."""
+
     def __init__(self, records: list[dict], empty: str = "no record is implicated", **kw) -> None:
         super().__init__(empty=empty, **kw)
         self.records = records
         self.pinned = 2
+        #: per line: (its record, the clause's index within it)
+        self.lines: list[tuple[int, int]] = []
 
     def on_mount(self) -> None:
         recs = self.records
         setgen = any("eliminated" in r for r in recs)
         w = max([len(tlabel(r)) for r in recs] + [2])
         lw = max([len(str(r.get("line", ""))) for r in recs] + [4])
+        clauses = [record_clauses(r) or ["–"] for r in recs]
+        self.lines = [(i, k) for i, cs in enumerate(clauses) for k in range(len(cs))]
         if setgen:
             cols = [Column("t", "T#", w), Column("line", "line", lw, "right"), Column("reid", "re-id", 5, "right"),
                     Column("exp", "exp", 3, "right"), Column("right", "right/elim", 10, "right"),
                     Column("what", "what is exposed", None, min_width=20)]
 
-            def row(i: int):
-                r = recs[i]
+            def figures(r: dict) -> list[str]:
                 right = "–" if r.get("correct") is None else str(r["correct"])
                 return [tlabel(r), str(r.get("line", "")), str(len(r.get("reidentified") or [])),
-                        str(len(r.get("exposed") or [])), f"{right}/{r.get('eliminated', 0)}", record_text(r)]
+                        str(len(r.get("exposed") or [])), f"{right}/{r.get('eliminated', 0)}"]
         else:
             cols = [Column("t", "T#", w), Column("line", "line", lw, "right"), Column("back", "back", 4, "right"),
                     Column("breach", "breaches", 8, "right"), Column("what", "what is exposed", None, min_width=20)]
 
-            def row(i: int):
-                r = recs[i]
+            def figures(r: dict) -> list[str]:
                 return [tlabel(r), str(r.get("line", "")), str(r.get("reassociated", 0)),
-                        str(len(r.get("cover_breaches") or [])), record_text(r)]
+                        str(len(r.get("cover_breaches") or []))]
 
-        self.set_rows(len(recs), row, cols)
+        blank = [""] * (len(cols) - 1)
+
+        def row(n: int):
+            i, k = self.lines[n]
+            return (figures(recs[i]) if k == 0 else blank) + [clauses[i][k]]
+
+        self.set_rows(len(self.lines), row, cols)
+        # the CSV: one record per record at risk (on its first line), its clauses joined
+        self.set_records([c.label for c in cols],
+                         lambda n: [figures(recs[self.lines[n][0]]) + [record_text(recs[self.lines[n][0]])]]
+                         if self.lines[n][1] == 0 else [])
 
     @property
     def current(self) -> dict | None:
-        return self.records[self.cursor_row] if self.row_count else None
+        if not self.row_count or not self.lines:
+            return None
+        return self.records[self.lines[min(self.cursor_row, len(self.lines) - 1)][0]]
+
+    # the cursor moves by record: it rests on a record's first line, its clauses under it
+    def validate_cursor_row(self, row: int) -> int:
+        if not self.lines or not 0 <= row < len(self.lines):
+            return row
+        return row - self.lines[row][1]
+
+    def action_cursor_down(self) -> None:
+        if self.lines and self.cursor_row < len(self.lines):
+            i = self.lines[self.cursor_row][0]
+            nxt = next((n for n in range(self.cursor_row + 1, len(self.lines)) if self.lines[n][0] > i), None)
+            if nxt is not None:
+                self.cursor_row = nxt
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row > 0:
+            self.cursor_row = self.cursor_row - 1  # snaps to that record's first line
 
 
 class ItemsTable(_DocTable):
@@ -240,7 +295,10 @@ class Verdict(Static):
         shown = list(lines)[: self.LINES]
         last = shown[-1]
         last.rstrip()
-        last.truncate(max(width - len(self.MORE), 1))
+        room = max(width - len(self.MORE), 1)
+        if last.cell_len > room:  # the last line gives way by whole words, never inside one
+            cut = last.plain.rfind(" ", 0, room + 1)
+            last.truncate(cut if cut > 0 else room)
         last.rstrip()
         last.append(self.MORE, style="italic not bold")
         return Text("\n").join(shown)
@@ -271,15 +329,15 @@ class AssessmentScreen(Screen):
     AssessmentScreen #views { height: 1fr; }
     AssessmentScreen #views > VirtualTable { border: round $panel; border-title-color: $text-accent; }
     AssessmentScreen #views > VirtualTable:focus { border: round $accent; }
-    AssessmentScreen #about { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    AssessmentScreen #about { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     AssessmentScreen #alternatives { layout: horizontal; border: none; }  /* side by side: the plot keeps the height */
     AssessmentScreen #alt-table { border: round $panel; border-title-color: $text-accent; }
     AssessmentScreen #alt-table:focus { border: round $accent; }
     AssessmentScreen #alt-plot { height: 1fr; width: 1fr; border: round $panel; border-title-color: $text-accent; }
-    AssessmentScreen.-wide #alt-plot { width: 3fr; }
+    AssessmentScreen.-wide #alt-plot { width: 1fr; }
     AssessmentScreen #alt-legend { height: auto; padding: 0 1; }
     AssessmentScreen #alt-table { height: 1fr; width: 1fr; }
-    AssessmentScreen.-wide #alt-table { width: 2fr; }
+    AssessmentScreen.-wide #alt-table { width: 1fr; }
     AssessmentScreen #no-alternatives { padding: 1 2; }
     """
 
@@ -317,8 +375,9 @@ class AssessmentScreen(Screen):
                               "Attacks, unscored: by what each eliminated (none known right)")
             yield t
             r = RecordsTable(d.get("records_at_risk") or [], empty=no_records_text(d), id="records")
-            n = d.get("records_implicated", len(d.get("records_at_risk") or []))
-            r.border_title = f"Records at risk ({n:,} implicated, most at risk first)"
+            shown = len(d.get("records_at_risk") or [])
+            n = d.get("records_implicated", shown)
+            r.border_title = f"Records at risk ({records_shown_words(shown, n)})"
             yield r
             i = ItemsTable(d.get("items_exposed") or [], empty=no_items_text(d), id="items")
             i.border_title = items_heading(d)
@@ -329,7 +388,8 @@ class AssessmentScreen(Screen):
                         box.border_title = RiskUtilityPlot.AXES
                         yield RiskUtilityPlot(id="alt-risk")
                         yield Static(RiskUtilityPlot.legend(self.alternatives), id="alt-legend")
-                    table = CellsTable(self.alternatives, id="alt-table")
+                    # an alternative is named by its label: whole up to 22 cells ("k doubled (setgen k=6)")
+                    table = CellsTable(self.alternatives, label_floor=22, id="alt-table")
                     table.border_title = "Alternatives"
                     yield table
                 else:
@@ -428,8 +488,9 @@ class AssessmentScreen(Screen):
             if r is not None:
                 t.append(f"{tlabel(r)} (transaction {r.get('transaction')} from 0, line {r.get('line', '?')}): ",
                          style="bold")
-                t.append(record_text(r))
                 t.append("  · enter: into its group/cluster", style="dim")
+                for clause in record_clauses(r):  # one clause a line
+                    t.append("\n" + clause)
         elif self.view == "alternatives" and self.alternatives:
             c = self.query_one("#alt-table", CellsTable)
             cell = self.alternatives[c.current] if c.current is not None else None

@@ -353,6 +353,24 @@ class BaseScreen(Screen):
         """The kind's own inspector for the focused widget: (title, renderable) or None."""
         return None
 
+    # ------------------------------------------------------------------ keys that cannot act yet
+    def why_not(self, action: str) -> str | None:
+        """Why the screen's key for ``action`` cannot act now (its ``check_action`` said None):
+        the kind screens word it; a key is never silent."""
+        return None
+
+    def on_key(self, event) -> None:
+        """A key bound on this screen that cannot act now says why (a notice) instead of nothing:
+        Textual runs no action whose ``check_action`` is None, and drops the key."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            action = binding.action.split("(", 1)[0]
+            if self.check_action(action, ()) is None:
+                why = self.why_not(action)
+                if why:
+                    event.stop()
+                    self.notify(why)
+                return
+
     def action_no_attack(self) -> None:
         self.notify(f"attacks need set-generalised data; this is {self.session.kind} data")
 

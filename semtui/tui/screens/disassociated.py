@@ -84,6 +84,15 @@ class DisassociatedScreen(BaseScreen):
             return True if r is not None and sum(x.kind == r.kind for x in self.session.results) >= 2 else None
         return True
 
+    def why_not(self, action: str) -> str | None:
+        if action in ("attack", "cover") and self.progress.running:
+            return "an attack is running: escape cancels it"
+        if action in ("export", "next_result") and not self.session.results:
+            return ("no result yet: a re-associates, p finds the cover problems (or open a report with --report)")
+        if action == "compare":
+            return "c compares two results of one kind: run another (a or p) first"
+        return None
+
     def action_cycle_view(self) -> None:
         """``v``: chunks side by side → sub-records → reconstructed vs original."""
         detail = self.detail
@@ -196,7 +205,8 @@ class DisassociatedScreen(BaseScreen):
 
     def dive_to_record(self, record: dict) -> str | None:
         """An assessment's record (an original transaction, the key's): the cluster the key puts
-        it in, its sub-records view, the cursor on its first sub-record."""
+        it in, its sub-records view, the cursor on its own sub-record (the one holding what
+        reaches it: an item put back, a breached x)."""
         import re
 
         t = record.get("transaction")
@@ -213,9 +223,12 @@ class DisassociatedScreen(BaseScreen):
         self.detail.cluster_view = "subrecords"
         self.go_to_cluster(pos)
         self.refresh_detail()
-        pattern = re.compile(rf"\bT{t + 1}\b")  # the views number transactions from 1
-        row = next((r for r in range(self.detail.row_count) if any(pattern.search(x) for x in self.detail.row_texts(r))),
-                   0)
+        # the record's own sub-record (its true transaction, the key's), not a row that merely names
+        # it (a placement "A2=T5" in the went-to column): the one holding an item that reaches it first
+        rows = getattr(self.detail, "row_transactions", [])
+        hits = [i for i, ts in enumerate(rows) if t in ts]
+        items = set(record.get("items") or []) | {re.sub(r" \([^()]*\)$", "", b) for b in record.get("cover_breaches") or []}
+        row = next((i for i in hits if set(self.detail.cell_text(i, 1).split(", ")) & items), hits[0] if hits else 0)
         self.detail.move_to(row)
         self.detail.focus()
         self.refresh_bindings()

@@ -100,6 +100,26 @@ class SetgenScreen(BaseScreen):
             return True if len(self.session.results) >= 2 else None
         return True
 
+    def why_not(self, action: str) -> str | None:
+        if self.session.result is None:
+            what = {"toggle_view": "v shows the group's distance table", "toggle_believed":
+                    "b shows the group as the attack left it", "export": "e exports an attack's report",
+                    "next_result": "m shows the next result", "compare": "c compares two results",
+                    "step_forward": "space steps through an attack's eliminations",
+                    "step_back": "backspace steps back through an attack's eliminations",
+                    "step_reset": "r goes back to before the attack", "step_end": "E goes to an attack's last step",
+                    "step_goto": ": goes to a step of an attack", "toggle_weighted": "w shows weighted distances",
+                    "toggle_original": "t marks the original items in the distance table"}.get(action)
+            if what:
+                return f"no attack yet: {what} once one has run — press a to run one (or open a report with --report)"
+        if action in DISTANCE_ACTIONS:
+            return "that acts on the distance table: press v to show it"
+        if action == "compare":
+            return "c compares two results: run another attack (a) first"
+        if action == "attack" and self.progress.running:
+            return "an attack is running: escape cancels it"
+        return None
+
     def action_toggle_view(self) -> None:
         self.switcher.current = "detail" if self.switcher.current == "distances" else "distances"
         self.show_current()
@@ -267,6 +287,8 @@ class SetgenScreen(BaseScreen):
             if rep.get("k_source") == "option":
                 prev["k"] = rep.get("k")
             values = {**{k: v for k, v in prev.items() if v is not None}, **values}
+        if not str(values.get("background") or "").strip():
+            values.pop("knowledge", None)  # a knowledge table needs a background: prefill what runs
         return {k: v for k, v in values.items() if v is not None}
 
     def action_attack(self) -> None:
