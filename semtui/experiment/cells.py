@@ -47,6 +47,12 @@ class Context:
     keep_dir: Path | None = None
     #: the attacks every cell runs (the spec's ``attacks``), None: every one assess runs
     only: tuple[str, ...] | None = None
+    #: the content of the inputs every cell reads, ``sha256:HEX`` by the input's name in a line's
+    #: ``inputs`` (``original``, ``background``, ``corpus``; ``measures``: one a measure, None for
+    #: one that reads no file): semtui.experiment.run.input_digests; kept in each line
+    digests: dict = field(default_factory=dict)
+    #: the same of each file the cells' parameters name (privacy, utility, hierarchy), by path
+    file_digests: dict[str, str] = field(default_factory=dict)
     opened: Opened = field(default_factory=Opened)
     _hierarchies: dict = field(default_factory=dict)
     #: the files a cell's parameters name (privacy constraints, utility constraints), as read
@@ -107,6 +113,45 @@ class Context:
         opens a path it may not have (``semtui experiment --scheduler``)."""
         for cell in cells:
             family_of(cell.family).read_files(dict(cell.params), self)
+
+
+class _Named:
+    """A :class:`~semtui.families.common.Sources` that reads nothing and notes the files a cell's
+    parameters name, by the parameter (through the family's own ``read_files``)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+
+    def privacy(self, path: str):
+        self.files["privacy"] = str(path)
+        return []
+
+    def utility(self, spec: str, constraints):
+        from semtui.anonymize.setgen.constraints import utility_files
+
+        for f in utility_files(spec):
+            self.files["utility"] = str(f)
+        return None
+
+    def hierarchy(self, params: dict):
+        if params.get("hierarchy"):
+            self.files["hierarchy"] = str(params["hierarchy"])
+        return None
+
+
+def cell_files(cell: CellParams) -> dict[str, str]:
+    """The files a cell's parameters name, by parameter (``privacy``, ``utility``, ``hierarchy``)."""
+    named = _Named()
+    family_of(cell.family).read_files(dict(cell.params), named)
+    return named.files
+
+
+def cell_digests(cell: CellParams, ctx: Context) -> dict:
+    """The digests of what this cell read: the run's shared inputs (``ctx.digests``: the original,
+    the background, the corpus, the measures' files) and the files its parameters name, by
+    parameter (``ctx.file_digests`` holds them by path)."""
+    own = {key: ctx.file_digests[path] for key, path in cell_files(cell).items() if path in ctx.file_digests}
+    return {**ctx.digests, **own}
 
 
 def slug(cell: CellParams) -> str:
@@ -300,7 +345,8 @@ def measure_cell(cell: CellParams, ctx: Context, progress: ProgressCallback | No
         "key": key_name if kept else None,
         "anonymize_command": made.command,
         "inputs": {"original": ctx.original_path, "background": ctx.background, "corpus": ctx.corpus,
-                   "measures": list(ctx.measures), **({"attacks": list(ctx.only)} if ctx.only is not None else {})},
+                   "measures": list(ctx.measures), **({"attacks": list(ctx.only)} if ctx.only is not None else {}),
+                   **({"digests": cell_digests(cell, ctx)} if ctx.digests else {})},
         "check": made.check,
         "privacy": privacy,
         "utility": utility,

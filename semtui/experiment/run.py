@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
-from semtui.experiment.cells import FORMAT, FORMATS, Context, measure_cell, run_cell, write_kept_files
+from semtui.experiment.cells import (
+    FORMAT,
+    FORMATS,
+    Context,
+    cell_digests,
+    cell_files,
+    measure_cell,
+    run_cell,
+    write_kept_files,
+)
 from semtui.experiment.spec import Spec
 from semtui.runtime import ProgressCallback, no_progress
 
@@ -120,16 +129,30 @@ def _run_held(spec: Spec, results: Path, *, jobs: int, cache: bool, progress: Pr
         if got is not None and _norm(got) != _norm(want):
             raise InputError(f"holds cells measured with other inputs ({_differs(got, want)}): give another "
                              "-o, or the spec those cells came from", results)
+    by_table = spec.cells_by_table()
+    cells = [c for c, _ in by_table]
+    # the inputs by content: a line measured on other bytes at the same path is never mixed in
+    shared, files = input_digests(spec, cells)
+    probe = Context(original=None, original_path=str(spec.original), digests=shared, file_digests=files)
+    now_of = {c.id: cell_digests(c, probe) for c in cells}
+    for doc, lineno in zip(have.cells, have.numbers):
+        got = (doc.get("inputs") or {}).get("digests")
+        if isinstance(got, dict):
+            _same_content(got, now_of.get(doc["id"], shared), doc, spec, results, lineno)
     done_ids = {doc["id"] for doc in have.cells}
-    cells = spec.cells()
     summary.total = len(cells)
     todo = [c for c in cells if c.id not in done_ids]
     summary.skipped = len(cells) - len(todo)
     if not todo:
         return summary
+    # every file a cell still to run names read before the first runs (a missing one named with the spec's line)
+    table_of = {c.id: ti for c, ti in by_table}
+    _check_files(spec, todo, table_of, probe)
     if spec.keep_releases is not None and not spec.keep_releases.is_dir():
-        if not spec.keep_releases.parent.is_dir() or spec.keep_releases.exists():
-            raise InputError("keep_releases: not a folder, and its parent folder does not exist", spec.keep_releases)
+        if spec.keep_releases.exists():
+            raise InputError("keep_releases names a file, not a folder", spec.keep_releases)
+        if not spec.keep_releases.parent.is_dir():
+            raise InputError("keep_releases: its parent folder does not exist", spec.keep_releases)
         spec.keep_releases.mkdir()
     progress(0, len(todo), "reading the original")
     original = formats.read_transactions(spec.original)
@@ -137,7 +160,9 @@ def _run_held(spec: Spec, results: Path, *, jobs: int, cache: bool, progress: Pr
         raise InputError("the original must be plain transactions, not a release", spec.original)
     ctx = Context(original=original, original_path=str(spec.original), background=spec.background,
                   corpus=None if spec.corpus is None else str(spec.corpus), measures=spec.measures,
-                  jobs=1 if scheduler else jobs, cache=cache, keep_dir=spec.keep_releases, only=spec.attacks)
+                  jobs=1 if scheduler else jobs, cache=cache, keep_dir=spec.keep_releases, only=spec.attacks,
+                  digests=shared, file_digests=files)
+    ctx._files, ctx._hierarchies = probe._files, probe._hierarchies  # read once, above
     if scheduler is not None:
         _run_on_cluster(scheduler, ctx, todo, results, summary, progress, on_cell)
         return summary
@@ -218,6 +243,82 @@ def measure_on_worker(shipped: tuple[str, Context], cell) -> tuple[dict, list]:
         opened = _worker_state["opened"].setdefault(threading.get_ident(), Opened())
     opened.backgrounds.update(ctx.opened.backgrounds)  # as loaded on the driver
     return measure_cell(cell, dataclasses.replace(ctx, opened=opened), write_kept=False)
+
+
+def file_digest(path: str | Path) -> str | None:
+    """``sha256:HEX`` of a file's bytes, read in blocks; None for what is not a regular file (a
+    stream is read once, by the run)."""
+    import hashlib
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    h = hashlib.sha256()
+    try:
+        with open(p, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", p) from None
+    return "sha256:" + h.hexdigest()
+
+
+def input_digests(spec: Spec, cells) -> tuple[dict, dict[str, str]]:
+    """The content of what the cells read: ``(shared, files)``.  ``shared``: the original, the
+    background (a file, or counts:FILE), the corpus and each measure's file (a list, None for a
+    measure that reads none), by their names in a line's ``inputs``; ``files``: each file the
+    cells' parameters name, by path."""
+    from semtui.measures import measure_files
+
+    shared: dict = {"original": file_digest(spec.original)}
+    bg = spec.background
+    if bg is not None and not bg.startswith("wordfreq:"):
+        shared["background"] = file_digest(bg[len("counts:"):] if bg.startswith("counts:") else bg)
+    if spec.corpus is not None:
+        shared["corpus"] = file_digest(spec.corpus)
+    if spec.measures:
+        shared["measures"] = [next((file_digest(f) for f in measure_files(m)), None) for m in spec.measures]
+    shared = {k: v for k, v in shared.items() if v is not None}
+    files = {path: d for c in cells for path in cell_files(c).values() if (d := file_digest(path)) is not None}
+    return shared, files
+
+
+def _same_content(got: dict, now: dict, doc: dict, spec: Spec, results: Path, lineno: int) -> None:
+    """Refuse, in one line naming the RESULTS line, a cell measured on other bytes than the
+    inputs hold now (the same path, changed since: its cells and new ones would be mixed)."""
+    for key, then in got.items():
+        if key not in now or now[key] == then:
+            continue
+        if key == "measures":
+            what = "a measure's file"
+        elif key in ("original", "background", "corpus"):
+            what = f"the {key} {doc.get('inputs', {}).get(key) or ''}".rstrip()
+        else:
+            what = f"the file its {key!r} names"
+
+        def short(d) -> str:
+            return str(d).removeprefix("sha256:")[:12] + "…" if isinstance(d, str) else str(d)
+
+        raise InputError(f"holds a cell ({doc.get('label', doc['id'])}) measured on other content of {what} "
+                         f"(sha256 {short(then)} then, {short(now[key])} now): the file changed since; give "
+                         "another -o, or put back the input those cells were measured on", results, lineno)
+
+
+def _check_files(spec: Spec, todo, table_of: dict, sources: Context) -> None:
+    """Read every file the cells still to run name (privacy and utility constraints, a
+    hierarchy) before the first runs; a file that cannot be read is named with the spec's line
+    of the parameter that names it (an error inside the file names its own line)."""
+    from semtui.families import family_of
+
+    for cell in todo:
+        try:
+            family_of(cell.family).read_files(dict(cell.params), sources)
+        except InputError as exc:
+            if exc.line is not None or exc.path is None:
+                raise
+            key = next((k for k, v in cell_files(cell).items() if Path(v) == Path(exc.path)), "")
+            raise spec.error(f"{key!r} ({exc.path}): {exc.message}" if key else str(exc), key,
+                             table_of.get(cell.id)) from None
 
 
 def dumps_line(doc: dict) -> str:

@@ -84,11 +84,17 @@ class Spec:
     releases: list[dict] = field(default_factory=list)
     #: the attacks every cell runs (assess.attack_name), None: every one assess runs
     attacks: tuple[str, ...] | None = None
+    #: the spec's text, to name the line of a value found wrong after it was read
+    text: str = field(default="", repr=False)
 
     def cells(self) -> list[CellParams]:
-        out: list[CellParams] = []
+        return [cell for cell, _ in self.cells_by_table()]
+
+    def cells_by_table(self) -> list[tuple[CellParams, int]]:
+        """The grid, each cell with the index of the ``[[release]]`` table it first came from."""
+        out: list[tuple[CellParams, int]] = []
         seen = set()
-        for table in self.releases:
+        for ti, table in enumerate(self.releases):
             family = table["family"]
             keys = [k for k in table if k != "family"]
             lists = [v if isinstance(v, list) else [v] for v in (table[k] for k in keys)]
@@ -96,8 +102,14 @@ class Spec:
                 cell = make_cell(family, dict(zip(keys, combo)))
                 if cell.id not in seen:
                     seen.add(cell.id)
-                    out.append(cell)
+                    out.append((cell, ti))
         return out
+
+    def error(self, message: str, key: str = "", table: int | None = None) -> InputError:
+        """An :class:`InputError` naming the spec and the line of ``key`` (in the ``table``-th
+        ``[[release]]`` table, or at the top level)."""
+        line = _line_of(self.text, key, table) if self.text and (key or table is not None) else None
+        return InputError(message, self.path, line)
 
     def inputs(self) -> dict:
         """What every cell of this spec was measured with (a RESULTS file from other inputs is
@@ -172,9 +184,25 @@ def read_spec(path: str | Path) -> Spec:
     measure = [f"{m.split(':', 1)[0]}:{base / m.split(':', 1)[1]}"
                if m.split(":", 1)[0] in ("ngd", "scores", "counts") and ":" in m and m.split(":", 1)[1] != "-"
                else m for m in measure]
+    from semtui.measures import check_measure
+
+    for m in measure:
+        try:
+            check_measure(m)
+        except InputError as exc:
+            raise err(f"'measure': {exc.message}", "measure") from None
     keep = doc.get("keep_releases")
     if keep is not None and not (isinstance(keep, str) and keep):
         raise err("'keep_releases' must name a folder", "keep_releases")
+    if (base / original).is_dir():
+        raise err(f"'original' names a folder ({base / original}): give the file of the original transactions",
+                  "original")
+    if keep is not None and (base / keep).exists() and not (base / keep).is_dir():
+        raise err(f"'keep_releases' names a file ({base / keep}), not a folder: give a folder (made if it does "
+                  "not exist)", "keep_releases")
+    if keep is not None and not (base / keep).exists() and not (base / keep).parent.is_dir():
+        raise err(f"'keep_releases': the folder {base / keep} cannot be made: its parent folder does not exist",
+                  "keep_releases")
     attacks = doc.get("attacks")
     if attacks is not None:
         from semtui.assess import ATTACK_NAMES
@@ -217,9 +245,21 @@ def read_spec(path: str | Path) -> Spec:
             message, at = conflict
             raise err(message, at, ti)
         releases.append(out)
-    return Spec(path=p, original=base / original, background=background,
+    spec = Spec(path=p, original=base / original, background=background,
                 corpus=None if corpus is None else base / corpus, measures=tuple(measure),
-                keep_releases=None if keep is None else base / keep, releases=releases, attacks=attacks)
+                keep_releases=None if keep is None else base / keep, releases=releases, attacks=attacks, text=text)
+    # every cell's parameters together, before any runs (each value was checked above)
+    for cell, ti in spec.cells_by_table():
+        if (wrong := _FAMILIES[cell.family].check_cell(dict(cell.params))) is not None:
+            message, at = wrong
+            raise err(f"{message} (cell {cell.label})", at, ti)
+    return spec
+
+
+#: the largest whole number semtui takes (a 64-bit integer: numpy's seeds and ids, the JSON writer)
+INT64_MAX = 2**63 - 1
+#: why k is at least 2, said with a k below it
+_K_WHY = "a 1-anonymous release is the original itself: it protects nothing, and its check would pass"
 
 
 def _check_value(fam, key: str, v, base: Path, err):
@@ -231,7 +271,10 @@ def _check_value(fam, key: str, v, base: Path, err):
     if key in fam.whole:
         least = fam.whole[key]
         if not isinstance(v, int) or isinstance(v, bool) or v < least:
-            raise err(f"{key!r} must be a whole number of at least {least} (got {v!r})")
+            why = f": {_K_WHY}" if key == "k" and isinstance(v, int) and not isinstance(v, bool) and v < least else ""
+            raise err(f"{key!r} must be a whole number of at least {least} (got {v!r}){why}")
+        if v > INT64_MAX:
+            raise err(f"{key!r}: {v} is beyond the largest whole number semtui takes ({INT64_MAX:,})")
         return v
     if not isinstance(v, str) or not v:
         raise err(f"{key!r} must be a string (got {v!r})")

@@ -72,7 +72,8 @@ class Family(Protocol):
     plotted: tuple[str, ...]
     #: every parameter an experiment's table takes, with its default (None: required, or absent when not given)
     params: dict[str, object]
-    #: parameters that are whole numbers (with their least value), true or false, a file
+    #: parameters that are whole numbers (with their least value: k at least 2, a 1-anonymous
+    #: release being the original), true or false, a file
     whole: dict[str, int]
     flags: tuple[str, ...]
     files: tuple[str, ...]
@@ -82,6 +83,11 @@ class Family(Protocol):
 
     def conflict(self, table: dict) -> tuple[str, str] | None:
         """Parameters of one table that exclude each other: (the message, the key it is at)."""
+
+    def check_cell(self, p: dict) -> tuple[str, str] | None:
+        """What is wrong with one cell's parameters together (each value already checked), as
+        (the message, the key it is at); None: nothing.  An experiment asks it of every cell
+        before the first runs."""
 
     def canonical(self, full: dict) -> dict:
         """The parameters that apply (``full``, defaults filled in, less those another replaces)."""

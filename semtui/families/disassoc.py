@@ -42,7 +42,7 @@ class Disassoc:
     risk_of = "what it re-associates"
     plotted = ("accuracy",)
     params: ClassVar[dict[str, object]] = {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False}
-    whole: ClassVar[dict[str, int]] = {"k": 1, "m": 1, "max_cluster_size": 1}
+    whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "max_cluster_size": 2}
     flags = ("refine", "safe")
     files = ()
 
@@ -51,6 +51,14 @@ class Disassoc:
         return None
 
     def conflict(self, table: dict) -> tuple[str, str] | None:
+        return None
+
+    def check_cell(self, p: dict) -> tuple[str, str] | None:
+        """A cluster must hold every item it keeps k times: at most ``max_cluster_size`` records
+        cannot, for a larger k."""
+        if p.get("max_cluster_size") is not None and p.get("k") is not None and p["max_cluster_size"] < p["k"]:
+            return (f"'max_cluster_size' must be at least k = {p['k']} (got {p['max_cluster_size']}): a smaller "
+                    "cluster could not hold any item k times", "max_cluster_size")
         return None
 
     def canonical(self, full: dict) -> dict:

@@ -19,7 +19,7 @@ class Km(Generalised):
 
     name = "km"
     params: ClassVar[dict[str, object]] = {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"}
-    whole: ClassVar[dict[str, int]] = {"k": 1, "m": 1, "fanout": 2}
+    whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "fanout": 2}
     flags = ()
     files = ("hierarchy",)
 
@@ -41,6 +41,10 @@ class Km(Generalised):
         if "hierarchy" in table and ({"fanout", "order"} & set(table)):
             return ("give one of 'hierarchy' (a file) or 'fanout'/'order' (a hierarchy built from the original)",
                     "hierarchy")
+        return None
+
+    def check_cell(self, p: dict) -> tuple[str, str] | None:
+        """Nothing to check of one cell's parameters together."""
         return None
 
     def canonical(self, full: dict) -> dict:

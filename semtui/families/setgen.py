@@ -159,7 +159,7 @@ class Setgen(Generalised):
     params: ClassVar[dict[str, object]] = {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all",
               "unmarked": False}
     #: parameters that are whole numbers, with their least value
-    whole: ClassVar[dict[str, int]] = {"k": 1, "random_privacy": 1, "seed": 0}
+    whole: ClassVar[dict[str, int]] = {"k": 2, "random_privacy": 1, "seed": 0}
     #: parameters that are true or false
     flags = ("unmarked",)
     #: parameters that name a file (read relative to the spec's folder)
@@ -176,12 +176,24 @@ class Setgen(Generalised):
                 parse_sizes(v)
             except InputError as exc:
                 return f"'sizes': {exc.message}"
+        if key == "utility":  # all, wordnet, freq[:B], similar[:B[:S]] or a FILE (read before the first cell)
+            from semtui.anonymize.setgen.matched import parse_matched
+            from semtui.errors import InputError
+
+            try:
+                parse_matched(v)
+            except InputError as exc:
+                return f"'utility': {exc.message}"
         return None
 
     def conflict(self, table: dict) -> tuple[str, str] | None:
         """Parameters of one table that exclude each other: (the message, the key it is at)."""
         if "privacy" in table and "random_privacy" in table:
             return "give one of 'privacy' (a file) or 'random_privacy' (a number)", "privacy"
+        return None
+
+    def check_cell(self, p: dict) -> tuple[str, str] | None:
+        """Nothing to check of one cell's parameters together."""
         return None
 
     def canonical(self, full: dict) -> dict:
