@@ -401,6 +401,17 @@ def run(argv: list[str] | None = None) -> None:
     finally:  # a run inside another program (the tests' in-process runs) leaves its hook as it was
         _previous_hooks.pop()
         sys.unraisablehook = previous
+        _loop_note()
+
+
+def _loop_note() -> None:
+    """Said once, at the end: the compiled eliminator loop could not load and the numpy loop ran
+    (numba is a core dependency: a broken install); the results are the same, only slower."""
+    engine = sys.modules.get("semtui.attacks.setgen.eliminate.engine")
+    why = engine.loop_fallback() if engine is not None else None
+    if why:
+        _say(f"semtui: note: the compiled GBA/RBA/WBA loop could not load ({why}); the numpy loop ran "
+             "instead: the same results, slower (reinstall numba: pip install 'numba>=0.61')")
 
 
 def _run(argv: list[str] | None) -> None:

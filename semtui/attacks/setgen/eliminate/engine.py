@@ -51,12 +51,27 @@ def _compiled_kernel(engine: str, shape: tuple[int, int]):
             least = COMPILED_MIN_CELLS
         if shape[0] * shape[1] < least and _COMPILED_MODULE not in sys.modules:
             return None
+    if _FALLBACK and engine != "compiled":
+        return None  # it could not load before: not tried again for every table
     try:
         return importlib.import_module(_COMPILED_MODULE)
-    except ImportError:
+    except ImportError as exc:
         if engine == "compiled":
             raise
+        if not _FALLBACK:
+            _FALLBACK.append(f"{type(exc).__name__}: {exc}")
         return None
+
+
+#: why the compiled loop could not load in this process (empty: it loaded, or was never wanted)
+_FALLBACK: list[str] = []
+
+
+def loop_fallback() -> str | None:
+    """Why GBA, RBA and WBA ran the numpy loop although the compiled one was wanted (numba is a
+    core dependency: a broken or missing install), or None.  The engine never prints; the CLI
+    says it once, at the end of the command."""
+    return _FALLBACK[0] if _FALLBACK else None
 
 
 #: eliminations per call of the compiled kernel, between two heartbeats
