@@ -55,7 +55,9 @@ _BROKEN = re.compile(r"(?<=[^\W\d_])-(?:[ \t]*\r?\n[ \t]*|[ \t]+)(?=[^\W\d_])")
 #: plurals the pattern singulariser gets wrong in medical text (nystagmus -> nystagmu,
 #: viruses -> viruse, stenoses -> stenose, data -> datum)
 _SINGULAR = {"criteria": "criterion", "data": "data", "media": "media", "bacteria": "bacterium",
-             "pancreas": "pancreas", "diabetes": "diabetes"}
+             "pancreas": "pancreas", "diabetes": "diabetes", "lens": "lens",
+             # -oes of a noun in -oe, which the singulariser takes for -o (heroes -> hero): toes -> "to"
+             "toes": "toe", "foes": "foe", "hoes": "hoe", "canoes": "canoe", "oboes": "oboe", "floes": "floe"}
 _LETTER = re.compile(r"[^\W\d_]")
 
 #: English function words and the vaguest nouns; a public-domain list in the spirit of the
@@ -222,6 +224,8 @@ def _classify(word: str, tag: str, opts: ExtractOptions, singularize) -> tuple[s
             return None, ""
         if opts.merge_plurals and tag in _PLURAL and singularize is not None:
             w = singularize(w) or w
+            if w in opts.stop_words or len(w) < 2:  # a plural of a stop word ("nos", "ones") is one too
+                return None, ""
         return w, "n"
     if tag in _ADJECTIVE:
         return w, "j"
@@ -241,6 +245,8 @@ def _counted_items(tagged, opts: ExtractOptions, singularize, memo: dict | None 
             got = memo[token] = _classify(token[0], token[1], opts, singularize)
         words.append(got[0])
         kinds.append(got[1])
+    if opts.merge_plurals:
+        _one_form(words, kinds)
     pats = set(opts.patterns)
     phrases: list[tuple[int, int, str]] = []
     nouns: list[tuple[int, int, str]] = []
@@ -258,6 +264,29 @@ def _counted_items(tagged, opts: ExtractOptions, singularize, memo: dict | None 
     found = sorted(phrases + [n for n in nouns if not (opts.drop_nested and n[2] in inside)])
     counts = Counter(item for _, _, item in found)
     return [(item, counts[item]) for item in dict.fromkeys(item for _, _, item in found)]
+
+
+#: how a plural noun ends, and what its singular ends with instead (the longest ending first)
+_PLURAL_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""))
+
+
+def _one_form(words: list[str | None], kinds: list[str]) -> None:
+    """A noun of one document written in one form (the thesis: singular and plural are one
+    item): a plural the singulariser leaves as it is ("quarters": it knows "living quarters")
+    or tags as a singular noun, beside its singular in the same document, becomes that
+    singular.  Only nouns of this document are compared, so no word is changed for a
+    singular it never meets ("news" stays, "new" being an adjective)."""
+    nouns = {w for w, k in zip(words, kinds) if k == "n"}
+    singular_of = {}
+    for w in nouns:
+        for ending, instead in _PLURAL_ENDINGS:
+            if len(w) > len(ending) + 1 and w.endswith(ending) and (one := w[: -len(ending)] + instead) in nouns:
+                singular_of[w] = one
+                break
+    if singular_of:
+        for i, w in enumerate(words):
+            if kinds[i] == "n" and w in singular_of:
+                words[i] = singular_of[w]
 
 
 def query_item(text: str) -> str | None:
