@@ -51,7 +51,9 @@ def wait_paused(proc: subprocess.Popen, marker: Path, timeout: float = 60, meanw
     drain a terminal)."""
     deadline = time.monotonic() + timeout
     while not marker.is_dir():
-        assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its pause point"
+        if proc.poll() is not None:
+            err = proc.stderr.read() if proc.stderr is not None else ""
+            raise AssertionError(f"the run ended (exit {proc.returncode}) before its pause point: {err!s}")
         assert time.monotonic() < deadline, f"no pause point reached in {timeout} s"
         if meanwhile is not None:
             meanwhile()
