@@ -67,9 +67,11 @@ SELF = "self"
 CHANCE_AUC = 0.53
 CHANCE_ERROR_RATIO = 0.95
 
-#: exchangeable classes: bands of prior, and the largest class cut from a band's profile chain
-DEFAULT_BANDS = 16
-DEFAULT_CLASS_SIZE = 8
+#: exchangeable classes: bands of prior, and the largest class cut from a band's profile chain (measured on
+#: the MEPS half, docs/anonymize.md: narrow bands do most; cutting them along the profile made the
+#: strongest attacker's AUC within table worse, so only a band wider than 64 items is cut)
+DEFAULT_BANDS = 64
+DEFAULT_CLASS_SIZE = 64
 #: attack-in-the-loop rounds at most, and the mean within-row z-score that marks a member separated
 DEFAULT_ROUNDS = 10
 SEPARATED = 0.75
@@ -106,6 +108,10 @@ class AttackFigures:
     correct: int
     added: int
     command: str
+    #: the most any table of the side-by-side knowledge attack takes back while beating chance (error
+    #: ratio < 1): its table, recall, precision and error ratio (None: none beats chance) -- the
+    #: strongest attack's recall is its chosen table's, and the prior's alone may take back more
+    most_taken: dict | None = None
 
     @property
     def at_chance(self) -> bool:
@@ -118,7 +124,8 @@ class AttackFigures:
                 "precision": json_float(self.precision), "recall": json_float(self.recall),
                 "error_ratio": json_float(self.error_ratio), "auc_within_table": json_float(self.auc_within_table),
                 "intervals": self.intervals, "eliminated": self.eliminated, "correct": self.correct,
-                "added": self.added, "at_chance": self.at_chance, "command": self.command}
+                "added": self.added, "at_chance": self.at_chance, "most_taken": self.most_taken,
+                "command": self.command}
 
 
 @dataclass
@@ -175,8 +182,8 @@ class HardenReport(Report):
         return (f"not at chance: the strongest attack ({worst.knowledge} knowledge) has AUC within table "
                 f"{_fmt(worst.auc_within_table, 3)} and error ratio {_fmt(worst.error_ratio)} (chance: AUC <= "
                 f"{CHANCE_AUC}, error ratio >= {CHANCE_ERROR_RATIO}) and takes back {_pct(worst.recall)} of the added "
-                f"items; on the plain release {_fmt(base.auc_within_table, 3)}, {_fmt(base.error_ratio)}, "
-                f"{_pct(base.recall)}{cost}")
+                f"items{_more(worst)}; on the plain release {_fmt(base.auc_within_table, 3)}, "
+                f"{_fmt(base.error_ratio)}, {_pct(base.recall)}{cost}")
 
     def payload(self) -> dict:
         return {"family": self.family, "params": self.params, "knowledge": self.knowledge,
@@ -186,6 +193,15 @@ class HardenReport(Report):
                 "hardened": self.hardened.to_json(), "plain": self.plain.to_json(), "method": self.method,
                 "rounds": self.rounds, "utility_constraints": self.utility_constraints,
                 "not_modelled": list(self.not_modelled), "seconds": json_float(self.seconds, 3)}
+
+
+def _more(a: AttackFigures) -> str:
+    """The side-by-side table that takes back more than the strongest attack's chosen one, in words."""
+    mt = a.most_taken
+    if not mt or a.recall is None or mt["recall"] <= a.recall:
+        return ""
+    return (f" (its {mt['knowledge_table']} table alone takes back {_pct(mt['recall'])} at error ratio "
+            f"{_fmt(mt['error_ratio'])})")
 
 
 def _fmt(v, digits: int = 2) -> str:
@@ -282,21 +298,7 @@ def regroup(classes: list[list[str]], user_of: dict[str, int], groups: list[dict
     the class of the same user constraint whose generalised members' mean level is closest to its
     own, when that is closer than its own class's; a class is never left with fewer than two
     items.  Returns the classes and the moves."""
-    level: dict[str, float] = {}
-    z_of: dict[str, float] = {}
-    for g in groups:
-        t = np.array(g["table"], dtype=np.float64)
-        if t.size == 0 or t.shape[1] < 2:
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"), _quiet():
-            mu = np.nanmean(t, axis=1, keepdims=True)
-            sd = np.nanstd(t, axis=1, keepdims=True)
-            z = np.where(sd > 0, (t - mu) / np.where(sd > 0, sd, 1.0), 0.0)
-            mz = np.nanmean(z, axis=0)
-            ml = np.nanmean(t, axis=0)
-        for j, x in enumerate(g["members"]):
-            if np.isfinite(ml[j]):
-                level[x], z_of[x] = float(ml[j]), float(mz[j]) if np.isfinite(mz[j]) else 0.0
+    level, z_of = _levels(groups)
     cls = [list(c) for c in classes]
     where = {x: i for i, c in enumerate(cls) for x in c}
 
@@ -325,6 +327,26 @@ def regroup(classes: list[list[str]], user_of: dict[str, int], groups: list[dict
         moves.append({"item": x, "z": json_float(z_of[x], 3), "level": json_float(level[x], 3),
                       "from_level": json_float(levels[here], 3), "to_level": json_float(levels[best], 3)})
     return [sorted(c) for c in cls if c], moves
+
+
+def _levels(groups: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
+    """Each scored member's mean surprisal in its group's table and its mean within-row z-score."""
+    level: dict[str, float] = {}
+    z_of: dict[str, float] = {}
+    for g in groups:
+        t = np.array(g["table"], dtype=np.float64)
+        if t.size == 0 or t.shape[1] < 2:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"), _quiet():
+            mu = np.nanmean(t, axis=1, keepdims=True)
+            sd = np.nanstd(t, axis=1, keepdims=True)
+            z = np.where(sd > 0, (t - mu) / np.where(sd > 0, sd, 1.0), 0.0)
+            mz = np.nanmean(z, axis=0)
+            ml = np.nanmean(t, axis=0)
+        for j, x in enumerate(g["members"]):
+            if np.isfinite(ml[j]):
+                level[x], z_of[x] = float(ml[j]), float(mz[j]) if np.isfinite(mz[j]) else 0.0
+    return level, z_of
 
 
 class _quiet:
@@ -429,9 +451,16 @@ def _figures(report, knowledge: str, background: str, command: str) -> AttackFig
     keep = {k: iv.get(k) for k in ("precision", "recall", "auc_within_table", "baseline_precision")}
     if iv.get("reason"):
         keep["reason"] = iv["reason"]
+    most = None
+    for table, f in (m.get("knowledge") or {}).items():
+        er = (f.get("baseline") or {}).get("error_ratio")
+        if f.get("recall") is not None and er is not None and er < 1.0 and \
+                (most is None or f["recall"] > most["recall"]):
+            most = {"knowledge_table": table, "recall": f["recall"], "precision": f.get("precision"), "error_ratio": er}
     return AttackFigures(knowledge, background, report.options.method, m.get("precision"), m.get("recall"),
                          (m.get("baseline") or {}).get("error_ratio"), m.get("auc_within_table"), keep,
-                         int(m.get("eliminated") or 0), int(m.get("correct") or 0), int(m.get("added") or 0), command)
+                         int(m.get("eliminated") or 0), int(m.get("correct") or 0), int(m.get("added") or 0), command,
+                         most)
 
 
 def _q(x) -> str:

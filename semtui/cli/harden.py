@@ -174,7 +174,11 @@ def summary(doc, out, side, report) -> str:
         for a in proof.attacks:
             lines.append(f"    knowledge {a.knowledge}: {a.method.upper()} takes back {_pct(a.recall)} at precision "
                          f"{_num(a.precision, 3)}, error ratio {_num(a.error_ratio)}, AUC within table "
-                         f"{_num(a.auc_within_table, 3)}; {a.command}")
+                         f"{_num(a.auc_within_table, 3)}"
+                         + (f" (its {a.most_taken['knowledge_table']} table alone: {_pct(a.most_taken['recall'])} at "
+                            f"error ratio {_num(a.most_taken['error_ratio'])})"
+                            if a.most_taken and a.recall is not None and a.most_taken["recall"] > a.recall else "")
+                         + f"; {a.command}")
     relaxed = doc.utility_constraints.get("relaxed") or []
     if relaxed:
         lines.append(f"  {len(relaxed)} hardening classes relaxed (merged with a neighbour): COAT would have "

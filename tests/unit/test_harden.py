@@ -182,6 +182,8 @@ def test_harden_setgen_on_the_sample(tmp_path):
         a = doc[side]["attacks"][0]
         assert a["command"].startswith("semtui attack setgen ") and "--background" in a["command"]
         assert a["intervals"]["auc_within_table"] is not None and a["error_ratio"] is not None
+        # the most any side-by-side table takes back while beating chance is said beside the chosen table's
+        assert a["most_taken"] is None or a["most_taken"]["error_ratio"] < 1
         assert doc[side]["utility"]["pair_support_error"] is not None
     assert "safe" not in doc["verdict"].replace("unsafe", "")
     assert doc["not_modelled"]
