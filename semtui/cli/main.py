@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -34,7 +35,16 @@ from semtui.cli import (
     score,
     table,
 )
-from semtui.cli.common import emit_json, note_scheduler, options_error, set_color, stdout_closed, stdout_console
+from semtui.cli.common import (
+    PAUSE_ENV,
+    _test_pause,
+    emit_json,
+    note_scheduler,
+    options_error,
+    set_color,
+    stdout_closed,
+    stdout_console,
+)
 from semtui.errors import InputError, Interrupted
 
 
@@ -245,19 +255,50 @@ _no_value_shown_for_flags()
 
 #: the last terminating signal received (SIGINT or SIGTERM), for the exit code
 _received: list[int] = []
+#: set once the command has returned: its outputs are complete, nothing is left to unwind
+_finished: list[bool] = []
+#: seconds a signal's unwinding may take before the process ends anyway (:func:`_watchdog`)
+STOP_GRACE = 15.0
 
 
 def _on_signal(signum, frame) -> None:
     """SIGINT and SIGTERM raise KeyboardInterrupt where the program is, so every temporary
-    file is removed on the way out (the exit code then tells them apart)."""
+    file is removed on the way out (the exit code then tells them apart).  Once the command
+    has returned (its outputs committed) there is nothing to unwind: the process says so and
+    ends at once, wherever it is (flushing stdout, the interpreter's exit handlers): raised
+    there, the KeyboardInterrupt escaped every handler and Python ended by the signal (-2)."""
     _received.append(signum)
+    if _finished:
+        _stopped()
     quiet = sys.modules.get("semtui.runtime.scheduler")
     if quiet is not None:  # Dask's event loop may log the interrupt's effects before its session closes
         quiet.silence_dask()
+    _watchdog()
     if _inside(frame, _unraisable.__code__):  # raised in the hook below, ignored too: it comes again, later
         _send_again(signum)
         return
     raise KeyboardInterrupt
+
+
+_watching: list = []
+#: held by whichever of the main thread and the watchdog ends the process first
+_stopping = threading.Lock()
+
+
+def _watchdog() -> None:
+    """A signal ends the process within STOP_GRACE seconds, however its KeyboardInterrupt fares:
+    swallowed by code that catches every exception, or its unwinding held up (a worker pool
+    waiting on a pipe no one writes), the process still ends as :func:`_stopped` ends it, from
+    a thread of its own, with the partial outputs written so far."""
+    if _watching:
+        return
+
+    def watch() -> None:
+        time.sleep(STOP_GRACE)
+        _stopped(from_thread=True)
+
+    _watching.append(threading.Thread(target=watch, name="semtui-stop-watchdog", daemon=True))
+    _watching[0].start()
 
 
 def _inside(frame, code) -> bool:
@@ -297,11 +338,17 @@ def _send_again(signum: int) -> None:
     threading.Thread(target=later, name="semtui-signal-again", daemon=True).start()
 
 
-def _stopped() -> None:
+def _stopped(from_thread: bool = False) -> None:
     """Interrupted or terminated: every temporary file was removed on the way here; say so
-    and leave at once (no second interrupt can land in the interpreter's shutdown)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
-        signal.signal(sig, signal.SIG_IGN)
+    and leave at once (no second interrupt can land in the interpreter's shutdown).
+    ``from_thread``: the watchdog, whose thread cannot change the handlers (a second signal in
+    the main thread meanwhile calls this too: whichever comes first ends the process)."""
+    if not from_thread:
+        for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
+            signal.signal(sig, signal.SIG_IGN)
+    if not _stopping.acquire(blocking=False):  # the other one is ending the process: it says so
+        while True:
+            time.sleep(1)
     from semtui.fileio import committed, remove_process_scratch
     from semtui.runtime.executor import process_folder, stop_descendants
 
@@ -416,6 +463,7 @@ def _loop_note() -> None:
 
 def _run(argv: list[str] | None) -> None:
     _received.clear()
+    _finished.clear()
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     try:
@@ -433,6 +481,9 @@ def _run(argv: list[str] | None) -> None:
         rc = _command()(args=argv, prog_name="semtui", standalone_mode=False)
         if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130
             raise KeyboardInterrupt
+        _finished.append(True)  # from here a signal ends the process at once (_on_signal)
+        if PAUSE_ENV in os.environ:  # the tests' pause point (cli/common.py) after the command
+            _test_pause("semtui finished")
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()

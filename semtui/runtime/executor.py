@@ -297,7 +297,17 @@ def _kill(pool: ProcessPoolExecutor | None) -> None:
             proc.join(5)
     with contextlib.suppress(Exception):
         pool._result_queue._writer.close()
-    pool.shutdown(wait=True, cancel_futures=True)
+    # the pool's manager thread ends once it has read that end-of-file; should it not (a pipe
+    # still held open elsewhere), the interrupt goes on after KILL_WAIT seconds rather than
+    # waiting for it: every worker is dead, nothing of theirs is left to wait for
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(KILL_WAIT)
+
+
+#: seconds a stopped pool's manager thread is given to end (:func:`_kill`)
+KILL_WAIT = 5.0
 
 
 def run_local(
