@@ -45,6 +45,7 @@ and the faces; it writes nothing (the CLI writes the release, its sidecar and th
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,9 +57,6 @@ from semtui.model import TransactionData
 from semtui.reports import Report, json_float
 
 REPORT_FORMAT = "semtui-harden-report/1"
-
-#: the families ``harden`` builds (disassociation is not built yet: the CLI says so)
-HARDENED_FAMILIES = ("setgen", "km")
 
 #: the knowledge that hardens against the original's own statistics (the informed reference)
 SELF = "self"
@@ -479,9 +477,7 @@ def harden(original: TransactionData, *, family: str, params: dict, knowledge: s
     background spec; ``note``: called with what a face warns about."""
     from semtui.runtime import no_progress
 
-    if family not in HARDENED_FAMILIES:
-        raise InputError(f"harden --family {family} is not built yet (only {', '.join(HARDENED_FAMILIES)})",
-                         option="family")
+    hardening = hardening_of(family)
     progress = progress or no_progress
     started = time.perf_counter()
     progress(0, 1, "reading the knowledge")
@@ -508,17 +504,14 @@ def harden(original: TransactionData, *, family: str, params: dict, knowledge: s
             rep = _attack(rel, original, b, bgfile, int(params["k"]), progress=progress)
             cmd = f"semtui attack setgen {_q(name)} --original {_q(original_path)} --background {_q(bgfile)}"
             attacks.append(_figures(rep, kn, bgfile, cmd))
+            del rep  # a k^m release's report holds large tables: let them go before the next attack
+            gc.collect()
         utility = {**support_errors(original, rel), **_own_utility(fam, original, rel, m)}
-        how = method["command"] if label == "hardened" else fam.command(_plain_params(family, params, name),
-                                                                        original_path, name)
-        if label == "plain" and family == "km":  # as leaf lists: the text the proof attacked
-            how += " --release-format leaves"
+        how = method["command"] if label == "hardened" else hardening.plain_command(params, original_path, name)
         proofs.append(ReleaseProof(label, how, check, attacks, utility))
-    report = HardenReport(family, _params_doc(family, params), knowledge, str(original_path), str(output),
+    report = HardenReport(family, _params_doc(params), knowledge, str(original_path), str(output),
                           proofs[0], proofs[1], method, rounds_doc, ucons, time.perf_counter() - started)
-    if family == "setgen" and made.sidecar is not None:
-        made.sidecar["harden"] = {"report_format": REPORT_FORMAT, "knowledge": knowledge,
-                                  "classes": ucons.get("classes"), "rounds_kept": method.get("rounds_kept")}
+    hardening.mark_sidecar(made, method, ucons, knowledge)
     return Hardened(made, report, hierarchy=hier)
 
 
@@ -543,14 +536,9 @@ def make(original: TransactionData, *, family: str, params: dict, bg, knowledge:
     (``bg``: the knowledge, :func:`load_knowledge`)."""
     from semtui.runtime import no_progress
 
-    if family not in HARDENED_FAMILIES:
-        raise InputError(f"harden --family {family} is not built yet (only {', '.join(HARDENED_FAMILIES)})",
-                         option="family")
-    progress = progress or no_progress
-    if family == "setgen":
-        return Made(*_harden_setgen(original, params, bg, knowledge, original_path, output, rounds, bands, size,
-                                    progress, note))
-    return Made(*_harden_km(original, params, bg, knowledge, original_path, output, hierarchy, progress))
+    return hardening_of(family).make(original, params, bg, knowledge, original_path, output, hierarchy=hierarchy,
+                                     rounds=rounds, bands=bands, size=size, progress=progress or no_progress,
+                                     note=note)
 
 
 def _family(name: str):
@@ -564,14 +552,7 @@ def _plain_name(output) -> str:
     return str(p.with_name(p.stem + ".plain" + (p.suffix or ".txt")))
 
 
-def _plain_params(family: str, params: dict, name: str) -> dict:
-    p = {"utility": "all", "sizes": "3-6", "seed": 1, "algorithm": "aa", **params}
-    if family == "km" and not p.get("hierarchy"):
-        p.update(fanout=p.get("fanout", 5), order="id")
-    return p
-
-
-def _params_doc(family: str, params: dict) -> dict:
+def _params_doc(params: dict) -> dict:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in params.items() if v is not None}
 
 
@@ -646,7 +627,8 @@ def _harden_setgen(original, params, bg, knowledge, original_path, output, round
     method = {"name": "exchangeable classes + attack in the loop", "bands": bands, "class_size": size,
               "rounds": rounds, "rounds_kept": sum(1 for d in rounds_doc[1:] if d["kept"]),
               "separated_z": SEPARATED, "knowledge": knowledge,
-              "command": _harden_command("setgen", p, knowledge, original_path, output, bands, size, rounds)}
+              "command": _harden_command("setgen", SetgenHardening().own_options(p), p["k"], knowledge,
+                                         original_path, output)}
     ucons = {"given": str(p.get("utility", "all")), "honoured": True, "classes": len(best_classes),
              "note": "every class lies inside one utility constraint given: no generalised item crosses one",
              "relaxed": [],
@@ -700,8 +682,8 @@ def _harden_km(original, params, bg, knowledge, original_path, output, hierarchy
               "fanout": fanout if built else None, "knowledge": knowledge,
               "order": "decreasing prior, then a co-occurrence-profile chain within each window of fanout² leaves"
               if built else None, "hierarchy_file": hpath,
-              "command": _harden_command("km", {**p, "fanout": fanout}, knowledge, original_path, output, None, None,
-                                         None)}
+              "command": _harden_command("km", KmHardening().own_options(p), p["k"], knowledge, original_path,
+                                         output)}
     ucons = {"given": None, "honoured": True, "note": "k^m has no utility constraints; the hierarchy is "
              + ("built by harden and written beside the release" if built else "the one given")}
     rounds_doc = [{"round": 0, "note": "k^m: the hierarchy is chosen once; no attack-in-the-loop regrouping"}]
@@ -719,23 +701,115 @@ def _id_key(x: str):
         return (1, 0, x)
 
 
-def _harden_command(family, p, knowledge, original_path, output, bands, size, rounds) -> str:
-    """The ``semtui harden`` command that makes this release."""
-    bits = [f"semtui harden {_q(original_path)} --family {family} -k {p['k']}"]
-    if family == "setgen":
-        if p.get("privacy"):
-            bits.append(f"--privacy {_q(p['privacy'])}")
-        else:
-            bits.append(f"--random-privacy {p['random_privacy']} --sizes {p.get('sizes', '3-6')} --seed {p.get('seed', 0)}")
-        if str(p.get("utility", "all")) != "all":
-            bits.append(f"--utility {_q(p['utility'])}")
-    else:
-        bits.append(f"-m {p['m']}")
-        if p.get("hierarchy"):
-            bits.append(f"--hierarchy {_q(p['hierarchy'])}")
-        if p.get("algorithm", "aa") != "aa":
-            bits.append(f"--algorithm {p['algorithm']}")
+def _harden_command(family: str, own: list[str], k, knowledge, original_path, output) -> str:
+    """The ``semtui harden`` command that makes this release (``own``: the family's options, given)."""
+    bits = [f"semtui harden {_q(original_path)} --family {family} -k {k}", *own]
     if knowledge != SELF:
         bits.append(f"--knowledge {_q(knowledge)}")
     bits.append(f"-o {_q(output)}")
     return " ".join(bits)
+
+
+# --------------------------------------------------------------------------- what differs by family
+class SetgenHardening:
+    """Set generalisation: COAT within exchangeable classes, attack in the loop."""
+
+    name = "setgen"
+    #: the options of ``semtui harden`` that belong to this family
+    options = ("--privacy", "--random-privacy", "--sizes", "--seed", "--utility")
+
+    def make(self, original, params, bg, knowledge, original_path, output, *, hierarchy=None, rounds, bands, size,
+             progress, note) -> Made:
+        return Made(*_harden_setgen(original, params, bg, knowledge, original_path, output, rounds, bands, size,
+                                    progress, note))
+
+    def own_options(self, p: dict) -> list[str]:
+        out = [f"--privacy {_q(p['privacy'])}"] if p.get("privacy") else \
+            [f"--random-privacy {p['random_privacy']} --sizes {p.get('sizes', '3-6')} --seed {p.get('seed', 0)}"]
+        if str(p.get("utility", "all")) != "all":
+            out.append(f"--utility {_q(p['utility'])}")
+        return out
+
+    def plain_command(self, params: dict, original_path, name: str) -> str:
+        p = {"utility": "all", "sizes": "3-6", "seed": 0, "unmarked": False, **params}
+        return _family(self.name).command(p, original_path, name)
+
+    def mark_sidecar(self, made, method: dict, ucons: dict, knowledge: str) -> None:
+        made.sidecar["harden"] = {"report_format": REPORT_FORMAT, "knowledge": knowledge,
+                                  "classes": ucons.get("classes"), "rounds_kept": method.get("rounds_kept")}
+
+    def built_hierarchy(self, output, hierarchy) -> Path | None:
+        return None
+
+    def outputs(self, done: Hardened, *, output, sidecar, hierarchy_path, knowledge) -> list[tuple]:
+        """What the CLI writes, as ``anonymize setgen`` does: the release and its private sidecar
+        (it names the privacy constraints: 0600)."""
+        from semtui.formats.text import dump_setgen
+
+        made = done.made
+        return [(output, lambda fh: dump_setgen(made.released, fh, output), False), (sidecar, made.sidecar, True)]
+
+
+class KmHardening:
+    """k^m: a hierarchy of exchangeable siblings, then the same k^m anonymiser."""
+
+    name = "km"
+    options = ("-m", "--hierarchy", "--algorithm")
+
+    def make(self, original, params, bg, knowledge, original_path, output, *, hierarchy=None, rounds, bands, size,
+             progress, note) -> Made:
+        return Made(*_harden_km(original, params, bg, knowledge, original_path, output, hierarchy, progress))
+
+    def own_options(self, p: dict) -> list[str]:
+        out = [f"-m {p['m']}"]
+        if p.get("hierarchy"):
+            out.append(f"--hierarchy {_q(p['hierarchy'])}")
+        if p.get("algorithm", "aa") != "aa":
+            out.append(f"--algorithm {p['algorithm']}")
+        return out
+
+    def plain_command(self, params: dict, original_path, name: str) -> str:
+        p = {"algorithm": "aa", **params}
+        if not p.get("hierarchy"):  # the plain anonymiser's hierarchy: hierarchy build's default order
+            p.update(fanout=p.get("fanout", 5), order="id")
+        # as leaf lists: the text the proof attacked
+        return _family(self.name).command(p, original_path, name) + " --release-format leaves"
+
+    def mark_sidecar(self, made, method: dict, ucons: dict, knowledge: str) -> None:
+        return None  # the k^m report is written by the face (outputs), which marks it
+
+    def built_hierarchy(self, output, hierarchy) -> Path | None:
+        """Where a hierarchy harden builds is written (None: one was given)."""
+        return Path(_hierarchy_path(output)) if hierarchy is None else None
+
+    def outputs(self, done: Hardened, *, output, sidecar, hierarchy_path, knowledge) -> list[tuple]:
+        """What the CLI writes, as ``anonymize km --release-format leaves`` does: the release as leaf
+        lists (the text the proof attacked), its report (the sidecar), and a built hierarchy."""
+        from semtui.formats.hierarchy import dump_hierarchy
+
+        fam, made = _family(self.name), done.made
+        built = done.hierarchy is not None
+        side_doc = fam.report(made, hierarchy_path=hierarchy_path, written="leaves", output=output)
+        side_doc["harden"] = {"report_format": REPORT_FORMAT, "knowledge": knowledge, "hierarchy_built": built}
+        out = [(output, fam.writer(made, side_doc, "leaves", output)), (sidecar, side_doc)]
+        if built:
+            out.append((hierarchy_path, lambda fh: dump_hierarchy(done.hierarchy, fh, hierarchy_path)))
+        return out
+
+
+#: the families harden builds, by name (disassociation is not built yet: :data:`NOT_BUILT`)
+HARDENINGS = {h.name: h for h in (SetgenHardening(), KmHardening())}
+HARDENED_FAMILIES = tuple(HARDENINGS)
+NOT_BUILT = {"disassoc": "disassoc is not built yet: hardening disassociation (REFINE made safe, issue 37) is to come; "
+                         "harden builds setgen and km"}
+
+
+def hardening_of(family: str):
+    """The family's hardening; a family harden does not build is refused in one line."""
+    if family in NOT_BUILT:
+        raise InputError(NOT_BUILT[family], option="family")
+    try:
+        return HARDENINGS[family]
+    except KeyError:
+        raise InputError(f"unknown --family {family!r} (choose from {', '.join(HARDENINGS)})",
+                         option="family") from None

@@ -45,42 +45,36 @@ def harden(
     from semtui import formats
     from semtui.cli.common import StderrProgress, default_sidecar, echo, warn, write_outputs
     from semtui.fileio import check_outputs, is_stdout
-    from semtui.harden import HARDENED_FAMILIES, SELF
+    from semtui.harden import SELF, hardening_of
 
-    if family == "disassoc":
-        raise InputError("harden --family disassoc is not built yet (issue 37: disassociation with REFINE made "
-                         "safe is to come); harden builds setgen and km", option="family")
-    if family not in HARDENED_FAMILIES:
-        raise InputError(f"unknown --family {family!r} (choose from {', '.join(HARDENED_FAMILIES)})")
+    hardening = hardening_of(family)  # a family harden does not build (disassoc) is said in one line
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
     if is_stdout(out):
         raise InputError("-o - : harden writes a release and its sidecar beside it: give a file name")
-    setgen_only = {"--privacy": privacy is not None, "--random-privacy": random_n is not None,
-                   "--utility": utility != "all", "--sizes": sizes != "3-6", "--seed": seed != 0}
-    km_only = {"-m": m is not None, "--hierarchy": hierarchy is not None, "--algorithm": algorithm != "aa"}
-    params: dict
-    if family == "setgen":
-        wrong = [o for o, given in km_only.items() if given]
-        if wrong:
-            raise InputError(f"{wrong[0]} is k^m's: it does not go with --family setgen")
+    given = {"--privacy": privacy is not None, "--random-privacy": random_n is not None, "--utility": utility != "all",
+             "--sizes": sizes != "3-6", "--seed": seed != 0, "-m": m is not None, "--hierarchy": hierarchy is not None,
+             "--algorithm": algorithm != "aa"}
+    wrong = [o for o, g in given.items() if g and o not in hardening.options]
+    if wrong:
+        whose = "k^m's" if wrong[0] in ("-m", "--hierarchy", "--algorithm") else "set generalisation's"
+        raise InputError(f"{wrong[0]} is {whose}: it does not go with --family {family}")
+    if "--privacy" in hardening.options:  # set generalisation: its constraints, as anonymize setgen takes them
         if (privacy is None) == (random_n is None):
             raise InputError("give exactly one of --privacy FILE or --random-privacy N")
         if privacy is not None and (sizes != "3-6" or seed != 0):
             raise InputError("--sizes and --seed only apply to --random-privacy")
         if random_n is not None and random_n < 1:
             raise InputError(f"--random-privacy must be at least 1 (got {random_n})")
-        from semtui.anonymize.setgen import parse_sizes
+        from semtui.anonymize.setgen import parse_sizes, utility_files
 
         parse_sizes(sizes)
         params = {"k": k, "privacy": privacy, "random_privacy": random_n, "sizes": sizes, "seed": seed,
                   "utility": utility}
-    else:
-        wrong = [o for o, given in setgen_only.items() if given]
-        if wrong:
-            raise InputError(f"{wrong[0]} is set generalisation's: it does not go with --family km")
+        reads = {"--utility": utility_files(utility)}
+    else:  # k^m
         if m is None:
-            raise InputError("--family km needs -m")
+            raise InputError(f"--family {family} needs -m")
         if m < 1:
             raise InputError(f"-m must be at least 1 (got {m})")
         from semtui.anonymize.hierarchy import ALGORITHMS
@@ -88,6 +82,7 @@ def harden(
         if algorithm not in ALGORITHMS:
             raise InputError(f"unknown --algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
         params = {"k": k, "m": m, "algorithm": algorithm, "hierarchy": hierarchy}
+        reads = {}
     knowledge = str(knowledge).strip()
     if not knowledge:
         raise InputError("--knowledge is empty (give self, or a background FILE)")
@@ -95,59 +90,29 @@ def harden(
         raise InputError("--knowledge: a frequency list has no co-occurrence to harden against; give self or "
                          "transactions of a similar population")
     side = default_sidecar(out, "--report")
-    outputs = {"-o": out, "sidecar": side}
-    from semtui.harden import _hierarchy_path
-
-    built_hierarchy = Path(_hierarchy_path(out)) if family == "km" and hierarchy is None else None
-    if built_hierarchy is not None:
-        outputs["hierarchy"] = built_hierarchy
-    if report is not None:
-        outputs["--report"] = report
-    inputs = {"ORIG": orig, "--privacy": privacy, "--hierarchy": hierarchy}
+    built = hardening.built_hierarchy(out, hierarchy)
+    outputs = {"-o": out, "sidecar": side, "hierarchy": built, "--report": report}
+    inputs = {"ORIG": orig, "--privacy": privacy, "--hierarchy": hierarchy, **reads}
     if knowledge != SELF:
         from semtui.attacks.background import background_files
 
         inputs["--knowledge"] = (background_files(knowledge) or [None])[0]
-    if family == "setgen":
-        from semtui.anonymize.setgen import utility_files
-
-        inputs["--utility"] = utility_files(utility)
-    check_outputs(outputs, {a: b for a, b in inputs.items() if b is not None},
+    check_outputs({a: b for a, b in outputs.items() if b is not None}, {a: b for a, b in inputs.items() if b is not None},
                   stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig, format)
-    given = None
+    given_h = None
     if hierarchy is not None:
         from semtui.formats.hierarchy import read_hierarchy
 
-        given = read_hierarchy(hierarchy)
+        given_h = read_hierarchy(hierarchy)
     from semtui.harden import harden as run_harden
 
     with StderrProgress("hardening") as progress:
         done = run_harden(data, family=family, params=params, knowledge=knowledge, original_path=orig, output=out,
-                          hierarchy=given, progress=progress, note=warn)
-    made, doc = done.made, done.report
-    writes: list[tuple] = []
-    fam_name = family
-    from semtui.families import FAMILIES
-
-    fam = FAMILIES[fam_name]
-    if family == "setgen":
-        from semtui.formats.text import dump_setgen
-
-        # as anonymize setgen: the sidecar names the privacy constraints, so it is private (0600)
-        writes += [(out, lambda fh: dump_setgen(made.released, fh, out), False), (side, made.sidecar, True)]
-    else:
-        from semtui.formats.hierarchy import dump_hierarchy
-
-        hpath = hierarchy if hierarchy is not None else built_hierarchy
-        # as leaf lists (set-generalised text, anonymize km --release-format leaves): the text the proof attacked
-        written = "leaves"
-        side_doc = fam.report(made, hierarchy_path=hpath, written=written, output=out)
-        side_doc["harden"] = {"report_format": doc.FORMAT, "knowledge": knowledge,
-                              "hierarchy_built": hierarchy is None}
-        writes += [(out, fam.writer(made, side_doc, written, out)), (side, side_doc)]
-        if built_hierarchy is not None:
-            writes.append((built_hierarchy, lambda fh: dump_hierarchy(done.hierarchy, fh, built_hierarchy)))
+                          hierarchy=given_h, progress=progress, note=warn)
+    doc = done.report
+    writes = hardening.outputs(done, output=out, sidecar=side, hierarchy_path=hierarchy if hierarchy is not None
+                               else built, knowledge=knowledge)
     if report is not None:
         writes.append((report, doc, True))  # scored against the original: private
     write_outputs(writes)
@@ -162,7 +127,7 @@ def harden(
 def summary(doc, out, side, report) -> str:
     """The human summary: the verdict, then each release's strongest attacks and utility."""
     lines = [f"{out}: hardened {doc.family} release ({doc.method['name']}), k={doc.params['k']}"
-             + (f", m={doc.params['m']}" if doc.family == 'km' else "")
+             + (f", m={doc.params['m']}" if "m" in doc.params else "")
              + f"; sidecar {side}" + (f"; report {report}" if report is not None else ""),
              f"  {doc.verdict()}"]
     for proof in (doc.hardened, doc.plain):
