@@ -7,6 +7,7 @@ exit codes (semtui/cli/exitcodes.py, docs/cli.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -257,8 +258,9 @@ _no_value_shown_for_flags()
 _received: list[int] = []
 #: set once the command has returned: its outputs are complete, nothing is left to unwind
 _finished: list[bool] = []
-#: seconds a signal's unwinding may take before the process ends anyway (:func:`_watchdog`)
-STOP_GRACE = 15.0
+#: seconds a signal's unwinding may take before it is sent again, and again before the process
+#: ends anyway (:func:`_watchdog`)
+STOP_GRACE = 5.0
 
 
 def _on_signal(signum, frame) -> None:
@@ -286,14 +288,19 @@ _stopping = threading.Lock()
 
 
 def _watchdog() -> None:
-    """A signal ends the process within STOP_GRACE seconds, however its KeyboardInterrupt fares:
-    swallowed by code that catches every exception, or its unwinding held up (a worker pool
-    waiting on a pipe no one writes), the process still ends as :func:`_stopped` ends it, from
-    a thread of its own, with the partial outputs written so far."""
+    """A signal ends the process within 2 x STOP_GRACE seconds, however its KeyboardInterrupt
+    fares.  Swallowed by code that catches every exception, or its unwinding held up (a worker
+    pool waiting on a pipe no one writes: a run went on 121 s until a second SIGTERM), the
+    signal is sent again after STOP_GRACE seconds, as that user did (its interrupt unwinds from
+    wherever the run is then, temporary files removed); should that not end it either, the
+    process ends as :func:`_stopped` ends it, from this thread, with what was committed."""
     if _watching:
         return
 
     def watch() -> None:
+        time.sleep(STOP_GRACE)
+        with contextlib.suppress(OSError):
+            os.kill(os.getpid(), _received[-1] if _received else signal.SIGTERM)
         time.sleep(STOP_GRACE)
         _stopped(from_thread=True)
 

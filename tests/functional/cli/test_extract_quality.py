@@ -11,7 +11,7 @@ from conftest import run_cli
 
 pytest.importorskip("textblob")
 
-from semtui.extract import STOP_WORDS  # noqa: E402
+from semtui.extract import STOP_WORDS
 
 
 def plural_pairs(items: list[str]) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from conftest import REPO, SAMPLES
 
 pytest.importorskip("distributed")
 
-from semtui.runtime.executor import available_cores  # noqa: E402
+from semtui.runtime.executor import available_cores
 
 #: a local cluster asking for one worker more than the cores
 OVER = f"local:{available_cores() + 1}"
