@@ -260,7 +260,7 @@ _received: list[int] = []
 _finished: list[bool] = []
 #: seconds a signal's unwinding may take before it is sent again, and again before the process
 #: ends anyway (:func:`_watchdog`)
-STOP_GRACE = 5.0
+STOP_GRACE = 10.0
 
 
 def _on_signal(signum, frame) -> None:
