@@ -320,8 +320,10 @@ class DistanceView(Vertical):
         avail = room - ctx_min - 1 - n
         # a member column as wide as its name: when they do not all fit, the short names stay whole
         # and the long ones share what is left (text.share_room), never under a cell's width
-        names = share_room([max(width, len(m)) for m in members], avail, [width] * len(members),
-                           spread=False)
+        wanted = [max(width, len(m)) for m in members]
+        if self.narrow:  # a narrow table (80 columns, side by side): what short names leave goes to the context
+            avail = min(avail, sum(min(w, max(width, avail // n)) for w in wanted))
+        names = share_room(wanted, avail, [width] * len(members), spread=False)
         ctx_label = "context" if self.compact else "transaction: context"
         columns = [Column("ctx", ctx_label, None, min_width=ctx_min)]
         columns += [Column(f"m{j}", m, w, "right") for j, (m, w) in enumerate(zip(members, names))]

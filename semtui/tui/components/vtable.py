@@ -285,7 +285,9 @@ class VirtualTable(ScrollView, can_focus=True):
             w = widths[c]
             if x + w > total:
                 room = total - x
-                if self.columns[c].justify == "left" and room >= 4:
+                # a text column is cut by the border when a few characters fit -- not while the
+                # cursor row is drawn whole (z): a wrap that narrow would fold its words
+                if self.columns[c].justify == "left" and room >= 4 and not (self.wrap and out):
                     out.append((c, room))
                     x = total + 1
                 dropped = True
@@ -346,8 +348,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 left = self.first_col > self.pinned
                 right = bool(layout) and (layout[-1][0] < len(self.columns) - 1
                                           or layout[-1][1] < self._widths(width)[layout[-1][0]])
-                line = Text("↔" if left and right else "←" if left else "→" if right else " ",
-                            style="bold", no_wrap=True, end="")
+                line = Text(" ", no_wrap=True, end="")
+                if left or right:
+                    line = Text("↔" if left and right else "←" if left else "→", style="bold", no_wrap=True, end="")
                 for k, (i, c) in enumerate(layout):
                     if k:
                         line.append(" ")
