@@ -16,20 +16,19 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import REPO, SHARED_DATA, machine, meps_halves, run_measured
+from _util import SHARED_DATA, env_for, machine, meps_halves, run_measured
+from _util import semtui as run_semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
 
 def semtui(*args: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env, check=True)
+    run_semtui(*args, env=env_for())
 
 
 def main() -> None:

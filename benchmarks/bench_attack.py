@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-from _util import REPO, machine, run_measured
+from _util import REPO, machine, run_measured, semtui
 
 METHODS = ["mda", "tba", "wba", "gba", "rba", "ra"]
 
@@ -36,7 +35,7 @@ def main() -> None:
                 args = ["attack", "setgen", str(release), "--original", str(original), "--method", method,
                         "--json", *(["--seed", "1"] if method == "ra" else [])]
                 secs, mb = run_measured(args, repeat=1)
-                out = subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, check=True)
+                out = semtui(*args)
                 groups = json.loads(out.stdout)["summary"]["groups"]
                 print(f"| {release.name} ({groups} groups) | {method} | embedding | {secs:.2f} | {mb:.0f} |")
 

@@ -13,15 +13,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from _util import SHARED_DATA, best, machine
+from _util import SHARED_DATA, best, machine, semtui
 
 
 def make(args: list) -> None:
-    subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], check=True, capture_output=True)
+    semtui(*args)
 
 
 

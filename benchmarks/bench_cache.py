@@ -1,14 +1,14 @@
 """Is the persistent score cache ever slower than recomputing?  (issue 10, item 5)
 
 The MED Medline abstracts: the odd abstracts become an ``ngd:`` index, the content words of
-the even ones (as benchmarks/attack_experiment.py makes them) are the terms.  Times the full
+the even ones (as benchmarks/_data.py's med_transactions makes them) are the terms.  Times the full
 term x term NGD matrix with no cache, with a cold cache (compute + store) and a warm one
 (every pair found), then ten runs on overlapping halves of the terms (as attacks of different
 releases of the same data ask), and prints the cache's size against its bound.
 
 Then the whole command, as issue 19 (class 8) measured it: ``semtui attack setgen`` with TBA and
 ``ngd:`` (the odd abstracts) on the MED k=3 release (the even abstracts generalised as
-``attack_experiment.py`` does: 200 random constraints of 2-4 items), with no cache
+``_data.anonymised`` does: 200 random constraints of 2-4 items), with no cache
 (``--no-cache``), filling a fresh cache, and with the warm cache.  Fresh processes, the three
 interleaved in every round (the order rotating), best of the rounds, wall and CPU time, and the
 ratio filling / no cache of each round: the machine may be loaded, and the load is printed.
@@ -24,14 +24,13 @@ import datetime
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _util import REPO, machine
-from attack_experiment import MED, anonymised, med_transactions
+from _data import MED, anonymised, med_transactions
+from _util import REPO, env_for, machine, run_once
 
 from semtui.measures.cache import CachedMeasure, ScoreCache, flush
 from semtui.measures.ngd import NGDIndexMeasure
@@ -43,26 +42,16 @@ def timed(f):
     return out, time.perf_counter() - t0
 
 
-_TIMED = (
-    "import resource, subprocess, sys, time\n"
-    "t0 = time.perf_counter()\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(time.perf_counter() - t0, u.ru_utime + u.ru_stime)\n"
-)
-
-
 def timed_command(args: list[str], cache_dir: Path | None, code: Path = REPO) -> tuple[float, float]:
     """Wall and CPU seconds (user + system, the background writer included) of a fresh
     ``python -m semtui ARGS`` (semtui from ``code``); ``cache_dir`` None: ``--no-cache``."""
-    env = dict(os.environ, PYTHONPATH=str(code))
+    env = env_for(code)
     if cache_dir is None:
         args = [*args, "--no-cache"]
     else:
         env["SEMTUI_CACHE_DIR"] = str(cache_dir)
-    out = subprocess.run([sys.executable, "-c", _TIMED, sys.executable, "-m", "semtui", *args],
-                         env=env, capture_output=True, text=True, check=True).stdout.split()
-    return float(out[0]), float(out[1])
+    run = run_once(*args, env=env)
+    return run.wall, run.cpu
 
 
 def command_rounds(work: Path, rounds: int, before: Path | None = None) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
 import tempfile
 import threading
@@ -29,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, machine, semtui
 
 from semtui import formats
 from semtui.attacks.background import load_background
@@ -42,11 +41,8 @@ MEPS = (SHARED_DATA if SHARED_DATA.exists() else Path("/work/shared/data")) / "m
 def build_release(work: Path) -> Path:
     """The release of the issue: ``hierarchy build --fanout 5`` then ``anonymize km -k 5 -m 2``."""
     h, out = work / "h.txt", work / "meps-km.txt"
-    run = [sys.executable, "-m", "semtui"]
-    subprocess.run([*run, "hierarchy", "build", str(MEPS), "--fanout", "5", "-o", str(h)], check=True,
-                   capture_output=True)
-    subprocess.run([*run, "anonymize", "km", str(MEPS), "-k", "5", "-m", "2", "--hierarchy", str(h), "-o", str(out)],
-                   check=True, capture_output=True)
+    semtui("hierarchy", "build", MEPS, "--fanout", "5", "-o", h)
+    semtui("anonymize", "km", MEPS, "-k", "5", "-m", "2", "--hierarchy", h, "-o", out)
     return out
 
 

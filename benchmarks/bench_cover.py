@@ -16,12 +16,10 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, machine, semtui
 
 #: the shared data (SEMTUI_SHARED_DATA overrides, e.g. from a git worktree)
 SHARED = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
@@ -34,8 +32,8 @@ def cover(release: Path, attacker: str, original: Path, repeat: int) -> tuple[fl
     best, doc = float("inf"), None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "semtui", "cover", str(release), "--attacker", attacker,
-                            "--original", str(original), "--seed", "1", "--json"], capture_output=True, text=True)
+        r = semtui("cover", release, "--attacker", attacker, "--original", original, "--seed", "1", "--json",
+                   check=False)
         best = min(best, time.perf_counter() - t0)
         if r.returncode not in (0, 1):
             raise SystemExit(r.stderr)
@@ -60,9 +58,7 @@ def main() -> None:
         for n in sizes:
             release = args.work / f"{path.stem}-k3-m2-n{n}.json"
             if not release.exists():
-                subprocess.run([sys.executable, "-m", "semtui", "anonymize", "disassoc", str(path), "-k", "3", "-m", "2",
-                                "--max-cluster-size", str(n), "-o", str(release)], check=True,
-                               stdout=subprocess.DEVNULL)
+                semtui("anonymize", "disassoc", path, "-k", "3", "-m", "2", "--max-cluster-size", n, "-o", release)
             for attacker in ATTACKERS:
                 seconds, doc = cover(release, attacker, path, args.repeat if attacker == "strong" else 1)
                 s = doc["summary"]

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import datetime
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, machine, measured
 
 #: ../shared/data beside the repository, or SEMTUI_SHARED_DATA (e.g. from a git worktree)
 SHARED_DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
@@ -24,25 +23,10 @@ SHARED_DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
 FILES = ("bms-webview-1.dat", "bms-webview-2.dat", "meps2005-conditions.txt")
 
 
-_WRAPPER = (
-    "import resource, subprocess, sys, time\n"
-    "t0 = time.perf_counter()\n"
-    "rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode\n"
-    "if rc not in (0, int(sys.argv[1])): sys.exit(rc)\n"
-    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(time.perf_counter() - t0, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
-)
-
-
 def measure(args: list[str], repeat: int, ok_exit: int) -> tuple[float, float, float]:
     """Best wall time, best CPU time (user + system: what the run costs whatever the machine's
     load) and peak RSS of fresh ``python -m semtui ARGS`` processes.  Exit 0 (or ``ok_exit``)."""
-    wall, cpu, peak = float("inf"), float("inf"), 0.0
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", _WRAPPER, str(ok_exit), sys.executable, "-m", "semtui", *args],
-                             check=True, capture_output=True, text=True).stdout.split()
-        wall, cpu, peak = min(wall, float(out[0])), min(cpu, float(out[1])), max(peak, int(out[2]) / 1024)
-    return wall, cpu, peak
+    return measured(args, repeat, ok_exit=(0, ok_exit))
 
 
 def row(label: str, args: list[str], repeat: int = 3, ok_exit: int = 0) -> None:

@@ -27,14 +27,13 @@ import argparse
 import datetime
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, machine, semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
@@ -76,15 +75,14 @@ def build(work: Path, times: int, refine: bool, resampled: bool = False) -> tupl
     tag = "" if refine else "-norefine"
     rel, key = work / f"{stem}{tag}.json", work / f"{stem}{tag}.key.json"
     if not rel.exists() or not key.exists():
-        subprocess.run([sys.executable, "-m", "semtui", "anonymize", "disassoc", str(orig), "-k", "5", "-m", "2",
-                        "--max-cluster-size", "30", "-o", str(rel), "--key", str(key)]
-                       + ([] if refine else ["--no-refine"]), check=True, stdout=subprocess.DEVNULL)
+        semtui("anonymize", "disassoc", orig, "-k", "5", "-m", "2", "--max-cluster-size", "30", "-o", rel,
+               "--key", key, *([] if refine else ["--no-refine"]))
     return orig, rel, key
 
 
 def timed(args: list[str]) -> tuple[float, float]:
     """(seconds, peak RSS MB) of ``python -m semtui ARGS`` under /usr/bin/time -v."""
-    r = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "semtui", *args], capture_output=True, text=True)
+    r = semtui(*args, wrapper=["/usr/bin/time", "-v"], check=False)
     if r.returncode:
         raise SystemExit(r.stderr[-2000:])
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1)) / 1024

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine, run_measured
+from _util import SHARED_DATA, machine, run_measured, run_once
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
@@ -101,25 +101,10 @@ def attack_part(rel: Path, work: Path, rounds: int) -> None:
     print()
 
 
-_CPU_WRAPPER = (
-    "import resource, subprocess, sys, time\n"
-    "t0 = time.perf_counter()\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-    "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(time.perf_counter() - t0, r.ru_utime + r.ru_stime, r.ru_maxrss)\n"
-)
-
-
 def _timed(args: list[str], repeat: int) -> tuple[float, float, float]:
     """Best wall time and its run's CPU time (s, the process and the children it waited for:
     for a local cluster, a lower bound), and the peak RSS (MB) of ``semtui ARGS``."""
-    import subprocess
-
-    runs = []
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", _CPU_WRAPPER, sys.executable, "-m", "semtui", *args],
-                             check=True, capture_output=True, text=True).stdout.split()
-        runs.append((float(out[0]), float(out[1]), int(out[2]) / 1024))
+    runs = [(r.wall, r.cpu, r.peak_mb) for r in (run_once(*args) for _ in range(repeat))]
     wall, cpu, _ = min(runs)
     return wall, cpu, max(r for _, _, r in runs)
 

@@ -16,13 +16,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _util import module_at, semtui
 
 from semtui.attacks.setgen.eliminate import METHODS, eliminate
 from semtui.attacks.setgen.eliminate.vulnerability import _group_stats
@@ -69,43 +68,6 @@ def naive_gba(D):
             i = int(ccand[j])
         live[i, j] = False
         elims.append((i, j))
-
-
-def module_at(rev: str):
-    """semtui's eliminators as of git revision ``rev``, imported beside today's as the module
-    ``eliminate_before``: the one file ``eliminate.py`` of older revisions, or the package
-    ``eliminate/`` (its modules' imports of one another pointed at the copy)."""
-    import importlib
-    import importlib.util
-
-    repo = str(Path(__file__).resolve().parents[1])
-
-    def show(path: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", "-C", repo, "show", f"{rev}:{path}"], capture_output=True, text=True)
-
-    folder = Path(tempfile.mkdtemp())
-    src = show("semtui/attacks/setgen/eliminate.py")
-    if src.returncode == 0:
-        path = folder / "eliminate_before.py"
-        path.write_text(src.stdout, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location("eliminate_before", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["eliminate_before"] = mod  # dataclasses look their module up
-        spec.loader.exec_module(mod)
-        return mod
-    package = folder / "eliminate_before"
-    package.mkdir()
-    names = subprocess.run(["git", "-C", repo, "ls-tree", "--name-only", f"{rev}:semtui/attacks/setgen/eliminate/"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    for name in (n for n in names if n.endswith(".py")):
-        text = show(f"semtui/attacks/setgen/eliminate/{name}").stdout
-        (package / name).write_text(text.replace("semtui.attacks.setgen.eliminate.", "eliminate_before."),
-                                    encoding="utf-8")
-    sys.path.insert(0, str(folder))
-    try:
-        return importlib.import_module("eliminate_before")
-    finally:
-        sys.path.remove(str(folder))
 
 
 def rows_growth(rev: str) -> None:
@@ -185,16 +147,13 @@ def main() -> None:
         env = dict(os.environ, NO_COLOR="1")
         for m, extra in (("rba", ["--json"]), ("gba", ["--json"]), ("wba", ["--json"]),
                          ("rba", [])):
-            cmd = [sys.executable, "-m", "semtui", "table", "eliminate", str(csv), "-m", m, *extra]
-
-            def run(cmd=cmd):
-                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+            def run(m=m, extra=extra):
+                semtui("table", "eliminate", csv, "-m", m, *extra, env=env)
 
             t, _ = best_of(run, 3)
             label = f"--method {m} {' '.join(extra) or '(rendered table)'}"
             print(f"| {label} | {t:.2f} s |")
-        t, _ = best_of(lambda: subprocess.run([sys.executable, "-m", "semtui", "--help"],
-                                              check=True, stdout=subprocess.DEVNULL), 3)
+        t, _ = best_of(lambda: semtui("--help"), 3)
         print(f"| `semtui --help` (start-up alone) | {t:.2f} s |")
 
 

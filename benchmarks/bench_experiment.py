@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import REPO, SHARED_DATA, machine, meps_halves
+from _util import SHARED_DATA, env_for, machine, meps_halves
+from _util import semtui as run_semtui
 
 SPEC = """original = "meps6k.txt"
 background = "meps6k-bg.txt"
@@ -45,11 +44,11 @@ max_cluster_size = [30]
 
 
 def semtui(*args: str, cache: Path | None = None) -> float:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = env_for()
     if cache is not None:  # a score cache of its own (an empty folder: every score computed)
         env["SEMTUI_CACHE_DIR"] = str(cache)
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env)
+    r = run_semtui(*args, env=env, check=False)
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     return time.perf_counter() - t0

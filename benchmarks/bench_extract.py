@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, env_for, machine, run_once
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,20 +24,13 @@ def measured(args: list[str], repeat: int) -> tuple[float, float, float]:
     """Best wall time, the CPU time (user + system) of that run and the peak RSS (MB) of
     ``python -m semtui ARGS`` as a fresh process (start-up included).  On a shared, loaded
     machine the CPU time is what the command costs; the wall time what a user waited."""
-    import subprocess
-
-    env = dict(os.environ, PYTHONPATH=str(REPO))
     best = (float("inf"), 0.0, 0.0)
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "semtui", *args], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0:
+        run = run_once(*args, env=env_for(), ok_exit=None)
+        if run.returncode != 0:
             raise SystemExit(f"semtui {' '.join(args)} failed")
-        if wall < best[0]:
-            best = (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+        if run.wall < best[0]:
+            best = (run.wall, run.cpu, run.peak_mb)
     return best
 
 MED = SHARED_DATA / "med-medline-abstracts.all"

@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _util import REPO, SHARED_DATA, machine
+from _util import REPO, SHARED_DATA, env_for, machine, semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 LABELS = {"q": "1/4", "h": "1/2", "1": "1x", "4": "4x (synthetic)"}
@@ -43,9 +43,8 @@ LABELS = {"q": "1/4", "h": "1/2", "1": "1x", "4": "4x (synthetic)"}
 
 def cli(pythonpath: Path, *args: str, timeout: float | None = None, extra_env: dict | None = None
         ) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(pythonpath), NO_COLOR="1", **(extra_env or {}))
-    return subprocess.run(["nice", sys.executable, "-m", "semtui", *args], env=env, capture_output=True,
-                          text=True, check=False, timeout=timeout)
+    env = env_for(pythonpath, NO_COLOR="1", **(extra_env or {}))
+    return semtui(*args, env=env, check=False, timeout=timeout, wrapper=["nice"])
 
 
 def releases(work: Path, sizes: list[str]) -> dict[str, tuple[Path, Path]]:

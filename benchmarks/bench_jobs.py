@@ -14,13 +14,12 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _util import SHARED_DATA, machine, run_measured
+from _util import SHARED_DATA, machine, run_measured, semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
@@ -43,7 +42,7 @@ def main() -> int:
     starts = []
     for _ in range(10):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "semtui", "--help"], check=True, capture_output=True)
+        semtui("--help")
         starts.append(time.perf_counter() - t0)
     print(f"semtui --help: best {min(starts):.3f} s, median {sorted(starts)[5]:.3f} s over 10 runs")
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from _util import SHARED_DATA, machine, run_measured
+from _util import SHARED_DATA, env_for, machine, run_measured, run_once, semtui
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,20 +58,9 @@ def first_paint(data: Path, original: Path | None, repeat: int) -> tuple[float, 
     return best, cpu, k
 
 
-_CPU = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-    "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(r.ru_utime + r.ru_stime)\n"
-)
-
-
 def cpu_seconds(args: list[str], repeat: int) -> float:
     """The least CPU time (user + system) of ``python -m semtui ARGS`` over ``repeat`` runs."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return min(float(subprocess.run([sys.executable, "-c", _CPU, sys.executable, "-m", "semtui", *args],
-                                    check=True, capture_output=True, text=True, env=env).stdout)
-               for _ in range(repeat))
+    return min(run_once(*args, env=env_for()).cpu for _ in range(repeat))
 
 
 def main() -> None:
@@ -89,9 +78,8 @@ def main() -> None:
     for fmt in ("nodes", "leaves"):
         out = args.work / f"wv2-k5m2-{fmt}.txt"
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "semtui", "anonymize", "km", str(orig), "--hierarchy", str(hier),
-                        "-k", "5", "-m", "2", "-o", str(out), "--release-format", fmt], check=True,
-                       capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        semtui("anonymize", "km", orig, "--hierarchy", hier, "-k", "5", "-m", "2", "-o", out,
+               "--release-format", fmt, env=env_for())
         t_anon = time.perf_counter() - t0
         info_s, info_mb = run_measured(["info", str(out)], args.repeat)
         info_cpu = cpu_seconds(["info", str(out)], args.repeat)

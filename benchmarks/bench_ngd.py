@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import SHARED_DATA, best, machine
+from _util import SHARED_DATA, best, machine, semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
@@ -79,14 +78,12 @@ def main() -> int:
         release = tmp / "meps-k5.txt"
         one = tmp / "meps1.sqlite"
         build_index([MEPS], one, kind="lines")
-        semtui = [sys.executable, "-m", "semtui"]
-        subprocess.run(semtui + ["anonymize", "setgen", str(MEPS), "-k", "5", "--random-privacy", "500",
-                                 "-o", str(release)], check=True, env=env, stdout=subprocess.DEVNULL)
-        attack = semtui + ["attack", "setgen", str(release), "--original", str(MEPS), "--measure",
-                           f"ngd:{one}", "--method", "rba", "--json"]
+        semtui("anonymize", "setgen", MEPS, "-k", "5", "--random-privacy", "500", "-o", release, env=env)
+        attack = ["attack", "setgen", str(release), "--original", str(MEPS), "--measure",
+                  f"ngd:{one}", "--method", "rba", "--json"]
         for label in ("empty score cache", "warm score cache"):
             t0 = time.perf_counter()
-            out = subprocess.run(attack, check=True, env=env, capture_output=True, text=True)
+            out = semtui(*attack, env=env)
             secs = time.perf_counter() - t0
             groups = json.loads(out.stdout)["summary"]["groups"]
             rows.append((f"semtui attack setgen, RBA, ngd: (MEPS, k=5, {groups} groups), {label}",

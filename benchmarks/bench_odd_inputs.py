@@ -10,29 +10,17 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import REPO, SHARED_DATA, machine
-
-_WRAPPER = (
-    "import resource, subprocess, sys, time\n"
-    "t0 = time.perf_counter()\n"
-    "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
-    "print(r.returncode, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-    "print(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else '')\n"
-)
+from _util import REPO, SHARED_DATA, env_for, machine, run_once, semtui
 
 
 def measure(args: list, cwd: Path) -> tuple[int, float, float, str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "semtui", *map(str, args)],
-                         capture_output=True, text=True, cwd=cwd, env=env).stdout.split("\n", 1)
-    rc, seconds, rss = out[0].split()
-    return int(rc), float(seconds), int(rss) / 1024, out[1].strip()
+    run = run_once(*args, env=env_for(), cwd=cwd, ok_exit=None)
+    return run.returncode, run.wall, run.peak_mb, run.last_error
 
 
 def main() -> None:
@@ -52,8 +40,7 @@ def main() -> None:
             ["anonymize", "km", meps, "--hierarchy", "meps-h.txt", "-k", "5", "-m", "2", "-o", "meps-km.txt"],
             ["hierarchy", "build", bms2, "--fanout", "5", "-o", "bms2-h.txt"]]
     for args in prep:
-        subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], cwd=work, check=True,
-                       env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True)
+        semtui(*args, cwd=work, env=env_for())
     cases = [
         ("check km -m 3, 50 x the same 10,000 items", ["check", "km", "wide.dat", "-k", "2", "-m", "3"]),
         ("check km -m 2, 50 x the same 10,000 items", ["check", "km", "wide.dat", "-k", "2", "-m", "2"]),

@@ -26,8 +26,7 @@ import argparse
 import time
 
 import numpy as np
-from _util import machine
-from bench_eliminate import module_at
+from _util import machine, module_at
 
 
 def capture(release: str, original: str, min_rows: int) -> list[np.ndarray]:

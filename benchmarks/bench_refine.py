@@ -25,14 +25,13 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from _util import REPO, SHARED_DATA, machine
+from _util import SHARED_DATA, env_for, machine, measured, semtui
 
 from semtui import formats
 from semtui.anonymize.disassociation import disassociate
@@ -46,24 +45,6 @@ K, M, N = 5, 2, 30
 FILES = {"BMS-WebView-1": "bms-webview-1.dat", "BMS-WebView-2": "bms-webview-2.dat",
          "MEPS": "meps2005-conditions.txt"}
 
-_WRAPPER = (
-    "import resource, subprocess, sys, time\n"
-    "t0 = time.perf_counter()\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(time.perf_counter() - t0, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
-)
-
-
-def measured(args: list[str], repeat: int = 3) -> tuple[float, float, float]:
-    wall, cpu, peak = float("inf"), float("inf"), 0.0
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "semtui", *args],
-                             check=True, capture_output=True, text=True, env=env).stdout.split()
-        wall, cpu, peak = min(wall, float(out[0])), min(cpu, float(out[1])), max(peak, int(out[2]) / 1024)
-    return wall, cpu, peak
-
 
 def speed() -> None:
     print("## Speed and size: BMS-WebView-2, k=5, m=2, max cluster size 30 (whole process, best of 3)\n")
@@ -75,10 +56,8 @@ def speed() -> None:
             out, key = Path(tmp) / "r.json", Path(tmp) / "r.key.json"
             args = ["anonymize", "disassoc", str(SHARED_DATA / "bms-webview-2.dat"), "-k", str(K), "-m", str(M),
                     "--max-cluster-size", str(N), "-o", str(out), "--key", str(key), *extra]
-            wall, cpu, peak = measured(args)
-            summary = json.loads(subprocess.run([sys.executable, "-m", "semtui", *args, "--json"], check=True,
-                                                capture_output=True, text=True,
-                                                env=dict(os.environ, PYTHONPATH=str(REPO))).stdout)
+            wall, cpu, peak = measured(args, env=env_for())
+            summary = json.loads(semtui(*args, "--json", env=env_for()).stdout)
             shares[label] = summary["associated_share"]
             size = (out.stat().st_size + key.stat().st_size) / 1e6
             print(f"| {label} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | {size:.1f} | {summary['associated_share']:.4f} |",
@@ -146,8 +125,7 @@ def iv(m: dict, key: str, digits: int = 3) -> str:
 
 
 def risk(parts: list[str], jobs: int, releases: tuple = ("two steps", "REFINE")) -> None:
-    sys.path.insert(0, str(Path(__file__).parent))
-    from disassoc_knowledge import NoMeasure
+    from _data import NoMeasure
 
     print(f"## Re-association risk before and after REFINE (first half released, k={K}, m={M}, N={N}; "
           "seed 1, random ties)\n")

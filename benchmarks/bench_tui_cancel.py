@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import REPO, SHARED_DATA, machine
+from _util import REPO, SHARED_DATA, machine, semtui
 
 PROBE = r'''
 import sys, time
@@ -51,9 +51,8 @@ def main(work: Path) -> None:
     lines = (SHARED_DATA / "meps2005-conditions.txt").read_text(encoding="utf-8").splitlines(keepends=True)
     slice_.write_text("".join(lines[:4000]), encoding="utf-8")
     release = work / "meps4k-setgen.txt"
-    subprocess.run([sys.executable, "-m", "semtui", "anonymize", "setgen", str(slice_), "-k", "3",
-                    "--random-privacy", "300", "--seed", "1", "-o", str(release)], check=True, env=env,
-                   capture_output=True)
+    semtui("anonymize", "setgen", slice_, "-k", "3", "--random-privacy", "300", "--seed", "1", "-o", release,
+           env=env)
     cases.append(("MEPS slice (4,000), k 3", release, slice_))
     print(f"machine: {machine()}; {datetime.date.today()}; load {os.getloadavg()}")
     print("| release | run | assessment s | longest gap between progress calls s | where |")

@@ -28,11 +28,10 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-from _util import SHARED_DATA, machine
+from _util import SHARED_DATA, machine, semtui
 
 SHARED = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
 DATASETS = {"bms1": ("BMS-WebView-1", SHARED / "bms-webview-1.dat"),
@@ -112,8 +111,8 @@ def member_order(release: dict, key: dict) -> dict:
 def attack(release: Path, key: Path, original: Path, ties: str) -> dict:
     from semtui.wording import interval  # either interval shape a report holds
 
-    r = subprocess.run([sys.executable, "-m", "semtui", "attack", "disassoc", str(release), "--key", str(key),
-                        "--original", str(original), "--ties", ties, "--json"], capture_output=True, text=True)
+    r = semtui("attack", "disassoc", release, "--key", key, "--original", original, "--ties", ties, "--json",
+               check=False)
     if r.returncode != 0:
         sys.exit(f"attack failed: {r.stderr}")
     doc = json.loads(r.stdout)
@@ -151,9 +150,8 @@ def main() -> None:
         label, path = DATASETS[name]
         for seed in [int(s) for s in a.seeds.split(",")]:
             rel, key = a.work / f"{name}-{seed}.json", a.work / f"{name}-{seed}.key.json"
-            subprocess.run([sys.executable, "-m", "semtui", "anonymize", "disassoc", str(path), "-k", str(a.k),
-                            "-m", str(a.m), "--max-cluster-size", str(a.N), "--seed", str(seed), "-o", str(rel),
-                            "--key", str(key)], check=True, capture_output=True)
+            semtui("anonymize", "disassoc", path, "-k", a.k, "-m", a.m, "--max-cluster-size", a.N, "--seed", seed,
+                   "-o", rel, "--key", key)
             release, k_new = json.loads(rel.read_text()), json.loads(key.read_text())
             k_old = row_order_key(release, k_new)
             old = a.work / f"{name}.rowkey.json"

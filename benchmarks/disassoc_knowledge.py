@@ -29,10 +29,10 @@ import datetime
 import json
 import os
 import re
-import sys
 import time
 from pathlib import Path
 
+from _data import NoMeasure, med_abstracts, med_transactions, split_meps
 from _util import SHARED_DATA, machine
 
 from semtui import formats
@@ -40,23 +40,10 @@ from semtui.anonymize.disassociation import disassociate
 from semtui.attacks.background import Background
 from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 from semtui.measures import open_measure
-from semtui.measures.base import Measure
 from semtui.model import TransactionData
 
 K, M, N = 3, 2, 30
 PAPER = ("aba", "rga", "mra")
-
-
-class NoMeasure(Measure):
-    """RA and NBA score nothing with a measure; this keeps the run from opening one."""
-
-    kind = "similarity"
-    name = "none"
-
-    def _matrix(self, a, b):
-        import numpy as np
-
-        return np.zeros((len(a), len(b)))
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -71,9 +58,6 @@ def iv(m: dict, key: str, digits: int = 3) -> str:
 
 
 def med(work: Path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    from attack_experiment import med_abstracts, med_transactions
-
     even, index = med_transactions(work)
     odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
                                       for number, body in med_abstracts() if number % 2])
@@ -82,9 +66,6 @@ def med(work: Path):
 
 
 def meps(work: Path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    from attack_experiment import split_meps
-
     first, index = split_meps(work)
     second = formats.read_transactions(work / "meps-half2.txt")
     return first, Background.from_transactions(second, "the other 13,368 patients"), {

@@ -19,7 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _util import REPO, SHARED_DATA, machine
+from _util import SHARED_DATA, env_for, machine
+from _util import semtui as run_semtui
 
 #: ../shared/data beside the repository, or SEMTUI_SHARED_DATA (e.g. from a git worktree)
 SHARED_DATA = Path(os.environ.get("SEMTUI_SHARED_DATA", SHARED_DATA))
@@ -31,8 +32,7 @@ SIZES = (10, 30, 50)
 
 
 def semtui(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env)
+    return run_semtui(*args, env=env_for(), check=False)
 
 
 def main() -> None:

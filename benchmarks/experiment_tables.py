@@ -12,7 +12,6 @@ benchmarks/specs/ without .toml (default: all; TABLE below lists them).
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -20,7 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import REPO, SHARED_DATA, meps_halves
+from _data import med_abstracts, med_extract, med_transactions, names_hierarchy
+from _util import REPO, SHARED_DATA, env_for, meps_halves
+from _util import semtui as run_semtui
 
 SPECS = REPO / "benchmarks" / "specs"
 #: each spec, the tables render_tables.py prints from it (a table of several datasets is printed
@@ -48,8 +49,7 @@ MULTI = [("cover", [("BMS-WebView-1", "cover_bms1"), ("BMS-WebView-2", "cover_bm
 
 
 def semtui(*args: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    r = subprocess.run([sys.executable, "-m", "semtui", *args], env=env, text=True, capture_output=True)
+    r = run_semtui(*args, env=env_for(), check=False)
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     sys.stderr.write(r.stdout)
@@ -77,13 +77,11 @@ def prepare(work: Path) -> None:
             half = len(rows) // 2
             (work / f"bms{n}-half1.txt").write_text("".join(rows[:half]), encoding="utf-8")
             (work / f"bms{n}-half2.txt").write_text("".join(rows[half:]), encoding="utf-8")
-    # MED as content words (the construction before issue 25, benchmarks/disassoc_knowledge.py):
+    # MED as content words (the construction before issue 25, benchmarks/_data.py med_transactions):
     # the even abstracts' words found in 5-30 % of the abstracts, the odd abstracts' words of
     # >= 4 letters (the background) and their text (the NGD index, one abstract a line)
     if not (work / "med-words-odd.txt").exists():
         import re
-
-        from attack_experiment import med_abstracts, med_transactions
 
         from semtui import formats
         from semtui.model import TransactionData
@@ -93,12 +91,10 @@ def prepare(work: Path) -> None:
         odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
                                           for number, body in med_abstracts() if number % 2])
         formats.write(odd, work / "med-words-odd.txt")
-    # the k^m section's hierarchies (benchmarks/meps_km_experiment.py): the shipped ICD-9 one, its
+    # the k^m section's hierarchies (benchmarks/_data.py names_hierarchy): the shipped ICD-9 one, its
     # code leaves renamed to the condition names, and a balanced fanout-5 one over the conditions
     # MEPS holds, in ICD-9 order
     if not (work / "meps-bal5.hierarchy.txt").exists():
-        from meps_km_experiment import names_hierarchy
-
         from semtui import formats
         from semtui.formats.hierarchy import write_hierarchy
         from semtui.model.hierarchy import balanced
@@ -108,16 +104,14 @@ def prepare(work: Path) -> None:
         vocab = formats.read_transactions(work / "meps.txt").vocab
         write_hierarchy(balanced([h.labels[v] for v in h.leaf_order if h.labels[v] in vocab], 5),
                         work / "meps-bal5.hierarchy.txt")
-    # MED through `semtui extract` (issue 25), as benchmarks/extract_experiment.py prepares it
+    # MED through `semtui extract` (issue 25), benchmarks/_data.py med_extract
     med = work / "med-extract"
     if not (med / "med-odd.sqlite").exists():
         import contextlib
 
-        import extract_experiment
-
         med.mkdir(exist_ok=True)
         with contextlib.redirect_stdout(sys.stderr):
-            extract_experiment.prepare(med)
+            med_extract(med)
 
 
 def main() -> None:

@@ -25,13 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine
+from _data import names_hierarchy
+from _util import SHARED_DATA, env_for, machine
+from _util import semtui as run_semtui
 
 from semtui import formats
 from semtui.anonymize.hierarchy import generalise_km
-from semtui.formats.hierarchy import read_hierarchy
 from semtui.formats.text import write_setgen
-from semtui.model.hierarchy import Hierarchy, balanced
+from semtui.model.hierarchy import balanced
 
 DATA = SHARED_DATA if SHARED_DATA.exists() else Path("/work/shared/data")
 MEPS = DATA / "meps2005-conditions.txt"
@@ -40,22 +41,8 @@ K = 5
 METHODS = ("rba", "tba", "ra")
 
 
-def names_hierarchy() -> Hierarchy:
-    h = read_hierarchy(DATA / "icd9.hierarchy.txt")
-    names = {}
-    for line in (DATA / "icd9-3digit-names.tsv").read_text().splitlines():
-        code, name = line.split("\t")
-        names[code] = name.replace(",", ";").replace("(", " - ").replace(")", " - ")
-    labels = [names.get(lab, lab) if h.is_leaf[v] else lab for v, lab in enumerate(h.labels)]
-    if len(set(labels)) != len(labels):
-        sys.exit("two ICD-9 codes share a name: the renamed hierarchy would merge them")
-    return Hierarchy(labels, h.parent)
-
-
 def semtui(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True,
-                          env=env, check=True)
+    return run_semtui(*args, env=env_for())
 
 
 def group_facts(path: Path) -> dict:

@@ -25,12 +25,13 @@ import sys
 from pathlib import Path
 
 from _util import SHARED_DATA, machine
+from _util import semtui as run_semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 
 
 def semtui(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, check=False)
+    return run_semtui(*args, check=False)
 
 
 def main() -> None:

@@ -25,12 +25,11 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from _util import SHARED_DATA, machine
+from _util import semtui as run_semtui
 
 from semtui import formats
 from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
@@ -53,7 +52,7 @@ def fmt(x, digits=3) -> str:
 
 
 def semtui(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], check=True)
+    run_semtui(*args, capture=False)
 
 
 def make_release(original: Path, k: int, n: int, work: Path, tag: str) -> tuple[Path, Path]:
@@ -120,9 +119,8 @@ def timing(release: Path, key: Path, work: Path) -> dict:
         for rep in range(2):
             path = work / f"timing-j{jobs}-{rep}.json"
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "semtui", "attack", "disassoc", str(release), "--key", str(key),
-                            "--original", str(MEPS), "--jobs", str(jobs), "--report", str(path)],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run_semtui("attack", "disassoc", release, "--key", key, "--original", MEPS, "--jobs", jobs,
+                       "--report", path)
             best = min(best, time.perf_counter() - t0)
             doc = json.loads(path.read_text())
             doc["summary"].pop("seconds")

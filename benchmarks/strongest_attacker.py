@@ -6,7 +6,7 @@ the papers' semantic attack, on MEPS, MED and a k^m release, and its speed.
   at k = 3 and 4; the attacker's background = the other 13,368 patients (as transactions, and as
   the NGD index of the papers' attack).
 * **MED**: the even abstracts as transactions of their content words (as
-  benchmarks/attack_experiment.py builds them), 200 random 2-4-item constraints, k = 3; the
+  benchmarks/_data.py's med_transactions builds them), 200 random 2-4-item constraints, k = 3; the
   background = the odd abstracts' words (transactions) and, separately, `wordfreq:en` (a public
   frequency list: the prior an attacker has without any similar corpus).
 * **k^m**: the first MEPS half generalised by AA (k = 5, m = 2) over a balanced fanout-5
@@ -36,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine, meps_halves, run_measured
+from _util import SHARED_DATA, env_for, machine, meps_halves, run_measured
+from _util import semtui as run_semtui
 
 from semtui import formats
 from semtui.attacks.background import load_background
@@ -52,9 +53,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def semtui(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "semtui", *args], capture_output=True, text=True, env=env,
-                          check=True)
+    return run_semtui(*args, env=env_for())
 
 
 def fmt(x, digits: int = 3) -> str:
