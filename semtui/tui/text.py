@@ -187,7 +187,10 @@ def fit(text: str | Text, width: int, keep: Sequence[tuple[int, int]] = ()) -> T
         piece = t[a:b]
         if b - a > shares[i]:
             if i == len(gaps) - 1:  # the end of a row: cut, keep its beginning
-                piece = piece[: max(shares[i] - 1, 0)]
+                room_end = max(shares[i] - 1, 0)
+                # a list is cut between items (an id is never cut in part) when one whole item fits
+                seps = [m.end() for m in _SEPARATOR.finditer(piece.plain) if m.end() <= room_end]
+                piece = piece[: seps[-1] if seps else room_end]
                 piece.append(ELLIPSIS, style="dim")
             else:
                 piece = elide(piece, shares[i], head=0.5 if i else 0.7)
