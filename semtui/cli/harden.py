@@ -16,7 +16,7 @@ def harden(
     family: Annotated[str, typer.Option("--family", help="setgen (COAT-style set generalisation) or km (k^m "
                                         "over a hierarchy); disassoc is not built yet.")],
     k: Annotated[int, typer.Option("-k", help="The same k as anonymize: it is never lowered.")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The hardened release (a file).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The hardened release ('-': standard output).")],
     m: Annotated[int | None, typer.Option("-m", help="km: the attacker knows at most m items of a transaction.")] = None,
     privacy: Annotated[Path | None, typer.Option(
         "--privacy", help="setgen: privacy constraints, one itemset per line.")] = None,
@@ -34,6 +34,8 @@ def harden(
     knowledge: Annotated[str, typer.Option(
         "--knowledge", help="What the attacker is assumed to know: self (the original's own statistics, the "
         "informed reference) or a background (FILE, counts:FILE).")] = "self",
+    sidecar: Annotated[Path | None, typer.Option(
+        "--sidecar", help="The release's sidecar as anonymize writes it (default OUT.json; '-': standard output).")] = None,
     report: Annotated[Path | None, typer.Option(
         "--report", help="The proof, semtui-harden-report/1 ('-': standard output).")] = None,
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format of ORIG (default: detect).")] = None,
@@ -50,8 +52,6 @@ def harden(
     hardening = hardening_of(family)  # a family harden does not build (disassoc) is said in one line
     if k < 1:
         raise InputError(f"-k must be at least 1 (got {k})")
-    if is_stdout(out):
-        raise InputError("-o - : harden writes a release and its sidecar beside it: give a file name")
     given = {"--privacy": privacy is not None, "--random-privacy": random_n is not None, "--utility": utility != "all",
              "--sizes": sizes != "3-6", "--seed": seed != 0, "-m": m is not None, "--hierarchy": hierarchy is not None,
              "--algorithm": algorithm != "aa"}
@@ -89,9 +89,12 @@ def harden(
     if knowledge.startswith("wordfreq:"):
         raise InputError("--knowledge: a frequency list has no co-occurrence to harden against; give self or "
                          "transactions of a similar population")
-    side = default_sidecar(out, "--report")
+    side = sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
+    if is_stdout(out) and hardening.built_hierarchy("x", hierarchy) is not None:
+        raise InputError(f"-o - : the hierarchy --family {family} builds is written beside the release; give -o "
+                         "FILE (or --hierarchy)")
     built = hardening.built_hierarchy(out, hierarchy)
-    outputs = {"-o": out, "sidecar": side, "hierarchy": built, "--report": report}
+    outputs = {"-o": out, "--sidecar": side, "hierarchy": built, "--report": report}
     inputs = {"ORIG": orig, "--privacy": privacy, "--hierarchy": hierarchy, **reads}
     if knowledge != SELF:
         from semtui.attacks.background import background_files

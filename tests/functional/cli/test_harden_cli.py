@@ -104,3 +104,19 @@ def test_a_knowledge_sharing_no_item_is_refused(semtui, tmp_path):
     assert r.rc == 2
     r.one_error_line("shares no item")
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_the_release_on_standard_output_needs_a_sidecar_file(semtui, tmp_path):
+    r = semtui("harden", MEPS400, "--family", "setgen", "-k", "3", "--random-privacy", "5", "-o", "-")
+    assert r.rc == 2
+    r.one_error_line("--sidecar", "file name")
+    side = tmp_path / "s.json"
+    r = semtui("harden", MEPS400, "--family", "setgen", "-k", "3", "--random-privacy", "5", "-o", "-",
+               "--sidecar", side)
+    assert r.rc == 0, r.err
+    assert r.out.count("\n") == 400 and "hardened setgen release" in r.err  # the summary on stderr
+    assert _json(side.read_text())["format"] == "semtui-setgen-sidecar/1"
+    # k^m builds a hierarchy beside its release: standard output has no folder to put it in
+    r = semtui("harden", MEPS400, "--family", "km", "-k", "3", "-m", "2", "-o", "-", "--sidecar", side)
+    assert r.rc == 2
+    r.one_error_line("hierarchy", "-o FILE")

@@ -96,11 +96,13 @@ def commands(inputs: dict[str, Path]) -> dict[str, Command]:
         "corpus count": Command(["corpus", "count", MEDICAL, "--transactions", "--terms-of", MEDICAL], {"-o": True}),
         "hierarchy build": Command(["hierarchy", "build", MEDICAL, "--fanout", 3], {"-o": False}),
         "extract": Command(["extract", MEDICAL, "--lines"], {"-o": True, "--sidecar": True}),
+        "harden": Command(["harden", MEDICAL, "--family", "setgen", "-k", 2, "--random-privacy", 3, "--sizes", "2-3"],
+                          {"-o": False, "--sidecar": True}),
     }
 
 
 NAMES = ["anonymize setgen", "anonymize km", "anonymize disassoc", "attack setgen", "attack disassoc", "assess",
-         "corpus build", "corpus count", "hierarchy build", "extract", "experiment plot"]
+         "corpus build", "corpus count", "hierarchy build", "extract", "experiment plot", "harden"]
 #: outputs that grow a whole line at a time (fileio.append_line) rather than being replaced:
 #: tests/functional/cli/test_experiment_cli.py walks their rules (whole lines, resumed, 0600)
 APPENDED = {"experiment run"}
