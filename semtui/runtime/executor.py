@@ -208,6 +208,7 @@ def fork_server(preload: Sequence[str] = ()):
     with _start_lock:
         if _server_running():  # nothing to start: our standard streams are left alone (another
             return ctx         # thread may be reading standard input)
+        _own_tempdir()
         ctx.set_forkserver_preload(modules)
         os.environ[MARKER] = "1"  # the server's first import detaches it (and its workers)
         stderr = sys.stderr
@@ -224,6 +225,65 @@ def fork_server(preload: Sequence[str] = ()):
             sys.stderr = stderr
             os.environ.pop(MARKER, None)
     return ctx
+
+
+#: how the folder multiprocessing keeps its sockets in is named here (short: a socket's path
+#: inside it must fit in 107 bytes; pymp-XXXXXXXX is 4 bytes shorter; no other folder of
+#: semtui's begins so)
+MP_PREFIX = "semtuimp-"
+
+
+def _own_tempdir() -> None:
+    """Multiprocessing's temporary folder (the fork server's socket), made by semtui as
+    ``semtuimp-XXXXXXXX`` rather than by multiprocessing as ``pymp-XXXXXXXX``, and held
+    (an advisory ``flock`` on the folder, released by any exit): removed at exit as
+    multiprocessing removes its own, at an ``os._exit`` by the CLI (:func:`process_folder`),
+    and -- a process killed outright (SIGKILL) removes nothing -- by the next semtui process
+    that starts a fork server, which removes every such folder no process holds (a ``pymp-*``
+    could be anyone's)."""
+    import fcntl
+    import shutil
+    import tempfile
+    from multiprocessing import util
+
+    config = multiprocessing.current_process()._config
+    if config.get("tempdir"):
+        return
+    base = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for name in os.listdir(base):
+            if name.startswith(MP_PREFIX) and _unheld(os.path.join(base, name), fcntl):
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    try:
+        folder = tempfile.mkdtemp(prefix=MP_PREFIX, dir=base)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # multiprocessing makes its own, and says why it cannot
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _HELD.append(fd)  # held while this process lives (not inherited: os.open's fds are not)
+    # as multiprocessing.util.get_temp_dir registers its own: removed at exit, late
+    util.Finalize(None, shutil.rmtree, args=(folder, True), exitpriority=-100)
+    config["tempdir"] = folder
+
+
+#: the descriptor of this process's multiprocessing folder, holding its lock
+_HELD: list[int] = []
+
+
+def _unheld(folder: str, fcntl) -> bool:
+    """Whether no process holds ``folder`` (:func:`_own_tempdir`): its owner is gone."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _companion_main(lifeline, reply, target: Callable, args: tuple) -> None:

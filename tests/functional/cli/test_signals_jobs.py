@@ -186,3 +186,51 @@ def test_an_interrupt_swallowed_still_ends_the_run(swallow, within, tmp_path):
         assert proc.returncode == 143, (out, err)
         assert err.splitlines()[-1] == "semtui: terminated", err
     assert within[0] < took < within[1], f"{took:.1f} s"
+
+
+@pytest.mark.slow
+def test_a_run_killed_outright_leaves_its_folder_to_the_next(release, tmp_path):
+    """SIGKILL leaves no process to clean up: multiprocessing's folder (the fork server's socket,
+    ``pymp-*`` before) is semtui's own ``semtuimp-*``, held while its process lives; the next run
+    that starts workers removes it, never the folder of a run still going."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="k", dir="/tmp"))  # short: a socket's path must fit in 107 bytes
+    try:
+        _killed_outright(release, tmp, tmp_path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _killed_outright(release, tmp: Path, tmp_path: Path) -> None:
+    env = {"TMPDIR": str(tmp), "SEMTUI_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["assess", str(release["release"]), "--key", str(release["key"]), "--original",
+            str(SAMPLES / "meps400-original.txt"), "--jobs", "2", "--report", str(tmp_path / "r.json")]
+    marker = tmp_path / "paused"
+    full = dict(os.environ, PYTHONPATH=str(REPO), **env)
+    full.pop("SEMTUI_DEBUG", None)
+    killed = subprocess.Popen([sys.executable, "-m", "semtui", *args], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, env=paused_at(ASSESS_POINTS["as the workers start"], marker, full),
+                              start_new_session=True)
+    try:
+        wait_paused(killed, marker, timeout=180)
+        theirs = [p.name for p in tmp.iterdir() if p.name.startswith("semtuimp-")]
+        assert theirs == [p.name for p in tmp.iterdir()] and len(theirs) == 1, list(tmp.iterdir())
+        assert not list(tmp.glob("pymp-*"))
+        other = ["attack", "setgen", str(SAMPLES / "meps400-setgen.txt"), "--original",
+                 str(SAMPLES / "meps400-original.txt"), "--jobs", "2", "--method", "ra", "--json"]
+        r = run_cli(*other, env=env)
+        assert r.returncode == 0, r.stderr
+        assert [p.name for p in tmp.iterdir()] == theirs, "a running run's folder was removed"
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait(10)
+        time.sleep(0.5)  # its workers see their lifeline close and go
+        assert [p.name for p in tmp.iterdir()] == theirs  # nothing removed it
+        r = run_cli(*other, env=env)
+        assert r.returncode == 0, r.stderr
+        assert list(tmp.iterdir()) == []
+    finally:
+        if killed.poll() is None:
+            os.killpg(killed.pid, signal.SIGKILL)
+            killed.wait()
