@@ -79,24 +79,40 @@ class AttackProgressBar(Horizontal):
 
 #: a step's own count at the end of a progress message: ``attacking 602/4962``
 _INNER = re.compile(r"\s+(\d[\d,]*)\s*/\s*(\d[\d,]*)\s*$")
+#: the steps a message names on its way in: ``[alternative 1/4] … [2/6] …`` (the current one, from 1)
+_STEP = re.compile(r"\[[^\[\]]*?(\d+)/(\d+)\]")
 
 
 def progress_share(done: int, total: int, message: str) -> tuple[float | None, str]:
     """The share done (None: unknown) and the message to show.  ``done`` of ``total`` are steps
-    finished; a message ending in ``a/b`` counts inside the current step, which then adds
-    ``a/b`` of a step -- and is not shown again as a second count."""
-    m = _INNER.search(message or "")
-    inner = None
+    finished; the message may name the step under way and the steps inside it (``[alternative
+    1/4] k doubled: [2/6] TBA: attacking 40/120``): each level adds its part of the level above,
+    so the bar moves with the finest count and never back within a step.  The trailing count is
+    the bar's: it is not shown again as a second count."""
+    message = message or ""
+    levels: list[tuple[float, int]] = []  # (done at this level, of how many)
+    for m in _STEP.finditer(message):
+        i, n = int(m.group(1)), int(m.group(2))
+        if n > 0 and 1 <= i <= n:
+            levels.append((i - 1, n))
+    shown = message
+    m = _INNER.search(message)
     if m:
         a, b = (int(x.replace(",", "")) for x in m.groups())
         if b > 0:
-            inner = min(a / b, 1.0)
-    if inner is None:
-        return (min(max(done / total, 0.0), 1.0) if total and total > 0 else None), message
-    if not total or total <= 0:
-        return inner, message[:m.start()]
-    share = 1.0 if done >= total else min(max((max(done, 0) + inner) / total, 0.0), 1.0)
-    return share, message[:m.start()]
+            levels.append((min(a, b), b))
+        shown = message[:m.start()]  # (0/0: a step that counts nothing says nothing)
+    if total and total > 0:
+        if levels and levels[0] == (done, total):
+            levels = levels[1:]  # the message's first step is the one done/total counts
+        levels.insert(0, (min(max(done, 0), total), total))
+    if not levels:
+        return None, shown
+    share, scale = 0.0, 1.0
+    for k, n in levels:
+        scale /= n
+        share += k * scale
+    return min(max(share, 0.0), 1.0), shown
 
 
 def eta_text(share: float | None, elapsed: float, after_share: float = 0.05, after_seconds: float = 3.0) -> str:

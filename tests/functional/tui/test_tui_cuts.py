@@ -362,6 +362,11 @@ def test_progress_is_one_count_a_bar_that_moves_with_it_and_an_eta_from_the_rate
     share, text = progress_share(11, 33, "[12/33] TBA with embedding: attacking 11/33")
     assert share == pytest.approx((11 + 11 / 33) / 33) and text.count("/") == 1  # one count
     assert progress_share(5, 10, "contexts") == (0.5, "contexts")
+    # steps inside steps (an assessment's alternatives): each level adds its part, never back
+    shares = [progress_share(0, 4, f"[alternative 1/4] k doubled: attacking: [{i}/6] TBA: attacking {a}/120")[0]
+              for i in (1, 2, 6) for a in (0, 60, 119)]
+    assert shares == sorted(shares) and shares[0] == 0 and shares[-1] < 0.25
+    assert progress_share(2, 6, "[3/6] RA (the papers' random baseline): starting 0/0") == (2 / 6, "[3/6] RA (the papers' random baseline): starting")
     # the ETA: the rate seen; none until it means something
     assert eta_text(0.5, 39.0) == " ETA 0:39"
     assert eta_text(0.01, 39.0) == "" and eta_text(0.5, 1.0) == "" and eta_text(None, 60.0) == ""
