@@ -4,7 +4,7 @@ statistics; pair-support error; the time and peak memory of the whole command.
 
     nice python benchmarks/bench_harden.py [--work DIR] [--runs setgen-bg,setgen-self,km-bg,km-self]
 
-Each run is one fresh `python -m semtui harden ...` process (benchmarks/_util.run_measured, once:
+Each run is one fresh `python -m semtui harden ...` process (benchmarks/_util.measured, once:
 the command runs its own attacks, which are the measurement), started only while the 1-minute
 load is below 4 (the machine is shared). Prints the machine, the date, the load before and after
 each run, and a Markdown table for docs/anonymize.md (*Hardening*)."""
@@ -15,14 +15,13 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import machine, meps_halves, run_measured
+from _util import machine, measured, meps_halves, semtui
 
 RUNS = {
     "setgen-bg": ("setgen", "background"),
@@ -60,10 +59,11 @@ def main() -> None:
         cmd += (["--random-privacy", "300", "--sizes", "3-6", "--seed", "1"] if family == "setgen" else ["-m", "2"])
         cmd += ["--knowledge", knowledge, "-o", str(out), "--report", str(rep)]
         before = wait_for_quiet()
-        seconds, peak = run_measured(cmd, repeat=1)
+        seconds, cpu, peak = measured(cmd, repeat=1)
         after = os.getloadavg()[0]
         doc = json.loads(rep.read_text())
-        print(f"{name}: {seconds:.1f} s, {peak:.0f} MB, load {before:.2f} -> {after:.2f}; {doc['verdict']}")
+        print(f"{name}: {seconds:.1f} s wall, {cpu:.1f} s CPU, {peak:.0f} MB, load {before:.2f} -> {after:.2f}; "
+              f"{doc['verdict']}")
         for side in ("hardened", "plain"):
             p = doc[side]
             u = p["utility"]
@@ -78,9 +78,8 @@ def main() -> None:
                     f"| {u.get('suppressed_items', '-')} ({u['suppressed_occurrences']}) "
                     f"| {f'{seconds:.1f} s, {peak:.0f} MB' if side == 'hardened' else ''} |")
         if kn == "self":  # the release hardened against self, attacked with the background too (not in its report)
-            cross = json.loads(subprocess.run(
-                [sys.executable, "-m", "semtui", "attack", "setgen", str(out), "--original", str(half1),
-                 "--background", str(half2), "--json"], check=True, capture_output=True, text=True).stdout)
+            cross = json.loads(semtui("attack", "setgen", out, "--original", half1, "--background", half2,
+                                      "--json").stdout)
             m = cross["metrics"]
             u = doc["hardened"]["utility"]
             rows.append(
