@@ -486,9 +486,9 @@ class AssessmentScreen(Screen):
         elif self.view == "records":
             r = self.query_one(RecordsTable).current
             if r is not None:
-                t.append(f"{tlabel(r)} (transaction {r.get('transaction')} from 0, line {r.get('line', '?')}): ",
+                t.append(f"{tlabel(r)} (transaction {r.get('transaction')} from 0, line {r.get('line', '?')})",
                          style="bold")
-                t.append("  · enter: into its group/cluster", style="dim")
+                t.append(" · enter: into its group/cluster", style="dim")
                 for clause in record_clauses(r):  # one clause a line
                     t.append("\n" + clause)
         elif self.view == "alternatives" and self.alternatives:
