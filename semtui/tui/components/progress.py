@@ -121,6 +121,6 @@ def eta_text(share: float | None, elapsed: float, after_share: float = 0.05, aft
     if share is None or share < after_share or elapsed < after_seconds or share >= 1:
         return ""
     left = elapsed * (1 - share) / share
-    m, sec = divmod(int(round(left)), 60)
+    m, sec = divmod(round(left), 60)
     h, m = divmod(m, 60)
     return f" ETA {h}:{m:02d}:{sec:02d}" if h else f" ETA {m}:{sec:02d}"

@@ -24,8 +24,16 @@ from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
-from semtui.wording import (assessed_with, how_sure_text, interval, items_heading, no_items_text, record_clauses,
-                            record_words, records_shown_words)
+from semtui.wording import (
+    assessed_with,
+    how_sure_text,
+    interval,
+    items_heading,
+    no_items_text,
+    record_clauses,
+    record_words,
+    records_shown_words,
+)
 
 VIEWS = ("attacks", "records", "items", "alternatives")
 VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items": "items exposed",

@@ -6,7 +6,6 @@ point: those use the bundled embedding on made-up words."""
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import pytest
