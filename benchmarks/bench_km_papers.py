@@ -13,21 +13,16 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _util import SHARED_DATA, machine, run_measured
+from _util import SHARED_DATA, machine, run_measured, semtui
 
 DATA = SHARED_DATA if SHARED_DATA.exists() else Path("/work/shared/data")
 REPEAT = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
-
-
-def semtui(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "semtui", *map(str, args)], check=True, capture_output=True)
 
 
 def main() -> None:

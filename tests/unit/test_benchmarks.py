@@ -13,8 +13,8 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 #: the modules the scripts share; a script imports only these of benchmarks/
 SHARED = {"_util", "_data"}
-#: owned by issue 37/38 work in progress
-EXCEPTIONS: set[str] = {"bench_harden", "bench_km_papers"}
+#: scripts allowed to break the rules below (none: every script runs semtui through _util)
+EXCEPTIONS: set[str] = set()
 #: a semtui process started another way than _util: "-m", "semtui" in an argv
 _OWN_RUN = re.compile(r"""["']-m["']\s*,\s*["']semtui["']""")
 
