@@ -21,6 +21,7 @@ from semtui.fileio.lines import TextLines, decoded_lines, iter_lines
 from semtui.fileio.preflight import check_inputs, check_outputs
 from semtui.fileio.private import (
     ScratchFolder,
+    held_folder,
     private_file,
     private_folder,
     remove_process_scratch,
@@ -67,7 +68,7 @@ __all__ = [
     "STDIN", "STDOUT", "STDOUT_NAME", "DiskArray", "PendingOutput", "ScratchFolder", "Spool", "TextLines",
     "append_line", "atomic_writer", "check_inputs", "check_outputs", "check_readable", "claim_stdout",
     "committed", "decode_text", "decoded_lines", "discard_stdout", "display_name", "drop_pages", "held",
-    "held_for_appending", "held_stream", "identity", "is_regular", "is_stdin", "is_stdout", "iter_lines", "on_disk", "output_path",
+    "held_folder", "held_for_appending", "held_stream", "identity", "is_regular", "is_stdin", "is_stdout", "iter_lines", "on_disk", "output_path",
     "parse_json", "private_file", "private_folder", "read_bytes", "read_head", "read_text",
     "rehold", "remove_process_scratch", "reset", "scratch_files", "stdout_output", "write_error", "write_together",
     "writing_together",

@@ -95,3 +95,42 @@ def private_file(path: str | Path) -> Path:
     finally:
         os.close(fd)
     return p
+
+
+def held_folder(prefix: str) -> tuple[str, int] | None:
+    """A new temporary folder ``PREFIXxxxxxxxx`` held by this process (an advisory ``flock`` on
+    it, released by any exit: the descriptor returned holds it), after removing every such folder
+    no process holds any more (its owner was killed outright, SIGKILL, and removed nothing).  None
+    when none can be made (the caller falls back on its own).  Multiprocessing's folder for the fork
+    server's socket (:func:`semtui.runtime.executor`)."""
+    import fcntl
+    import shutil
+
+    base = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for name in os.listdir(base):
+            if name.startswith(prefix) and _unheld(os.path.join(base, name), fcntl):
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    try:
+        folder = tempfile.mkdtemp(prefix=prefix, dir=base)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return folder, fd
+
+
+def _unheld(folder: str, fcntl) -> bool:
+    """Whether no process holds ``folder`` (:func:`held_folder`): its owner is gone."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

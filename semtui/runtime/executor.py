@@ -241,26 +241,18 @@ def _own_tempdir() -> None:
     and -- a process killed outright (SIGKILL) removes nothing -- by the next semtui process
     that starts a fork server, which removes every such folder no process holds (a ``pymp-*``
     could be anyone's)."""
-    import fcntl
     import shutil
-    import tempfile
     from multiprocessing import util
+
+    from semtui.fileio import held_folder
 
     config = multiprocessing.current_process()._config
     if config.get("tempdir"):
         return
-    base = tempfile.gettempdir()
-    with contextlib.suppress(OSError):
-        for name in os.listdir(base):
-            if name.startswith(MP_PREFIX) and _unheld(os.path.join(base, name), fcntl):
-                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
-    try:
-        folder = tempfile.mkdtemp(prefix=MP_PREFIX, dir=base)
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+    held = held_folder(MP_PREFIX)
+    if held is None:
         return  # multiprocessing makes its own, and says why it cannot
-    with contextlib.suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    folder, fd = held
     _HELD.append(fd)  # held while this process lives (not inherited: os.open's fds are not)
     # as multiprocessing.util.get_temp_dir registers its own: removed at exit, late
     util.Finalize(None, shutil.rmtree, args=(folder, True), exitpriority=-100)
@@ -269,21 +261,6 @@ def _own_tempdir() -> None:
 
 #: the descriptor of this process's multiprocessing folder, holding its lock
 _HELD: list[int] = []
-
-
-def _unheld(folder: str, fcntl) -> bool:
-    """Whether no process holds ``folder`` (:func:`_own_tempdir`): its owner is gone."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def _companion_main(lifeline, reply, target: Callable, args: tuple) -> None:
