@@ -352,7 +352,8 @@ def test_random_attack_has_lift_one_over_the_budget_matched_baseline(seed):
     assert any(len(c.record_chunks) > 1 for c in rel.data.clusters)  # record chunks to place, not only terms
     m = run_reassociation(rel.data, rel.key, orig, Opts(method="ra", seed=seed, wmd_measure=None),
                           measure=TableMeasure()).report["metrics"]
-    low, high = m["intervals"]["lift_over_random"]
+    iv = m["intervals"]["lift_over_random"]  # one shape in every document: {low, high, level, resamples}
+    low, high = iv["low"], iv["high"]
     assert low <= 1.0 <= high, (m["lift_over_random"], low, high)
     assert abs(m["lift_over_random"] - 1) < 0.1
 
@@ -419,7 +420,7 @@ def test_cli_attack_disassoc_outputs(cli, table3, tmp_path):
             "--measure", f"scores:{table3['scores']}", "--output", out, "--report", rep, "--json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    assert report["format"] == "semtui-disassoc-report/1"
+    assert report["format"] == "semtui-disassoc-report/2"
     assert json.loads(rep.read_text())["metrics"] == report["metrics"]
     assert report["metrics"]["accuracy"] == pytest.approx(0.8)
     lines = out.read_text().splitlines()
@@ -553,13 +554,13 @@ def test_informed_reference_bounds_the_attack_on_a_planted_example(tmp_path):
     # the reference depends on the original (and the seed) only, never on the attack run
     assert ref == out["right"]["informed_reference"] == out["wrong"]["informed_reference"]
     assert "not an attack" in ref["about"]
-    assert ref["intervals"]["lift_over_random"][0] > 1.5
+    assert ref["intervals"]["lift_over_random"]["low"] > 1.5
     for name in ("right", "wrong", "ra"):
         assert ref["accuracy"] >= out[name]["accuracy"]
     # knowledge of a similar population carries the attack; that of the wrong one does not
-    assert out["right"]["intervals"]["lift_over_random"][0] > 1.5
+    assert out["right"]["intervals"]["lift_over_random"]["low"] > 1.5
     assert out["right"]["accuracy"] > out["wrong"]["accuracy"]
-    assert out["wrong"]["intervals"]["lift_over_random"][0] < 1.2
+    assert out["wrong"]["intervals"]["lift_over_random"]["low"] < 1.2
 
 
 @pytest.mark.slow
