@@ -83,6 +83,21 @@ def finish_draining(proc: subprocess.Popen, fd: int, timeout: float = 60) -> int
 
 
 @pytest.fixture
+def short_tmpdir():
+    """An empty folder with a short path under /tmp, for a run's TMPDIR: a fork server's socket
+    (TMPDIR/semtuimp-XXXXXXXX/listener-XXXXXXXX) must fit in 107 bytes, which pytest's tmp_path
+    under pytest-xdist (.../popen-gwN/test_name0/) does not leave; removed afterwards."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="st-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
 def cli():
     return run_cli
 

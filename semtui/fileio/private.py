@@ -97,16 +97,24 @@ def private_file(path: str | Path) -> Path:
     return p
 
 
-def held_folder(prefix: str) -> tuple[str, int] | None:
+#: the longest path of a Unix socket (sun_path: 108 bytes with its NUL)
+SOCKET_PATH_MAX = 107
+
+
+def held_folder(prefix: str, *, socket_name: int = 0) -> tuple[str, int] | None:
     """A new temporary folder ``PREFIXxxxxxxxx`` held by this process (an advisory ``flock`` on
     it, released by any exit: the descriptor returned holds it), after removing every such folder
     no process holds any more (its owner was killed outright, SIGKILL, and removed nothing).  None
     when none can be made (the caller falls back on its own).  Multiprocessing's folder for the fork
-    server's socket (:func:`semtui.runtime.executor`)."""
+    server's socket (:func:`semtui.runtime.executor`).  ``socket_name``: the length of a socket's
+    name to be made inside it; None when its path would be too long for a socket (a long TMPDIR:
+    the caller's own, shorter-named folder may still fit)."""
     import fcntl
     import shutil
 
     base = tempfile.gettempdir()
+    if socket_name and len(base) + len(prefix) + 8 + socket_name + 2 > SOCKET_PATH_MAX:
+        return None
     with contextlib.suppress(OSError):
         for name in os.listdir(base):
             if name.startswith(prefix) and _unheld(os.path.join(base, name), fcntl):

@@ -249,7 +249,9 @@ def _own_tempdir() -> None:
     config = multiprocessing.current_process()._config
     if config.get("tempdir"):
         return
-    held = held_folder(MP_PREFIX)
+    # the fork server's socket, listener-XXXXXXXX, must fit in a socket's path: under a TMPDIR too
+    # long for our name multiprocessing makes its own, 4 characters shorter (pymp-XXXXXXXX)
+    held = held_folder(MP_PREFIX, socket_name=len("listener-XXXXXXXX"))
     if held is None:
         return  # multiprocessing makes its own, and says why it cannot
     folder, fd = held

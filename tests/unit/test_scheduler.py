@@ -635,7 +635,8 @@ def meps_release(tmp_path_factory):
 @pytest.mark.parametrize("to_group", [False, True], ids=["driver", "group"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 @pytest.mark.slow
-def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, tmp_path, sig, code, to_group):
+def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, tmp_path, short_tmpdir, sig, code,
+                                                                  to_group):
     """``--scheduler local:2`` stopped once its workers are up and the release's first batches are
     sent (the test hook stops the driver there), the driver alone or its whole
     process group (a terminal's Ctrl-C, `timeout`'s or a job scheduler's SIGTERM): one line, the
@@ -656,8 +657,7 @@ def test_a_local_cluster_stopped_mid_run_leaves_nothing_in_tmpdir(meps_release, 
     from conftest import REPO, paused_at, wait_paused
 
     rel, kf, orig = meps_release
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    tmp = short_tmpdir
     report = tmp_path / "report.json"
     marker = tmp_path / "paused"
     env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))

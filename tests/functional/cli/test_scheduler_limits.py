@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES
+from conftest import REPO, SAMPLES, run_cli
 
 pytest.importorskip("distributed")
 
@@ -135,12 +135,11 @@ def test_an_address_where_nothing_listens_is_refused_at_once(command, semtui, in
 
 @pytest.mark.slow
 @pytest.mark.parametrize("after", [1.0, 2.0, 3.5])
-def test_a_run_stopped_by_timeout_leaves_nothing_behind(after, tmp_path):
+def test_a_run_stopped_by_timeout_leaves_nothing_behind(after, tmp_path, short_tmpdir):
     """``timeout`` sends SIGTERM to a run of local:1000 at a few points (starting the cluster,
     counting): one worker a core starts, the run ends at once (143, or 0 if it was done), and
     leaves no ``pymp-*`` or ``semtui-dask-*`` in $TMPDIR, nor a traceback (a worker's EOFError)."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    tmp = short_tmpdir
     data = tmp_path / "meps4.txt"
     data.write_text((SAMPLES / "meps400-original.txt").read_text() * 4)
     env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp), SEMTUI_CACHE_DIR=str(tmp_path / "cache"))
@@ -176,3 +175,16 @@ def test_the_note_is_the_words_of_jobs(capsys):
     finally:
         scheduler.capped_hook = hook
     assert capsys.readouterr().err == NOTE + "\n"
+
+
+def test_a_tmpdir_too_long_for_our_folder_falls_back_to_multiprocessings(short_tmpdir):
+    """A TMPDIR whose path leaves no room for semtuimp-XXXXXXXX/listener-XXXXXXXX in a socket's 107
+    bytes (but room for multiprocessing's own, 4 characters shorter) still runs worker processes:
+    multiprocessing makes its folder (it was 'AF_UNIX path too long', exit 2)."""
+    deep = short_tmpdir / ("d" * (73 - len(str(short_tmpdir)) - 1))
+    deep.mkdir()
+    assert len(str(deep)) == 73
+    env = {"TMPDIR": str(deep)}
+    r = run_cli("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--method", "rba", "--jobs", "2", "--json",
+                env=env)
+    assert r.returncode == 0, r.stderr
