@@ -229,7 +229,9 @@ def test_sigint_and_sigterm_at_random_points(tmp_path, index):
             continue  # finished (or exiting) before the signal, or Python itself still starting
         assert "Traceback" not in r.err
         assert r.rc == code, (sig, r.rc, r.err)
-        assert r.err.endswith(f"semtui: {word}\n") and r.err.count(f"semtui: {word}") == 1
+        # a signal after the outputs were committed says so (docs/cli.md): "interrupted (after writing …)"
+        said = f"semtui: {word} (after writing {work / 'A.txt'}, {work / 'R.json'})\n" if a_new else f"semtui: {word}\n"
+        assert r.err.endswith(said) and r.err.count(f"semtui: {word}") == 1, r.err
         handled += 1
     assert handled >= 1, "no signal landed during a run"
     assert digest(SETGEN, ORIGINAL, index) == inputs

@@ -184,7 +184,10 @@ async def test_cancel_a_running_attack(table4):
         screen.action_escape()  # at once, before the worker could finish
         while any(not w.is_finished for w in app.workers):
             await pilot.pause(0.01)
-        await pilot.pause()
+        for _ in range(200):  # the notice is a message: under load it may take a few frames to land
+            if "attack cancelled" in notices(app):
+                break
+            await pilot.pause(0.02)
         assert not screen.progress.running
         assert "attack cancelled" in notices(app)
         assert app.session.results == []
