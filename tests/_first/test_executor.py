@@ -1,4 +1,4 @@
-"""The one executor (issue 19, class 2): no other module starts processes; a request beyond
+"""(Collected first, before any test runs a command inside the test process: a command stopped there sweeps its helpers and removes multiprocessing's folder, after which this process's next worker pool breaks -- BrokenProcessPool, found 2026-11-28 and not fixed yet; see the stop's note.) The one executor (issue 19, class 2): no other module starts processes; a request beyond
 the cores runs on the cores; an exception or a cancel leaves no worker behind."""
 
 from __future__ import annotations
