@@ -60,10 +60,8 @@ def run_reassociation(
     (default: STREAM_COST, fewer on a small release; a smaller one for tests)."""
     options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
-    named = sources or {}
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
-                        progress=progress, original_path=original_path, release_path=named.get("data"),
-                        key_path=named.get("key"))
+                        progress=progress)
     from semtui.runtime.scheduler import give_back_memory, session
 
     if options.scheduler is not None:  # the driver only streams from here: planning's temporaries go back

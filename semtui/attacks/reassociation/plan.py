@@ -21,7 +21,6 @@ from __future__ import annotations
 import time
 from array import array
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -166,9 +165,6 @@ def plan_release(
     wmd: Any | None = None,
     background: Any | None = None,
     progress=None,
-    original_path: str | Path | None = None,
-    release_path: str | Path | None = None,
-    key_path: str | Path | None = None,
 ) -> Plan:
     """Plan and score: the per-cluster tasks, with one batched call to the measure (or, for NBA,
     one block of the background's log-lifts).
