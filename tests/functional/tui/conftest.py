@@ -14,7 +14,18 @@ from pathlib import Path
 
 from _pytest.fixtures import getfixturemarker
 
-_root = sys.modules["tests_conftest"]  # tests/conftest.py, which registers itself by that name
+_root = sys.modules.get("tests_conftest")  # tests/conftest.py, which registers itself by that name
+if _root is None:
+    # imported outside pytest's collection: a worker pool's fork server re-imports a test module
+    # by name (its kernel's module), and that module's ``from conftest import X`` finds this file
+    # first on the sys.path pytest built; without tests/conftest.py the server died on a KeyError
+    # and every pool of the test process broke (BrokenProcessPool, 2026-11-28)
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location("tests_conftest", Path(__file__).parents[2] / "conftest.py")
+    _root = importlib.util.module_from_spec(_spec)
+    sys.modules["tests_conftest"] = _root
+    _spec.loader.exec_module(_root)
 globals().update({name: value for name, value in vars(_root).items()
                   if not name.startswith("_") and name not in globals() and name != "annotations"
                   and not isinstance(value, types.ModuleType) and getfixturemarker(value) is None})

@@ -1,4 +1,4 @@
-"""(Collected first, before any test runs a command inside the test process: a command stopped there sweeps its helpers and removes multiprocessing's folder, after which this process's next worker pool breaks -- BrokenProcessPool, found 2026-11-28 and not fixed yet; see the stop's note.) The one executor (issue 19, class 2): no other module starts processes; a request beyond
+"""The one executor (issue 19, class 2): no other module starts processes; a request beyond
 the cores runs on the cores; an exception or a cancel leaves no worker behind."""
 
 from __future__ import annotations
@@ -142,9 +142,10 @@ tracker = resource_tracker._resource_tracker._pid
 # a shell whose child forks a new sleeper every few milliseconds
 subprocess.Popen(["sh", "-c", "sh -c 'while :; do sleep 5 & sleep 0.005; done' & wait"])
 deadline = time.monotonic() + 10
-while len(_living_descendants(os.getpid())) < 8 and time.monotonic() < deadline:
-    time.sleep(0.01)
 before = _living_descendants(os.getpid())
+while len(before) < 8 and time.monotonic() < deadline:
+    time.sleep(0.01)
+    before = _living_descendants(os.getpid())
 stop_descendants()
 after = [p for p in _living_descendants(os.getpid()) if p != tracker]
 time.sleep(0.2)   # a process that escaped the sweep would have forked again by now
