@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
+from semtui.runtime.progress import ProgressCallback
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -107,12 +108,19 @@ def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[
             [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])
 
 
-def cover_breaches(report: dict, data, key=None, *, named: bool = True) -> dict[int, list[Breach]]:
+#: records (or problems) between two progress calls of the long loops below: a cancel lands within
+#: a few milliseconds
+PROGRESS_EVERY = 2000
+
+
+def cover_breaches(report: dict, data, key=None, *, named: bool = True,
+                   progress: ProgressCallback | None = None) -> dict[int, list[Breach]]:
     """Per original transaction (0-based, the key's), the breaches of a cover report that reach
     it: the records a problem lists (``semtui cover --key``, with their lines and, with the
     original, whether they really hold the pair), else those the key says hold its x
     (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
-    (``data``, the release, names them when the report does not)."""
+    (``data``, the release, names them when the report does not).  ``progress(done, total,
+    message)`` is called every :data:`PROGRESS_EVERY` problems (and may raise to cancel)."""
     hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
     if not hits:
         return {}
@@ -128,7 +136,9 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True) -> dict[
 
     out: dict[int, list[Breach]] = {}
     attacker = report.get("attacker", "")
-    for p, recs in zip(hits, reached):
+    for i, (p, recs) in enumerate(zip(hits, reached)):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(i, len(hits), "cover breaches")
         # a problem in a joint cluster's shared chunk reaches records of several member clusters:
         # the chunks by their one name
         x_at, y_at = problem_chunk_names(data, p) if named else ("", "")
@@ -169,7 +179,8 @@ def record_clusters(key) -> dict[int, str]:
     return home
 
 
-def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None) -> list[dict]:
+def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None,
+                         progress: ProgressCallback | None = None) -> list[dict]:
     """The records a disassociated release's attacks reach (:func:`disassoc_records`, as
     ``semtui assess`` merges them), one row per (record, what reaches it): ``{"T", "line",
     "cluster", "source", "what", "items", "real"}``, records a breach or a re-association really
@@ -177,12 +188,17 @@ def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key
     report run with the key lists them; else the key says); with the original, ``real`` says
     whether the record really holds x with the covered item.  A re-association reaches the records
     it put items back with correctly (as the assessment's records at risk), which needs the
-    original.  ``data``: the release, which names the chunks of a cover report that does not."""
+    original.  ``data``: the release, which names the chunks of a cover report that does not.
+    ``progress``: as :func:`cover_breaches` (every :data:`PROGRESS_EVERY` records too)."""
     reassociated = reassoc_records(reassoc, original)[0] if reassoc is not None and original is not None else []
-    breaches = cover_breaches(cover, data) if cover is not None else {}  # the records the report lists
+    # the records the report lists
+    breaches = cover_breaches(cover, data, progress=progress) if cover is not None else {}
     home = record_clusters(key)
     out: list[dict] = []
-    for r in disassoc_records(reassociated, breaches, original):
+    records = disassoc_records(reassociated, breaches, original)
+    for i, r in enumerate(records):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(i, len(records), "records at risk")
         for b in r.breaches:
             # each record is listed under its own cluster (the key says which)
             out.append({"T": r.transaction + 1, "line": b.line, "cluster": home.get(r.transaction, b.cluster),

@@ -206,3 +206,29 @@ def test_the_verdict_also_names_the_release_that_lets_the_least_come_back():
     assert text.startswith("Keep this release") and "k tripled lets the least come back (22% of the added items" in text
     near = [cell("this release", 0.61, 0.93, 0.995), cell("k doubled", 0.55, 0.95, 0.98)]
     assert "lets the least come back" not in chosen_sentence(near, choose(near))  # 0.55 is not far less
+
+
+def test_records_at_risk_report_progress_and_stop_when_it_raises():
+    """The records a cover report reaches (the TUI's ``r``, seconds on a large release) are found
+    with a progress callback every PROGRESS_EVERY problems and records, which stops the work when it
+    raises (the TUI's escape)."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.assess import records
+    from semtui.attacks.cover import run_cover
+    from semtui.errors import Interrupted
+    from semtui.formats import read_transactions
+
+    orig = read_transactions(SAMPLES / "meps400-original.txt")
+    result = disassociate(orig, 3, 2, 30)
+    cover = run_cover(result.data, original=orig, key=result.key)
+    calls: list[tuple[int, int, str]] = []
+    rows = records.disassoc_record_rows(cover, None, orig, result.key, result.data,
+                                        progress=lambda d, t, m: calls.append((d, t, m)))
+    assert rows == records.disassoc_record_rows(cover, None, orig, result.key, result.data)
+    assert {m for _, _, m in calls} == {"cover breaches", "records at risk"} and all(d <= t for d, t, _ in calls)
+
+    def stop(done, total, message):
+        raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        records.disassoc_record_rows(cover, None, orig, result.key, result.data, progress=stop)

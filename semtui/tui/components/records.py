@@ -25,23 +25,45 @@ from textual.widgets import Header, Static
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import bindings, only
+from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Session
+from semtui.tui.workers import cancel_job, start_job
 
 #: what ``r`` says when no report names a record
 NO_RECORDS = ("no report names records yet: open the release with --key (and --original for the source lines), "
               "then p (cover problems) or a (re-association)")
 
 
-def records_at_risk(session: Session) -> list[dict]:
+def _sources(session: Session) -> tuple:
+    """The results the view is made from: the latest cover report and the latest re-association
+    that beats chance (either may be None)."""
+    return session.latest("cover"), reassociation_beating_chance(session)
+
+
+#: the rows last found and what they were found from (the session and its two results, held, so
+#: compared by identity): ``r`` again on the same results opens at once
+_found: list[tuple[tuple, list[dict]]] = []
+
+
+def found_rows(session: Session) -> list[dict] | None:
+    """The rows already found for the session's current results, or None."""
+    now = (session, *_sources(session))
+    return next((rows for made_from, rows in _found if all(a is b for a, b in zip(made_from, now))), None)
+
+
+def records_at_risk(session: Session, progress=None) -> list[dict]:
     """The rows of the view, from the latest cover report and the latest re-association
     (:func:`semtui.assess.disassoc_record_rows`, the engine's) -- a re-association only when it
     beats chance (:func:`semtui.assess.beats_chance`): one no better than random reaches no
-    record by what it knows."""
+    record by what it knows.  Seconds on a large release (260,585 rows of MEPS's cover report:
+    about 8 s), so the view finds them in a worker; ``progress`` may raise to cancel."""
     from semtui.assess import disassoc_record_rows
 
-    cover, reassoc = session.latest("cover"), reassociation_beating_chance(session)
-    return disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
-                                session.original, session.key, session.data)
+    cover, reassoc = sources = _sources(session)
+    rows = disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
+                                session.original, session.key, session.data, progress=progress)
+    _found[:] = [((session, *sources), rows)]  # the last rows kept, not every release's
+    return rows
 
 
 def reassociation_beating_chance(session: Session):
@@ -126,11 +148,21 @@ class RecordsScreen(Screen[dict | None]):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self.rows = records_at_risk(session)
+        #: None until found (in a worker: seconds on a large release)
+        self.rows: list[dict] | None = found_rows(session)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
+        yield Static(self._status(), id="records-status", markup=False)
+        table = RecordsTable(self.rows or [], id="records")
+        table.border_title = "Records at risk"
+        yield table
+        yield KeyFooter()
+
+    def _status(self, finding: str = "") -> str:
         rows = self.rows
+        if rows is None:
+            return f"finding the records at risk{': ' + finding if finding else ''}… (escape cancels)"
         distinct = len({r["T"] for r in rows})
         real = len({r["T"] for r in rows if r["real"]})
         if rows:
@@ -139,23 +171,38 @@ class RecordsScreen(Screen[dict | None]):
         else:
             status = NO_RECORDS
         left_out = no_better_than_chance(self.session)
-        if left_out:
-            status = f"{left_out}\n{status}"
-        yield Static(status, id="records-status", markup=False)
-        table = RecordsTable(rows, id="records")
-        table.border_title = "Records at risk"
-        yield table
-        yield KeyFooter()
+        return f"{left_out}\n{status}" if left_out else status
 
     def on_mount(self) -> None:
         self.title = "records at risk"
         table = self.query_one(RecordsTable)
         table.fill()
         table.focus()
+        if self.rows is None:
+            start_job(self, "records", records_at_risk, self.session)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        message.stop()
+        if self.rows is None and message.total:
+            self.query_one("#records-status", Static).update(
+                self._status(f"{message.message} {message.done:,}/{message.total:,}"))
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        message.stop()
+        self.rows = message.result
+        table = self.query_one(RecordsTable)
+        table.data = self.rows
+        table.fill()
+        self.query_one("#records-status", Static).update(self._status())
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        message.stop()
+        if not message.cancelled:
+            self.query_one("#records-status", Static).update(f"the records at risk could not be found: {message.error}")
 
     def action_open_record(self) -> None:
         table = self.query_one(RecordsTable)
-        if table.row_count:
+        if self.rows and table.row_count:
             self.dismiss(self.rows[table.cursor_row])
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
@@ -163,4 +210,5 @@ class RecordsScreen(Screen[dict | None]):
         self.action_open_record()
 
     def action_close(self) -> None:
+        cancel_job(self, "records")  # the worker stops at its next progress call (milliseconds)
         self.dismiss(None)

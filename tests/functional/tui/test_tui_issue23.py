@@ -310,6 +310,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.pause()
         screen = app.screen
         await pilot.press("r")  # nothing run yet: the view says how to get records
+        await settle(pilot)  # the rows are found in a worker
         assert isinstance(app.screen, RecordsScreen) and app.screen.rows == []
         await pilot.press("escape")
         await pilot.press("p")
@@ -320,6 +321,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         expected = run_cover(s.data, original=s.original, key=s.key)
         assert "records reached (r lists them)" in notices(app)
         await pilot.press("r")
+        await settle(pilot)
         view = app.screen
         assert isinstance(view, RecordsScreen)
         table = view.query_one(RecordsTable)
@@ -376,3 +378,39 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         assert mine == [] and "no better than chance" in " ".join(screen_text(app).split())
         await pilot.press("escape")
         assert app.screen is screen
+
+
+@pytest.mark.slow
+async def test_records_at_risk_are_found_in_a_worker_that_escape_cancels(meps_disassoc):
+    """``r`` froze every key for 7 s on disassociated MEPS (issue 39): the view now opens at once,
+    says it is finding the records, finds them in a worker that reports progress, and escape
+    cancels it; ``r`` again on the same results opens with the rows found."""
+    from semtui.attacks.cover import run_cover
+    from semtui.tui.components.records import RecordsScreen
+    from semtui.tui.session import Result
+
+    session = load_session(meps_disassoc["data"], key=meps_disassoc["key"], original=meps_disassoc["original"])
+    report = run_cover(session.data, original=session.original, key=session.key)
+    session.add_result(Result(report, "run"))
+    app = SemtuiApp(session)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        view = RecordsScreen(session)
+        assert view.rows is None  # nothing found on the UI thread
+        app.push_screen(view)
+        await pilot.pause()
+        status = str(view.query_one("#records-status").render())
+        assert "finding the records at risk" in status or view.rows, status
+        await pilot.press("escape")  # cancels the worker, back where r was pressed
+        await settle(pilot)
+        assert app.screen is home
+        assert not [w for w in app.workers if w.group == "records" and not w.is_finished]
+        await pilot.press("r")
+        await settle(pilot)
+        found = app.screen.rows
+        assert found and all(r["source"] == "cover" for r in found)
+        await pilot.press("escape")
+        await pilot.press("r")  # the same results: the rows are there at once
+        assert app.screen.rows is found
