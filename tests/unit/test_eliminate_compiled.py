@@ -48,7 +48,7 @@ def both(D, method, **kw):
     return compiled
 
 
-FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
