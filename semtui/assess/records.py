@@ -108,9 +108,27 @@ def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[
             [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])
 
 
-#: records (or problems) between two progress calls of the long loops below: a cancel lands within
-#: a few milliseconds
-PROGRESS_EVERY = 2000
+#: seconds between two progress calls of the long loops below (a cancel raised from one lands
+#: within about this long; the TUI's ``r`` runs them in a worker)
+PROGRESS_EVERY = 0.05
+
+
+def _ticking(progress: ProgressCallback | None, total: int, message: str):
+    """``tick(i)``: calls ``progress(i, total, message)`` when PROGRESS_EVERY seconds have passed
+    since the last call (the first at once); nothing without ``progress``."""
+    if progress is None:
+        return lambda i: None
+    import time
+
+    last = [-PROGRESS_EVERY]
+
+    def tick(i: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_EVERY:
+            last[0] = now
+            progress(i, total, message)
+
+    return tick
 
 
 def cover_breaches(report: dict, data, key=None, *, named: bool = True,
@@ -120,12 +138,15 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True,
     original, whether they really hold the pair), else those the key says hold its x
     (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
     (``data``, the release, names them when the report does not).  ``progress(done, total,
-    message)`` is called every :data:`PROGRESS_EVERY` problems (and may raise to cancel)."""
+    message)`` is called every :data:`PROGRESS_EVERY` seconds (and may raise to cancel)."""
     hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
     if not hits:
         return {}
-    reached = [[(r["transaction"], r.get("line"), r.get("holds_covered")) for r in p.get("records", [])]
-               for p in hits]
+    tick = _ticking(progress, len(hits), "cover breaches")
+    reached = []
+    for i, p in enumerate(hits):
+        tick(i)
+        reached.append([(r["transaction"], r.get("line"), r.get("holds_covered")) for r in p.get("records", [])])
     unlisted = [i for i, p in enumerate(hits) if "records" not in p]
     if unlisted and key is not None:
         from semtui.attacks.cover import problem_records
@@ -137,8 +158,7 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True,
     out: dict[int, list[Breach]] = {}
     attacker = report.get("attacker", "")
     for i, (p, recs) in enumerate(zip(hits, reached)):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(i, len(hits), "cover breaches")
+        tick(i)
         # a problem in a joint cluster's shared chunk reaches records of several member clusters:
         # the chunks by their one name
         x_at, y_at = problem_chunk_names(data, p) if named else ("", "")
@@ -189,16 +209,30 @@ def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key
     whether the record really holds x with the covered item.  A re-association reaches the records
     it put items back with correctly (as the assessment's records at risk), which needs the
     original.  ``data``: the release, which names the chunks of a cover report that does not.
-    ``progress``: as :func:`cover_breaches` (every :data:`PROGRESS_EVERY` records too)."""
+    ``progress``: as :func:`cover_breaches` (over the records too).  The cyclic garbage
+    collector is paused meanwhile: the hundreds of thousands of rows it makes (260,585 on MEPS)
+    hold no cycle, and its full passes over them took 0.3-0.5 s each, between two progress calls."""
+    import gc
+
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _record_rows(cover, reassoc, original, key, data, progress)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _record_rows(cover, reassoc, original, key, data, progress) -> list[dict]:
     reassociated = reassoc_records(reassoc, original)[0] if reassoc is not None and original is not None else []
     # the records the report lists
     breaches = cover_breaches(cover, data, progress=progress) if cover is not None else {}
     home = record_clusters(key)
     out: list[dict] = []
     records = disassoc_records(reassociated, breaches, original)
+    tick = _ticking(progress, len(records), "records at risk")
     for i, r in enumerate(records):
-        if progress is not None and i % PROGRESS_EVERY == 0:
-            progress(i, len(records), "records at risk")
+        tick(i)
         for b in r.breaches:
             # each record is listed under its own cluster (the key says which)
             out.append({"T": r.transaction + 1, "line": b.line, "cluster": home.get(r.transaction, b.cluster),
@@ -208,5 +242,6 @@ def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key
                         "what": f"{r.reassociated} item{'s' if r.reassociated != 1 else ''} put back: "
                                 + ", ".join(r.items),
                         "items": list(r.items), "real": True})
+    tick(len(records))
     out.sort(key=lambda d: (d["real"] is not True, d["T"], d["source"]))
     return out
