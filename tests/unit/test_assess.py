@@ -225,6 +225,8 @@ def test_records_at_risk_report_progress_and_stop_when_it_raises():
     rows = records.disassoc_record_rows(cover, None, orig, result.key, result.data,
                                         progress=lambda d, t, m: calls.append((d, t, m)))
     assert rows == records.disassoc_record_rows(cover, None, orig, result.key, result.data)
+    # the rows that really reach first, then by T, a record's cover rows before its re-association
+    assert rows and rows == sorted(rows, key=lambda d: (d["real"] is not True, d["T"], d["source"]))
     assert {m for _, _, m in calls} == {"cover breaches", "records at risk"} and all(d <= t for d, t, _ in calls)
 
     def stop(done, total, message):
