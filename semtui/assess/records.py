@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
-from semtui.runtime.progress import ProgressCallback
+from semtui.runtime.progress import ProgressCallback, throttled
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -108,27 +108,13 @@ def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[
             [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])
 
 
-#: seconds between two progress calls of the long loops below (a cancel raised from one lands
-#: within about this long; the TUI's ``r`` runs them in a worker)
-PROGRESS_EVERY = 0.05
-
-
 def _ticking(progress: ProgressCallback | None, total: int, message: str):
-    """``tick(i)``: calls ``progress(i, total, message)`` when PROGRESS_EVERY seconds have passed
-    since the last call (the first at once); nothing without ``progress``."""
+    """``tick(i)``: ``progress(i, total, message)`` at most every :data:`~semtui.runtime.progress.BEAT`
+    seconds, the first at once (:func:`~semtui.runtime.progress.throttled`); nothing without
+    ``progress``."""
     if progress is None:
         return lambda i: None
-    import time
-
-    last = [-PROGRESS_EVERY]
-
-    def tick(i: int) -> None:
-        now = time.monotonic()
-        if now - last[0] >= PROGRESS_EVERY:
-            last[0] = now
-            progress(i, total, message)
-
-    return tick
+    return throttled(lambda i: progress(i, total, message), at_once=True)
 
 
 def cover_breaches(report: dict, data, key=None, *, named: bool = True,
@@ -138,7 +124,8 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True,
     original, whether they really hold the pair), else those the key says hold its x
     (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
     (``data``, the release, names them when the report does not).  ``progress(done, total,
-    message)`` is called every :data:`PROGRESS_EVERY` seconds (and may raise to cancel)."""
+    message)`` is called every :data:`~semtui.runtime.progress.BEAT` seconds (and may raise to
+    cancel)."""
     hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
     if not hits:
         return {}

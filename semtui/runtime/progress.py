@@ -39,18 +39,26 @@ def heartbeat(count: int = 0, what: str = "") -> None:
         beat(count, what)
 
 
+def throttled(report: Callable[..., None], *, at_once: bool = False) -> Callable[..., None]:
+    """``report`` called at most every :data:`BEAT` seconds (the calls in between dropped): a
+    long loop calls the result every step, cheaply (a clock read).  ``at_once``: the first call
+    reports (a phase's first word), else the first report comes :data:`BEAT` seconds in."""
+    last = [float("-inf") if at_once else time.monotonic()]
+
+    def call(*args) -> None:
+        now = time.monotonic()
+        if now - last[0] >= BEAT:
+            last[0] = now
+            report(*args)
+
+    return call
+
+
 @contextlib.contextmanager
 def beating(report: Callable[[int, str], None]) -> Iterator[None]:
     """While the block runs in this thread, :func:`heartbeat` calls ``report(count, what)`` at
     most every :data:`BEAT` seconds (``report`` may raise ``Interrupted``)."""
-    last = [time.monotonic()]
-
-    def beat(count: int, what: str) -> None:
-        now = time.monotonic()
-        if now - last[0] >= BEAT:
-            last[0] = now
-            report(count, what)
-
+    beat = throttled(report)
     saved = getattr(_local, "beat", None)
     _local.beat = beat
     try:

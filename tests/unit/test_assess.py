@@ -210,7 +210,7 @@ def test_the_verdict_also_names_the_release_that_lets_the_least_come_back():
 
 def test_records_at_risk_report_progress_and_stop_when_it_raises():
     """The records a cover report reaches (the TUI's ``r``, seconds on a large release) are found
-    with a progress callback every PROGRESS_EVERY seconds, which stops the work when it
+    with a progress callback every BEAT seconds (runtime.progress), which stops the work when it
     raises (the TUI's escape)."""
     from semtui.anonymize.disassociation import disassociate
     from semtui.assess import records
