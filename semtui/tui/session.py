@@ -96,6 +96,9 @@ class Session:
     release: Release
     results: list[Result] = field(default_factory=list)
     current: int = -1  # index into results of the one shown
+    #: ``r``'s rows once found, with the two results they were found from (the latest cover
+    #: report and re-association, compared by identity): ``r`` again on the same results opens at once
+    records_found: tuple[tuple, list[dict]] | None = field(default=None, repr=False)
 
     @property
     def path(self) -> Path:

@@ -40,15 +40,13 @@ def _sources(session: Session) -> tuple:
     return session.latest("cover"), reassociation_beating_chance(session)
 
 
-#: the rows last found and what they were found from (the session and its two results, held, so
-#: compared by identity): ``r`` again on the same results opens at once
-_found: list[tuple[tuple, list[dict]]] = []
-
-
 def found_rows(session: Session) -> list[dict] | None:
-    """The rows already found for the session's current results, or None."""
-    now = (session, *_sources(session))
-    return next((rows for made_from, rows in _found if all(a is b for a, b in zip(made_from, now))), None)
+    """The rows already found for the session's current results (:attr:`Session.records_found`),
+    or None."""
+    if session.records_found is None:
+        return None
+    made_from, rows = session.records_found
+    return rows if all(a is b for a, b in zip(made_from, _sources(session))) else None
 
 
 def records_at_risk(session: Session, progress=None) -> list[dict]:
@@ -62,7 +60,7 @@ def records_at_risk(session: Session, progress=None) -> list[dict]:
     cover, reassoc = sources = _sources(session)
     rows = disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
                                 session.original, session.key, session.data, progress=progress)
-    _found[:] = [((session, *sources), rows)]  # the last rows kept, not every release's
+    session.records_found = (sources, rows)
     return rows
 
 
