@@ -153,6 +153,8 @@ class RecordsScreen(Screen[dict | None]):
         yield Header(icon="")
         yield Static(self._status(), id="records-status", markup=False)
         table = RecordsTable(self.rows or [], id="records")
+        if self.rows is None:  # not "no report names records": they are being found
+            table.empty_message = "finding them…"
         table.border_title = "Records at risk"
         yield table
         yield KeyFooter()
@@ -190,6 +192,7 @@ class RecordsScreen(Screen[dict | None]):
         self.rows = message.result
         table = self.query_one(RecordsTable)
         table.data = self.rows
+        table.empty_message = NO_RECORDS
         table.fill()
         self.query_one("#records-status", Static).update(self._status())
 
