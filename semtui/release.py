@@ -79,6 +79,11 @@ class Release:
         return self.data.kind
 
     @property
+    def anonymised(self) -> bool:
+        """Whether a family's anonymiser made it (a plain release holds no generalised item)."""
+        return self.family != PLAIN
+
+    @property
     def scored(self) -> bool:
         """Whether attacks on it can be scored: the original is open (and, for a disassociated
         release, the key that says where each item came from)."""
@@ -86,6 +91,11 @@ class Release:
             return self.original is not None and self.key is not None
         return self.original is not None
 
+    @property
+    def half_scored(self) -> bool:
+        """A disassociated release opened with its key or its original but not both: its metrics
+        need the two, so an attack on it cannot be scored."""
+        return isinstance(self.data, DisassociatedData) and (self.key is None) != (self.original is None)
 
     def unscored(self) -> Release:
         """The same release without its original and key: what an unscored run is given."""

@@ -257,14 +257,13 @@ def not_modelled_notes(kind: str, *, background: str | None, corpus: str | None 
     return [pair[0] if short else pair[1] for pair in out]
 
 
-def cell_not_modelled(cell: dict, short: bool = False) -> list[str] | None:
+def cell_not_modelled(cell: dict, kind: str, short: bool = False) -> list[str] | None:
     """The not-modelled notes of an experiment's cell, from the inputs it records (None: a cell
-    that does not say what it was given, so nothing can be said)."""
+    that does not say what it was given, so nothing can be said); ``kind``: the kind of release
+    its family makes (``set-generalised`` or ``disassociated``)."""
     inputs = cell.get("inputs")
     if not isinstance(inputs, dict):
         return None
-    family = str((cell.get("cell") or {}).get("family", ""))
-    kind = "disassociated" if family == "disassoc" else "set-generalised"
     return not_modelled_notes(kind, background=inputs.get("background"), corpus=inputs.get("corpus"),
                               measures=inputs.get("measures") or (), scored=bool(inputs.get("original")),
                               short=short)

@@ -27,7 +27,6 @@ from semtui.assess.records import (
 )
 from semtui.assess.results import AssessmentReport, Skipped
 from semtui.assess.verdict import beats_chance, candidates, how_sure, lifts, not_modelled, rank, verdict
-from semtui.errors import InputError
 from semtui.families import Planned, family_of
 from semtui.families.disassoc import REASSOC_METHODS
 from semtui.release import Release
@@ -44,28 +43,12 @@ class Assessor:
         background already opened (shared by several assessments, as the experiment's cells share
         them); ``records``: find the records at risk at the end (an experiment cell needs only
         the figures, and skips re-running the strongest attack alone for them)."""
-        from semtui.model import DisassociatedData
-
         original, key = release.original, release.key
         self.release, self.original, self.key, self.inputs = release.data, original, key, inputs
         release = release.data
         self.progress = progress or no_progress
-        if isinstance(release, DisassociatedData):
-            kind = "disassociated"
-            if not release.clusters:
-                raise InputError("nothing to assess: the release has no cluster", inputs.data)
-            if (key is None) != (original is None):
-                raise InputError("the key and the original go together for a disassociated release (the "
-                                 "metrics need both)", option="key")
-            scored = key is not None
-        else:
-            if release.n_generalised == 0 and not inputs.unmarked:
-                raise InputError("no generalised items to assess (a plain transactions file? an unmarked "
-                                 "release: semtui attack setgen --unmarked)", inputs.data)
-            kind = "set-generalised"
-            scored = original is not None
-            if key is not None:
-                raise InputError("a key belongs to a disassociated release", option="key")
+        family = family_of(release)
+        kind, scored = family.kind, family.assessable(release, original=original, key=key, inputs=inputs)
         self.report = AssessmentReport(kind=kind, inputs=inputs, scored=scored)
         # the report of the strongest attack so far (or the default's, unscored): a set-generalisation
         # attack's SetgenAttackReport, a re-association's report

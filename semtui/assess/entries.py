@@ -35,14 +35,15 @@ def _q(path) -> str:
     return shlex.quote(str(path))
 
 
-def label(family: str, o: dict) -> str:
-    """An attack's name in the assessment (``family``: the family of attacks that runs it)."""
-    if family == "setgen":
+def label(attack: str, o: dict) -> str:
+    """An attack's name in the assessment (``attack``: the family of attacks that runs it,
+    :class:`semtui.families.common.Planned`)."""
+    if attack == "setgen":
         if o["method"] == "ra":
             return "RA (the papers' random baseline)"
         return f"{o['method'].upper()} with {o['measure']}" + (f", background {o['background']}"
                                                                 if o.get("background") else "")
-    if family == "reassoc":
+    if attack == "reassoc":
         if o["method"] == "ra":
             return "RA re-association (random)"
         if o["method"] == "nba":

@@ -71,11 +71,11 @@ class Opened:
         return self.backgrounds[spec]
 
 
-def attack_name(family: str, o: dict) -> str:
+def attack_name(attack: str, o: dict) -> str:
     """An attack's short name, as ``AssessInputs.only`` and an experiment spec's ``attacks`` name
     it: its method (``tba``, ``pba``, ``ra``, ``aba``, ``nba``, ...) or ``cover`` (the three cover
     attackers)."""
-    return "cover" if family == "cover" else str(o["method"])
+    return "cover" if attack == "cover" else str(o["method"])
 
 
 def knowledge_of(reports: list[dict], measure: str | None = None) -> tuple[tuple[str, ...], str | None]:
@@ -104,14 +104,15 @@ def knowledge_of(reports: list[dict], measure: str | None = None) -> tuple[tuple
 ATTACK_NAMES = tuple(dict.fromkeys((*SETGEN_METHODS, *KNOWLEDGE_METHODS, "ra", *REASSOC_METHODS, "nba", "cover")))
 
 
-def is_default(family: str, o: dict, inputs: AssessInputs) -> bool:
+def is_default(attack: str, o: dict, inputs: AssessInputs) -> bool:
     """The attack ``semtui attack`` runs by default on these inputs (its records are listed,
-    unscored, when nothing can be scored)."""
+    unscored, when nothing can be scored); ``attack``: the family of attacks that runs it
+    (:class:`semtui.families.common.Planned`)."""
     first = inputs.measure_list()[0]
-    if family == "setgen":
+    if attack == "setgen":
         want = dict(method="pba", measure=first, background=inputs.background) if inputs.background else \
             dict(method="rba", measure=first)
-    elif family == "reassoc":
+    elif attack == "reassoc":
         want = dict(method="nba", background=inputs.background) if inputs.background else \
             dict(method="aba", measure=first)
     else:

@@ -55,10 +55,10 @@ def assess(
                   {"DATA": data, "--original": original, "--key": key, "--measure/--background/--corpus": files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
-    from semtui.release import DISASSOC, open_release
+    from semtui.release import open_release
 
     release = open_release(data, original=original, key=key)
-    if release.family == DISASSOC and (key is None) != (original is None):
+    if release.half_scored:
         raise InputError("--key and --original go together for a disassociated release (the metrics need both)")
     note_jobs(jobs)
     private = original is not None

@@ -83,11 +83,10 @@ def km(
 ) -> None:
     """k^m-anonymity: of transactions (a k^m release: each generalised item one item), or of every record
     chunk of a disassociated release (exit 1 if not)."""
-    from semtui.checks.km import check_disassociated, check_transactions
     from semtui.cli.common import StderrProgress
     from semtui.errors import InputError
+    from semtui.families import family_of
     from semtui.fileio import check_inputs
-    from semtui.model import DisassociatedData
     from semtui.release import read_release, with_companions
 
     if k < 1:
@@ -98,16 +97,14 @@ def km(
         raise InputError("--key and --original go together")
     check_inputs({"FILE": file, "--key": key, "--original": original})
     data = read_release(file)
-    if key is not None and not isinstance(data, DisassociatedData):
-        raise InputError("--key and --original are for disassociated releases", file)
-    _something_to_check(data, file)
+    family = family_of(data)
+    empty = family.holds_nothing(data)
+    if empty:  # a check that would exercise nothing is refused, not passed
+        raise InputError(f"nothing to check: {empty}", file)
+    # the witness reads no sidecar: only the key and the original are checked to belong
+    release = with_companions(data, file, original=original, key=key, read_sidecar=False)
     with StderrProgress("checking") as progress:
-        if isinstance(data, DisassociatedData):
-            # the witness reads no sidecar: only the key and the original are checked to belong
-            opened = with_companions(data, file, original=original, key=key, read_sidecar=False)
-            report = check_disassociated(data, k, m, opened.key, opened.original, progress=progress)
-        else:
-            report = check_transactions(data, k, m, progress=progress)
+        report = family.check_km(release, k, m, progress=progress)
     doc = report.to_json()
     if json_out:
         emit_json({"file": str(file), **doc})
@@ -117,21 +114,6 @@ def km(
         from semtui.cli import exitcodes
 
         raise typer.Exit(exitcodes.FOUND)
-
-
-def _something_to_check(data, file: Path) -> None:
-    """A check that would exercise nothing (no cluster, no item anywhere) is refused, not passed."""
-    from semtui.errors import InputError
-    from semtui.model import DisassociatedData
-
-    if isinstance(data, DisassociatedData):
-        if not data.clusters:
-            raise InputError("nothing to check: the release has no cluster", file)
-        held = sum(len(ch.items) for c in data.clusters for ch in c.record_chunks) + data.n_term_chunk_terms
-    else:
-        held = len(data.tokens)
-    if held == 0:
-        raise InputError("nothing to check: no transaction holds an item", file)
 
 
 def _km_lines(file: Path, doc: dict) -> list[str]:

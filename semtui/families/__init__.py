@@ -24,7 +24,11 @@ members, each module's ``FAMILY``):
   call these two; :meth:`~Family.publish` writes the release in its format and reads it back (a
   cell checks and attacks it so), :meth:`~Family.check` runs the independent checker on it, and
   :meth:`~Family.command` is the ``semtui anonymize …`` command that reproduces it;
-* the attacks — :meth:`~Family.plan` is the list of attacks ``assess`` runs on a release of the
+* the k^m witness — :meth:`~Family.holds_nothing`, :meth:`~Family.check_km` (``semtui check km``);
+* an attack's report — :meth:`~Family.read_report` reads one, :meth:`~Family.check_report` checks it
+  describes the release (the TUI opens a release with one);
+* the attacks — :meth:`~Family.assessable` says whether an assessment can run and is scored,
+  :meth:`~Family.plan` is the list of attacks ``assess`` runs on a release of the
   family (each a :class:`~semtui.families.common.Planned`, which names the family of attacks that
   runs it), :meth:`~Family.unrunnable` says why one cannot run on the inputs given;
 * the figures — :meth:`~Family.privacy_figures` (the strongest attack's figures and risk as a
@@ -114,6 +118,27 @@ class Family(Protocol):
 
     def check(self, release, made: Anonymised, progress=None) -> dict:
         """The independent checker's verdict on the release as published."""
+
+    def holds_nothing(self, data) -> str | None:
+        """What makes a k^m check of the release's ``data`` exercise nothing, in words (None: it
+        checks something); ``semtui check km`` refuses such a release."""
+
+    def check_km(self, release, k: int, m: int, progress=None):
+        """The independent k^m check of ``release`` (a :class:`semtui.release.Release`; a
+        disassociated one's key and original checked too when open): a KmReport."""
+
+    def read_report(self, path) -> dict:
+        """An attack report on a release of the family, read from ``path`` (the TUI opens one
+        beside its release); raises InputError naming ``path`` when it is not one."""
+
+    def check_report(self, release, doc: dict, path) -> None:
+        """That the attack report ``doc`` read from ``path`` describes ``release`` (a
+        :class:`semtui.release.Release`); raises InputError naming ``path`` otherwise."""
+
+    def assessable(self, data, *, original, key, inputs) -> bool:
+        """Whether an assessment of the release's ``data`` is scored (with what is open of
+        ``original`` and ``key``); raises InputError when there is nothing to assess (``inputs``:
+        the :class:`semtui.assess.AssessInputs`) or a companion does not apply."""
 
     def plan(self, inputs) -> list[Planned]:
         """Every attack ``assess`` runs on a release of the family, in order (``inputs``: an

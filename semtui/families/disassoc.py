@@ -46,6 +46,62 @@ class Disassoc:
     flags = ("refine", "safe")
     files = ()
 
+    # ------------------------------------------------------------ the k^m witness
+    def holds_nothing(self, data) -> str | None:
+        """What makes a k^m check of ``data`` exercise nothing, in words (None: it checks something)."""
+        if not data.clusters:
+            return "the release has no cluster"
+        held = sum(len(ch.items) for c in data.clusters for ch in c.record_chunks) + data.n_term_chunk_terms
+        return None if held else "no transaction holds an item"
+
+    def check_km(self, release, k: int, m: int, progress=None):
+        """Every record chunk k^m-anonymous and the chunks of a cluster disjoint; with the release's
+        key and original, every original item exactly where the key says."""
+        from semtui.checks.km import check_disassociated
+
+        return check_disassociated(release.data, k, m, release.key, release.original, progress=progress)
+
+    def assessable(self, data, *, original, key, inputs) -> bool:
+        """Whether an assessment of ``data`` is scored (its key and original are open, together);
+        raises InputError when there is nothing to assess or one of the two is missing."""
+        from semtui.errors import InputError
+
+        if not data.clusters:
+            raise InputError("nothing to assess: the release has no cluster", inputs.data)
+        if (key is None) != (original is None):
+            raise InputError("the key and the original go together for a disassociated release (the "
+                             "metrics need both)", option="key")
+        return key is not None
+
+    # ------------------------------------------------------------ an attack's report
+    def read_report(self, path) -> dict:
+        """An attack report on a disassociated release: a re-association report (``semtui attack
+        disassoc --report``) or a cover report (``semtui cover --json``)."""
+        from semtui import reports
+        from semtui.attacks.cover import REPORT_FORMAT as COVER
+        from semtui.attacks.reassociation import REPORT_FORMATS as REASSOC
+        from semtui.errors import InputError
+
+        doc = reports.read(path, (*REASSOC, COVER), "a re-association or cover report")
+        if not isinstance(doc.get("clusters"), list):
+            raise InputError("report has no 'clusters' list", path)
+        if (doc.get("summary") or {}).get("summary_only"):
+            raise InputError("a --summary-only report holds no placement to show (run the attack without it)", path)
+        return doc
+
+    def check_report(self, release, doc: dict, path) -> None:
+        """The report ``doc`` (read from ``path``) describes ``release``: the same clusters, in
+        order; raises InputError naming ``path`` otherwise."""
+        from semtui.errors import InputError
+
+        ids = [c.id for c in release.data.clusters]
+        got = [c.get("id") if isinstance(c, dict) else None for c in doc["clusters"]]
+        if got != ids:
+            bad = next((g for g, i in zip(got, ids) if g != i), None) if len(got) == len(ids) else None
+            detail = (f"cluster {bad!r} is not where this release has it" if bad is not None
+                      else f"it lists {len(got)} clusters, the release has {len(ids)}")
+            raise InputError(f"the report is not of this release ({detail})", path)
+
     # ------------------------------------------------------------ an experiment's parameters
     def check_value(self, key: str, v: str) -> str | None:
         return None

@@ -46,6 +46,53 @@ class Generalised:
     #: the strongest attack's figures an experiment's plot draws against k
     plotted = ("precision", "recall")
 
+    # ------------------------------------------------------------ the k^m witness
+    def holds_nothing(self, data) -> str | None:
+        """What makes a k^m check of ``data`` exercise nothing, in words (None: it checks something)."""
+        return None if len(data.tokens) else "no transaction holds an item"
+
+    def check_km(self, release, k: int, m: int, progress=None):
+        """The independent k^m check of the release (a generalised item counts as one item)."""
+        from semtui.checks.km import check_transactions
+
+        return check_transactions(release.data, k, m, progress=progress)
+
+    # ------------------------------------------------------------ an attack's report
+    def read_report(self, path) -> dict:
+        """An attack report on a release of the family (``semtui attack setgen --report``)."""
+        from semtui.attacks.setgen import load_report
+
+        return load_report(path)
+
+    def check_report(self, release, doc: dict, path) -> None:
+        """The report ``doc`` (read from ``path``) describes ``release``: every group it lists is
+        a generalised item of it; raises InputError naming ``path`` otherwise."""
+        from semtui.errors import InputError
+        from semtui.model import generalised_label
+
+        data = release.data
+        if not data.n_generalised:
+            raise InputError(f"a set-generalisation report needs set-generalised data, {release.path} is "
+                             f"{data.kind}", path)
+        names, ip, mem = data.vocab.items, data.gen_indptr.tolist(), data.gen_members.tolist()
+        known = {generalised_label(names[m] for m in mem[ip[g]:ip[g + 1]]) for g in range(data.n_generalised)}
+        for g in doc.get("groups", []):
+            if g.get("generalised_item") not in known:
+                raise InputError(f"the report's group {g.get('generalised_item')!r} is not a generalised item of "
+                                 f"{release.path}", path)
+
+    def assessable(self, data, *, original, key, inputs) -> bool:
+        """Whether an assessment of ``data`` is scored (its original is open); raises InputError
+        when there is nothing to assess or a companion does not apply."""
+        from semtui.errors import InputError
+
+        if data.n_generalised == 0 and not inputs.unmarked:
+            raise InputError("no generalised items to assess (a plain transactions file? an unmarked "
+                             "release: semtui attack setgen --unmarked)", inputs.data)
+        if key is not None:
+            raise InputError("a key belongs to a disassociated release", option="key")
+        return original is not None
+
     # ------------------------------------------------------------ the attacks
     def plan(self, inputs) -> list[Planned]:
         """Every attack a set-generalised release admits, in the order they run: each eliminator

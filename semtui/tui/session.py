@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
-from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData, generalised_label
-from semtui.release import KM, Release, read_release, with_companions
+from semtui.families import family_of
+from semtui.model import Dataset, DisassociationKey, TransactionData, generalised_label
+from semtui.release import Release, read_release, with_companions
 
 
 @dataclass
@@ -143,7 +144,7 @@ class Session:
     def km(self) -> tuple[int, int] | None:
         """A k^m release (its ``anonymize km`` report given, or beside it as its sidecar): k and m."""
         r = self.release
-        return (r.k, r.m) if r.family == KM else None
+        return None if r.m is None else (r.k, r.m)
 
     @property
     def title_kind(self) -> str:
@@ -236,13 +237,12 @@ def load_session(
     companions are opened by :mod:`semtui.release` (the belonging check runs there, once); an
     attack report given with it may name the original and the key it was scored with."""
     data = read_release(file)
+    family = family_of(data)
     km_report = None
     if report is not None and isinstance(data, TransactionData) and _is_km_report(report):
         # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results
         km_report, report = report, None
-    report_doc = None
-    if report is not None:
-        report_doc = read_disassoc_report(report) if isinstance(data, DisassociatedData) else read_report(report)
+    report_doc = None if report is None else family.read_report(report)
     recovered = (isinstance(data, TransactionData) and not data.n_generalised
                  and (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)))
     if unmarked and not recovered:
@@ -250,24 +250,20 @@ def load_session(
                          f"marked; {file} is {data.kind} data" + (" that marks them" if data.kind != "disassociated"
                                                                   else ""), file)
     if report is not None:
-        if key is None and report_doc.get("key") and isinstance(data, DisassociatedData):
+        # the key and the original the report was scored with, so that new runs keep their metrics
+        # (only a disassociated release's reports name a key)
+        if key is None and report_doc.get("key"):
             key = _beside(report_doc["key"], report)
         if original is None and report_doc.get("original"):
-            # the original the report was scored with, so that new runs keep their metrics
             original = _beside(report_doc["original"], report)
     # a report's own recovery k, else the sidecar's (the one the engine recovers with when the form leaves k blank)
     from_report = ((report_doc or {}).get("unmarked") or {}) if recovered else {}
     release = with_companions(data, file, original=original, key=key, sidecar=km_report, recover=recovered,
                               recovery_k=from_report.get("k") if from_report else None)
     session = Session(release)
-    if report is not None and isinstance(data, DisassociatedData):
-        check_disassoc_report(data, report_doc, report)
+    if report is not None:
+        family.check_report(release, report_doc, report)
         session.add_result(Result(report_doc, f"file:{report}"))
-    elif report is not None:
-        if not isinstance(release.data, TransactionData) or not release.data.n_generalised:
-            raise InputError(f"a set-generalisation report needs set-generalised data, {file} is {data.kind}", report)
-        session.add_result(Result(report_doc, f"file:{report}"))
-        check_report(session, session.results[-1].report, report)
     return session
 
 
@@ -286,45 +282,3 @@ def _is_km_report(path) -> bool:
     return b'"semtui-km-report/' in read_head(path, 256)
 
 
-def read_report(path: Path) -> dict:
-    from semtui.attacks.setgen import load_report
-
-    return load_report(path)
-
-
-def check_report(session: Session, report: dict, path) -> None:
-    """A report must describe this dataset: every group it lists must exist here."""
-    known = set(session.labels())
-    for g in report.get("groups", []):
-        if g.get("generalised_item") not in known:
-            raise InputError(
-                f"the report's group {g.get('generalised_item')!r} is not a generalised item of {session.path}",
-                path,
-            )
-
-
-
-def read_disassoc_report(path: Path) -> dict:
-    """A re-association report (``semtui attack disassoc --report``) or a cover report
-    (``semtui cover --json``)."""
-    from semtui import reports
-    from semtui.attacks.cover import REPORT_FORMAT as COVER
-    from semtui.attacks.reassociation import REPORT_FORMATS as REASSOC
-
-    doc = reports.read(path, (*REASSOC, COVER), "a re-association or cover report")
-    if not isinstance(doc.get("clusters"), list):
-        raise InputError("report has no 'clusters' list", path)
-    if (doc.get("summary") or {}).get("summary_only"):
-        raise InputError("a --summary-only report holds no placement to show (run the attack without it)", path)
-    return doc
-
-
-def check_disassoc_report(data: DisassociatedData, report: dict, path) -> None:
-    """A disassociation report must describe this release: the same clusters, in order."""
-    ids = [c.id for c in data.clusters]
-    got = [c.get("id") if isinstance(c, dict) else None for c in report["clusters"]]
-    if got != ids:
-        bad = next((g for g, i in zip(got, ids) if g != i), None) if len(got) == len(ids) else None
-        detail = (f"cluster {bad!r} is not where this release has it" if bad is not None
-                  else f"it lists {len(got)} clusters, the release has {len(ids)}")
-        raise InputError(f"the report is not of this release ({detail})", path)

@@ -140,7 +140,7 @@ def test_an_old_assessment_and_its_cells_still_open(assessed, tmp_path):
 @pytest.mark.slow
 def test_an_old_re_association_report_still_opens(released, tmp_path):
     from semtui.attacks.reassociation import ReassociationOptions, informed_sentence, run_reassociation
-    from semtui.tui.session import read_disassoc_report
+    from semtui.families import FAMILIES
 
     release = released[1]
     new = run_reassociation(release.data, release.key, release.original,
@@ -148,7 +148,7 @@ def test_an_old_re_association_report_still_opens(released, tmp_path):
     old = _as_v1(new)
     p = tmp_path / "old.json"
     p.write_text(reports.dumps(old) + "\n")
-    assert read_disassoc_report(p)["format"] == "semtui-disassoc-report/1"
+    assert FAMILIES["disassoc"].read_report(p)["format"] == "semtui-disassoc-report/1"
     assert informed_sentence(old["metrics"]) == informed_sentence(new["metrics"])
 
 

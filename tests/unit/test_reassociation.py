@@ -475,7 +475,6 @@ def test_cli_refuses_plain_data_and_foreign_originals(cli, table3, tmp_path):
 
 
 def test_key_round_trip_matches(table3):
-    data = parse_disassociated(TABLE3, "t")
     # a version 1 key reads, and writes back as version 2 (no joint clusters, no records list)
     assert key_to_json(read_key(table3["key"])) == {**TABLE3_KEY, "format": "semtui-disassociation-key/2",
                                                           "joint_clusters": []}

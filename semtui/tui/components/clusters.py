@@ -49,8 +49,7 @@ class ClusterIndex:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        data = session.data
-        assert isinstance(data, DisassociatedData)
+        data: DisassociatedData = session.data  # a ClusterIndex is built for a disassociated release only
         self.data = data
         self.position = {c.id: i for i, c in enumerate(data.clusters)}
         self.keys = None

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from semtui.model import DisassociatedData, TransactionData, token_label
+from semtui.release import DISASSOC, PLAIN
 from semtui.tui.components.lists import highlight_matches, transaction_text
 from semtui.tui.components.vtable import Cell, Column, VirtualTable
 from semtui.tui.session import Session
@@ -51,12 +52,9 @@ class DetailPane(VirtualTable):
             self.border_subtitle = f"nothing matches “{needle}”" if needle else ""
             self.empty_message = f"nothing matches “{needle}”" if needle else "nothing highlighted"
             return
-        if isinstance(data, DisassociatedData):
-            self._show_cluster(data, index)
-        elif data.n_generalised:
-            self._show_group(data, index)
-        else:
-            self._show_transaction(data, index)
+        show = {DISASSOC: self._show_cluster, PLAIN: self._show_transaction}.get(self.session.release.family,
+                                                                                 self._show_group)
+        show(data, index)
 
     # ------------------------------------------------------------------ search and inspect
     def is_match(self, row: int) -> bool:

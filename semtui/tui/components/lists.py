@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.binding import BindingType
 
 from semtui.model import DisassociatedData, TransactionData, generalised_label, token_label
+from semtui.release import DISASSOC, PLAIN
 from semtui.tui.components.vtable import MATCH_STYLE, Cell, Column, KeptText, VirtualTable
 from semtui.tui.keys import only
 from semtui.tui.session import Result, Session
@@ -274,8 +275,7 @@ class ClustersSource:
     def __init__(self, session: Session) -> None:
         from semtui.model.info import cluster_associated_shares
 
-        data = session.data
-        assert isinstance(data, DisassociatedData)
+        data: DisassociatedData = session.data  # the source of a disassociated release only
         self.session = session
         self.data = data
         cl = data.clusters
@@ -428,12 +428,8 @@ class TransactionsSource:
 
 
 def source_for(session: Session) -> ListSource:
-    data = session.data
-    if isinstance(data, DisassociatedData):
-        return ClustersSource(session)
-    if data.n_generalised:
-        return GroupsSource(session)
-    return TransactionsSource(session)
+    """The list of the session's release: its clusters, its groups, or (a plain release) its transactions."""
+    return {DISASSOC: ClustersSource, PLAIN: TransactionsSource}.get(session.release.family, GroupsSource)(session)
 
 
 def highlight_matches(text: Text, needle: str) -> None:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from semtui.model import DisassociatedData, TransactionData
+from importlib import import_module
+
+from semtui.release import DISASSOC, KM, PLAIN, SETGEN
 from semtui.tui.session import Session
+
+#: the main screen of each family of release (module, class; imported when first shown):
+#: a k^m release is set-generalised and shown as one
+SCREENS = {DISASSOC: ("disassociated", "DisassociatedScreen"), SETGEN: ("setgen", "SetgenScreen"),
+           KM: ("setgen", "SetgenScreen"), PLAIN: ("transactions", "TransactionsScreen")}
 
 
 def screen_for(session: Session, attack_defaults: dict | None = None):
-    """The main screen for the session's release kind."""
-    data = session.data
-    if isinstance(data, DisassociatedData):
-        from semtui.tui.screens.disassociated import DisassociatedScreen
-
-        return DisassociatedScreen(session, attack_defaults)
-    if isinstance(data, TransactionData) and data.n_generalised:
-        from semtui.tui.screens.setgen import SetgenScreen
-
-        return SetgenScreen(session, attack_defaults)
-    from semtui.tui.screens.transactions import TransactionsScreen
-
-    return TransactionsScreen(session, attack_defaults)
+    """The main screen for the session's release: disassociated, set-generalised (by COAT or k^m)
+    or plain transactions."""
+    module, name = SCREENS[session.release.family]
+    return getattr(import_module(f"semtui.tui.screens.{module}"), name)(session, attack_defaults)

@@ -499,25 +499,22 @@ class BaseScreen(Screen):
         """What ``semtui assess`` would be given for this release as it is open here (the
         attack form's measure, if one was chosen); raises InputError when it cannot run."""
         from semtui.assess import AssessInputs, knowledge_of
-        from semtui.model import DisassociatedData
 
         s = self.session
         if s.unmarked is not None:
             raise InputError("assess takes releases that mark their generalised items; this one is unmarked "
                              "(semtui attack setgen --unmarked attacks it)")
-        data = s.data
-        if not isinstance(data, DisassociatedData) and not getattr(data, "n_generalised", 0):
+        if not s.release.anonymised:
             raise InputError(f"assess needs a set-generalised, k^m or disassociated release; this is {s.kind} data")
-        disassoc = isinstance(data, DisassociatedData)
         # a disassociated release is scored with its key and original together, never one alone
-        scored = s.original is not None and (not disassoc or s.key is not None)
+        scored = s.release.scored
         # the knowledge the session's attacks used (every measure, the latest background) and the
         # attack form's measure: the assessment `semtui assess` runs with the same inputs
         measure = self.attack_values.get("measure") if isinstance(self.attack_values, dict) else None
         measures, background = knowledge_of([r.report for r in s.results],
                                             measure if isinstance(measure, str) and measure else None)
         return AssessInputs(data=str(s.path), original=str(s.original_path) if scored else None,
-                            key=str(s.key_path) if scored and disassoc else None,
+                            key=str(s.key_path) if scored and s.key_path is not None else None,
                             measures=measures, background=background)
 
     def action_assess(self) -> None:

@@ -15,6 +15,7 @@ from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from semtui.families import FAMILIES
 from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, is_this, label
 from semtui.tui.components.vtable import VirtualTable
@@ -144,7 +145,8 @@ def not_modelled_text(cells: list[dict]) -> str:
     notes: list[str] = []
     unknown = 0
     for c in cells:
-        got = cell_not_modelled(c, short=True)
+        family = FAMILIES.get(str((c.get("cell") or {}).get("family", "")), FAMILIES["setgen"])
+        got = cell_not_modelled(c, family.kind, short=True)
         if got is None:
             unknown += 1
             continue

@@ -55,7 +55,7 @@ def test_a_second_run_on_the_same_results_is_refused_and_no_cell_is_written_twic
         assert "another run is appending to it" in second.stderr
     finally:
         marker.rmdir()
-    out, err = first.communicate(timeout=300)
+    _out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     ids = _ids(results)
     assert len(ids) == 2 == len(set(ids))
