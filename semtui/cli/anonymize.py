@@ -211,9 +211,9 @@ def disassoc(
     key: Annotated[Path | None, typer.Option(
         "--key", help="Also write the private key (mode 0600) that links the release to ORIG ('-': standard output).")] = None,
     safe: Annotated[bool, typer.Option(
-        "--safe", help="Then remove every cover problem by partial suppression (after Awad et al. 2019): "
-        "the suppressed occurrences are lost, the key lists them. The repair reaches record chunks only, so a "
-        "safe release is built without REFINE.")] = False,
+        "--safe", help="Then remove every cover problem (after Awad et al. 2019): in record chunks by partial "
+        "suppression (the suppressed occurrences are lost, the key lists them), in REFINE's shared chunks by putting "
+        "the item back into its clusters' term chunks.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a summary as JSON on stdout.")] = False,
     refine: Annotated[bool, typer.Option(
         "--refine/--no-refine", help="REFINE, the paper's third step: joint clusters of neighbouring clusters whose "
@@ -235,10 +235,10 @@ def disassoc(
     from semtui.formats.disassociated import dump_disassociated, dump_key
 
     check_parameters(k, m, max_cluster_size, seed)
-    if refine and not safe:
+    if refine:
         check_joint_max_size(k, joint_max_size)
     elif joint_max_size is not None:
-        raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine or --safe")
+        raise InputError("--joint-max-size is REFINE's: it does not go with --no-refine")
     check_outputs({"-o": out, "--key": key}, [orig], stdout_taken="--json" if json_out else None)
     data = formats.read_transactions(orig)
     family = FAMILIES["disassoc"]
@@ -275,6 +275,9 @@ def disassoc(
            f"\n  safe: {doc['safe']['cover_problems_before']} cover problems removed by suppressing "
            f"{doc['safe']['suppressed_occurrences']} occurrences of {doc['safe']['suppressed_items']} items "
            f"({doc['safe']['cuts']} cuts, {doc['safe']['drops']} items dropped from a chunk, "
-           f"{doc['safe']['lost_pairs']} (cluster, item) pairs lost)")
+           f"{doc['safe']['lost_pairs']} (cluster, item) pairs lost)"
+           + (f"; {doc['safe']['unshared_items']} items taken out of shared chunks put "
+              f"{doc['safe']['unshared_pairs']} (cluster, item) pairs back into term chunks"
+              if doc['safe'].get('shared_problems_before') else ""))
     )
 

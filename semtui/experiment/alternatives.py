@@ -84,9 +84,10 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 "items kept together (HORPART splits more)",
                 lambda p: {**p, "max_cluster_size": p["max_cluster_size"] // 2}
                 if p["max_cluster_size"] // 2 >= p["k"] else None),
-    Alternative("disassoc", "cover problems suppressed", "the item occurrences behind every cover problem "
-                "suppressed (semtui anonymize disassoc --safe, after Awad et al. 2019; built without REFINE)",
-                lambda p: None if p.get("safe") else {**p, "safe": True, "refine": False}),
+    Alternative("disassoc", "cover problems removed", "every cover problem removed (semtui anonymize "
+                "disassoc --safe, after Awad et al. 2019): item occurrences suppressed in record chunks, items "
+                "REFINE shared put back into their term chunks",
+                lambda p: None if p.get("safe") else {**p, "safe": True}),
 )
 
 #: each family's rows of the table, in the table's order

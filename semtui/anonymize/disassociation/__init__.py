@@ -128,9 +128,9 @@ def disassociate(
 ) -> DisassociationResult:
     """HORPART + VERPART (+ REFINE unless ``refine=False``) over plain transactions;
     ``joint_max_size``: the most records of a joint cluster (default
-    :data:`.refine.DEFAULT_JOINT_MAX_SIZE`); ``safe``: then remove every cover problem by partial
-    suppression (:func:`remove_cover_problems`, docs/anonymize.md) -- on the two-step release:
-    the repair does not reach shared chunks, so ``safe`` runs without REFINE; ``seed``: orders
+    :data:`.refine.DEFAULT_JOINT_MAX_SIZE`); ``safe``: then remove every cover problem
+    (:func:`remove_cover_problems`, docs/anonymize.md): by partial suppression in record chunks, by
+    unsharing in REFINE's shared chunks; ``seed``: orders
     the identical sub-records of every chunk (:func:`tie_rng`; the release is the same for
     every seed, the key is not)."""
     check_parameters(k, m, max_cluster_size, seed)
@@ -145,14 +145,39 @@ def disassociate(
                               n_items)
     clusters_rows, parent, cluster_node = horpart_tree(indptr, tokens, n_items, max_cluster_size, progress)
     t1 = time.perf_counter()
-    tree = (parent, cluster_node, joint_max) if refine and not safe else None
+    tree = (parent, cluster_node, joint_max) if refine else None
     release, key, facts = _verpart_all(data, clusters_rows, tokens, indptr, k, m, progress, tree, seed)
     release.max_cluster_size = max_cluster_size  # public, recorded in the release (the alternatives read it)
     report = None
     if safe:
         release, key, report = remove_cover_problems(release, key, progress, seed=seed)
+        if facts is not None:
+            facts = _facts_after_repair(facts, release, report)
     return DisassociationResult(release, key, max_cluster_size, time.perf_counter() - t0, t1 - t0, facts,
                                 safe=report, seed=int(seed))
+
+
+def _facts_after_repair(facts: dict, release: DisassociatedData, report: SafeReport) -> dict:
+    """REFINE's facts for the release the safe repair left: the joint clusters and shared chunks
+    that remain, the pairs still moved out of term chunks, and the shares of (cluster, item) pairs
+    (a pair suppressed entirely counts as placed nowhere: it stays in the denominator)."""
+    in_chunks = sum(len(np.unique(ch.items)) for c in release.clusters for ch in c.record_chunks)
+    moved = facts["moved_term_pairs"] - report.unshared_pairs
+    terms = release.n_term_chunk_terms
+    all_pairs = in_chunks + moved + terms + report.lost_pairs
+    shared_subs = [np.diff(ch.indptr) for jc in release.joint_clusters for ch in jc.shared_chunks]
+    lens = np.concatenate(shared_subs) if shared_subs else np.zeros(0, dtype=np.int64)
+    return {
+        **facts,
+        "joint_clusters": len(release.joint_clusters),
+        "clusters_in_joint_clusters": sum(len(jc.clusters) for jc in release.joint_clusters),
+        "shared_chunks": release.n_shared_chunks,
+        "moved_term_pairs": moved,
+        "shared_occurrences_with_company": round(float(lens[lens >= 2].sum() / lens.sum()), 4) if lens.sum() else 0.0,
+        "associated_share_record_chunks": round(in_chunks / all_pairs, 4) if all_pairs else 0.0,
+        "associated_share": round((in_chunks + moved) / all_pairs, 4) if all_pairs else 0.0,
+        "term_chunk_share": round(terms / all_pairs, 4) if all_pairs else 0.0,
+    }
 
 
 def _as_sets(indptr: np.ndarray, tokens: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:

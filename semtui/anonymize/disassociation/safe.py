@@ -24,8 +24,22 @@ The repair, cluster by cluster, until the cluster has no cover problem:
 
 Each step removes at least one occurrence, so the repair ends; a step may create a problem for a
 later chunk (Cl or Cj is the earlier chunk of another), which the loop finds next.  The result is
-greedy, not a minimum.  The cover problems are found here by this module's own search (the
-anonymiser never imports an attack); ``semtui cover`` on the output is the independent witness.
+greedy, not a minimum.
+
+**With REFINE** a cluster's chunks go on into the shared chunks of its joint cluster (the cover
+attack's reading, ALGORITHMS.md §8: a problem can span one of the cluster's record chunks and a
+shared chunk, or two shared chunks; a shared item the cluster shows in its own chunks is another
+member's there and makes no problem with them).  The shared chunks are read, never changed, by each
+cluster's repair: a shared item x that makes a problem with a record chunk Cl is **cut** in Cl as
+above (one occurrence suppressed keeps every association of the shared chunk); when no cut keeps
+Cl k^m-anonymous, x is left to be **unshared**.  Then each joint cluster's shared chunks are taken
+in order, S1 first: the items left to be unshared, and every item that still makes a problem with an
+earlier shared chunk, are taken out of the shared chunk and put back, with the transactions that
+hold them, into the term chunks of the member clusters they came from, where REFINE found them
+(their support in each stays below k).  Unsharing suppresses nothing: only an association REFINE
+added is withdrawn.  Taking a whole item out keeps a shared chunk k^m-anonymous and changes no
+earlier chunk, so one pass in chunk order leaves no problem: the problems of S_j depend on S_j's
+supports and on the chunks before it, which are final when S_j is taken.
 
 Changed chunks are rebuilt as VERPART builds them: items by descending support (ties by id), the
 sub-records sorted by content, identical ones in an order drawn afresh from the seed (their order
@@ -40,9 +54,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from semtui.anonymize.disassociation.subrecords import REBUILT_CHUNK, tie_rng
+from semtui.anonymize.disassociation.subrecords import REBUILT_CHUNK, SHARED_REBUILT, tie_rng
 from semtui.anonymize.disassociation.verpart import record_chunks
-from semtui.model import Cluster, ClusterKey, DisassociatedData, DisassociationKey, RecordChunk
+from semtui.model import (
+    Cluster,
+    ClusterKey,
+    DisassociatedData,
+    DisassociationKey,
+    JointCluster,
+    JointClusterKey,
+    RecordChunk,
+)
 
 Progress = Callable[[int, int, str], None] | None
 
@@ -61,6 +83,16 @@ class SafeReport:
     #: cover problems of the release before the repair (the strong attacker's breaches)
     cover_problems_before: int
     removed_chunks: int
+    #: with REFINE: the cover problems that spanned a shared chunk before the repair (counted as the
+    #: cover attack counts them), the items taken out of shared chunks, the (cluster, item) pairs put
+    #: back into term chunks, and the shared chunks and joint clusters left empty and removed
+    shared_problems_before: int = 0
+    #: cuts made in record chunks for a shared item's problem (counted in ``cuts`` too)
+    shared_cuts: int = 0
+    unshared_items: int = 0
+    unshared_pairs: int = 0
+    removed_shared_chunks: int = 0
+    removed_joint_clusters: int = 0
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +103,12 @@ class SafeReport:
             "drops": self.drops,
             "cover_problems_before": self.cover_problems_before,
             "removed_chunks": self.removed_chunks,
+            "shared_problems_before": self.shared_problems_before,
+            "shared_cuts": self.shared_cuts,
+            "unshared_items": self.unshared_items,
+            "unshared_pairs": self.unshared_pairs,
+            "removed_shared_chunks": self.removed_shared_chunks,
+            "removed_joint_clusters": self.removed_joint_clusters,
         }
 
 
@@ -200,35 +238,49 @@ def _rebuild(items: np.ndarray, mat: np.ndarray, rng: np.random.Generator) -> tu
 
 
 def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
-                 ties: np.random.Generator | None = None) -> tuple[Cluster, ClusterKey, dict]:
+                 ties: np.random.Generator | None = None,
+                 shared: list[tuple[np.ndarray, np.ndarray]] | None = None) -> tuple[Cluster, ClusterKey, dict]:
     """One cluster with its cover problems removed (see the module's text); ``names`` maps item
     ids to the names the key records; ``ties`` orders the identical sub-records of the rebuilt
-    chunks (default: :func:`semtui.anonymize.disassociation.subrecords.tie_rng` of seed 0)."""
+    chunks (default: :func:`semtui.anonymize.disassociation.subrecords.tie_rng` of seed 0).
+
+    ``shared``: the shared chunks of the cluster's joint cluster as (items, supports), less the
+    items the cluster shows in its own chunks -- later chunks the repair reads but never changes.
+    A problem of a shared item with a record chunk is cut in the record chunk when a cut keeps it
+    k^m-anonymous; otherwise the item is left to be unshared (its id in ``stats["unshare"]``)."""
     if ties is None:
         ties = tie_rng(0, REBUILT_CHUNK)
 
     mats = [_matrix(ch) for ch in cluster.record_chunks]
+    n_rec = len(mats)
+    later = [(items, sup.copy()) for items, sup in (shared or []) if len(items)]
     before = _count_problems(mats)
-    stats = {"before": before, "cuts": 0, "drops": 0}
-    if not before:
+    stats = {"before": before, "cuts": 0, "drops": 0, "shared_cuts": 0, "unshare": set()}
+    if not before and not later:
         return cluster, key, stats
     originals = [mat.copy() for _, mat in mats]
     # a work list of chunk pairs (j, l), smallest first; a repair in a chunk puts back every
-    # pair it is part of (its supports changed), so the loop ends with no pair holding a problem
+    # pair it is part of (its supports changed), so the loop ends with no pair holding a problem.
+    # The shared chunks are chunks n_rec, n_rec + 1, ...: only ever the later chunk of a pair
     import heapq
 
-    n = len(mats)
-    todo = [(j, l_idx) for j in range(1, n) for l_idx in range(j)]
+    n = n_rec + len(later)
+    todo = [(j, l_idx) for j in range(1, n) for l_idx in range(min(j, n_rec))]
     queued = set(todo)
     heapq.heapify(todo)
     while todo:
         pair = heapq.heappop(todo)
         queued.discard(pair)
         j, l_idx = pair
-        items_j, mat_j = mats[j]
-        if len(mats[l_idx][0]) < 2 or not len(items_j):
+        if len(mats[l_idx][0]) < 2:
             continue
-        sup_j = mat_j.sum(axis=0)
+        if j < n_rec:
+            items_j, mat_j = mats[j]
+            sup_j = mat_j.sum(axis=0)
+        else:
+            items_j, sup_j = later[j - n_rec]
+        if not len(items_j):
+            continue
         rank = _order(items_j, sup_j)
         size = _problems(*mats[l_idx], sup_j[rank])
         hit = np.flatnonzero(size)
@@ -238,16 +290,23 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
         cut = _cut(mats, l_idx, j, x_col, width, k, m)
         if cut is not None:
             mats[l_idx][1][cut] = False
-            stats["cuts"] += 1
+            stats["cuts" if j < n_rec else "shared_cuts"] += 1
             changed = l_idx
-        else:
+        elif j < n_rec:
             mat_j[:, x_col] = False
             stats["drops"] += 1
             changed = j
-        for again in [(changed, a) for a in range(changed)] + [(b, changed) for b in range(changed + 1, n)]:
+        else:  # no cut: the shared item goes back to the term chunks (every member's, later)
+            sup_j[x_col] = 0
+            stats["unshare"].add(int(items_j[x_col]))
+            changed = j
+        for again in [(changed, a) for a in range(min(changed, n_rec))] + \
+                [(b, changed) for b in range(changed + 1, n) if changed < n_rec]:
             if again not in queued:
                 queued.add(again)
                 heapq.heappush(todo, again)
+    if not stats["cuts"] and not stats["drops"] and not stats["shared_cuts"]:
+        return cluster, key, stats
     chunks, key_chunks, suppressed = [], [], []
     for (items, mat), orig, rows in zip(mats, originals, key.record_chunks):
         rows_arr = np.asarray(rows, dtype=np.int64)
@@ -266,32 +325,180 @@ def safe_cluster(cluster: Cluster, key: ClusterKey, k: int, m: int, names,
 
 def remove_cover_problems(data: DisassociatedData, key: DisassociationKey, progress: Progress = None, *,
                           seed: int = 0) -> tuple[DisassociatedData, DisassociationKey, SafeReport]:
-    """The release and key with every cover problem removed by partial suppression; pure (the
-    inputs are not changed).  The release keeps its k and m (every chunk stays k^m-anonymous);
-    ``seed`` orders the identical sub-records of the rebuilt chunks."""
+    """The release and key with every cover problem removed; pure (the inputs are not changed).
+    The release keeps its k and m (every chunk stays k^m-anonymous); ``seed`` orders the identical
+    sub-records of the rebuilt chunks.  With REFINE's joint clusters, the problems that span a
+    shared chunk are removed too (the module's text)."""
     ties = tie_rng(seed, REBUILT_CHUNK)
     key_of = {ck.id: ck for ck in key.clusters}
     clusters, keys = [], []
-    totals = {"before": 0, "cuts": 0, "drops": 0, "removed_chunks": 0}
+    totals = {"before": 0, "cuts": 0, "drops": 0, "shared_cuts": 0, "removed_chunks": 0}
     n = len(data.clusters)
+    joint_of = data.joint_of()
+    shared_before = count_shared_problems(data) if data.joint_clusters else 0
+    supports = {}  # joint cluster -> its shared chunks as (items, supports)
+    unshare: dict[int, set[int]] = {}  # joint cluster -> the items no cut could keep shared
     for ci, c in enumerate(data.clusters):
         if progress is not None and ci % 256 == 0:
             progress(ci, n, "cover problems")
-        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names, ties)
+        shared = None
+        joints = joint_of.get(c.id, ())
+        for ji in joints:
+            if ji not in supports:
+                supports[ji] = [np.unique(ch.items, return_counts=True) for ch in data.joint_clusters[ji].shared_chunks]
+        if joints:
+            shown = _shown(c)
+            shared = [(items[keep], sup[keep]) for ji in joints for items, sup in supports[ji]
+                      for keep in [~np.isin(items, shown)]]
+        c2, k2, st = safe_cluster(c, key_of[c.id], data.k, data.m, data.vocab.names, ties, shared)
         clusters.append(c2)
         keys.append(k2)
         for name in totals:
             totals[name] += st.get(name, 0)
+        for ji in joints:
+            unshare.setdefault(ji, set()).update(st["unshare"])
     if progress is not None:
         progress(n, n, "cover problems")
-    out = DisassociatedData(data.vocab, data.k, data.m, clusters, max_cluster_size=data.max_cluster_size)
-    new_key = DisassociationKey(keys)
+    out = DisassociatedData(data.vocab, data.k, data.m, clusters, data.joint_clusters,
+                            max_cluster_size=data.max_cluster_size)
+    new_key = DisassociationKey(keys, key.joint_clusters)
+    shared = {}
+    if data.joint_clusters:
+        if progress is not None:
+            progress(n, n, "cover problems in shared chunks")
+        out, new_key, shared = unshare_cover_problems(out, new_key, tie_rng(seed, SHARED_REBUILT), unshare)
+        keys = new_key.clusters
     pairs = {(ck.id, it) for ck in keys for _, it in ck.suppressed}
-    still = {(c.id, it) for c in clusters for ch in c.record_chunks for it in data.vocab.names(np.unique(ch.items))}
+    still = {(c.id, it) for c in out.clusters for ch in c.record_chunks for it in data.vocab.names(np.unique(ch.items))}
     report = SafeReport(
         suppressed_occurrences=sum(len(ck.suppressed) for ck in keys),
         suppressed_items=len({it for ck in keys for _, it in ck.suppressed}),
         lost_pairs=len(pairs - still),
-        cuts=totals["cuts"], drops=totals["drops"], cover_problems_before=totals["before"],
-        removed_chunks=totals["removed_chunks"])
+        cuts=totals["cuts"] + totals["shared_cuts"], drops=totals["drops"],
+        cover_problems_before=totals["before"] + shared_before,
+        removed_chunks=totals["removed_chunks"], shared_problems_before=shared_before,
+        shared_cuts=totals["shared_cuts"], unshared_items=shared.get("items", 0),
+        unshared_pairs=shared.get("pairs", 0), removed_shared_chunks=shared.get("removed_chunks", 0),
+        removed_joint_clusters=shared.get("removed_joint", 0))
     return out, new_key, report
+
+
+def _shown(c: Cluster) -> np.ndarray:
+    """The items a cluster shows in its own chunks (record chunks and term chunk)."""
+    return np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk, np.zeros(0, np.int32)])
+
+
+# --------------------------------------------------------------------------- REFINE's shared chunks
+def _shared_problem_items(items_j: np.ndarray, sup_j: np.ndarray, earlier_shared: list, members: list) -> np.ndarray:
+    """Which items of a shared chunk (its items and supports) make a cover problem: with an
+    earlier shared chunk of the joint cluster, or with a member's record chunk that the member does
+    not show the item in (``members``: per member, its record chunks' matrices and the items it
+    shows in its own chunks)."""
+    bad = np.zeros(len(items_j), dtype=bool)
+    for items_l, mat_l in earlier_shared:
+        bad |= _problems(items_l, mat_l, sup_j) > 0
+    for mats, shown in members:
+        theirs = ~np.isin(items_j, shown)
+        if not theirs.any():
+            continue
+        for items_l, mat_l in mats:
+            bad |= (_problems(items_l, mat_l, sup_j) > 0) & theirs
+    return bad
+
+
+def _members(data: DisassociatedData, jc, index: dict) -> list:
+    """Per member of a joint cluster: its record chunks' matrices (those of two items or more:
+    only they can be the earlier chunk of a problem) and the items it shows in its own chunks."""
+    out = []
+    for cid in jc.clusters:
+        c = data.clusters[index[cid]]
+        out.append(([m for m in (_matrix(ch) for ch in c.record_chunks) if len(m[0]) >= 2], _shown(c)))
+    return out
+
+
+def count_shared_problems(data: DisassociatedData) -> int:
+    """The cover problems of a release that span a shared chunk, as the cover attack counts them:
+    a shared item against a member's record chunk (unless the member shows the item in its own
+    chunks), and (once for the joint cluster) a shared item against an earlier shared chunk."""
+    index = {c.id: ci for ci, c in enumerate(data.clusters)}
+    n = 0
+    for jc in data.joint_clusters:
+        members = _members(data, jc, index)
+        earlier: list = []
+        for ch in jc.shared_chunks:
+            items, mat = _matrix(ch)
+            sup = mat.sum(axis=0)
+            n += sum(int((_problems(il, ml, sup) > 0).sum()) for il, ml in earlier)
+            for mats, shown in members:
+                n += sum(int(((_problems(il, ml, sup) > 0) & ~np.isin(items, shown)).sum()) for il, ml in mats)
+            if len(items) >= 2:
+                earlier.append((items, mat))
+    return n
+
+
+def unshare_cover_problems(data: DisassociatedData, key: DisassociationKey, ties: np.random.Generator,
+                           unshare: dict[int, set[int]] | None = None,
+                           ) -> tuple[DisassociatedData, DisassociationKey, dict]:
+    """The release and key with every cover problem that spans a shared chunk removed by
+    unsharing (the module's text): first the items ``unshare`` names (joint cluster index -> items
+    the record-chunk repair could not cut for), then, chunk by chunk in order, every item that still
+    makes a problem.  The record chunks must be free of problems already, and are not changed.
+    Returns the counts of what was done."""
+    index = {c.id: ci for ci, c in enumerate(data.clusters)}
+    ckeys = {ck.id: ck for ck in key.clusters}
+    jkeys = {jk.id: jk for jk in key.joint_clusters}
+    unshare = unshare or {}
+    back: dict[int, dict[int, list[int]]] = {}  # cluster -> item -> transactions put back in its term chunk
+    stats = {"items": 0, "pairs": 0, "removed_chunks": 0, "removed_joint": 0}
+    joints = []
+    for ji, jc in enumerate(data.joint_clusters):
+        jk = jkeys[jc.id]
+        member_of = {t: index[cid] for cid in jc.clusters for t in ckeys[cid].records}
+        members = _members(data, jc, index)
+        first = np.fromiter(unshare.get(ji, ()), dtype=np.int64)
+        earlier: list = []   # the shared chunks before this one, repaired
+        chunks, chunk_keys = [], []
+        for ch, rows in zip(jc.shared_chunks, jk.shared_chunks):
+            items, mat = _matrix(ch)
+            bad = np.isin(items, first)
+            kept = mat.copy()
+            kept[:, bad] = False
+            bad |= _shared_problem_items(items, kept.sum(axis=0), earlier, members)
+            if bad.any():
+                rows_arr = np.asarray(rows, dtype=np.int64)
+                for col in np.flatnonzero(bad).tolist():
+                    item = int(items[col])
+                    for t in rows_arr[mat[:, col]].tolist():
+                        back.setdefault(member_of[t], {}).setdefault(item, []).append(t)
+                    stats["items"] += 1
+                mat[:, bad] = False
+                if not mat.any():
+                    stats["removed_chunks"] += 1
+                    continue
+                ch, perm = _rebuild(items, mat, ties)
+                rows = rows_arr[perm].tolist()
+                items, mat = _matrix(ch)
+            chunks.append(ch)
+            chunk_keys.append(rows)
+            if len(items) >= 2:
+                earlier.append((items, mat))
+        if not chunks:
+            stats["removed_joint"] += 1
+            continue
+        joints.append((jc.clusters, chunks, chunk_keys))
+    clusters, keys = list(data.clusters), list(key.clusters)
+    for ci, added in back.items():
+        c, ck = clusters[ci], keys[ci]
+        terms = dict(zip(c.term_chunk.tolist(), ck.term_chunk))
+        for item, ts in added.items():
+            terms[item] = sorted(ts)
+            stats["pairs"] += 1
+        order = sorted(terms)
+        clusters[ci] = Cluster(c.id, c.size, c.record_chunks, np.asarray(order, dtype=np.int32))
+        keys[ci] = ClusterKey(ck.id, ck.record_chunks, [terms[i] for i in order], ck.records, ck.suppressed)
+    # joint clusters renumbered J1, J2, ... (a removed one leaves no gap)
+    out = DisassociatedData(data.vocab, data.k, data.m, clusters,
+                            [JointCluster(f"J{j + 1}", members, chunks) for j, (members, chunks, _) in enumerate(joints)],
+                            max_cluster_size=data.max_cluster_size)
+    new_key = DisassociationKey(keys, [JointClusterKey(f"J{j + 1}", rows) for j, (_, _, rows) in enumerate(joints)])
+    return out, new_key, stats

@@ -9,9 +9,9 @@ import numpy as np
 
 from semtui.model import RecordChunk
 
-#: the streams of :func:`tie_rng`: record chunks, REFINE's shared chunks, the record chunks the
-#: safe repair rebuilds (:mod:`.safe`)
-RECORD_CHUNK, SHARED_CHUNK, REBUILT_CHUNK = 0, 1, 2
+#: the streams of :func:`tie_rng`: record chunks, REFINE's shared chunks, the record chunks and the
+#: shared chunks the safe repair rebuilds (:mod:`.safe`)
+RECORD_CHUNK, SHARED_CHUNK, REBUILT_CHUNK, SHARED_REBUILT = 0, 1, 2, 3
 
 
 def tie_rng(seed: int, stream: int) -> np.random.Generator:
