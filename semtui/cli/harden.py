@@ -13,11 +13,16 @@ from semtui.errors import InputError
 
 def harden(
     orig: Annotated[Path, typer.Argument(help="The original transactions (stay private).")],
-    family: Annotated[str, typer.Option("--family", help="setgen (COAT-style set generalisation) or km (k^m "
-                                        "over a hierarchy); disassoc is not built yet.")],
+    family: Annotated[str, typer.Option("--family", help="setgen (COAT-style set generalisation), km (k^m "
+                                        "over a hierarchy) or disassoc (disassociation with REFINE, made safe).")],
     k: Annotated[int, typer.Option("-k", help="The same k as anonymize: it is never lowered.")],
     out: Annotated[Path, typer.Option("-o", "--output", help="The hardened release ('-': standard output).")],
-    m: Annotated[int | None, typer.Option("-m", help="km: the attacker knows at most m items of a transaction.")] = None,
+    m: Annotated[int | None, typer.Option("-m", help="km, disassoc: the attacker knows at most m items of a "
+                                          "transaction.")] = None,
+    max_cluster_size: Annotated[int | None, typer.Option(
+        "--max-cluster-size", help="disassoc: HORPART splits clusters larger than this (>= k).")] = None,
+    key: Annotated[Path | None, typer.Option(
+        "--key", help="disassoc: also write the private key (mode 0600) that links the release to ORIG.")] = None,
     privacy: Annotated[Path | None, typer.Option(
         "--privacy", help="setgen: privacy constraints, one itemset per line.")] = None,
     random_n: Annotated[int | None, typer.Option(
@@ -54,11 +59,14 @@ def harden(
         raise InputError(f"-k must be at least 1 (got {k})")
     given = {"--privacy": privacy is not None, "--random-privacy": random_n is not None, "--utility": utility != "all",
              "--sizes": sizes != "3-6", "--seed": seed != 0, "-m": m is not None, "--hierarchy": hierarchy is not None,
-             "--algorithm": algorithm != "aa"}
+             "--algorithm": algorithm != "aa", "--max-cluster-size": max_cluster_size is not None,
+             "--key": key is not None}
     wrong = [o for o, g in given.items() if g and o not in hardening.options]
     if wrong:
-        whose = "k^m's" if wrong[0] in ("-m", "--hierarchy", "--algorithm") else "set generalisation's"
-        raise InputError(f"{wrong[0]} is {whose}: it does not go with --family {family}")
+        from semtui.harden import HARDENINGS
+
+        whose = " or ".join(f"--family {h.name}" for h in HARDENINGS.values() if wrong[0] in h.options)
+        raise InputError(f"{wrong[0]} goes with {whose}: not with --family {family}")
     if "--privacy" in hardening.options:  # set generalisation: its constraints, as anonymize setgen takes them
         if (privacy is None) == (random_n is None):
             raise InputError("give exactly one of --privacy FILE or --random-privacy N")
@@ -72,6 +80,14 @@ def harden(
         params = {"k": k, "privacy": privacy, "random_privacy": random_n, "sizes": sizes, "seed": seed,
                   "utility": utility}
         reads = {"--utility": utility_files(utility)}
+    elif "--max-cluster-size" in hardening.options:  # disassociation: its parameters, as anonymize disassoc's
+        if m is None or max_cluster_size is None:
+            raise InputError(f"--family {family} needs -m and --max-cluster-size")
+        from semtui.anonymize.disassociation import check_parameters
+
+        check_parameters(k, m, max_cluster_size)
+        params = {"k": k, "m": m, "max_cluster_size": max_cluster_size}
+        reads = {}
     else:  # k^m
         if m is None:
             raise InputError(f"--family {family} needs -m")
@@ -89,12 +105,14 @@ def harden(
     if knowledge.startswith("wordfreq:"):
         raise InputError("--knowledge: a frequency list has no co-occurrence to harden against; give self or "
                          "transactions of a similar population")
-    side = sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
+    if sidecar is not None and not hardening.sidecar:
+        raise InputError(f"--sidecar: a release of --family {family} has none (it records its k and m itself)")
+    side = None if not hardening.sidecar else sidecar if sidecar is not None else default_sidecar(out, "--sidecar")
     if is_stdout(out) and hardening.built_hierarchy("x", hierarchy) is not None:
         raise InputError(f"-o - : the hierarchy --family {family} builds is written beside the release; give -o "
                          "FILE (or --hierarchy)")
     built = hardening.built_hierarchy(out, hierarchy)
-    outputs = {"-o": out, "--sidecar": side, "hierarchy": built, "--report": report}
+    outputs = {"-o": out, "--sidecar": side, "--key": key, "hierarchy": built, "--report": report}
     inputs = {"ORIG": orig, "--privacy": privacy, "--hierarchy": hierarchy, **reads}
     if knowledge != SELF:
         from semtui.attacks.background import background_files
@@ -115,7 +133,7 @@ def harden(
                           hierarchy=given_h, progress=progress, note=warn)
     doc = done.report
     writes = hardening.outputs(done, output=out, sidecar=side, hierarchy_path=hierarchy if hierarchy is not None
-                               else built, knowledge=knowledge)
+                               else built, knowledge=knowledge, key=key)
     if report is not None:
         writes.append((report, doc, True))  # scored against the original: private
     write_outputs(writes)
@@ -128,25 +146,22 @@ def harden(
 
 
 def summary(doc, out, side, report) -> str:
-    """The human summary: the verdict, then each release's strongest attacks and utility."""
+    """The human summary: the verdict, then each release's check, utility and attacks (each
+    attack's line is the engine's, :meth:`clause`)."""
     lines = [f"{out}: hardened {doc.family} release ({doc.method['name']}), k={doc.params['k']}"
              + (f", m={doc.params['m']}" if "m" in doc.params else "")
-             + f"; sidecar {side}" + (f"; report {report}" if report is not None else ""),
+             + (f"; sidecar {side}" if side is not None else "") + (f"; report {report}" if report is not None else ""),
              f"  {doc.verdict()}"]
-    for proof in (doc.hardened, doc.plain):
+    for proof in (doc.hardened, doc.plain, *doc.others):
         u = proof.utility
         lines.append(f"  {proof.label}: check {'passes' if proof.check.get('passed') else 'FAILS'} "
                      f"({proof.check.get('checker')}); pair supports off by {_pct(u.get('pair_support_error'))}, "
                      f"item supports by {_pct(u.get('item_support_error'))}"
-                     + (f", {u['suppressed_items']} items suppressed" if u.get("suppressed_items") else ""))
+                     + (f", {u['suppressed_items']} items suppressed" if u.get("suppressed_items") else "")
+                     + (f", {_pct(u['associated_share'])} of (cluster, item) pairs associated"
+                        if u.get("associated_share") is not None else ""))
         for a in proof.attacks:
-            lines.append(f"    knowledge {a.knowledge}: {a.method.upper()} takes back {_pct(a.recall)} at precision "
-                         f"{_num(a.precision, 3)}, error ratio {_num(a.error_ratio)}, AUC within table "
-                         f"{_num(a.auc_within_table, 3)}"
-                         + (f" (its {a.most_taken['knowledge_table']} table alone: {_pct(a.most_taken['recall'])} at "
-                            f"error ratio {_num(a.most_taken['error_ratio'])})"
-                            if a.most_taken and a.recall is not None and a.most_taken["recall"] > a.recall else "")
-                         + f"; {a.command}")
+            lines.append(f"    {a.clause()}; {a.command}")
     relaxed = doc.utility_constraints.get("relaxed") or []
     if relaxed:
         lines.append(f"  {len(relaxed)} hardening classes relaxed (merged with a neighbour): COAT would have "
@@ -157,7 +172,3 @@ def summary(doc, out, side, report) -> str:
 
 def _pct(v) -> str:
     return "-" if v is None else f"{v:.1%}"
-
-
-def _num(v, digits: int = 2) -> str:
-    return "-" if v is None else f"{v:.{digits}f}"

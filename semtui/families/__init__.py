@@ -33,7 +33,8 @@ members, each module's ``FAMILY``):
   runs it), :meth:`~Family.unrunnable` says why one cannot run on the inputs given;
 * the figures — :meth:`~Family.privacy_figures` (the strongest attack's figures and risk as a
   cell keeps them), :meth:`~Family.distance` (from chance), :meth:`~Family.far` (that distance as
-  a clause), :meth:`~Family.utility` and :meth:`~Family.made_utility`, :meth:`~Family.unattacked`;
+  a clause), :meth:`~Family.utility`, :meth:`~Family.made_utility` and :meth:`~Family.supports` (the one
+  utility axis of every family), :meth:`~Family.unattacked`;
 * an experiment's parameters — ``params`` (with their defaults), ``whole``/``flags``/``files``
   (their types), :meth:`~Family.check_value`, :meth:`~Family.conflict`, :meth:`~Family.canonical`,
   :meth:`~Family.label_bits`, :meth:`~Family.read_files`;
@@ -166,6 +167,10 @@ class Family(Protocol):
 
     def utility(self, original, release) -> dict:
         """The release's utility."""
+
+    def supports(self, original, release):
+        """What the release answers for the original's item and pair supports under uniform
+        reconstruction (:mod:`semtui.metrics.supports`): the one utility axis of every family."""
 
     def made_utility(self, original, release, made: Anonymised) -> dict:
         """The utility of a release the family's anonymiser made (with what the run measured)."""

@@ -124,7 +124,7 @@ class Disassoc:
         bits = [f"clusters<={p['max_cluster_size']}"]
         if p.get("safe"):
             bits.append("safe")
-        elif not p.get("refine", True):
+        if not p.get("refine", True):
             bits.append("no REFINE")
         return bits
 
@@ -172,7 +172,7 @@ class Disassoc:
         p = params
         return (f"semtui anonymize disassoc {q(original_path)} -k {p['k']} -m {p['m']} "
                 f"--max-cluster-size {p['max_cluster_size']} "
-                + ("--safe " if p.get("safe") else "--no-refine " if not p.get("refine", True) else "")
+                + ("--safe " if p.get("safe") else "") + ("--no-refine " if not p.get("refine", True) else "")
                 + f"-o {q(output)} --key {q(key_path(output))}")
 
     def check(self, release, made: Anonymised, progress=None) -> dict:
@@ -242,6 +242,13 @@ class Disassoc:
 
     def made_utility(self, original, release, made: Anonymised) -> dict:
         return self.utility(original, release)
+
+    def supports(self, original, release):
+        """What the release answers for the original's supports (the one utility axis of every
+        family, :mod:`semtui.metrics.supports`): chunks exact inside, independent across."""
+        from semtui.metrics.supports import DisassociatedSupports
+
+        return DisassociatedSupports(original, release)
 
     # ------------------------------------------------------------ an assessed release
     def assessed(self, release) -> Assessed | None:

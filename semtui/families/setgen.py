@@ -171,6 +171,13 @@ class Generalised:
 
         return generalised_utility(original, release)
 
+    def supports(self, original, release):
+        """What the release answers for the original's supports (the one utility axis of every
+        family, :mod:`semtui.metrics.supports`)."""
+        from semtui.metrics.supports import GeneralisedSupports
+
+        return GeneralisedSupports(original, release)
+
     def made_utility(self, original, release, made: Anonymised) -> dict:
         """The utility of a release this family's anonymiser made (``release`` as published, its
         generalised items marked)."""

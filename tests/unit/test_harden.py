@@ -1,4 +1,4 @@
-"""semtui harden's engine (semtui/harden.py): exchangeable classes, the loop's regrouping, the
+"""semtui harden's engine (semtui/harden/): exchangeable classes, the loop's regrouping, the
 utility axis, the hierarchy order, and the guarantees (the same k and constraints, the checker
 passes) -- on the papers' small examples, the bundled sample and hypothesis' small data."""
 
@@ -238,10 +238,76 @@ def test_harden_km_builds_a_hierarchy_and_passes_check_km(tmp_path):
     assert out.report.plain.command.endswith("--release-format leaves")
 
 
-def test_disassociation_is_not_built():
-    with pytest.raises(InputError, match="not built yet"):
-        harden(TransactionData.from_lists([["a"]]), family="disassoc", params={"k": 2}, original_path="o",
-               output="x")
+def test_harden_disassoc_removes_every_cover_problem_and_proves_it(tmp_path):
+    """REFINE made safe on the sample: the hardened release has no cover problem for any attacker
+    and passes check km with its key; the plain REFINE release has them; the two-step release is
+    measured beside; NBA with the background and the informed reference are reported for each."""
+    from semtui.attacks.cover import run_cover
+
+    orig = formats.read_transactions(MEPS400)
+    out = harden(orig, family="disassoc", params={"k": 3, "m": 2, "max_cluster_size": 30},
+                 knowledge=str(SAMPLES / "meps400-background.txt"), original_path=MEPS400, output=tmp_path / "h.json")
+    rep = out.report
+    assert [p.label for p in (rep.hardened, rep.plain, *rep.others)] == ["hardened", "plain", "two-step"]
+    for proof in (rep.hardened, rep.plain, *rep.others):
+        assert proof.check["passed"], proof.check
+        cover = {a.attacker: a for a in proof.attacks if hasattr(a, "attacker")}
+        assert set(cover) == {"strong", "moderate", "weak"}
+        nba = [a for a in proof.attacks if not hasattr(a, "attacker")]
+        assert len(nba) == 1 and nba[0].lift is not None and nba[0].informed_lift is not None
+    assert all(a.breaches == 0 and a.cover_problems == 0 for a in rep.hardened.attacks if hasattr(a, "attacker"))
+    assert any(a.cover_problems > 0 for a in rep.plain.attacks if hasattr(a, "attacker"))
+    assert run_cover(out.made.data)["summary"]["cover_problems"] == 0
+    # more kept associated than the two-step release, less than REFINE unrepaired
+    share = [p.utility["associated_share"] for p in (rep.hardened, rep.plain, rep.others[0])]
+    assert share[2] <= share[0] < share[1]
+    assert rep.hardened.command.startswith("semtui harden ") and "--family disassoc" in rep.hardened.command
+    assert rep.others[0].command.startswith("semtui anonymize disassoc ") and "--no-refine" in rep.others[0].command
+    doc = rep.to_json()
+    assert doc["others"][0]["label"] == "two-step"
+    # never called safe: at chance only when NBA and the informed reference both are
+    nba = next(a for a in rep.hardened.attacks if not hasattr(a, "attacker"))
+    assert rep.at_chance == (nba.lift <= 1 / 0.95 and nba.informed_lift <= 1 / 0.95)
+    assert "safe" not in rep.verdict().lower()
+
+
+def test_disassociated_supports_by_hand():
+    """One cluster of 4: C1 = {ab, ab, a, -}, C2 = {c, -, -, -}, term chunk {d}.  Items: a 3, b 2, c 1,
+    d 1 (a term: the release says it occurs).  Pairs: ab in one chunk, exact (2); ac across chunks,
+    independent (3 x 1 / 4); bd with a term (2 x 1 / 4)."""
+    from semtui.formats.disassociated import parse_disassociated
+    from semtui.metrics.supports import DisassociatedSupports
+
+    rel = parse_disassociated({"format": "semtui-disassociated/1", "k": 1, "m": 1, "clusters": [
+        {"id": "P1", "size": 4, "record_chunks": [[["a", "b"], ["a", "b"], ["a"], []], [["c"], [], [], []]],
+         "term_chunk": ["d"]}]}, "t")
+    orig = TransactionData.from_lists([["a", "b"], ["a", "b"], ["a", "c"], ["d"]])
+    got = DisassociatedSupports(orig, rel)
+    ids = {x: i for i, x in enumerate(orig.vocab.items)}
+    assert dict(zip(orig.vocab.items, got.items().tolist())) == {"a": 3, "b": 2, "c": 1, "d": 1}
+    a = np.array([ids["a"], ids["a"], ids["b"]])
+    b = np.array([ids["b"], ids["c"], ids["d"]])
+    assert got.pairs(a, b).tolist() == pytest.approx([2.0, 0.75, 0.5])
+
+
+def test_disassociated_supports_of_a_shared_chunk_by_hand():
+    """P1 (2 records, C1 = {a, a}) and P2 (2 records) share S1 = {xy, x, -, -}: x 2 and y 1 over the
+    joint cluster's 4 records.  xy in one shared chunk: exact (1); xa across: x spread over the 4
+    records, a in both of P1's: 2 x 2 / 4 = 1."""
+    from semtui.formats.disassociated import parse_disassociated
+    from semtui.metrics.supports import DisassociatedSupports
+
+    rel = parse_disassociated({"format": "semtui-disassociated/2", "k": 1, "m": 1, "clusters": [
+        {"id": "P1", "size": 2, "record_chunks": [[["a"], ["a"]]], "term_chunk": []},
+        {"id": "P2", "size": 2, "record_chunks": [], "term_chunk": []}],
+        "joint_clusters": [{"id": "J1", "clusters": ["P1", "P2"], "shared_chunks": [[["x", "y"], ["x"], [], []]]}]},
+        "t")
+    orig = TransactionData.from_lists([["a", "x", "y"], ["a"], ["x"], ["z"]])
+    got = DisassociatedSupports(orig, rel)
+    ids = {x: i for i, x in enumerate(orig.vocab.items)}
+    items = dict(zip(orig.vocab.items, got.items().tolist()))
+    assert items["x"] == pytest.approx(2) and items["y"] == pytest.approx(1) and items["a"] == 2 and items["z"] == 0
+    assert got.pairs(np.array([ids["x"], ids["x"]]), np.array([ids["y"], ids["a"]])).tolist() == pytest.approx([1, 1])
 
 
 # --------------------------------------------------------------------------- a property

@@ -80,12 +80,17 @@ def test_km_builds_its_hierarchy_and_passes_check_km(semtui, tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--family", "disassoc", "-k", "3"], "not built yet"),
+    (["--family", "disassoc", "-k", "3"], "needs -m and --max-cluster-size"),
+    (["--family", "disassoc", "-k", "3", "-m", "2", "--max-cluster-size", "2"], "--max-cluster-size must be at least k"),
+    (["--family", "disassoc", "-k", "3", "-m", "2", "--max-cluster-size", "9", "--sidecar", "s.json"], "has none"),
+    (["--family", "disassoc", "-k", "3", "-m", "2", "--max-cluster-size", "9", "--random-privacy", "5"],
+     "--random-privacy goes with --family setgen"),
+    (["--family", "setgen", "-k", "3", "--random-privacy", "5", "--key", "k.json"], "--key goes with --family disassoc"),
     (["--family", "nope", "-k", "3"], "unknown --family"),
     (["--family", "km", "-k", "3"], "needs -m"),
     (["--family", "setgen", "-k", "3"], "exactly one of --privacy"),
-    (["--family", "setgen", "-k", "3", "--random-privacy", "5", "-m", "2"], "-m is k^m's"),
-    (["--family", "km", "-k", "3", "-m", "2", "--random-privacy", "5"], "set generalisation's"),
+    (["--family", "setgen", "-k", "3", "--random-privacy", "5", "-m", "2"], "-m goes with --family km or --family disassoc"),
+    (["--family", "km", "-k", "3", "-m", "2", "--random-privacy", "5"], "--random-privacy goes with --family setgen"),
     (["--family", "setgen", "-k", "0", "--random-privacy", "5"], "-k must be at least 1"),
     (["--family", "setgen", "-k", "3", "--random-privacy", "5", "--knowledge", "wordfreq:en"], "no co-occurrence"),
 ])
@@ -120,3 +125,29 @@ def test_the_release_on_standard_output_needs_a_sidecar_file(semtui, tmp_path):
     r = semtui("harden", MEPS400, "--family", "km", "-k", "3", "-m", "2", "-o", "-", "--sidecar", side)
     assert r.rc == 2
     r.one_error_line("hierarchy", "-o FILE")
+
+
+def test_disassoc_hardened_release_has_no_cover_problem_and_its_key_checks(semtui, tmp_path):
+    """REFINE made safe, as a user runs it: the release and its private key as anonymize disassoc
+    writes them, check km with them passing, semtui cover finding nothing for every attacker, and
+    the report's NBA command reproducing its lift."""
+    out, key, rep = tmp_path / "h.json", tmp_path / "h.key.json", tmp_path / "h.report.json"
+    bg = SAMPLES / "meps400-background.txt"
+    r = semtui("harden", MEPS400, "--family", "disassoc", "-k", "3", "-m", "2", "--max-cluster-size", "30",
+               "--knowledge", bg, "-o", out, "--key", key, "--report", rep)
+    assert r.rc == 0, r.err
+    assert "hardened disassoc release" in r.out and "two-step" in r.out and "Not modelled" in r.out
+    assert not (tmp_path / "h.json.json").exists()  # no sidecar: the release records its k and m
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+    chk = semtui("check", "km", out, "-k", "3", "-m", "2", "--key", key, "--original", MEPS400)
+    assert chk.rc == 0, chk.out + chk.err
+    for who in ("strong", "moderate", "weak"):
+        c = semtui("cover", out, "--attacker", who, "--original", MEPS400, "--json")
+        assert c.rc == 0 and _json(c.out)["summary"]["cover_problems"] == 0, (who, c.err)
+    doc = _json(rep.read_text())
+    assert doc["family"] == "disassoc" and [o["label"] for o in doc["others"]] == ["two-step"]
+    nba = next(a for a in doc["hardened"]["attacks"] if a["attack"] == "reassociation")
+    assert nba["informed_lift_over_random"] is not None
+    again = semtui(*shlex.split(nba["command"])[1:], "--summary-only", "--report", tmp_path / "again.json")
+    assert again.rc == 0, again.err
+    assert _json((tmp_path / "again.json").read_text())["metrics"]["lift_over_random"] == nba["lift_over_random"]
