@@ -192,6 +192,8 @@ def print_summary(doc: dict) -> None:
             chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")
+              + (f", pair supports off by {ut['pair_support_error']:.0%}" if ut.get("pair_support_error") is not None
+                 else "")
               + f", {chk}")
     elif doc.get("alternatives_note"):
         p(f"{doc['alternatives_note'][0].upper()}{doc['alternatives_note'][1:]}.")

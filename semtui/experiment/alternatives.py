@@ -58,6 +58,10 @@ def _unless_same(p: dict, q: dict) -> dict | None:
 
 
 ALTERNATIVES: tuple[Alternative, ...] = (
+    Alternative("setgen", "hardened", "members of each generalised item alike to the strongest attacker -- in "
+                "prior and co-occurrence -- with the same k and constraints (semtui harden, against the background "
+                "when one is given, else the original's own statistics)",
+                lambda p: None if p.get("harden") else {**p, "harden": True}),
     Alternative("setgen", "k doubled", "each constraint's items shared by twice as many transactions",
                 lambda p: {**p, "k": 2 * p["k"]}),
     Alternative("setgen", "k tripled", "each constraint's items shared by three times as many transactions",
@@ -70,6 +74,12 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 "only items of one support band are generalised together (semtui anonymize setgen --utility "
                 "freq:8), so a member's rarity no longer tells an added member from a real one",
                 lambda p: _unless_same(p, {**p, "utility": "freq:8"})),
+    Alternative("km", "hardened", "a hierarchy whose siblings are alike to the strongest attacker -- in prior and "
+                "co-occurrence -- with the same k and m (semtui harden builds it, against the background when one is "
+                "given, else the original's own statistics)",
+                lambda p: None if p.get("harden") else
+                {**{k: v for k, v in p.items() if k not in ("hierarchy", "order")}, "fanout": p.get("fanout", 5),
+                 "harden": True}),
     Alternative("km", "k doubled", "every itemset of m items shared by twice as many transactions",
                 lambda p: {**p, "k": 2 * p["k"]}),
     Alternative("km", "hierarchy ordered by support",
@@ -78,16 +88,17 @@ ALTERNATIVES: tuple[Alternative, ...] = (
                 lambda p: None if p.get("order") == "support" else
                 {**{k: v for k, v in p.items() if k != "hierarchy"}, "fanout": p.get("fanout", 5),
                  "order": "support"}),
+    Alternative("disassoc", "hardened", "every cover problem removed, REFINE kept (semtui harden: occurrences "
+                "suppressed in record chunks where one ends a problem, items REFINE shared put back into their term "
+                "chunks where none does)",
+                lambda p: None if p.get("safe") or p.get("harden") else {**p, "refine": True, "harden": True}),
     Alternative("disassoc", "k doubled", "every itemset of a record chunk shared by twice as many records",
                 lambda p: {**p, "k": 2 * p["k"], "max_cluster_size": max(p["max_cluster_size"], 2 * p["k"])}),
     Alternative("disassoc", "clusters halved", "smaller clusters: fewer records to choose among, but fewer "
                 "items kept together (HORPART splits more)",
                 lambda p: {**p, "max_cluster_size": p["max_cluster_size"] // 2}
                 if p["max_cluster_size"] // 2 >= p["k"] else None),
-    Alternative("disassoc", "cover problems removed", "every cover problem removed (semtui anonymize "
-                "disassoc --safe, after Awad et al. 2019): item occurrences suppressed in record chunks, items "
-                "REFINE shared put back into their term chunks",
-                lambda p: None if p.get("safe") else {**p, "safe": True}),
+
 )
 
 #: each family's rows of the table, in the table's order
@@ -297,9 +308,12 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
                 f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
     else:
+        sp, tp = pick["utility"].get("pair_support_error"), this["utility"].get("pair_support_error")
+        pairs = ("" if sp is None or tp is None else
+                 f"; the original's most frequent pairs' supports off by {sp:.0%} where this release is off by {tp:.0%}")
         said = (f"Publish instead: {pick['label']} — there {_far(pick)} (in this release {_far(this)}); the "
                 f"strongest attacker takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
-                f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}).")
+                f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}{pairs}).")
     least = _least_taken(alts)
     if least is not None and least != k:
         low, mine = _taken(alts[least]), _taken(pick)

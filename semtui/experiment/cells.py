@@ -191,14 +191,21 @@ def anonymise(cell: CellParams, ctx: Context, name: str, progress: ProgressCallb
     written in its format and read back, and checked by the independent checker."""
     family = family_of(cell.family)
     p = dict(cell.params)
-    made = family.anonymise(family.prepare(ctx.original, p, ctx, original_path=ctx.original_path, output=name,
-                                           jobs=ctx.jobs), progress=progress)
+    if p.pop("harden", False):  # semtui harden's release of the family, against the run's background (else self)
+        from semtui.harden import hardened
+
+        made, command = hardened(ctx.original, family=cell.family, params=p, knowledge=ctx.background,
+                                 original_path=ctx.original_path, output=name, progress=progress)
+    else:
+        made = family.anonymise(family.prepare(ctx.original, p, ctx, original_path=ctx.original_path, output=name,
+                                               jobs=ctx.jobs), progress=progress)
+        command = family.command(p, ctx.original_path, name)
     published = family.publish(made, name)
     tc = time.perf_counter()
     check = family.check(published.release, made, progress)
     check_s = time.perf_counter() - tc
     return Made(published.release, published.text, family.release_ext, key=made.key, key_text=published.key_text,
-                sidecar=made.sidecar, check=check, command=family.command(p, ctx.original_path, name),
+                sidecar=made.sidecar, check=check, command=command,
                 extra_files=published.extra_files, hierarchy=made.hierarchy, marked=published.marked, made=made,
                 anonymiser={**made.figures, "check_s": check_s})
 

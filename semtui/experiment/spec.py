@@ -27,7 +27,7 @@ PARAMS: dict[str, dict[str, object]] = {name: f.params for name, f in _FAMILIES.
 PATH_PARAMS = {key for f in _FAMILIES.values() for key in f.files}
 #: parameters added after cells were first written: left out of a cell's id at their default, so
 #: the ids (and the RESULTS lines) of cells written before them still match
-LATER_PARAMS = {"unmarked": False}
+LATER_PARAMS = {"unmarked": False, "harden": False}
 #: the keys of the spec's top level
 TOP = ("original", "background", "corpus", "measure", "keep_releases", "attacks")
 

@@ -41,9 +41,10 @@ class Disassoc:
     release_ext = ".json"
     risk_of = "what it re-associates"
     plotted = ("accuracy",)
-    params: ClassVar[dict[str, object]] = {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False}
+    params: ClassVar[dict[str, object]] = {"k": None, "m": None, "max_cluster_size": None, "refine": True, "safe": False,
+                                           "harden": False}
     whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "max_cluster_size": 2}
-    flags = ("refine", "safe")
+    flags = ("refine", "safe", "harden")
     files = ()
 
     # ------------------------------------------------------------ the k^m witness
@@ -122,6 +123,8 @@ class Disassoc:
 
     def label_bits(self, p: dict) -> list[str]:
         bits = [f"clusters<={p['max_cluster_size']}"]
+        if p.get("harden"):
+            bits.append("hardened")
         if p.get("safe"):
             bits.append("safe")
         if not p.get("refine", True):
@@ -236,9 +239,13 @@ class Disassoc:
         return None
 
     def utility(self, original, release) -> dict:
+        """The release's associated share and, against the original, the one utility axis of every
+        family (:mod:`semtui.metrics.supports`)."""
         from semtui.metrics.release_utility import disassociated_utility
+        from semtui.metrics.supports import support_errors
 
-        return disassociated_utility(release)
+        return {**disassociated_utility(release),
+                **support_errors(original, release, answers=self.supports(original, release))}
 
     def made_utility(self, original, release, made: Anonymised) -> dict:
         return self.utility(original, release)

@@ -18,9 +18,10 @@ class Km(Generalised):
     """k^m generalisation along a hierarchy."""
 
     name = "km"
-    params: ClassVar[dict[str, object]] = {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa"}
+    params: ClassVar[dict[str, object]] = {"k": None, "m": None, "hierarchy": None, "fanout": 5, "order": "id", "algorithm": "aa",
+                                           "harden": False}
     whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "fanout": 2}
-    flags = ()
+    flags = ("harden",)
     files = ("hierarchy",)
 
     # ------------------------------------------------------------ an experiment's parameters
@@ -57,6 +58,8 @@ class Km(Generalised):
     def label_bits(self, p: dict) -> list[str]:
         bits = [f"hierarchy {Path(str(p['hierarchy'])).name}" if p.get("hierarchy")
                 else f"fanout {p['fanout']} by {p['order']}"]
+        if p.get("harden"):
+            bits.append("hardened")
         if p.get("algorithm", "aa") != "aa":
             bits.append(str(p["algorithm"]).upper())
         return bits

@@ -168,8 +168,10 @@ class Generalised:
     def utility(self, original, release) -> dict:
         """The release's utility against the original."""
         from semtui.metrics.release_utility import generalised_utility
+        from semtui.metrics.supports import support_errors
 
-        return generalised_utility(original, release)
+        return {**generalised_utility(original, release),
+                **support_errors(original, release, answers=self.supports(original, release))}
 
     def supports(self, original, release):
         """What the release answers for the original's supports (the one utility axis of every
@@ -211,11 +213,11 @@ class Setgen(Generalised):
 
     #: every parameter an experiment's table takes, with its default (None: required, or absent when not given)
     params: ClassVar[dict[str, object]] = {"k": None, "random_privacy": 300, "privacy": None, "sizes": "3-6", "seed": 1, "utility": "all",
-              "unmarked": False}
+              "unmarked": False, "harden": False}
     #: parameters that are whole numbers, with their least value
     whole: ClassVar[dict[str, int]] = {"k": 2, "random_privacy": 1, "seed": 0}
     #: parameters that are true or false
-    flags = ("unmarked",)
+    flags = ("unmarked", "harden")
     #: parameters that name a file (read relative to the spec's folder)
     files = ("privacy",)
 
@@ -260,6 +262,8 @@ class Setgen(Generalised):
     def label_bits(self, p: dict) -> list[str]:
         """What a cell's label says of the parameters past k and m."""
         bits = []
+        if p.get("harden"):
+            bits.append("hardened")
         if p.get("utility", "all") != "all":
             bits.append(f"utility {p['utility']}")
         if p.get("unmarked"):

@@ -99,6 +99,20 @@ def harden(original: TransactionData, *, family: str, params: dict, knowledge: s
     return Hardened(made, report, hierarchy=hier)
 
 
+def hardened(original: TransactionData, *, family: str, params: dict, knowledge: str | None = None, original_path,
+             output, progress=None):
+    """The hardened release alone, as an experiment cell or an ``assess`` alternative measures it:
+    (the family's :class:`~semtui.families.common.Anonymised`, the ``semtui harden`` command that
+    makes it).  ``knowledge``: the run's background, hardened against when it has co-occurrence
+    (a frequency list has none), else the original's own statistics (``self``)."""
+    from semtui.runtime import no_progress
+
+    spec = SELF if not knowledge or str(knowledge).startswith("wordfreq:") else str(knowledge)
+    bg = load_knowledge(spec, original, original_path)
+    return hardening_of(family).hardened(original, params, bg, spec, original_path, output,
+                                         progress=progress or no_progress)
+
+
 def make(original: TransactionData, *, family: str, params: dict, bg, knowledge: str = SELF, original_path,
          output, hierarchy=None, rounds: int = DEFAULT_ROUNDS, bands: int = DEFAULT_BANDS,
          size: int = DEFAULT_CLASS_SIZE, progress=None, note=None) -> Made:

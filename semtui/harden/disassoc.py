@@ -151,6 +151,17 @@ class DisassocHardening:
                                            "regrouping"}]
         return Made(made, plain, rounds_doc, method, ucons, others=[("two-step", two)])
 
+    def hardened(self, original, params, bg, knowledge, original_path, output, *, progress):
+        """The hardened release alone (no proof: not the plain and the two-step release) and its
+        ``semtui harden`` command."""
+        from semtui.families.common import FileSources
+
+        fam = _family(self.name)
+        p = {"seed": 0, **params, "refine": True, "safe": True}
+        made = fam.anonymise(fam.prepare(original, p, FileSources(original), original_path=original_path,
+                                         output=output), progress=progress)
+        return made, _harden_command(self.name, self.own_options(p), p["k"], knowledge, original_path, output)
+
     def own_options(self, p: dict) -> list[str]:
         return [f"-m {p['m']}", f"--max-cluster-size {p['max_cluster_size']}"]
 

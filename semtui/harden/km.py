@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from semtui.harden.proof import (
+    DEFAULT_BANDS,
+    DEFAULT_CLASS_SIZE,
+    DEFAULT_ROUNDS,
     NOT_MODELLED,
     REPORT_FORMAT,
     Hardened,
@@ -98,6 +101,14 @@ class KmHardening:
     def prove(self, out: Made, **how) -> list[ReleaseProof]:
         """The hardened and the plain release, checked and attacked alike (:func:`prove_generalised`)."""
         return prove_generalised(out, hardening=self, **how)
+
+    def hardened(self, original, params, bg, knowledge, original_path, output, *, progress):
+        """The hardened release alone (no proof) and its ``semtui harden`` command: over harden's own
+        hierarchy (a hierarchy or an order the parameters name is what hardening replaces)."""
+        params = {k: v for k, v in params.items() if k not in ("hierarchy", "order")}
+        out = self.make(original, params, bg, knowledge, original_path, output, rounds=DEFAULT_ROUNDS,
+                        bands=DEFAULT_BANDS, size=DEFAULT_CLASS_SIZE, progress=progress, note=None)
+        return out.made, out.method["command"]
 
     def own_options(self, p: dict) -> list[str]:
         out = [f"-m {p['m']}"]

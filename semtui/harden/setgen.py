@@ -10,6 +10,7 @@ import numpy as np
 from semtui.harden.proof import (
     DEFAULT_BANDS,
     DEFAULT_CLASS_SIZE,
+    DEFAULT_ROUNDS,
     NOT_MODELLED,
     REPORT_FORMAT,
     SELF,
@@ -242,6 +243,12 @@ class SetgenHardening:
     def prove(self, out: Made, **how) -> list[ReleaseProof]:
         """The hardened and the plain release, checked and attacked alike (:func:`prove_generalised`)."""
         return prove_generalised(out, hardening=self, **how)
+
+    def hardened(self, original, params, bg, knowledge, original_path, output, *, progress):
+        """The hardened release alone (no proof) and its ``semtui harden`` command."""
+        out = self.make(original, params, bg, knowledge, original_path, output, rounds=DEFAULT_ROUNDS,
+                        bands=DEFAULT_BANDS, size=DEFAULT_CLASS_SIZE, progress=progress, note=None)
+        return out.made, out.method["command"]
 
     def own_options(self, p: dict) -> list[str]:
         out = [f"--privacy {_q(p['privacy'])}"] if p.get("privacy") else \

@@ -180,7 +180,7 @@ def test_the_choice_weighs_the_cover_problem_of_a_disassociated_release():
     cells = [_cell("this release", 0.130, False, 0.95, 0.52, 0.279),
              _cell("k doubled", 0.162, True, 1.01, 0.30, 0.063),
              _cell("clusters halved", 0.171, True, 1.03, 0.45, 0.276),
-             _cell("cover problems removed", 0.298, False, 0.99, 0.0, 0.083)]
+             _cell("hardened", 0.298, False, 0.99, 0.0, 0.083)]
     assert choose(cells) == 3
     assert "208 records (52%)" in chosen_sentence(cells, 3)
     # the same figures without any cover problem: the assessed release is the closest to chance

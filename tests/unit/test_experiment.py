@@ -158,3 +158,33 @@ def test_a_release_no_attack_could_score_has_unknown_risk_never_the_safest(tmp_p
     assert p["figures"]["eliminated"] == 0
     assert p["risk"] is None and "unknown" in p["note"]
     assert distance(cell) == float("inf")
+
+
+@pytest.mark.slow
+def test_a_spec_takes_harden_and_its_cells_are_semtui_hardens_releases(tmp_path):
+    """``harden = true`` (issue 37 item 6): the cell's release is the one ``semtui harden`` makes of
+    its family (its command says so), it passes the family's checker, and a cell without it keeps
+    the id it had before the parameter existed.  A hardened disassociation has no cover problem."""
+    import json
+
+    from semtui.experiment.run import run_experiment
+    from semtui.experiment.spec import read_spec
+
+    lines = (SAMPLES / "meps400-original.txt").read_text().splitlines(keepends=True)
+    (tmp_path / "o.txt").write_text("".join(lines[:200]))
+    spec = tmp_path / "s.toml"
+    spec.write_text('original = "o.txt"\n[[release]]\nfamily = "setgen"\nk = 3\nrandom_privacy = 10\nharden = true\n'
+                    '[[release]]\nfamily = "disassoc"\nk = 3\nm = 2\nmax_cluster_size = 20\nharden = true\n')
+    s = read_spec(spec)
+    assert [c.id for c in s.cells()] == ["setgen:harden=true,k=3,random_privacy=10,seed=1,sizes=3-6,utility=all",
+                                         "disassoc:harden=true,k=3,m=2,max_cluster_size=20,refine=true,safe=false"]
+    assert "harden" not in make_cell("setgen", {"k": 3, "harden": False}).id
+    out = tmp_path / "r.jsonl"
+    run_experiment(s, out)
+    setgen, dis = (json.loads(x) for x in out.read_text().splitlines())
+    for cell, family in ((setgen, "setgen"), (dis, "disassoc")):
+        assert "hardened" in cell["label"] and cell["check"]["passed"] is True, cell["check"]
+        assert cell["anonymize_command"].startswith("semtui harden ") and f"--family {family}" in \
+            cell["anonymize_command"]
+        assert cell["utility"]["pair_support_error"] is not None
+    assert dis["privacy"]["cover_vulnerable_share"] == 0

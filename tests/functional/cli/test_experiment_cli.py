@@ -263,6 +263,14 @@ def test_assess_with_the_original_measures_safer_alternatives(assessed):
         assert a["check"]["passed"] is True and a["why"]
         assert 0 <= a["privacy"]["risk"] <= 1
     assert any(a["cell"]["k"] > 3 for a in alts[1:])
+    # the hardened release of the family is the first alternative, made by semtui harden, on the one
+    # utility axis of every family (the original's top pair supports as the release answers them)
+    hardened = alts[1]
+    assert hardened["label"].startswith("hardened") and hardened["cell"]["harden"] is True
+    assert hardened["anonymize_command"].startswith("semtui harden ") and "--family setgen" in \
+        hardened["anonymize_command"]
+    assert all(a["utility"]["pair_support_error"] is not None for a in alts)
+    assert "pair supports off by" in out
     chosen = next(a for a in alts if a["chosen"])
     if chosen["label"] == "this release":
         assert "Keep this release" in doc["verdict"]
