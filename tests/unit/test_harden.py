@@ -317,7 +317,7 @@ transactions = st.lists(st.lists(items, min_size=2, max_size=6, unique=True), mi
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=transactions, k=st.integers(2, 4), n=st.integers(1, 6), seed=st.integers(0, 5),
-       family=st.sampled_from(["setgen", "km"]))
+       family=st.sampled_from(["setgen", "km", "disassoc"]))
 def test_every_hardened_release_passes_its_checker(rows, k, n, seed, family):
     """Whatever the data: the hardened release passes the family's independent checker, with the
     k asked for (never lowered) and every privacy constraint drawn (none dropped)."""
@@ -325,13 +325,21 @@ def test_every_hardened_release_passes_its_checker(rows, k, n, seed, family):
     bg = Background.from_transactions(orig, "o")
     if family == "setgen":
         params = {"k": k, "random_privacy": n, "sizes": "2-3", "seed": seed, "utility": "all"}
-    else:
+    elif family == "km":
         params = {"k": k, "m": 2}
+    else:
+        params = {"k": k, "m": 2, "max_cluster_size": k + n}
     got = make(orig, family=family, params=params, bg=bg, original_path="o", output="h.txt", rounds=1)
     if family == "setgen":
         assert got.made.result.k == k
         assert got.made.result.privacy == got.plain.result.privacy  # the same constraints, none dropped
         assert check_privacy(got.made.data, got.made.result.privacy, k).holds
-    else:
+    elif family == "km":
         assert check_transactions(got.made.data, k, 2).holds
         assert got.made.params["k"] == k
+    else:  # REFINE made safe: the checker with the key and the original, and no cover problem at all
+        from semtui.attacks.cover import run_cover
+        from semtui.checks.km import check_disassociated
+
+        assert check_disassociated(got.made.data, k, 2, got.made.key, orig).holds
+        assert got.made.data.k == k and run_cover(got.made.data)["summary"]["cover_problems"] == 0
