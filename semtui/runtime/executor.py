@@ -358,9 +358,12 @@ def run_local(
     costs: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
     message: str = "",
+    on_result: Callable[[int, Any], None] | None = None,
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
-    the cores and to the units) when more than one."""
+    the cores and to the units) when more than one.  ``on_result(i, result)``: called in this
+    process as each unit's result arrives (any order), so a caller stopped part-way keeps what
+    finished."""
     progress = progress or no_progress
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
@@ -379,6 +382,8 @@ def run_local(
             for i, unit in enumerate(units):
                 current[0] = i
                 out.append(kernel(shared, unit))
+                if on_result is not None:
+                    on_result(i, out[-1])
                 now = time.monotonic()
                 if now - last >= POLL / 4 or i + 1 == n:
                     last = now
@@ -403,6 +408,8 @@ def run_local(
                 for i, r in fut.result():
                     results[i] = r
                     done += 1
+                    if on_result is not None:
+                        on_result(i, r)
             progress(done, n, message)  # also a chance to cancel while the workers run
     except BaseException:
         lifeline_w.close()  # a worker still starting (not yet in the pool's list) dies on this end-of-file
