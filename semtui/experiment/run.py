@@ -166,6 +166,11 @@ def _run_held(spec: Spec, results: Path, *, jobs: int, cache: bool, progress: Pr
     if scheduler is not None:
         _run_on_cluster(scheduler, ctx, todo, results, summary, progress, on_cell)
         return summary
+    from semtui.runtime.executor import capped_jobs
+
+    if capped_jobs(jobs) > 1 and len(todo) > 1:
+        _run_here_in_parallel(ctx, todo, results, summary, progress, on_cell, capped_jobs(jobs))
+        return summary
     # every measure and the background opened before the first cell: a bad one is refused at once
     ai = ctx.inputs("-")
     for m in ai.measure_list():
@@ -191,22 +196,11 @@ def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, sum
                     progress: ProgressCallback, on_cell) -> None:
     """The cells of ``todo`` as one task each on the cluster; each line appended (with its kept
     release written first) as soon as every earlier cell's is."""
-    from semtui.fileio import append_line, check_readable
-    from semtui.measures import measure_files
+    from semtui.fileio import append_line
     from semtui.runtime.scheduler import run_in_order
 
     n = len(todo)
-    # what travels is read here: the files the cells name, the background (a wordfreq: list is a
-    # language, not a file: each worker loads it); a measure is only checked (its file readable),
-    # never opened here: each worker opens it from its spec
-    progress(0, n, "reading the files the cells name")
-    ctx.read_files(todo)
-    for m in ctx.inputs("-").measure_list():
-        for f in measure_files(m):
-            check_readable(f)
-    if ctx.background and not ctx.background.startswith("wordfreq:"):
-        progress(0, n, "reading the background")
-        ctx.opened.load_background(ctx.background)
+    _read_for_workers(ctx, todo, progress)
 
     def line(i: int, got: tuple[dict, list]) -> None:
         doc, files = got
@@ -224,6 +218,58 @@ def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, sum
     run_in_order(measure_on_worker, (uuid.uuid4().hex, ctx), todo, line, spec=scheduler, progress=said)
 
 
+def _read_for_workers(ctx: Context, todo: list, progress: ProgressCallback) -> None:
+    """What travels to the workers, read here: the files the cells name and the background (a
+    wordfreq: list is a language, not a file: each worker loads it); a measure is only checked (its
+    file readable), never opened here: each worker opens it from its spec."""
+    from semtui.fileio import check_readable
+    from semtui.measures import measure_files
+
+    n = len(todo)
+    progress(0, n, "reading the files the cells name")
+    ctx.read_files(todo)
+    for m in ctx.inputs("-").measure_list():
+        for f in measure_files(m):
+            check_readable(f)
+    if ctx.background and not ctx.background.startswith("wordfreq:"):
+        progress(0, n, "reading the background")
+        ctx.opened.load_background(ctx.background)
+
+
+def _run_here_in_parallel(ctx: Context, todo: list, results: Path, summary: RunSummary,
+                          progress: ProgressCallback, on_cell, jobs: int) -> None:
+    """The cells of ``todo`` as units of the one executor, ``jobs`` at a time on this machine (each
+    cell's attacks on one core: the same line, figure for figure, as one cell at a time); each line
+    appended (its kept release written first) as soon as every earlier cell's is, so a run stopped
+    part-way leaves whole lines in order and the next run resumes after them."""
+    from semtui.fileio import append_line
+    from semtui.runtime.executor import run_local
+
+    n = len(todo)
+    _read_for_workers(ctx, todo, progress)
+    waiting: dict[int, tuple[dict, list]] = {}
+    written = [0]
+
+    def arrived(i: int, got: tuple[dict, list]) -> None:
+        waiting[i] = got
+        while written[0] in waiting:
+            doc, files = waiting.pop(written[0])
+            write_kept_files(files)
+            append_line(results, dumps_line(doc), private=True)
+            summary.done += 1
+            written[0] += 1
+            if on_cell is not None:
+                on_cell(doc)
+            progress(written[0], n, f"{written[0]}/{n} cells written, {jobs} at a time")
+
+    def said(done: int, total: int, message: str = "") -> None:
+        progress(written[0], n, f"{done}/{n} cells finished, {written[0]} written, {jobs} at a time"
+                 + (f"; next: {todo[written[0]].label}" if written[0] < n else ""))
+
+    shipped = (uuid.uuid4().hex, dataclasses.replace(ctx, jobs=1))
+    run_local(measure_on_worker, shipped, todo, jobs=jobs, progress=said, on_result=arrived)
+
+
 #: a worker's measures (and a background it loads itself: wordfreq:), opened from their specs
 #: once per run and thread (a measure's cache connection stays in the thread that opened it); a
 #: new run starts afresh
@@ -232,8 +278,8 @@ _worker_lock = threading.Lock()
 
 
 def measure_on_worker(shipped: tuple[str, Context], cell) -> tuple[dict, list]:
-    """One cell on a Dask worker (:func:`measure_cell`): the kept release's files come back
-    with the line, for the driver to write."""
+    """One cell on a Dask worker or a worker of the one executor (:func:`measure_cell`): the kept
+    release's files come back with the line, for the driver to write."""
     from semtui.assess import Opened
 
     run, ctx = shipped

@@ -135,6 +135,32 @@ def test_a_second_run_measures_nothing(grid):
 
 
 @pytest.mark.slow
+def test_cells_two_at_a_time_write_the_same_lines_in_order(grid, tmp_path):
+    """--jobs 2 runs the cells as units of the executor, two at a time: the lines are those of one
+    cell at a time, in the spec's order, kept releases included (times aside)."""
+    _, _, results, _ = grid
+    _slice(tmp_path)
+    spec = tmp_path / "grid.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "RESULTS.jsonl"
+    r = run_cli("experiment", spec, "-o", out, "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+
+    def timeless(v):
+        if isinstance(v, dict):
+            return {k: timeless(x) for k, x in v.items() if k not in ("times", "seconds")}
+        return [timeless(x) for x in v] if isinstance(v, list) else v
+
+    def lines(path):  # the folders' names and the timings aside
+        text = path.read_text().replace(str(path.parent), "FOLDER")
+        return [timeless(json.loads(x)) for x in text.splitlines()]
+
+    assert lines(out) == lines(results)
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == \
+        sorted(p.name for p in (results.parent / "kept").iterdir())
+
+
+@pytest.mark.slow
 def test_a_torn_last_line_is_dropped_and_its_cell_measured_again(grid, tmp_path):
     _, spec, results, _ = grid
     whole = results.read_text().splitlines(keepends=True)
