@@ -122,6 +122,7 @@ def print_summary(doc: dict) -> None:
     from rich.markup import escape
 
     from semtui.assess import RECORDS_SHOWN
+    from semtui.families import family_of
     from semtui.wording import how_sure_text, items_heading, record_line
 
     con = stdout_console()
@@ -181,8 +182,7 @@ def print_summary(doc: dict) -> None:
         for a in alts:
             pr, ut = a["privacy"], a["utility"]
             f = pr.get("figures") or {}
-            far = (f"lift {_f(f.get('lift'), 2)}" if a["cell"]["family"] == "disassoc"
-                   else f"error ratio {_f(f.get('error_ratio'), 2)}")
+            far = family_of(a["cell"]["family"]).figure(f)
             if pr.get("beats_chance") is False:
                 far = "no attack beats chance"
             elif pr.get("attack") is None:

@@ -162,6 +162,10 @@ class Family(Protocol):
     def far(self, privacy: dict, cover: str) -> str:
         """How far the strongest attack is from chance, as a clause."""
 
+    def figure(self, figures: dict) -> str:
+        """The strongest attack's distance from chance as a short figure (``error ratio 0.15``,
+        ``lift 1.02``): an alternative's line in ``assess``."""
+
     def unattacked(self, original, release) -> dict | None:
         """The privacy of a release no attack applies to (None: the attacks apply)."""
 

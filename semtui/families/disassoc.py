@@ -235,6 +235,11 @@ class Disassoc:
         return (f"the strongest re-association has lift {(privacy.get('figures') or {}).get('lift'):.2f} over random"
                 + cover)
 
+    def figure(self, figures: dict) -> str:
+        """The strongest re-association's distance figure, short (an alternative's line): its lift."""
+        v = figures.get("lift")
+        return f"lift {'-' if v is None else format(v, '.2f')}"
+
     def unattacked(self, original, release) -> dict | None:
         return None
 

@@ -147,6 +147,11 @@ class Generalised:
             return "no attack beats chance"
         return f"the strongest attack has error ratio {(privacy.get('figures') or {}).get('error_ratio'):.2f}"
 
+    def figure(self, figures: dict) -> str:
+        """The strongest attack's distance figure, short (an alternative's line): its error ratio."""
+        v = figures.get("error_ratio")
+        return f"error ratio {'-' if v is None else format(v, '.2f')}"
+
     def unattacked(self, original, release) -> dict | None:
         """A release with no generalised item: the privacy no attack needs to measure (None: the
         attacks apply)."""
