@@ -301,9 +301,16 @@ def _params_doc(params: dict) -> dict:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in params.items() if v is not None}
 
 
+#: the one utility axis of every family, as the family's utility holds it (metrics.supports.support_errors)
+SUPPORT_KEYS = ("item_support_error", "pair_support_error", "items_measured", "pairs_measured",
+                "pair_support_error_median")
+
+
 def _own_utility(fam, original, release, made) -> dict:
+    """The release's utility as the proof reports it: the one axis of every family, then the
+    family's own measures (one call of the family's utility computes both)."""
     u = fam.utility(original, release)
-    keep = ("ncp", "ul", "exact_share", "suppressed_occurrences", "added_items", "generalised_items")
+    keep = (*SUPPORT_KEYS, "ncp", "ul", "exact_share", "suppressed_occurrences", "added_items", "generalised_items")
     out = {k: u.get(k) for k in keep}
     if made.result is not None and hasattr(made.result, "suppressed"):
         out["suppressed_items"] = len(made.result.suppressed)
@@ -340,8 +347,6 @@ def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge
         from semtui.attacks.background import Background
 
         self_bg = Background.from_transactions(original, str(original_path))
-    from semtui.metrics.supports import support_errors
-
     proofs = []
     fam = _family(hardening.name)
     for label, m, name in (("hardened", out.made, str(output)), ("plain", out.plain, _plain_name(output))):
@@ -355,8 +360,7 @@ def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge
             attacks.append(_figures(rep, kn, bgfile, cmd))
             del rep  # a k^m release's report holds large tables: let them go before the next attack
             gc.collect()
-        utility = {**support_errors(original, rel, answers=fam.supports(original, rel)),
-                   **_own_utility(fam, original, rel, m)}
+        utility = _own_utility(fam, original, rel, m)
         how = out.method["command"] if label == "hardened" else hardening.plain_command(params, original_path, name)
         proofs.append(ReleaseProof(label, how, check, attacks, utility))
     return proofs
