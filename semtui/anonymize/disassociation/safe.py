@@ -389,21 +389,19 @@ def _shown(c: Cluster) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- REFINE's shared chunks
-def _shared_problem_items(items_j: np.ndarray, sup_j: np.ndarray, earlier_shared: list, members: list) -> np.ndarray:
-    """Which items of a shared chunk (its items and supports) make a cover problem: with an
-    earlier shared chunk of the joint cluster, or with a member's record chunk that the member does
-    not show the item in (``members``: per member, its record chunks' matrices and the items it
-    shows in its own chunks)."""
-    bad = np.zeros(len(items_j), dtype=bool)
+def _shared_problems(items_j: np.ndarray, sup_j: np.ndarray, earlier_shared: list, members: list):
+    """Per earlier chunk a shared chunk's items (its items and supports) can make a cover problem
+    with, which of them do (a boolean array): an earlier shared chunk of the joint cluster, or a
+    member's record chunk that the member does not show the item in (``members``: per member, its
+    record chunks' matrices and the items it shows in its own chunks)."""
     for items_l, mat_l in earlier_shared:
-        bad |= _problems(items_l, mat_l, sup_j) > 0
+        yield _problems(items_l, mat_l, sup_j) > 0
     for mats, shown in members:
         theirs = ~np.isin(items_j, shown)
         if not theirs.any():
             continue
         for items_l, mat_l in mats:
-            bad |= (_problems(items_l, mat_l, sup_j) > 0) & theirs
-    return bad
+            yield (_problems(items_l, mat_l, sup_j) > 0) & theirs
 
 
 def _members(data: DisassociatedData, jc, index: dict) -> list:
@@ -427,10 +425,7 @@ def count_shared_problems(data: DisassociatedData) -> int:
         earlier: list = []
         for ch in jc.shared_chunks:
             items, mat = _matrix(ch)
-            sup = mat.sum(axis=0)
-            n += sum(int((_problems(il, ml, sup) > 0).sum()) for il, ml in earlier)
-            for mats, shown in members:
-                n += sum(int(((_problems(il, ml, sup) > 0) & ~np.isin(items, shown)).sum()) for il, ml in mats)
+            n += sum(int(hit.sum()) for hit in _shared_problems(items, mat.sum(axis=0), earlier, members))
             if len(items) >= 2:
                 earlier.append((items, mat))
     return n
@@ -463,7 +458,8 @@ def unshare_cover_problems(data: DisassociatedData, key: DisassociationKey, ties
             bad = np.isin(items, first)
             kept = mat.copy()
             kept[:, bad] = False
-            bad |= _shared_problem_items(items, kept.sum(axis=0), earlier, members)
+            for hit in _shared_problems(items, kept.sum(axis=0), earlier, members):
+                bad |= hit
             if bad.any():
                 rows_arr = np.asarray(rows, dtype=np.int64)
                 for col in np.flatnonzero(bad).tolist():
