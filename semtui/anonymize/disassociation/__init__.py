@@ -164,15 +164,24 @@ def _facts_after_repair(facts: dict, release: DisassociatedData, report: SafeRep
     in_chunks = sum(len(np.unique(ch.items)) for c in release.clusters for ch in c.record_chunks)
     moved = facts["moved_term_pairs"] - report.unshared_pairs
     terms = release.n_term_chunk_terms
-    all_pairs = in_chunks + moved + terms + report.lost_pairs
-    shared_subs = [np.diff(ch.indptr) for jc in release.joint_clusters for ch in jc.shared_chunks]
-    lens = np.concatenate(shared_subs) if shared_subs else np.zeros(0, dtype=np.int64)
     return {
         **facts,
         "joint_clusters": len(release.joint_clusters),
         "clusters_in_joint_clusters": sum(len(jc.clusters) for jc in release.joint_clusters),
         "shared_chunks": release.n_shared_chunks,
         "moved_term_pairs": moved,
+        **_shares(in_chunks, moved, terms, in_chunks + moved + terms + report.lost_pairs,
+                  [ch for jc in release.joint_clusters for ch in jc.shared_chunks]),
+    }
+
+
+def _shares(in_chunks: int, moved: int, terms: int, all_pairs: int, shared_chunks: list) -> dict:
+    """REFINE's shares of the (cluster, item) pairs: in record chunks, associated (record or shared
+    chunks), in term chunks; and how often a shared occurrence has company in its sub-record."""
+    subs = [np.diff(ch.indptr) for ch in shared_chunks]
+    lens = np.concatenate(subs) if subs else np.zeros(0, dtype=np.int64)
+    return {
+        # a moved item shares a sub-record with another one in this share of its occurrences
         "shared_occurrences_with_company": round(float(lens[lens >= 2].sum() / lens.sum()), 4) if lens.sum() else 0.0,
         "associated_share_record_chunks": round(in_chunks / all_pairs, 4) if all_pairs else 0.0,
         "associated_share": round((in_chunks + moved) / all_pairs, 4) if all_pairs else 0.0,
@@ -331,8 +340,6 @@ def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart
     in_chunks = int(freq.sum())   # record-chunk (cluster, item) pairs
     all_pairs = len(p_cl)
     moved = int(r.moved.sum())
-    shared_subs = [np.diff(ch.indptr) for chunks in r.shared for ch in chunks]
-    lens = np.concatenate(shared_subs) if shared_subs else np.zeros(0, dtype=np.int64)
     facts = {
         "refine": True,
         "joint_max_size": int(joint_max),
@@ -340,11 +347,7 @@ def _refine_terms(tree: tuple, term_pairs: np.ndarray, sizes: np.ndarray, cstart
         "clusters_in_joint_clusters": int(sum(b - a for a, b in r.members)),
         "shared_chunks": int(sum(len(c) for c in r.shared)),
         "moved_term_pairs": moved,
-        # a moved item shares a sub-record with another one in this share of its occurrences
-        "shared_occurrences_with_company": round(float(lens[lens >= 2].sum() / lens.sum()), 4) if lens.sum() else 0.0,
-        "associated_share_record_chunks": round(in_chunks / all_pairs, 4) if all_pairs else 0.0,
-        "associated_share": round((in_chunks + moved) / all_pairs, 4) if all_pairs else 0.0,
-        "term_chunk_share": round((len(term_pairs) - moved) / all_pairs, 4) if all_pairs else 0.0,
+        **_shares(in_chunks, moved, len(term_pairs) - moved, all_pairs, [ch for chunks in r.shared for ch in chunks]),
         "seconds_refine": round(time.perf_counter() - t0, 4),
     }
     return term_pairs[~r.moved], joints, facts
