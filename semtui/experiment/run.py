@@ -196,11 +196,25 @@ def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, sum
                     progress: ProgressCallback, on_cell) -> None:
     """The cells of ``todo`` as one task each on the cluster; each line appended (with its kept
     release written first) as soon as every earlier cell's is."""
-    from semtui.fileio import append_line
     from semtui.runtime.scheduler import run_in_order
 
     n = len(todo)
     _read_for_workers(ctx, todo, progress)
+
+    line = _line_writer(results, summary, on_cell)
+
+    def said(done: int, total: int, message: str = "") -> None:
+        progress(done, total, f"{done}/{total} cells finished on {scheduler}, {summary.done} written"
+                 + (f"; next: {todo[summary.done].label}" if summary.done < total else ""))
+
+    progress(0, n, f"connecting to {scheduler}" if "://" in scheduler else f"starting {scheduler}")
+    run_in_order(measure_on_worker, (uuid.uuid4().hex, ctx), todo, line, spec=scheduler, progress=said)
+
+
+def _line_writer(results: Path, summary: RunSummary, on_cell):
+    """``line(i, (doc, files))``: a cell measured on a worker written by the driver -- its kept
+    release's files first, then its line appended to RESULTS."""
+    from semtui.fileio import append_line
 
     def line(i: int, got: tuple[dict, list]) -> None:
         doc, files = got
@@ -210,12 +224,7 @@ def _run_on_cluster(scheduler: str, ctx: Context, todo: list, results: Path, sum
         if on_cell is not None:
             on_cell(doc)
 
-    def said(done: int, total: int, message: str = "") -> None:
-        progress(done, total, f"{done}/{total} cells finished on {scheduler}, {summary.done} written"
-                 + (f"; next: {todo[summary.done].label}" if summary.done < total else ""))
-
-    progress(0, n, f"connecting to {scheduler}" if "://" in scheduler else f"starting {scheduler}")
-    run_in_order(measure_on_worker, (uuid.uuid4().hex, ctx), todo, line, spec=scheduler, progress=said)
+    return line
 
 
 def _read_for_workers(ctx: Context, todo: list, progress: ProgressCallback) -> None:
@@ -242,7 +251,6 @@ def _run_here_in_parallel(ctx: Context, todo: list, results: Path, summary: RunS
     cell's attacks on one core: the same line, figure for figure, as one cell at a time); each line
     appended (its kept release written first) as soon as every earlier cell's is, so a run stopped
     part-way leaves whole lines in order and the next run resumes after them."""
-    from semtui.fileio import append_line
     from semtui.runtime.executor import run_local
 
     n = len(todo)
@@ -250,16 +258,13 @@ def _run_here_in_parallel(ctx: Context, todo: list, results: Path, summary: RunS
     waiting: dict[int, tuple[dict, list]] = {}
     written = [0]
 
+    line = _line_writer(results, summary, on_cell)
+
     def arrived(i: int, got: tuple[dict, list]) -> None:
         waiting[i] = got
         while written[0] in waiting:
-            doc, files = waiting.pop(written[0])
-            write_kept_files(files)
-            append_line(results, dumps_line(doc), private=True)
-            summary.done += 1
+            line(written[0], waiting.pop(written[0]))
             written[0] += 1
-            if on_cell is not None:
-                on_cell(doc)
             progress(written[0], n, f"{written[0]}/{n} cells written, {jobs} at a time")
 
     def said(done: int, total: int, message: str = "") -> None:
