@@ -68,14 +68,12 @@ class Generalised:
         """The report ``doc`` (read from ``path``) describes ``release``: every group it lists is
         a generalised item of it; raises InputError naming ``path`` otherwise."""
         from semtui.errors import InputError
-        from semtui.model import generalised_label
 
         data = release.data
         if not data.n_generalised:
             raise InputError(f"a set-generalisation report needs set-generalised data, {release.path} is "
                              f"{data.kind}", path)
-        names, ip, mem = data.vocab.items, data.gen_indptr.tolist(), data.gen_members.tolist()
-        known = {generalised_label(names[m] for m in mem[ip[g]:ip[g + 1]]) for g in range(data.n_generalised)}
+        known = set(data.labels())
         for g in doc.get("groups", []):
             if g.get("generalised_item") not in known:
                 raise InputError(f"the report's group {g.get('generalised_item')!r} is not a generalised item of "

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.families import family_of
-from semtui.model import Dataset, DisassociationKey, TransactionData, generalised_label
+from semtui.model import Dataset, DisassociationKey, TransactionData
 from semtui.release import Release, read_release, with_companions
 
 
@@ -212,14 +212,7 @@ class Session:
     def labels(self) -> list[str]:
         """Generalised item labels, ``(a, b)``, cached (built on first use only)."""
         if getattr(self, "_labels", None) is None:
-            data = self.data
-            names = data.vocab.items
-            ip, mem = data.gen_indptr, data.gen_members.tolist()
-            ip = ip.tolist()
-            self._labels = [
-                generalised_label(names[m] for m in mem[ip[g] : ip[g + 1]])
-                for g in range(data.n_generalised)
-            ]
+            self._labels = self.data.labels()
         return self._labels
 
 
