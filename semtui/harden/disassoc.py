@@ -126,17 +126,20 @@ class DisassocHardening:
     #: no sidecar: a disassociated release records its k, m and maximum cluster size itself
     sidecar = False
 
-    def make(self, original, params, bg, knowledge, original_path, output, *, hierarchy=None, rounds, bands, size,
-             progress, note) -> Made:
+    def _disassociate(self, original, p: dict, original_path, output, progress):
+        """``anonymize disassoc``'s release at the parameters ``p`` (the family's anonymiser)."""
         from semtui.families.common import FileSources
 
         fam = _family(self.name)
+        return fam.anonymise(fam.prepare(original, p, FileSources(original), original_path=original_path,
+                                         output=output), progress=progress)
+
+    def make(self, original, params, bg, knowledge, original_path, output, *, hierarchy=None, rounds, bands, size,
+             progress, note) -> Made:
         p = {"refine": True, "seed": 0, **params}
 
         def run(**over):
-            req = fam.prepare(original, {**p, **over}, FileSources(original), original_path=original_path,
-                              output=output)
-            return fam.anonymise(req, progress=progress)
+            return self._disassociate(original, {**p, **over}, original_path, output, progress)
 
         progress(0, 1, "disassociating, every cover problem removed")
         made = run(safe=True, refine=True)
@@ -154,12 +157,8 @@ class DisassocHardening:
     def hardened(self, original, params, bg, knowledge, original_path, output, *, progress):
         """The hardened release alone (no proof: not the plain and the two-step release) and its
         ``semtui harden`` command."""
-        from semtui.families.common import FileSources
-
-        fam = _family(self.name)
         p = {"seed": 0, **params, "refine": True, "safe": True}
-        made = fam.anonymise(fam.prepare(original, p, FileSources(original), original_path=original_path,
-                                         output=output), progress=progress)
+        made = self._disassociate(original, p, original_path, output, progress)
         return made, _harden_command(self.name, self.own_options(p), p["k"], knowledge, original_path, output)
 
     def own_options(self, p: dict) -> list[str]:
