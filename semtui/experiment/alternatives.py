@@ -218,8 +218,9 @@ def assess_with_alternatives(release, inputs, *, progress: ProgressCallback | No
 
 
 class AlternativesRun:
-    """Measures the alternatives of one assessment into ``report.alternatives`` one at a time,
-    so an interrupted run keeps those finished (:meth:`close`)."""
+    """Measures the alternatives of one assessment into ``report.alternatives`` -- one at a time,
+    or ``--jobs`` at a time through the one executor -- so an interrupted run keeps those finished
+    (:meth:`close`)."""
 
     def __init__(self, assessor, progress: ProgressCallback | None = None):
         self.assessor = assessor

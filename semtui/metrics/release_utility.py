@@ -24,8 +24,9 @@ from semtui.model import DisassociatedData, TransactionData
 from semtui.reports import json_float
 
 
-def _ids_in(release: TransactionData, original: TransactionData) -> np.ndarray:
-    """The original's id of each release vocabulary item (-1: not in the original)."""
+def _ids_in(release, original: TransactionData) -> np.ndarray:
+    """The original's id of each release vocabulary item (-1: not in the original); any release
+    with a vocabulary, set-generalised or disassociated (semtui.metrics.supports uses it too)."""
     index = {name: i for i, name in enumerate(original.vocab.items)}
     return np.fromiter((index.get(name, -1) for name in release.vocab.items), dtype=np.int64,
                        count=len(release.vocab))

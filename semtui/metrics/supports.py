@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from semtui.metrics.release_utility import _ids_in
 from semtui.model import DisassociatedData, TransactionData
 from semtui.reports import json_float
 
@@ -28,20 +29,11 @@ from semtui.reports import json_float
 TOP_SUPPORTS = 1000
 
 
-def _to_original(original: TransactionData, vocab) -> np.ndarray:
-    """Each release item's id in the original (-1: not an item of the original)."""
-    index = {name: i for i, name in enumerate(original.vocab.items)}
-    return np.fromiter((index.get(x, -1) for x in vocab.items), dtype=np.int64, count=len(vocab))
-
-
 def release_weights(original: TransactionData, release: TransactionData):
     """transactions x the original's items: 1 for an item published plainly, 1/|g| for each member of
     a generalised item g the transaction holds (its support spread uniformly over its members), 0
     for an item not published (suppressed).  CSR."""
-    from scipy.sparse import csr_matrix
-
-    index = {name: i for i, name in enumerate(original.vocab.items)}
-    to_orig = np.fromiter((index.get(x, -1) for x in release.vocab.items), dtype=np.int64, count=len(release.vocab))
+    to_orig = _ids_in(release, original)
     tokens = release.tokens.astype(np.int64)
     rows = np.repeat(np.arange(release.n_transactions, dtype=np.int64), np.diff(release.indptr))
     gen = tokens < 0
@@ -85,7 +77,7 @@ class DisassociatedSupports:
     independent across chunks, exact inside one."""
 
     def __init__(self, original: TransactionData, release: DisassociatedData) -> None:
-        to_orig = _to_original(original, release.vocab)
+        to_orig = _ids_in(release, original)
         v = len(original.vocab)
         s_r: list[np.ndarray] = []
         s_c: list[np.ndarray] = []
