@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from semtui.corpus import build_index
 from semtui.errors import InputError
@@ -69,6 +71,54 @@ def test_embedding_unknown_terms():
     d = m.matrix(terms, terms)
     assert np.isnan(d[0]).all() and np.isnan(d[:, 0]).all()
     assert np.isfinite(d[1:, 1:]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet="abé-z", max_size=4)), max_size=40))
+def test_the_sorted_vocabulary_finds_each_word_at_its_first_row(vocab):
+    """The GloVe index (a binary search over the sorted words) answers as the dictionary it
+    replaced: a word's first row; a missing entry (None) and an absent word are not found."""
+    import pyarrow as pa
+
+    from semtui.measures.embedding import SortedVocabulary
+
+    index = SortedVocabulary.of(pa.array(vocab, pa.string()))
+    first: dict[str, int] = {}
+    for i, w in enumerate(vocab):
+        if isinstance(w, str):
+            first.setdefault(w, i)
+    assert len(index) == sum(isinstance(w, str) for w in vocab)
+    for w in [*first, "q", "", "ab"]:
+        assert index.get(w) == first.get(w)
+        assert (w in index) == (w in first)
+    assert None not in index
+
+
+def test_the_glove_index_is_kept_in_the_cache_folder_and_made_again_when_damaged(tmp_path, monkeypatch):
+    """The first use writes the index beside the score cache; the next reads it (the same rows);
+    a damaged file is made again; an unwritable folder is done without."""
+    from semtui.measures.embedding import _glove_index
+
+    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = glove_root()
+    made = _glove_index(root)
+    [kept] = (tmp_path / "cache").iterdir()
+    assert kept.name.startswith("glove-vocabulary-") and kept.suffix == ".npz"
+    stamp = kept.stat().st_mtime_ns
+    read = _glove_index(root)
+    assert kept.stat().st_mtime_ns == stamp  # read, not written again
+    words = ["the", "blood", "pressure", "non-insulin", "knee", "qqqzzx"]
+    assert [read.get(w) for w in words] == [made.get(w) for w in words]
+    assert made.get("the") == 0 and made.get("qqqzzx") is None
+    kept.write_bytes(b"PK\x03\x04 not a whole file")
+    again = _glove_index(root)
+    assert [again.get(w) for w in words] == [made.get(w) for w in words]
+    assert kept.stat().st_size > 1_000_000  # made again
+    (tmp_path / "ro").mkdir(mode=0o500)
+    monkeypatch.setenv("SEMTUI_CACHE_DIR", str(tmp_path / "ro" / "cache"))
+    if os.geteuid() != 0:  # root writes anywhere
+        assert _glove_index(root).get("knee") == made.get("knee")
+        assert not (tmp_path / "ro" / "cache").exists()
 
 
 def _vectors(tmp_path: Path, text: str) -> Path:
