@@ -12,6 +12,13 @@ from pathlib import Path
 
 import pytest
 
+#: every semtui process the suite starts (about a thousand) reads compiled bytecode rather than
+#: compiling semtui's sources again (~0.2 s each): an environment with PYTHONDONTWRITEBYTECODE
+#: set (as some containers and CI images are) would otherwise never keep it. Set here, before
+#: pytest-xdist starts its workers, so that they and every process they start inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_data"
 SHARED_DATA = REPO.parent / "shared" / "data"

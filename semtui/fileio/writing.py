@@ -86,6 +86,9 @@ class PendingOutput:
     target itself when it is a device or a FIFO; a private temporary file copied to standard
     output on commit when the target is ``-``."""
 
+    #: one of the command's outputs (False: a cache file semtui keeps for itself)
+    output = True
+
     def __init__(self, path: str | Path, mode: str, encoding: str | None, private: bool):
         self.target = Path(path)
         self.tmp: str | None = None
@@ -160,7 +163,8 @@ class PendingOutput:
             except OSError as exc:
                 raise write_error(exc, self.target) from None
             self.tmp = None
-        _committed.append(str(self.target))
+        if self.output:
+            _committed.append(str(self.target))
 
     def abort(self) -> None:
         fh = getattr(self, "fh", None)
@@ -246,13 +250,17 @@ def _commit_all(pending: list[PendingOutput]) -> None:
 
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf-8", *,
-                  private: bool = False) -> Iterator[IO]:
+                  private: bool = False, cache: bool = False) -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
+
+    ``cache``: a file semtui keeps for itself (beside the score cache), not one of the
+    command's outputs: :func:`committed` (what an interrupt says was written) leaves it out.
 
     On any exception (KeyboardInterrupt included) the temporary file is removed and the
     target is left as it was.  See the module docstring for devices, symlinks, ``-`` and modes.
     """
     pending = PendingOutput(path, mode, encoding, private)
+    pending.output = not cache
     try:
         try:
             yield pending.fh

@@ -15,11 +15,8 @@ scores are NaN.  A batch costs one matrix product.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import functools
 import hashlib
-import os
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +89,10 @@ class SortedVocabulary:
         return len(self._words)
 
 
+#: the first bytes of a kept index (then the word count, the rows as int32, the words)
+_MAGIC = b"semtui-glove-index/1\n"
+
+
 def _glove_index(root: Path) -> SortedVocabulary:
     """The index of GloVe's vocabulary, from the cache folder when it was made there before,
     else from the package's Parquet file (and kept in the cache folder for the next process;
@@ -100,14 +101,10 @@ def _glove_index(root: Path) -> SortedVocabulary:
 
     parquet = root / "glove_6B_index.parquet"
     st = parquet.stat()
-    kept = cache_dir() / f"glove-vocabulary-{st.st_size}-{st.st_mtime_ns}.npz"
-    try:
-        with np.load(kept) as z:
-            words, rows = z["words"].tobytes().decode("utf-8").split("\n"), z["rows"]
-        if len(words) == len(rows) and rows.dtype.kind == "i" and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < len(rows)):
-            return SortedVocabulary(words, rows.astype(np.int64))
-    except (OSError, ValueError, KeyError, EOFError, UnicodeDecodeError, zipfile.BadZipFile):
-        pass  # not there or damaged: made again
+    kept = cache_dir() / f"glove-vocabulary-{st.st_size}-{st.st_mtime_ns}.bin"
+    index = _read_kept(kept)
+    if index is not None:
+        return index
     import pyarrow.parquet as pq
 
     index = SortedVocabulary.of(pq.read_table(parquet, columns=["index"]).column("index"))
@@ -116,24 +113,40 @@ def _glove_index(root: Path) -> SortedVocabulary:
     return index
 
 
+def _read_kept(path: Path) -> SortedVocabulary | None:
+    """The index kept at ``path``, or None when it is not there or not whole."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(_MAGIC) + 8
+    if not data.startswith(_MAGIC) or len(data) < head:
+        return None
+    n = int.from_bytes(data[len(_MAGIC):head], "little")
+    if len(data) < head + 4 * n:
+        return None
+    rows = np.frombuffer(data, dtype="<i4", count=n, offset=head).astype(np.int64)
+    try:
+        words = data[head + 4 * n:].decode("utf-8").split("\n") if n else []
+    except UnicodeDecodeError:
+        return None
+    if len(words) != n or (n and not 0 <= rows.min() <= rows.max() < n):
+        return None
+    return SortedVocabulary(words, rows)
+
+
 def _keep(path: Path, index: SortedVocabulary) -> None:
     """Write the index beside the score cache, whole or not at all (a best effort: the next
     process reads the Parquet file again if this cannot be written)."""
-    import tempfile
+    from semtui.fileio import atomic_writer
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".glove-", suffix=".npz", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, words=np.frombuffer("\n".join(index._words).encode("utf-8"), dtype=np.uint8),
-                         rows=index._rows)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
+        with atomic_writer(path, "wb", None, cache=True) as fh:
+            fh.write(_MAGIC + len(index).to_bytes(8, "little"))
+            fh.write(index._rows.astype("<i4").tobytes())
+            fh.write("\n".join(index._words).encode("utf-8"))
+    except (OSError, InputError):
         pass
 
 

@@ -103,7 +103,7 @@ def test_the_glove_index_is_kept_in_the_cache_folder_and_made_again_when_damaged
     root = glove_root()
     made = _glove_index(root)
     [kept] = (tmp_path / "cache").iterdir()
-    assert kept.name.startswith("glove-vocabulary-") and kept.suffix == ".npz"
+    assert kept.name.startswith("glove-vocabulary-") and kept.suffix == ".bin"
     stamp = kept.stat().st_mtime_ns
     read = _glove_index(root)
     assert kept.stat().st_mtime_ns == stamp  # read, not written again
