@@ -78,6 +78,11 @@ class CompareScreen(Screen):
         src = message.view
         if src.attack is None or not src.table.row_count:
             return
+        if message.row != src.table.cursor_row:
+            # stale: that side's cursor has moved since (this screen moved it, to follow the
+            # other side). Following it would move the other side back, whose message would
+            # move this one again: the two sides chased each other for seconds on every key
+            return
         rows = src.attack.group.get("rows", [])
         i = src.row_index(message.row)
         t = _tkey(rows[i]) if 0 <= i < len(rows) else None

@@ -294,6 +294,34 @@ async def test_compare_two_results_side_by_side(tmp_path, fig4_scores):
         assert app.session.result.report["method"] == "rba"
 
 
+async def test_the_linked_cursors_of_compare_settle_after_a_key(tmp_path, fig4_scores, monkeypatch):
+    """Each side follows the other's cursor once: a side's message that its cursor moved is
+    dropped when that cursor has moved since. Before, the two sides answered each other's stale
+    messages, thousands on every key (2 s a key, a core kept busy)."""
+    seen = []
+    follow = CompareScreen.on_distance_view_cursor_moved
+
+    def counted(self, message):
+        seen.append(message.row)
+        return follow(self, message)
+
+    monkeypatch.setattr(CompareScreen, "on_distance_view_cursor_moved", counted)
+    app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await run_attack_from_form(pilot, "gba")
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        for key in ("space", "w", "n", "down"):
+            seen.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            assert len(seen) <= 8, (key, len(seen))
+            left, right = screen.views
+            assert left.table.cursor_row == right.table.cursor_row, key  # the same transaction here
+
+
 @pytest.mark.slow
 async def test_summary_panel_shows_scores_exposure_and_bars(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
