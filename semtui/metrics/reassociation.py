@@ -33,13 +33,15 @@ def truth_matrix(anchor_truth: np.ndarray, unit_truth: Sequence[frozenset]) -> n
     return h
 
 
-def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarray,
+                  classes: list[np.ndarray] | None = None) -> np.ndarray:
     """For every anchor, the anchor whose true transaction it stands for, after matching the
     anchors of each class of identical C1 sub-records to that class's transactions so as to
     maximise correct placements (an assignment per class).
 
     ``placed[a, u]`` counts the placements of unit ``u`` in anchor ``a``; ``truth`` is
-    :func:`truth_matrix`.
+    :func:`truth_matrix`; ``classes``: :func:`anchor_classes` of the two, when the caller
+    aligns many placements of one cluster (the attack and its baseline draws).
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -52,11 +54,8 @@ def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarra
     # table of a whole cluster (MEPS x 16 has clusters of 15,744 identical anchors and nothing to
     # place, whose table alone was 1 GB)
     gets = placed.any(axis=1)                      # anchors given a placement
-    holds = truth.any(axis=0)                      # anchors whose transaction holds some unit
-    order = np.argsort(anchor_class, kind="stable")
-    bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
-    for members in np.split(order, bounds):
-        if len(members) < 2 or not (gets[members].any() and holds[members].any()):
+    for members in (anchor_classes(anchor_class, truth) if classes is None else classes):
+        if not gets[members].any():
             continue
         w = placed[members] @ truth[:, members]
         if not w.any():
@@ -64,6 +63,16 @@ def align_anchors(anchor_class: np.ndarray, placed: np.ndarray, truth: np.ndarra
         rows, cols = linear_sum_assignment(w, maximize=True)
         perm[members[rows]] = members[cols]
     return perm
+
+
+def anchor_classes(anchor_class: np.ndarray, truth: np.ndarray) -> list[np.ndarray]:
+    """The classes of identical anchors :func:`align_anchors` may permute, in class order: those
+    of two anchors or more of which some anchor's transaction holds a unit (what does not depend
+    on the placements)."""
+    holds = truth.any(axis=0)                      # anchors whose transaction holds some unit
+    order = np.argsort(anchor_class, kind="stable")
+    bounds = np.flatnonzero(np.diff(anchor_class[order])) + 1
+    return [members for members in np.split(order, bounds) if len(members) >= 2 and holds[members].any()]
 
 
 # --------------------------------------------------------------------------- the metrics

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from semtui.metrics.reassociation import align_anchors, budget_matched, truth_matrix, wmd_uniform
+from semtui.metrics.reassociation import align_anchors, anchor_classes, budget_matched, truth_matrix, wmd_uniform
 
 TERM_CHUNK = -1
 
@@ -71,6 +71,8 @@ class ClusterTask:
     #: cluster's shared sub-record cannot belong to a member that shows one of its items in
     #: its own chunks (each item of a cluster is in one place of the release)
     allowed: np.ndarray | None = None
+    #: :func:`anchor_classes` of the anchors and ``truth`` (made with it, by the first evaluation)
+    classes: list | None = None
 
 
 @dataclass
@@ -283,18 +285,20 @@ def evaluate_placements(task: ClusterTask, place_unit: np.ndarray, place_anchor:
     """Align the anchors to their transactions and judge every placement against the key."""
     n = task.n_anchors
     n_units = len(task.unit_ptr) - 1
-    truth = task.truth if task.truth is not None else truth_matrix(task.anchor_truth, task.unit_truth)
-    task.truth = truth
-    counts = np.zeros((n, n_units), dtype=np.int32)
-    np.add.at(counts, (place_anchor, place_unit), 1)
-    perm = align_anchors(task.anchor_class, counts, truth)
+    if task.truth is None:
+        task.truth = truth_matrix(task.anchor_truth, task.unit_truth)
+        task.classes = anchor_classes(task.anchor_class, task.truth)
+    truth = task.truth
+    counts = np.bincount(np.asarray(place_anchor, dtype=np.int64) * n_units + place_unit,
+                         minlength=n * n_units).astype(np.int32).reshape(n, n_units)
+    perm = align_anchors(task.anchor_class, counts, truth, task.classes)
     trans = task.anchor_truth[perm]
     correct = truth[place_unit, perm[place_anchor]].astype(bool) if len(place_unit) else np.zeros(0, dtype=bool)
     broken = np.unique(trans[place_anchor[correct]])
-    order = np.argsort(place_anchor, kind="stable")
-    placed = np.split(place_unit[order], np.searchsorted(place_anchor[order], np.arange(1, n)))
     wmd_sum, wmd_n = 0.0, 0
     if task.wmd_dist is not None and with_wmd:
+        order = np.argsort(place_anchor, kind="stable")
+        placed = np.split(place_unit[order], np.searchsorted(place_anchor[order], np.arange(1, n)))
         for a in range(n):
             t = int(trans[a])
             if t < 0 or t not in task.orig:
