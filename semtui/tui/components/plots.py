@@ -64,6 +64,12 @@ def figure(cell: dict, name: str) -> float:
     return _num(((cell.get("privacy") or {}).get("figures") or {}).get(name))
 
 
+def pair_error(cell: dict) -> float:
+    """How far the cell's release puts the original's pair supports, on average (the utility
+    axis every family shares, metrics.supports); NaN if the cell does not say."""
+    return _num((cell.get("utility") or {}).get("pair_support_error"))
+
+
 def label(cell: dict) -> str:
     lab = cell.get("label")
     if isinstance(lab, str) and lab:
@@ -94,6 +100,10 @@ def pareto_front(r: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _fmt(v: float, digits: int = 3) -> str:
     return "–" if not np.isfinite(v) else f"{v:.{digits}f}"
+
+
+def _pct(v: float) -> str:
+    return f"{v:.0%}" if np.isfinite(v) else "–"
 
 
 def _ticks(lo: float, hi: float, height: int) -> list[float]:
@@ -311,7 +321,8 @@ class ByKPlot(CellPlot):
 # --------------------------------------------------------------------------- the table
 class CellsTable(VirtualTable):
     """One row per cell: marks (◆ frontier, T this release, * chosen, ✗ check failed), label,
-    risk, utility, the attack's figures, the checker's verdict and the release file."""
+    risk, utility, the attack's figures, how far its pair supports are off (pairs±), the
+    checker's verdict and the release file."""
 
     BINDINGS: ClassVar[list[BindingType]] = only("table.sort_asc", "table.sort_desc")
 
@@ -353,7 +364,7 @@ class CellsTable(VirtualTable):
         passed = (c.get("check") or {}).get("passed")
         rel = c.get("release")
         return {"n": str(i + 1), "marks": self.marks(i), "label": label(c), "risk": _fmt(self.risk[i]),
-                "utility": _fmt(self.utility[i]), "p": _fmt(p if np.isfinite(p) else acc), "r": _fmt(rc),
+                "utility": _fmt(self.utility[i]), "pairs": _pct(pair_error(c)), "p": _fmt(p if np.isfinite(p) else acc), "r": _fmt(rc),
                 "check": "passed" if passed else "FAILED" if passed is False else "–",
                 "release": "– (none kept)" if not rel else str(rel).rsplit("/", 1)[-1]}
 
@@ -362,7 +373,7 @@ class CellsTable(VirtualTable):
         cols = [Column("n", "#", max(width, 1), "right"), Column("marks", "mark", 4),
                 Column("label", "cell", None, min_width=self.label_floor), Column("risk", "risk", 5, "right"),
                 Column("utility", "util", 5, "right"), Column("p", "P/acc", 5, "right"),
-                Column("r", "R", 5, "right"), Column("check", "check", 6), Column("release", "release", None,
+                Column("r", "R", 5, "right"), Column("pairs", "pairs±", 6, "right"), Column("check", "check", 6), Column("release", "release", None,
                                                                                    min_width=10)]
 
         def row(v: int):
@@ -380,6 +391,8 @@ class CellsTable(VirtualTable):
         n = len(self.cells)
         if key in ("risk", "utility"):
             values = getattr(self, key)
+        elif key == "pairs":
+            values = np.array([pair_error(c) for c in self.cells])
         elif key in ("p", "r"):
             name = "precision" if key == "p" else "recall"
             values = np.array([figure(c, name) if np.isfinite(figure(c, name)) else figure(c, "accuracy")

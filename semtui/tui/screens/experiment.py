@@ -31,7 +31,8 @@ class ExperimentScreen(Screen):
             "(p/r set generalisation, P/R k^m, a disassociation; a line joins the mean at each k). Then risk — "
             "the strongest attack's take — against the cell's utility score: ◆ on the Pareto frontier (no other "
             "cell is both less risky and more useful), T the release assessed, * the chosen one. ✗ in the table: "
-            "the independent checker failed the release. [ ] sort by the current column; enter opens the cell's "
+            "the independent checker failed the release. pairs±: how far the release puts the original's pair "
+            "supports, on average (the utility cost every family shares; – when the cell does not say). [ ] sort by the current column; enter opens the cell's "
             "release.")
 
     DEFAULT_CSS = """

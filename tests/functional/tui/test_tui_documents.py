@@ -100,6 +100,29 @@ async def test_experiment_screen_draws_both_plots_and_the_table(size):
         assert table.current == 2 and app.screen.query_one(RiskUtilityPlot).selected == 2
 
 
+async def test_the_cells_table_shows_how_far_pair_supports_are_off_and_sorts_by_it(tmp_path):
+    """Issue 37 item 5: the utility axis every family shares (the pair-support error a cell's
+    utility holds) is a column of the table, sortable; a cell that does not say shows –."""
+    lines = [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
+    errors = [0.53, None, 0.12, 0.89, None, 0.2]
+    for cell, err in zip(lines, errors, strict=False):
+        if err is not None:
+            cell.setdefault("utility", {})["pair_support_error"] = err
+    results = tmp_path / "R.jsonl"
+    results.write_text("".join(json.dumps(c) + "\n" for c in lines))
+    app = doc_app(results)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(CellsTable)
+        assert table.row_count == len(lines)
+        col = [c.label for c in table.columns].index("pairs±")
+        shown = [table.cell_text(r, col).strip() for r in range(table.row_count)]
+        assert shown == ["53%", "–", "12%", "89%", "–", "20%"][:len(lines)]
+        await pilot.press(*["l"] * col, "left_square_bracket")  # fewest off first; – last
+        assert [errors[i] for i in table.order][:4] == [0.12, 0.2, 0.53, 0.89]
+        assert "pairs±" in screen_text(app) and "12%" in screen_text(app)  # scrolled to it
+
+
 @pytest.mark.slow
 async def test_enter_on_a_cell_opens_its_release_and_escape_comes_back():
     app = doc_app(RESULTS)
