@@ -373,7 +373,7 @@ class CellsTable(VirtualTable):
         cols = [Column("n", "#", max(width, 1), "right"), Column("marks", "mark", 4),
                 Column("label", "cell", None, min_width=self.label_floor), Column("risk", "risk", 5, "right"),
                 Column("utility", "util", 5, "right"), Column("p", "P/acc", 5, "right"),
-                Column("r", "R", 5, "right"), Column("pairs", "pairs±", 6, "right"), Column("check", "check", 6), Column("release", "release", None,
+                Column("r", "R", 5, "right"), Column("pairs", "pairs±", 8, "right"), Column("check", "check", 6), Column("release", "release", None,
                                                                                    min_width=10)]
 
         def row(v: int):
