@@ -1,3 +1,3 @@
-from semtui.cli.main import run
+from semtui.cli.main import main
 
-run()
+main()

@@ -357,13 +357,17 @@ def _stopped(from_thread: bool = False) -> None:
         while True:
             time.sleep(1)
     from semtui.fileio import committed, remove_process_scratch
-    from semtui.runtime.executor import process_folder, stop_descendants
 
+    # the executor only if the run used it: imported now, in the interpreter's exit handlers, it
+    # would fail (concurrent.futures registers an exit handler on import); not imported, this
+    # process started no helper and multiprocessing made no folder for it
+    executor = sys.modules.get("semtui.runtime.executor")
     try:  # none of our helpers writes into a scratch folder after its removal
-        stop_descendants()
+        if executor is not None:
+            executor.stop_descendants()
     except Exception:  # the way out must not fail; PR_SET_PDEATHSIG still ends them
         pass
-    remove_process_scratch(*process_folder())  # os._exit below skips the exit handlers that would
+    remove_process_scratch(*(executor.process_folder() if executor is not None else []))  # os._exit below skips the exit handlers that would
     term = bool(_received) and _received[-1] == signal.SIGTERM
     done = committed()  # an interrupt after the commit: the outputs are complete and new
     _say(("semtui: terminated" if term else "semtui: interrupted")
@@ -444,8 +448,52 @@ def _command():
     return command
 
 
+def main() -> None:
+    """The ``semtui`` process: :func:`run`, then the end of the process as soon as the
+    interpreter's exit handlers have run. Python restores the default action of SIGINT and
+    SIGTERM while it tears itself down after them (freeing a large run's memory takes a while):
+    a signal landing there ended the process *by* the signal (-15, no word) instead of 143 with
+    "terminated (after writing ...)" -- 1 run in ~20 of ``assess --jobs 2`` signalled near its
+    end. The teardown frees only memory: nothing of the run is lost by skipping it."""
+    import atexit
+
+    code: list = [0]
+
+    def end_now() -> None:  # registered first, so it runs last of the exit handlers
+        if PAUSE_ENV in os.environ:  # the tests' pause point, where Python's teardown began before
+            _test_pause("semtui exiting")
+        try:
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(_exit_status(code[0]))
+
+    atexit.register(end_now)
+    try:
+        run()
+    except SystemExit as exc:
+        code[0] = exc.code
+        raise
+
+
+def _exit_status(code) -> int:
+    """The process's exit status for ``sys.exit(code)``, as Python computes it (a message:
+    written to stderr, status 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"{code}\n")
+        sys.stderr.flush()
+    return 1
+
+
 def run(argv: list[str] | None = None) -> None:
-    """Console-script entry: run the app, turning errors into one line and an exit code."""
+    """Run the app (in this process: the tests' in-process runs), turning errors into one line
+    and an exit code; the ``semtui`` process is :func:`main`."""
     previous = sys.unraisablehook
     # a run inside a run hands on to the outer run's previous hook
     _previous_hooks.append(_previous_hooks[-1] if previous is _unraisable else previous)
