@@ -32,6 +32,30 @@ globals().update({name: value for name, value in vars(_root).items()
 SAMPLES: Path = _root.SAMPLES
 run_attack = _root.run_attack
 
+import pytest  # noqa: E402
+
+#: the longest a Pilot waits for the process to go idle (Textual's own: 1 s)
+IDLE_WAIT = 0.1
+
+
+@pytest.fixture(autouse=True)
+def _keys_do_not_wait_for_a_busy_worker(monkeypatch):
+    """Textual's Pilot waits, after every key and pause, until the *process* stops using CPU,
+    for at most a second: while an attack runs in a worker thread it never does, and each key
+    of a test cost a whole second (test_o_asks_while_an_attack_runs: 8 s of waiting). The screen
+    has processed the key before that wait (Pilot waits for its message queues first); the
+    tests that need a worker's end say so (``settle``)."""
+    import textual.app
+    import textual.pilot
+    from textual._wait import wait_for_idle
+
+    async def shorter(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
+        await wait_for_idle(min_sleep, min(max_sleep, IDLE_WAIT))
+
+    monkeypatch.setattr(textual.app, "wait_for_idle", shorter)
+    monkeypatch.setattr(textual.pilot, "wait_for_idle", shorter)
+
+
 SETGEN = SAMPLES / "medical-setgen.txt"
 ORIGINAL_FILE = SAMPLES / "medical-original.txt"
 
