@@ -148,6 +148,18 @@ async def run_attack_from_form(pilot, method: str | None = None) -> None:
     await settle(pilot)
 
 
+async def open_compare(pilot, method: str = "gba"):
+    """``method`` run from the form beside the result the app opened with, then ``c``: the
+    compare screen, drawn."""
+    from semtui.tui.screens.compare import CompareScreen
+
+    await run_attack_from_form(pilot, method)
+    await pilot.press("c")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, CompareScreen)
+    return pilot.app.screen
+
+
 async def run_from_form(pilot, key: str, **values) -> None:
     """A disassociated release's form (``key``: a re-association, p a cover check), its fields
     set to ``values``, run to its end."""

@@ -16,6 +16,7 @@ from conftest import (
     SETGEN,
     app_for,
     app_with,
+    open_compare,
     render_text,
     report_file,
     run_attack_from_form,
@@ -28,7 +29,6 @@ from semtui.tui.components.confirm import Confirm
 from semtui.tui.components.inspector import Inspector
 from semtui.tui.components.risk import RiskScreen
 from semtui.tui.messages import JobProgress
-from semtui.tui.screens.compare import CompareScreen
 from semtui.tui.screens.disassociated import DisassociatedScreen
 from semtui.tui.screens.setgen import SetgenScreen
 from semtui.tui.screens.transactions import TransactionsScreen
@@ -254,11 +254,7 @@ async def test_search_finds_items_inside_transactions_and_n_moves_between_them(t
 async def test_compare_links_cursors_and_marks_differing_cells(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_attack_from_form(pilot, "gba")
-        await pilot.press("c")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
+        screen = await open_compare(pilot)
         left, right = screen.views
         assert left.differs and left.differs == right.differs
         assert "method=gba" in left.border_title and "method=rba" in right.border_title

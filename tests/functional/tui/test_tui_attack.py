@@ -15,6 +15,7 @@ from conftest import (
     SAMPLE_CONTEXTS,
     SETGEN,
     app_with,
+    open_compare,
     render_text,
     report_file,
     run_attack_from_form,
@@ -308,10 +309,7 @@ async def test_the_linked_cursors_of_compare_settle_after_a_key(tmp_path, fig4_s
     monkeypatch.setattr(CompareScreen, "on_distance_view_cursor_moved", counted)
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_attack_from_form(pilot, "gba")
-        await pilot.press("c")
-        await pilot.pause()
-        screen = app.screen
+        screen = await open_compare(pilot)
         for key in ("space", "w", "n", "down"):
             seen.clear()
             await pilot.press(key)

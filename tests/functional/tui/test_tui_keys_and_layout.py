@@ -9,7 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, app_with, notices, report_file, run_attack, run_attack_from_form, screen_text
+from conftest import (
+    SAMPLES,
+    app_with,
+    notices,
+    open_compare,
+    report_file,
+    run_attack,
+    screen_text,
+)
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -19,7 +27,6 @@ from semtui.tui.app import SemtuiApp
 from semtui.tui.components.export import ExportPrompt
 from semtui.tui.components.help import HelpScreen
 from semtui.tui.components.summary import SummaryPanel
-from semtui.tui.screens.compare import CompareScreen
 from semtui.tui.session import load_session
 
 
@@ -73,10 +80,7 @@ async def test_tab_and_shift_tab_switch_panes(tmp_path, fig4_scores):
 async def test_tab_switches_side_in_compare(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_attack_from_form(pilot, "gba")
-        await pilot.press("c")
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
+        screen = await open_compare(pilot)
         left, right = screen.views
         assert app.focused is left.table
         await pilot.press("tab")
@@ -109,9 +113,7 @@ async def test_progress_bar_is_visible_above_the_footer(fig4_scores):
 async def test_compare_shows_every_member_at_80x24(tmp_path, fig4_scores):
     app = app_with(fig4_scores, report_file(tmp_path, fig4_scores, "rba"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_attack_from_form(pilot, "gba")
-        await pilot.press("c")
-        await pilot.pause()
+        await open_compare(pilot)
         header = next(line for line in screen_text(app).splitlines() if "injury" in line and "│" in line)
         for name in ("icd", "limbs", "injury"):
             assert header.count(name) == 2, header
