@@ -462,12 +462,9 @@ def main() -> None:
     def end_now() -> None:  # registered first, so it runs last of the exit handlers
         if PAUSE_ENV in os.environ:  # the tests' pause point, where Python's teardown began before
             _test_pause("semtui exiting")
-        try:
-            sys.stdout.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-        with contextlib.suppress(Exception):
-            sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):  # a reader gone, a stream closed: nothing to add
+            with contextlib.suppress(Exception):
+                stream.flush()
         os._exit(_exit_status(code[0]))
 
     atexit.register(end_now)
