@@ -56,6 +56,7 @@ class Assessor:
         self.opened = opened if opened is not None else Opened()  # every measure and the background, opened once
         self._records_wanted = records
         self._cover: list[dict] = []  # the cover runs' reports, whose breaches reach records
+        self._baselines = None        # the re-associations' budget-matched draws, shared between methods
         self._started = time.perf_counter()
 
     # ---------------------------------------------------------------- plan
@@ -127,7 +128,7 @@ class Assessor:
         return setgen_entry(rep, opts, o, i), rep
 
     def _run_reassoc(self, o: dict, progress):
-        from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
+        from semtui.attacks.reassociation import Baselines, ReassociationOptions, run_reassociation
 
         i = self.inputs
         method = o["method"]
@@ -139,12 +140,14 @@ class Assessor:
         # is given, else with RA (which always runs and places at random whatever the rule)
         first = opts.tie_rule == "random" and not any(a.informed_reference for a in self.report.attacks)
         opts = opts.replace(informed=first)
+        if self._baselines is None and self.key is not None:
+            self._baselines = Baselines(self.release, self.key, self.original)
         res = run_reassociation(self.release, self.key, self.original, opts, progress=progress,
                                 measure=self._measure(opts.measure) if method in REASSOC_METHODS else None,
                                 background=self._background() if opts.background else None,
                                 # the WMD measure, opened once for every judged run (not once a run)
                                 wmd=self._measure(opts.wmd_measure) if self.key is not None and opts.wmd_measure else None,
-                                original_path=i.original,
+                                original_path=i.original, baselines=self._baselines,
                                 sources={"data": i.data, "key": i.key, "original": i.original})
         entry = reassoc_entry(res, opts, o, i, uses_measure=method in REASSOC_METHODS, keyed=self.key is not None)
         return entry, res.report

@@ -166,14 +166,18 @@ def masked_injection(reps: np.ndarray, allowed: np.ndarray, n_anchors: int,
     drawn among the anchors ``allowed[:, u]`` lets its unit go to (any unused one when none is
     left): a random injection under the release's rules, for a joint cluster's shared chunk,
     whose sub-record cannot belong to a member that shows one of its items elsewhere."""
-    used = np.zeros(n_anchors, dtype=bool)
+    allowed_t = np.ascontiguousarray(allowed.T)   # a unit's anchors as one contiguous row
+    free = np.ones(n_anchors, dtype=bool)
+    here = np.empty(n_anchors, dtype=bool)
     out = np.empty(len(reps), dtype=np.int64)
+    integers = rng.integers
     for i, u in enumerate(reps.tolist()):   # one draw per placement: the draws depend on each other
-        cand = np.flatnonzero(allowed[:, u] & ~used)
+        np.logical_and(allowed_t[u], free, out=here)
+        cand = here.nonzero()[0]
         if not len(cand):
-            cand = np.flatnonzero(~used)
-        a = int(cand[rng.integers(len(cand))])
-        used[a] = True
+            cand = free.nonzero()[0]
+        a = int(cand[integers(len(cand))])
+        free[a] = False
         out[i] = a
     return out
 

@@ -7,7 +7,7 @@ kernel (:mod:`.kernel`, a plain function of arrays; joint clusters: :mod:`.joint
 and words are in :mod:`.report`.
 """
 
-from semtui.attacks.reassociation.attack import run_reassociation
+from semtui.attacks.reassociation.attack import Baselines, run_reassociation
 from semtui.attacks.reassociation.options import METHODS, ReassociationOptions
 from semtui.attacks.reassociation.report import (
     REPORT_FORMAT,
@@ -18,6 +18,15 @@ from semtui.attacks.reassociation.report import (
     reconstruction_dataset,
 )
 
-__all__ = ["METHODS", "REPORT_FORMAT", "REPORT_FORMATS", "Reassociation", "ReassociationOptions", "informed_sentence",
-           "reconstructed_transactions",
-           "reconstruction_dataset", "run_reassociation"]
+__all__ = [
+    "METHODS",
+    "REPORT_FORMAT",
+    "REPORT_FORMATS",
+    "Baselines",
+    "Reassociation",
+    "ReassociationOptions",
+    "informed_sentence",
+    "reconstructed_transactions",
+    "reconstruction_dataset",
+    "run_reassociation",
+]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from semtui.attacks.reassociation.joint import run_joint
-from semtui.attacks.reassociation.kernel import TERM_CHUNK, run_cluster
+from semtui.attacks.reassociation.kernel import TERM_CHUNK, pack_baseline, run_cluster, unpack_baseline
 from semtui.attacks.reassociation.merge import Merger, reference_ctx
 from semtui.attacks.reassociation.options import ReassociationOptions
 from semtui.attacks.reassociation.plan import _build, _Context, _key_members, plan_release
@@ -50,6 +50,7 @@ def run_reassociation(
     original_path: str | Path | None = None,
     sources: dict | None = None,
     batch_cost: float | None = None,
+    baselines: Baselines | None = None,
 ) -> Reassociation:
     """Re-associate every cluster of ``data`` as ``options`` say; with ``key`` and ``original``,
     evaluate it.  ``measure`` / ``wmd`` override the measures the options name (an opened
@@ -57,11 +58,18 @@ def run_reassociation(
 
     The clusters' outputs are merged as they arrive (:mod:`.merge`), so the run never holds all of
     them; with a scheduler the clusters go in batches of about ``batch_cost`` transactions
-    (default: STREAM_COST, fewer on a small release; a smaller one for tests)."""
+    (default: STREAM_COST, fewer on a small release; a smaller one for tests).  ``baselines``:
+    the budget-matched draws of earlier runs on the same release, key and original (one
+    :class:`Baselines` for every method of an assessment): a cluster takes them where they are
+    the same draws, and this run's new ones are kept in it."""
     options = options or ReassociationOptions()
     progress = progress or (lambda done, total, message="": None)
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
                         progress=progress)
+    kept = None
+    if baselines is not None and options.scheduler is None and baselines.fits(data, key, original, plan.meta):
+        kept = baselines
+        plan.ctx.baselines = kept.drawn   # travels with the context, once to each worker
     from semtui.runtime.scheduler import give_back_memory, session
 
     if options.scheduler is not None:  # the driver only streams from here: planning's temporaries go back
@@ -71,12 +79,60 @@ def run_reassociation(
         from semtui.fileio import Spool
 
         # a release kept on disk (a large one, on --scheduler): so is the report's per-cluster part
-        merger = Merger(plan.ctx, plan.meta, spool=isinstance(data.clusters, Spool))
+        merger = Merger(plan.ctx, plan.meta, spool=isinstance(data.clusters, Spool), baselines=kept)
         for ci, out, ref in _outputs(plan.ctx, options, progress, batch_cost):
+            if kept is not None and "_baseline" in out:
+                kept.keep(ci, out.pop("_baseline"))
             merger.add(ci, out, ref)
         result = merger.finish()
     result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
     return result
+
+
+@dataclass
+class Baselines:
+    """The budget-matched random draws of a release's clusters, kept between the re-associations
+    of one release, key and original (``assess`` runs six methods on them).  The draws depend on
+    a method only through how many placements it gives each unit, which ABA, RGA, MRA, assign
+    and RA share on most clusters: a later run takes an earlier run's draws for a cluster where
+    :func:`.kernel.baseline_draws` finds them drawn from the same budget, seed, truth and rules
+    -- the same draws it would make, so every report is the one a run alone writes.  A joint
+    cluster's (REFINE) truth is its members' alignment by each method, so its draws are taken
+    only where two methods aligned its members alike; they are kept here, in the driver, which
+    runs the joint clusters (never sent to a worker)."""
+
+    release: Any
+    key: Any
+    original: Any
+    drawn: dict = field(default_factory=dict)   # cluster index -> draws (:func:`.kernel.pack_baseline`)
+    joint: dict = field(default_factory=dict)   # joint cluster index -> draws (:func:`.kernel.baseline_draws`)
+    wmd_measure: str | None = None
+    taken: int = 0                              # clusters that took earlier draws
+    made: int = 0                               # clusters drawn anew
+
+    def fits(self, data, key, original, meta: dict) -> bool:
+        """Whether a run on these inputs may take and keep draws here (its first run decides the WMD measure)."""
+        if not (data is self.release and key is self.key and original is self.original and key is not None):
+            return False
+        if not self.drawn and not self.taken:
+            self.wmd_measure = meta.get("wmd_measure")
+        return meta.get("wmd_measure") == self.wmd_measure
+
+    def keep(self, ci: int, drawn: tuple | None) -> None:
+        """Cluster ``ci``'s new draws (packed), or None: it took the kept ones."""
+        if drawn is None:
+            self.taken += 1
+        else:
+            self.drawn[ci] = drawn
+            self.made += 1
+
+    def keep_joint(self, ji: int, drawn: dict | None) -> None:
+        """Joint cluster ``ji``'s new draws, or None: it took the kept ones."""
+        if drawn is None:
+            self.taken += 1
+        else:
+            self.joint[ji] = drawn
+            self.made += 1
 
 
 #: transactions per batch of clusters a ``--scheduler`` run ships (fewer when the release is
@@ -87,11 +143,21 @@ IN_FLIGHT = 3
 
 def _cluster_outputs(ctx: _Context, ci: int) -> tuple[dict, dict | None]:
     """Cluster ``ci``'s output and, with the informed reference, the reference's (one task:
-    the cluster's plan and truth are built where it runs, once for both)."""
-    out = _cluster_output(ctx, ci)
-    if ctx.informed is None:
-        return out, None
-    return out, _cluster_output(reference_ctx(ctx), ci)
+    the cluster's plan and truth are built where it runs, once for both).  The budget-matched
+    baseline is drawn once for both, or taken from the run's :class:`Baselines` (an earlier
+    method's), where it is the same draws (:func:`.kernel.baseline_draws`)."""
+    earlier = ctx.baselines.get(ci) if ctx.baselines is not None else None
+    if earlier is not None:
+        earlier = unpack_baseline(earlier)
+    out = _cluster_output(ctx, ci, earlier)
+    drawn = out.pop("_baseline", None)
+    ref = None if ctx.informed is None else _cluster_output(reference_ctx(ctx), ci, drawn)
+    if ref is not None:
+        ref.pop("_baseline", None)
+    if ctx.baselines is not None and drawn is not None:
+        # for the driver's Baselines: new draws are kept for a later method; None says they were taken
+        out["_baseline"] = None if drawn is earlier else pack_baseline(drawn)
+    return out, ref
 
 
 def _outputs(ctx: _Context, options: ReassociationOptions, progress, batch_cost: float | None = None):
@@ -222,17 +288,20 @@ def _run_part(shared: _Context, part) -> tuple[list, dict]:
     return got, {ji: run_joint(ctx, ref_ctx, ji, members, aligned_of) for ji, members, _, _ in joints}
 
 
-def _cluster_output(ctx: _Context, ci: int) -> dict:
-    """Plan, attack and evaluate cluster ``ci``, and shape its part of the report."""
+def _cluster_output(ctx: _Context, ci: int, baseline: dict | None = None) -> dict:
+    """Plan, attack and evaluate cluster ``ci``, and shape its part of the report (with the key,
+    ``_baseline`` holds the budget-matched draws, for :func:`_cluster_outputs`).  ``baseline``:
+    draws made before for this cluster, taken where they are the same (:func:`.kernel.run_cluster`)."""
     from semtui.metrics.reassociation import accuracy, transaction_breakage
 
     p, task = _build(ctx, ci)
-    res = run_cluster(task)
+    res = run_cluster(task, baseline)
     if ctx.light:
         at, bl = res.evaluation["attack"], res.evaluation["baseline"]
         return {"placements": len(res.place_unit), "correct": int(at["correct"].sum()), "broken": at["broken"],
                 "size": int(ctx.data.clusters[ci].size), "b_correct": bl["mean_correct"], "b_broken": bl["mean_broken"],
-                "_aligned": at["transactions"], "_broken_set": at["broken_set"], "_b_broken_sets": bl["broken_sets"]}
+                "_aligned": at["transactions"], "_broken_set": at["broken_set"], "_b_broken_sets": bl["broken_sets"],
+                "_baseline": bl}
     data = ctx.data
     names = data.vocab.names
     c = data.clusters[ci]
@@ -306,7 +375,8 @@ def _cluster_output(ctx: _Context, ci: int) -> dict:
         "baseline_accuracy": _r(accuracy(bl["mean_correct"], counts["placements"])),
     }
     out.update(counts=counts, recon=recon, truth=task.anchor_truth[task.anchor_truth >= 0],
-               aligned=at["transactions"], broken_set=at["broken_set"], b_broken_sets=bl["broken_sets"])
+               aligned=at["transactions"], broken_set=at["broken_set"], b_broken_sets=bl["broken_sets"],
+               _baseline=bl)
     return out
 
 

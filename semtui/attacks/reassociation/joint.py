@@ -46,11 +46,14 @@ def _plan_joint(data, ji: int, members: list[int], anchors_of) -> dict:
             "unit_count": unit_count, "unit_rows": unit_rows}
 
 
-def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | None) -> dict:
+def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | None,
+                 baseline: dict | None = None) -> dict:
     """Attack (and with the key, judge) joint cluster ``ji``, whose member clusters are
     ``members`` (their indices, in the order the joint cluster names them).  ``anchors_of(ci)``: cluster
     ``ci``'s anchors; ``aligned[ci]``: the transaction each of its anchors was aligned with by
-    its own cluster task (-1: none)."""
+    its own cluster task (-1: none); ``baseline``: the attack's budget-matched draws, taken
+    where they are the same (:func:`.kernel.baseline_draws`).  With the key, ``_baseline``
+    holds this run's draws."""
     data = ctx.data
     jc = data.joint_clusters[ji]
     p = _plan_joint(data, ji, members, anchors_of)
@@ -78,10 +81,12 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
         task.anchor_class = np.arange(n_anchors, dtype=np.int64)   # aligned already: no second alignment
         task.unit_truth = [frozenset(jk.shared_chunks[s][r] for r in rows)
                            for s, rows in zip(p["unit_chunk"], p["unit_rows"])]
-    res = run_cluster(task)
+    res = run_cluster(task, baseline)
     out = {"joint": ji, "members": p["members"], "member_of": p["member_of"], "local": p["local"],
            "place_unit": res.place_unit, "place_anchor": res.place_anchor, "units": p["units"],
            "n_units": len(p["units"]), "placements": len(res.place_unit)}
+    if res.evaluation is not None:
+        out["_baseline"] = res.evaluation["baseline"]
     if ctx.light and res.evaluation is None:
         return out
     names = data.vocab.names
@@ -120,19 +125,27 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
     return out
 
 
-def run_joint(ctx, ref_ctx, ji: int, members: list[int], aligned_of) -> tuple[dict, dict | None]:
+def run_joint(ctx, ref_ctx, ji: int, members: list[int], aligned_of, baselines=None) -> tuple[dict, dict | None]:
     """Joint cluster ``ji``'s attack output and, with the informed reference's context
     ``ref_ctx``, the reference's -- where its members' outputs are (the driver's merge, or the
     worker that ran its members' batch).  ``aligned_of(m, side)``: the transactions member
-    ``m``'s anchors were aligned with by its own task (side 0 the attack, 1 the reference)."""
+    ``m``'s anchors were aligned with by its own task (side 0 the attack, 1 the reference).
+    ``baselines``: the :class:`.attack.Baselines` of earlier runs (the driver's), whose draws
+    for this joint cluster are taken where they are the same, and which keeps this run's."""
     def anchors_of(ci: int) -> list[np.ndarray]:
         return _plan_cluster(ci, ctx.data.clusters[ci], ctx.term_placements).anchors
 
     def aligned(side: int) -> dict:
         return {m: np.asarray(aligned_of(m, side), dtype=np.int64) for m in members}
 
-    j = joint_output(ctx, ji, members, anchors_of, aligned(0) if ctx.key_of is not None else None)
-    rj = None if ref_ctx is None else joint_output(ref_ctx, ji, members, anchors_of, aligned(1))
+    earlier = baselines.joint.get(ji) if baselines is not None else None
+    j = joint_output(ctx, ji, members, anchors_of, aligned(0) if ctx.key_of is not None else None, earlier)
+    drawn = j.pop("_baseline", None)
+    rj = None if ref_ctx is None else joint_output(ref_ctx, ji, members, anchors_of, aligned(1), drawn)
+    if rj is not None:
+        rj.pop("_baseline", None)
+    if baselines is not None and drawn is not None:
+        baselines.keep_joint(ji, None if drawn is earlier else drawn)
     return j, rj
 
 

@@ -17,6 +17,7 @@ derived from (seed, cluster index) only, so a run is the same serial or in worke
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -241,8 +242,10 @@ def select(task: ClusterTask, scores: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 # --------------------------------------------------------------------------- the kernel
-def run_cluster(task: ClusterTask) -> ClusterResult:
-    """Score, select and (with the key) evaluate one cluster."""
+def run_cluster(task: ClusterTask, baseline: dict | None = None) -> ClusterResult:
+    """Score, select and (with the key) evaluate one cluster.  ``baseline``: the budget-matched
+    baseline an earlier evaluation of this cluster drew (:func:`baseline_draws`), taken again
+    where it is the very same draws."""
     scores = cluster_scores(task.close, task.anchor_ptr, task.anchor_terms, task.unit_ptr, task.unit_terms,
                             task.method if task.method in ("rga", "mra", "nba") else "aba")
     if task.allowed is None:
@@ -255,25 +258,83 @@ def run_cluster(task: ClusterTask) -> ClusterResult:
         place_unit, place_anchor = select(task, np.where(task.allowed, np.where(finite, scores, floor), -np.inf))
     evaluation = None
     if task.anchor_truth is not None:
-        evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor)}
-        # the budget-matched random re-association, judged exactly as the attack (the same matching of
-        # identical anchors): correct placements and broken transactions averaged over a few draws;
-        # WMD and the reconstruction (for k^m breakage) of the first draw
-        draws = []
-        for r in range(BASELINE_DRAWS):
-            bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r),
-                                    task.allowed)
-            ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
-            ev["place_unit"], ev["place_anchor"] = bu, ba
-            draws.append(ev)
-        baseline = draws[0]
-        baseline["mean_correct"] = float(np.mean([int(d["correct"].sum()) for d in draws]))
-        baseline["mean_broken"] = float(np.mean([d["broken"] for d in draws]))
-        baseline["broken_sets"] = [d["broken_set"] for d in draws]
-        baseline["correct_counts"] = [d["correct"] for d in draws]
-        baseline["draw_anchors"] = [d["place_anchor"] for d in draws]
-        evaluation["baseline"] = baseline
+        evaluation = {"attack": evaluate_placements(task, place_unit, place_anchor),
+                      "baseline": baseline_draws(task, place_unit, baseline)}
     return ClusterResult(task.index, scores, place_unit, place_anchor, evaluation)
+
+
+def baseline_draws(task: ClusterTask, place_unit: np.ndarray, reuse: dict | None = None) -> dict:
+    """The budget-matched random re-association of the cluster (ALGORITHMS.md §6), judged exactly
+    as the attack (the same matching of identical anchors): correct placements and broken
+    transactions averaged over BASELINE_DRAWS draws; WMD and the reconstruction (for k^m
+    breakage) of the first draw.
+
+    The draws depend on the attack only through its budget (how many placements each unit got):
+    every method that places each unit as often (ABA, RGA, MRA, assign, RA and the informed
+    reference, on a cluster without a joint part) gets the same draws.  ``reuse`` (an earlier
+    result of this function) is returned as it is when it was drawn for the same cluster, seed,
+    budget, truth and rules (:func:`drawn_for`), with WMD where this task needs it: the very
+    draws this call would make, not an approximation of them."""
+    budget = np.bincount(np.asarray(place_unit, dtype=np.int64), minlength=len(task.unit_chunk))
+    made_for = drawn_for(task, budget)
+    if reuse is not None and reuse["drawn_for"] == made_for and (reuse["with_wmd"] or task.wmd_dist is None):
+        return reuse
+    draws = []
+    for r in range(BASELINE_DRAWS):
+        bu, ba = budget_matched(task.n_anchors, place_unit, task.unit_chunk, cluster_rng(task.seed, task.index, 1 + r),
+                                task.allowed)
+        ev = evaluate_placements(task, bu, ba, with_wmd=r == 0)
+        ev["place_unit"], ev["place_anchor"] = bu, ba
+        draws.append(ev)
+    baseline = draws[0]
+    baseline["mean_correct"] = float(np.mean([int(d["correct"].sum()) for d in draws]))
+    baseline["mean_broken"] = float(np.mean([d["broken"] for d in draws]))
+    baseline["broken_sets"] = [d["broken_set"] for d in draws]
+    baseline["correct_counts"] = [d["correct"] for d in draws]
+    baseline["draw_anchors"] = [d["place_anchor"] for d in draws]
+    baseline["drawn_for"] = made_for
+    baseline["with_wmd"] = task.wmd_dist is not None
+    return baseline
+
+
+def drawn_for(task: ClusterTask, budget: np.ndarray) -> tuple:
+    """What a cluster's baseline draws depend on: the cluster, the seed, its anchors, and a
+    128-bit digest of the budget, the units' chunks, the anchors' truth and classes and the
+    release's rules (each array's type, shape and bytes)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (budget, task.unit_chunk, task.anchor_truth, task.anchor_class, task.allowed):
+        if a is None:
+            h.update(b"none;")
+            continue
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.tobytes())
+    return int(task.index), int(task.seed), int(task.n_anchors), h.digest()
+
+
+def pack_baseline(bl: dict) -> tuple:
+    """:func:`baseline_draws`' result as one int64 array, its parts' lengths and the scalars: a
+    few objects to pickle (a worker sends it back, a later run's workers receive it), not 25."""
+    arrays = [bl["transactions"], bl["place_unit"]]
+    for r in range(len(bl["draw_anchors"])):
+        arrays += [bl["correct_counts"][r], bl["broken_sets"][r], bl["draw_anchors"][r]]
+    flat = np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays])
+    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+    scalars = (bl["mean_correct"], bl["mean_broken"], int(bl["broken"]), float(bl["wmd_sum"]), int(bl["wmd_n"]))
+    return flat, lengths, scalars, bl["drawn_for"], bool(bl["with_wmd"])
+
+
+def unpack_baseline(packed: tuple) -> dict:
+    """The inverse of :func:`pack_baseline` (the arrays are views of the one array)."""
+    flat, lengths, (mean_correct, mean_broken, broken, wmd_sum, wmd_n), made_for, with_wmd = packed
+    parts = np.split(flat, np.cumsum(lengths)[:-1])
+    transactions, place_unit, rest = parts[0], parts[1], parts[2:]
+    correct = [c.astype(bool) for c in rest[0::3]]
+    broken_sets, anchors = rest[1::3], rest[2::3]
+    return {"transactions": transactions, "correct": correct[0], "broken": broken, "broken_set": broken_sets[0],
+            "wmd_sum": wmd_sum, "wmd_n": wmd_n, "place_unit": place_unit, "place_anchor": anchors[0],
+            "mean_correct": mean_correct, "mean_broken": mean_broken, "broken_sets": broken_sets,
+            "correct_counts": correct, "draw_anchors": anchors, "drawn_for": made_for, "with_wmd": with_wmd}
 
 
 #: WMD of (original bag, reconstructed bag) by release item ids, per process (a pure function)

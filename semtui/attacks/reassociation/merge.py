@@ -64,9 +64,13 @@ class _Part:
 class Merger:
     """Feed :meth:`add` every cluster's output in cluster order, then :meth:`finish`."""
 
-    def __init__(self, ctx, meta: dict, *, close_rows: int | None = None, spool: bool = False):
+    def __init__(self, ctx, meta: dict, *, close_rows: int | None = None, spool: bool = False,
+                 baselines=None):
+        """``baselines``: the run's :class:`.attack.Baselines`, whose joint clusters' draws the
+        joint clusters run here take and keep."""
         data = ctx.data
         self.ctx, self.meta = ctx, meta
+        self.baselines = baselines
         self.ref_ctx = reference_ctx(ctx) if ctx.informed is not None else None
         self.n = len(data.clusters)
         self.evaluate = ctx.key_of is not None
@@ -163,7 +167,8 @@ class Merger:
         members = self.members[ji].tolist()
         # run by a worker with its members' batch, or here
         j, rj = self.joint_ready.pop(ji, None) or run_joint(ctx, self.ref_ctx, ji, members,
-                                                             lambda m, side: self.open[m][side].aligned)
+                                                             lambda m, side: self.open[m][side].aligned,
+                                                             self.baselines)
         self.joint_ran[ji] = True
         self.joint_placements[ji], self.joint_units[ji] = int(j["placements"]), int(j["n_units"])
         self._list_joint(ji, j.get("entry"))

@@ -140,6 +140,7 @@ class _Context:
     joint_key_of: dict | None = None  # the key's joint clusters by id (REFINE's shared chunks)
     joint_members: Any = None  # each joint cluster's member clusters (JointMembers)
     run: str = ""            # this run's token (the kernels' WMD memo is per run)
+    baselines: dict | None = None  # cluster index -> budget-matched draws of an earlier run (Baselines)
 
 
 @dataclass

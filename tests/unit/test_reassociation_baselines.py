@@ -1,0 +1,104 @@
+"""The budget-matched baseline of a re-association, drawn once and shared (ALGORITHMS.md §6):
+between an attack and its informed reference, and between the methods of one assessment
+(:class:`semtui.attacks.reassociation.Baselines`) -- every report the same as a run alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semtui.anonymize.disassociation import disassociate
+from semtui.attacks.reassociation import Baselines, ReassociationOptions, run_reassociation
+from semtui.formats import read_transactions
+from semtui.measures import open_measure
+from semtui.metrics.reassociation import masked_injection
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "meps400-original.txt"
+
+
+def _report(result) -> str:
+    rep = result.report
+    rep["summary"].pop("seconds", None)
+    return json.dumps(rep, sort_keys=True, default=str)
+
+
+@pytest.fixture(scope="module")
+def refined():
+    """The bundled 400 MEPS patients disassociated with REFINE (joint clusters and shared chunks)."""
+    data = read_transactions(SAMPLE)
+    r = disassociate(data, 3, 2, 12, joint_max_size=48)
+    assert r.data.joint_clusters, "the release must have joint clusters for the test to mean anything"
+    return data, r
+
+
+@pytest.mark.slow
+def test_methods_take_each_others_draws_and_every_report_is_the_one_a_run_alone_writes(refined):
+    data, r = refined
+    measure = open_measure("embedding")
+    store = Baselines(r.data, r.key, data)
+    # assess's order: the first run with the informed reference, then the other methods
+    for method, informed in (("aba", True), ("rga", False), ("assign", False), ("ra", False), ("mra", False)):
+        opts = ReassociationOptions(method=method, seed=7, informed=informed, ties="random" if informed else None)
+        used = None if method == "ra" else measure
+        alone = run_reassociation(r.data, r.key, data, opts, measure=used, wmd=measure)
+        taken_before = store.taken
+        shared = run_reassociation(r.data, r.key, data, opts, measure=used, wmd=measure, baselines=store)
+        assert _report(shared) == _report(alone), method
+        if method != "aba":
+            assert store.taken > taken_before, f"{method} drew every baseline anew"
+    # regular clusters and joint clusters alike were kept
+    assert len(store.drawn) == len(r.data.clusters) and store.joint
+
+
+@pytest.mark.slow
+def test_draws_made_in_worker_processes_are_taken_by_a_later_run(refined):
+    data, r = refined
+    measure = open_measure("embedding")
+    store = Baselines(r.data, r.key, data)
+    reports = []
+    for method in ("aba", "mra"):
+        for jobs, baselines in ((1, None), (2, store)):
+            opts = ReassociationOptions(method=method, seed=3, jobs=jobs)
+            reports.append(_report(run_reassociation(r.data, r.key, data, opts, measure=measure, wmd=measure,
+                                                     baselines=baselines)))
+    assert reports[0] == reports[1] and reports[2] == reports[3]
+    assert store.taken > 0
+
+
+def test_a_store_is_not_used_for_other_inputs(refined):
+    data, r = refined
+    other = Baselines(r.data, r.key, read_transactions(SAMPLE))   # another original object
+    opts = ReassociationOptions(method="ra", seed=1, wmd_measure=None)
+    run_reassociation(r.data, r.key, data, opts, baselines=other)
+    assert not other.drawn and not other.joint and other.taken == 0
+
+
+def _masked_injection_by_definition(reps, allowed, n_anchors, rng):
+    used = np.zeros(n_anchors, dtype=bool)
+    out = []
+    for u in reps.tolist():
+        cand = np.flatnonzero(allowed[:, u] & ~used)
+        if not len(cand):
+            cand = np.flatnonzero(~used)
+        a = int(cand[rng.integers(len(cand))])
+        used[a] = True
+        out.append(a)
+    return np.asarray(out, dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_anchors=st.integers(1, 30), n_units=st.integers(1, 8), density=st.floats(0.0, 1.0),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_masked_injection_draws_what_its_definition_draws(n_anchors, n_units, density, seed, data):
+    rng = np.random.default_rng(seed)
+    allowed = rng.random((n_anchors, n_units)) < density
+    reps = np.asarray(data.draw(st.lists(st.integers(0, n_units - 1), max_size=n_anchors)), dtype=np.int64)
+    got = masked_injection(reps, allowed, n_anchors, np.random.default_rng(seed + 1))
+    want = _masked_injection_by_definition(reps, allowed, n_anchors, np.random.default_rng(seed + 1))
+    assert np.array_equal(got, want)
+    assert len(set(got.tolist())) == len(got)   # an injection
