@@ -122,9 +122,10 @@ class Assessor:
         opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
                              background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache,
                              unmarked=i.unmarked)
+        # without the records at risk (an alternative, an experiment's cell) only the figures are read
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                 background=self._background() if opts.background else None, progress=progress,
-                                data_path=i.data, original_path=i.original)
+                                data_path=i.data, original_path=i.original, write_up=self._records_wanted)
         return setgen_entry(rep, opts, o, i), rep
 
     def _run_reassoc(self, o: dict, progress):
@@ -133,7 +134,8 @@ class Assessor:
         i = self.inputs
         method = o["method"]
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache)
+                                    background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache,
+                                    summary_only=not self._records_wanted)
         # the informed reference depends on the tie rule only, not on the method: computed once, under
         # seeded random ties (NBA's default; under the paper's stable ties tied units pile onto the first
         # anchors and the reference would understate what statistics give) -- with NBA when a background

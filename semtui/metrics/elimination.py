@@ -125,12 +125,27 @@ def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int
     scored = np.isfinite(table)
     a = scored & ~truth  # added cells
     o = scored & truth  # original cells
-    d = np.where(scored, table, 0.0)
-    # rows x added-col x original-col comparisons, only where both are present
-    gt = (d[:, :, None] > d[:, None, :]).astype(np.float64)
-    gt += 0.5 * (d[:, :, None] == d[:, None, :])
-    mask = a[:, :, None] & o[:, None, :]
-    return float((gt * mask).sum()), int(mask.sum())
+    n_a, n_o = a.sum(axis=1), o.sum(axis=1)
+    pairs = int((n_a * n_o).sum())
+    if pairs == 0:
+        return 0.0, 0
+    # per row, each added cell against the row's original cells, by binary search: the scored
+    # values as integer ranks (equal values one rank), keyed row * R + rank and sorted, so that
+    # one search over every row's original keys finds, within the added cell's own row, the
+    # original cells below it and those equal to it (rows x cells, never rows x cells x cells)
+    values, rank = np.unique(table[scored], return_inverse=True)
+    ranks = np.zeros(table.shape, dtype=np.int64)
+    ranks[scored] = rank.ravel()
+    r_span = np.int64(len(values) + 1)
+    row = np.arange(table.shape[0], dtype=np.int64)[:, None]
+    keys = row * r_span + ranks
+    o_keys = np.sort(keys[o])
+    a_rows = np.broadcast_to(row, table.shape)[a]
+    a_keys = keys[a]
+    below = np.searchsorted(o_keys, a_keys, side="left") - np.searchsorted(o_keys, a_rows * r_span, side="left")
+    equal = np.searchsorted(o_keys, a_keys, side="right") - np.searchsorted(o_keys, a_keys, side="left")
+    # integers and halves: exact in float64 in any order
+    return float(below.sum()) + 0.5 * float(equal.sum()), pairs
 
 
 # --------------------------------------------------------------------------- budget-matched baseline

@@ -339,6 +339,29 @@ def test_cells_scored_only_by_never_co_occurring_pairs_are_marked(tmp_path):
     assert [r for r, c in grp["capped_cells"] if c == zebra] == [0, 1, 2]
     assert all(e["capped"] == (e["item"] == "zebra") for e in grp["eliminations"])
     assert report["summary"]["capped_eliminations"] == sum(e["capped"] for e in grp["eliminations"]) > 0
+    # counted the same without the write-up (what an assessment's alternatives run)
+    from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+
+    lean = run_setgen_attack(formats.read(data), None, AttackOptions(method="tba", measure=f"ngd:{index}", cache=False),
+                             write_up=False).to_json()
+    assert lean["summary"]["capped_eliminations"] == report["summary"]["capped_eliminations"]
+
+
+@pytest.mark.slow
+def test_figures_without_the_write_up_are_the_figures_with_it(samples):
+    """``write_up=False`` (an assessment's alternatives, an experiment's cells) leaves every group's
+    entry empty and every figure as it is: the main table's, the knowledge tables', the privacy's."""
+    from semtui.attacks.setgen import AttackOptions, run_setgen_attack
+
+    data, original = formats.read(samples / "meps400-setgen.txt"), formats.read(samples / "meps400-original.txt")
+    opts = AttackOptions(method="pba", background=str(samples / "meps400-background.txt"))
+    full = run_setgen_attack(data, original, opts).to_json()
+    lean = run_setgen_attack(data, original, opts, write_up=False).to_json()
+    assert any(g["eliminations"] for g in full["groups"]) and not any(lean["groups"])
+    for doc in (full, lean):
+        doc.pop("groups")
+        doc["summary"].pop("seconds")
+    assert lean == full and full["metrics"]["knowledge"]
 
 
 def test_a_row_reduced_to_one_member_is_re_identified_only_when_that_member_is_its_own(fig4, tmp_path):

@@ -105,6 +105,26 @@ def test_pooled_auc_is_the_pairwise_share(added, original):
     assert got == u / (a.size * o.size)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 7).flatmap(lambda r: st.integers(1, 7).flatmap(lambda c: st.tuples(
+    st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, np.nan, np.inf, -np.inf]), min_size=c, max_size=c),
+             min_size=r, max_size=r),
+    st.lists(st.lists(st.booleans(), min_size=c, max_size=c), min_size=r, max_size=r)))))
+def test_within_table_pairs_count_every_pair_of_a_row(case):
+    # by definition: in each row, every (added, original) pair of scored cells; U the pairs
+    # whose added cell is farther, ties one half -- exactly, as the sorted search counts them
+    values, flags = case
+    table, truth = np.array(values, dtype=float), np.array(flags, dtype=bool)
+    u = pairs = 0.0
+    for row, t in zip(table, truth):
+        for x, tx in zip(row, t):
+            for y, ty in zip(row, t):
+                if not tx and ty and np.isfinite(x) and np.isfinite(y):
+                    pairs += 1
+                    u += 1.0 if x > y else 0.5 if x == y else 0.0
+    assert em.within_table_pairs(table, truth) == (u, int(pairs))
+
+
 def test_missing_cells_take_no_part():
     table = np.array([[0.1, np.nan, 0.9]])
     truth = np.array([[True, False, False]])

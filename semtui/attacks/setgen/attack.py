@@ -120,6 +120,7 @@ def run_setgen_attack(
     progress: ProgressCallback | None = None,
     data_path: str | Path | None = None,
     original_path: str | Path | None = None,
+    write_up: bool = True,
 ) -> SetgenAttackReport:
     """Attack every equivalence group of ``data``.
 
@@ -128,7 +129,9 @@ def run_setgen_attack(
     attacks several releases with the same knowledge).
     Exposure is judged against ``options.k``, else the k of the release's sidecar, else the
     smallest group size (the least cover the release offers).  ``progress(done, total,
-    message)`` may raise ``Interrupted`` to cancel.
+    message)`` may raise ``Interrupted`` to cancel.  ``write_up=False``: the figures only, every
+    group's entry left empty (its table, rows and eliminations: most of a large release's time
+    after the eliminator), for callers that read only the figures (an assessment's alternatives).
     """
     from semtui.measures import open_measure
 
@@ -207,7 +210,7 @@ def run_setgen_attack(
                     options.seed, options.aggregate_spec, k, options.baseline_draws if original is not None else 0,
                     None if capped is None or not capped.any() else np.asarray(capped, dtype=bool),
                     knowledge, options.knowledge or "semantics",
-                    VARIANTS if knowledge is not None and original is not None else ())
+                    VARIANTS if knowledge is not None and original is not None else (), write_up)
 
     # 3. the per-group kernel, serially or in worker processes
     outcomes: list[GroupOutcome] = run_units(attack_group, shared, units, jobs=options.jobs,
@@ -230,8 +233,7 @@ def run_setgen_attack(
     }
     summary["unscored"] = unscored_rows(units, summary["skipped_rows"], background is not None)
     if shared.capped is not None:
-        summary["capped_eliminations"] = sum(sum(1 for e in o.entry["eliminations"] if e.get("capped"))
-                                             for o in outcomes)
+        summary["capped_eliminations"] = sum(o.capped_eliminated for o in outcomes)
     member_items = sum(o.n_members for o in outcomes)
     exposed = sum(o.exposed for o in outcomes)
     privacy = {

@@ -50,6 +50,8 @@ class Shared:
     variant: str = "semantics"
     #: the other variants measured beside it (with the original), same method and budget rules
     also: tuple[str, ...] = ()
+    #: write each group's entry (its table, rows and eliminations); False: the figures only
+    write_up: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class GroupOutcome:
     reidentified: int
     # with the original only
     reidentified_correct: int = 0  # rows reduced to one member that is the row's own
+    capped_eliminated: int = 0  # eliminations of cells that held a measure's stand-in, not a score
     added: int = 0
     correct: int = 0
     added_attackable: int = 0
@@ -140,7 +143,7 @@ def attack_group(shared: Shared, unit: GroupUnit) -> GroupOutcome:
 
 
 def _attack_all(shared: Shared, unit: GroupUnit, method: str, memo: dict) -> GroupOutcome:
-    out = _attack(shared, unit, shared.variant, full=True, memo=memo, method=method)
+    out = _attack(shared, unit, shared.variant, full=shared.write_up, memo=memo, method=method)
     if unit.truth is not None:
         out.variants = {v: _attack(shared, unit, v, full=False, memo=memo, method=method) for v in shared.also
                         if v != shared.variant}
@@ -207,9 +210,10 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     # live cells, plus cells the measure could not score (never eliminated)
     possible_cells = result.live | np.isnan(table)
     reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
+    capped_eliminated = int(all_capped[e_rows, e_cols].sum()) if all_capped is not None else 0
     if not full:
         out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
-                           reidentified)
+                           reidentified, capped_eliminated=capped_eliminated)
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells, entry=False)
         memo[(variant, method)] = out
         return out
@@ -250,7 +254,8 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     }
     if all_capped is not None:
         entry["capped_cells"] = np.argwhere(all_capped).tolist()
-    out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified)
+    out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified,
+                       capped_eliminated=capped_eliminated)
     heartbeat(len(elims), "eliminations, writing them up")
     if unit.truth is not None:
         _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells)
