@@ -57,6 +57,9 @@ class Assessor:
         self._records_wanted = records
         self._cover: list[dict] = []  # the cover runs' reports, whose breaches reach records
         self._baselines = None        # the re-associations' budget-matched draws, shared between methods
+        #: worker processes for each attack's kernels: ``inputs.jobs``, fewer while the alternatives
+        #: are measured beside this release (:meth:`AlternativesRun.start`); the figures are the same
+        self.jobs = inputs.jobs
         self._started = time.perf_counter()
 
     # ---------------------------------------------------------------- plan
@@ -120,7 +123,7 @@ class Assessor:
 
         i = self.inputs
         opts = AttackOptions(method=o["method"], measure=o.get("measure", "embedding"), seed=o.get("seed"),
-                             background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache,
+                             background=o.get("background"), jobs=self.jobs, scheduler=i.scheduler, cache=i.cache,
                              unmarked=i.unmarked)
         # without the records at risk (an alternative, an experiment's cell) only the figures are read
         rep = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
@@ -134,7 +137,7 @@ class Assessor:
         i = self.inputs
         method = o["method"]
         opts = ReassociationOptions(method=method, measure=o.get("measure", "embedding"),
-                                    background=o.get("background"), jobs=i.jobs, scheduler=i.scheduler, cache=i.cache,
+                                    background=o.get("background"), jobs=self.jobs, scheduler=i.scheduler, cache=i.cache,
                                     summary_only=not self._records_wanted)
         # the informed reference depends on the tie rule only, not on the method: computed once, under
         # seeded random ties (NBA's default; under the paper's stable ties tied units pile onto the first
@@ -194,7 +197,7 @@ class Assessor:
 
         s = self.report.strongest
         opts = AttackOptions(method=s.method, measure=s.measure, background=s.background,
-                             knowledge=s.knowledge, jobs=self.inputs.jobs,
+                             knowledge=s.knowledge, jobs=self.jobs,
                              scheduler=self.inputs.scheduler, cache=self.inputs.cache, unmarked=self.inputs.unmarked)
         self._best = run_setgen_attack(self.release, self.original, opts, measure=self._measure(opts.measure),
                                        background=self._background(), progress=self.progress,

@@ -73,11 +73,15 @@ def assess(
     alternatives = AlternativesRun(assessor, progress=bar)
     with bar:
         try:
+            if not no_alternatives:
+                alternatives.start()   # measured beside this release's attacks (with --jobs 2 or more)
             report = assessor.run()
         except InputError as exc:
+            alternatives.stop()
             raise options_error(exc) from None
         except KeyboardInterrupt:
             # what finished is written, marked partial; then the interrupt goes on (exit 130 / 143)
+            alternatives.stop()
             bar.__exit__(None, None, None)
             if report_path is not None:
                 write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
@@ -96,6 +100,8 @@ def assess(
                     alternatives.close(interrupted=True)
                     write_outputs([(report_path, report.to_json(), private)])
                 raise
+            finally:
+                alternatives.stop()
     doc = report.to_json()
     if report_path is not None:
         write_outputs([(report_path, doc, private)])

@@ -205,55 +205,179 @@ def choose(cells: list[dict]) -> int | None:
 def assess_with_alternatives(release, inputs, *, progress: ProgressCallback | None = None,
                              alternatives: bool = True):
     """What ``semtui assess`` reports (the TUI's ``A`` runs this): every applicable attack and,
-    with the original, the safer alternatives and the choice among them."""
+    with the original, the safer alternatives and the choice among them (measured beside the
+    attacks on this release when ``--jobs`` allows, :meth:`AlternativesRun.start`)."""
     from semtui.assess import Assessor
 
     assessor = Assessor(release, inputs, progress=progress)
-    report = assessor.run()
-    if alternatives:
-        AlternativesRun(assessor, progress=progress).run()
-    else:
+    if not alternatives:
+        report = assessor.run()
         report.alternatives_note = "no alternatives: --no-alternatives"
-    return report
+        return report
+    run = AlternativesRun(assessor, progress=progress)
+    run.start()
+    try:
+        assessor.run()
+        run.run()
+    finally:
+        run.stop()
+    return assessor.report
 
 
 class AlternativesRun:
     """Measures the alternatives of one assessment into ``report.alternatives`` -- one at a time,
     or ``--jobs`` at a time through the one executor -- so an interrupted run keeps those finished
-    (:meth:`close`)."""
+    (:meth:`close`).
+
+    :meth:`start` (before the assessor runs) begins measuring them in the background, ``jobs``
+    worker processes of the one executor, while this release's own attacks run here with one
+    job fewer: the alternatives are most of an assessment's work (four to five releases, each
+    anonymised, checked and attacked as this one is), and this release's attacks no longer
+    wait for them or they for it.  :meth:`run` (after it) waits for them, reporting progress
+    from this thread only; :meth:`stop` ends them (an interrupt, a cancel) within a poll."""
 
     def __init__(self, assessor, progress: ProgressCallback | None = None):
         self.assessor = assessor
         self.report = assessor.report
         self.progress = progress or no_progress
         self.total = 0
+        self._planned = False
+        self._todo: list = []
+        self._assessed = None
+        self._ctx = None
+        self._jobs = 1
+        # the measuring in the background (start): its thread, results, progress and end
+        self._thread = None
+        self._cells: list = []
+        self._got: dict[int, dict] = {}
+        self._done = 0
+        self._error: BaseException | None = None
+        self._stopping = None
 
-    def run(self) -> None:
+    def _plan(self) -> bool:
+        """The alternatives to measure and their context; False when there are none (no original)."""
+        if self._planned:
+            return bool(self._todo) or self._assessed is not None
+        self._planned = True
         a = self.assessor
-        rep = self.report
         if a.original is None:
-            rep.alternatives_note = "no alternatives: give --original to measure safer releases beside this one"
-            return
-        assessed = _assessed_params(a.release, rep.inputs.data)
-        rep.alternatives = [this_release(rep, a.release, a.original, a.key, assessed)]
-        todo = plan(assessed)
-        self.total = len(todo)
-        rep.alternatives_note = assessed.note
-        i = rep.inputs
+            return False
+        self._assessed = _assessed_params(a.release, self.report.inputs.data)
+        self._todo = plan(self._assessed)
+        self.total = len(self._todo)
+        i = self.report.inputs
         from semtui.fileio import check_readable
 
-        ctx = Context(original=a.original, original_path=i.original, background=i.background, corpus=i.corpus,
-                      measures=i.measures, jobs=i.jobs, cache=i.cache, opened=a.opened)
-        for _, q in todo:
+        self._ctx = Context(original=a.original, original_path=i.original, background=i.background, corpus=i.corpus,
+                            measures=i.measures, jobs=i.jobs, cache=i.cache, opened=a.opened)
+        for _, q in self._todo:
             if q.get("privacy"):
                 check_readable(q["privacy"])
         from semtui.runtime.executor import capped_jobs
 
-        if capped_jobs(i.jobs) > 1 and len(todo) > 1:
-            self._run_in_parallel(ctx, todo, capped_jobs(i.jobs))
+        self._jobs = capped_jobs(i.jobs)
+        return True
+
+    def _parallel(self) -> bool:
+        return self._jobs > 1 and len(self._todo) > 1
+
+    def start(self) -> None:
+        """Begin measuring the alternatives in the background (with more than one job and more
+        than one alternative; else :meth:`run` measures them one by one).  This release's
+        attacks then run with one job fewer (:attr:`Assessor.jobs`): they and the alternatives'
+        workers share the cores."""
+        import threading
+
+        if not self._plan() or not self._parallel() or self._thread is not None:
+            return
+        a = self.assessor
+        if self.report.inputs.background:
+            a._background()   # read once here; the workers receive it loaded
+        self._cells, shipped = self._shipped()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._measure_beside, args=(shipped,), name="semtui-alternatives",
+                                        daemon=True)
+        self._thread.start()
+        a.jobs = max(1, self._jobs - 1)
+
+    def _shipped(self):
+        import dataclasses
+
+        from semtui.assess import Opened
+
+        cells = [make_cell(alt.family, q) for alt, q in self._todo]
+        # each worker opens the measures itself (a measure never travels); the background as loaded here
+        ctx = self._ctx
+        return cells, dataclasses.replace(ctx, jobs=1, opened=Opened(backgrounds=dict(ctx.opened.backgrounds)))
+
+    def _measure_beside(self, shipped) -> None:
+        from semtui.errors import Interrupted
+        from semtui.runtime.executor import run_local
+
+        def beside(done: int, total: int, message: str = "") -> None:
+            self._done = done
+            if self._stopping.is_set():
+                raise Interrupted()
+
+        try:
+            run_local(measure_alternative, shipped, self._cells, jobs=self._jobs, progress=beside,
+                      on_result=self._got.__setitem__)
+        except BaseException as exc:  # handed to the thread that waits (run)
+            self._error = exc
+
+    def stop(self) -> None:
+        """End the measuring in the background, if any (its workers killed within a poll)."""
+        if self._thread is not None:
+            self._stopping.set()
+            self._thread.join()
+            self.assessor.jobs = self.report.inputs.jobs
+
+    def run(self) -> None:
+        """After the assessor has run: the alternatives measured (waiting for those started
+        beside it), then the choice among them."""
+        a = self.assessor
+        rep = self.report
+        if not self._plan():
+            rep.alternatives_note = "no alternatives: give --original to measure safer releases beside this one"
+            return
+        rep.alternatives = [this_release(rep, a.release, a.original, a.key, self._assessed)]
+        rep.alternatives_note = self._assessed.note
+        if self._thread is not None:
+            self._wait()
+        elif self._parallel():
+            self._run_in_parallel()
         else:
-            self._run_one_by_one(ctx, todo)
+            self._run_one_by_one()
         self.close(interrupted=False)
+
+    def _said(self, done: int) -> None:
+        self.progress(done, self.total, f"[alternatives] {done}/{self.total} measured, {self._jobs} at a time")
+
+    def _wait(self) -> None:
+        from semtui.runtime.executor import POLL
+
+        try:
+            while self._thread.is_alive():
+                self._said(self._done)   # from this thread only (it may raise Interrupted: a cancel)
+                self._thread.join(POLL)
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            self._keep(self._got)
+        if self._error is not None:
+            raise self._error
+        self._said(len(self._got))
+
+    def _keep(self, got: dict) -> None:
+        """The alternatives measured, in the table's order (every one finished, when stopped part-way)."""
+        for n in sorted(got):
+            alt, _ = self._todo[n]
+            if "not_measured" in got[n]:
+                self._not_measured(alt, got[n]["not_measured"])
+            else:
+                self._measured(alt, self._cells[n], got[n])
+        got.clear()
 
     def _measured(self, alt: Alternative, cell, doc: dict) -> None:
         doc["label"] = f"{alt.name} ({cell.label})"
@@ -265,35 +389,22 @@ class AlternativesRun:
         """An option this machine cannot run (no WordNet files): said, not fatal."""
         self.report.alternatives_note += f"; not measured: {alt.name} ({message})"
 
-    def _run_in_parallel(self, ctx: Context, todo: list, jobs: int) -> None:
+    def _run_in_parallel(self) -> None:
         """The alternatives as units of the one executor, ``jobs`` at a time (each runs its attacks
         on one core: the same figures, bit for bit, as one at a time with ``--jobs``); every one
         finished is kept, in the table's order, when the run is stopped part-way."""
-        import dataclasses
-
-        from semtui.assess import Opened
         from semtui.runtime.executor import run_local
 
-        cells = [make_cell(alt.family, q) for alt, q in todo]
-        # each worker opens the measures itself (a measure never travels); the background as loaded here
-        shipped = dataclasses.replace(ctx, jobs=1, opened=Opened(backgrounds=dict(ctx.opened.backgrounds)))
+        self._cells, shipped = self._shipped()
         got: dict[int, dict] = {}
-
-        def said(done: int, total: int, message: str = "") -> None:
-            self.progress(done, total, f"[alternatives] {done}/{total} measured, {jobs} at a time")
-
         try:
-            run_local(measure_alternative, shipped, cells, jobs=jobs, progress=said,
-                      on_result=lambda n, doc: got.__setitem__(n, doc))
+            run_local(measure_alternative, shipped, self._cells, jobs=self._jobs,
+                      progress=lambda done, total, message="": self._said(done), on_result=got.__setitem__)
         finally:
-            for n in sorted(got):
-                alt, _ = todo[n]
-                if "not_measured" in got[n]:
-                    self._not_measured(alt, got[n]["not_measured"])
-                else:
-                    self._measured(alt, cells[n], got[n])
+            self._keep(got)
 
-    def _run_one_by_one(self, ctx: Context, todo: list) -> None:
+    def _run_one_by_one(self) -> None:
+        todo = self._todo
         for n, (alt, q) in enumerate(todo):
             cell = make_cell(alt.family, q)
 
@@ -301,7 +412,7 @@ class AlternativesRun:
                 self.progress(_n, len(todo), f"[alternative {_n + 1}/{len(todo)}] {_name}: {m}".rstrip(": "))
 
             try:
-                doc = run_cell(cell, ctx, inner)
+                doc = run_cell(cell, self._ctx, inner)
             except InputError as exc:  # an option this machine cannot run (no WordNet files): said, not fatal
                 self._not_measured(alt, exc.message)
                 continue

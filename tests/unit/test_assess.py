@@ -234,3 +234,34 @@ def test_records_at_risk_report_progress_and_stop_when_it_raises():
 
     with pytest.raises(Interrupted):
         records.disassoc_record_rows(cover, None, orig, result.key, result.data, progress=stop)
+
+
+@pytest.mark.slow
+def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_time():
+    """With --jobs 2 the alternatives are measured in the background while this release's
+    attacks run (with one job fewer): every figure, the choice and the verdict are those of a
+    run that measures them one at a time after the attacks."""
+    from semtui.experiment.alternatives import AlternativesRun, assess_with_alternatives
+
+    data, original = SAMPLES / "meps400-setgen.txt", SAMPLES / "meps400-original.txt"
+    release = open_release(data, original=original)
+
+    def inputs(jobs):
+        return AssessInputs(data=str(data), original=str(original), jobs=jobs)
+
+    def untimed(d):
+        if isinstance(d, dict):
+            return {k: untimed(v) for k, v in d.items() if k not in ("seconds", "times", "jobs")}
+        return [untimed(v) for v in d] if isinstance(d, list) else d
+
+    docs = [untimed(assess_with_alternatives(release, inputs(jobs)).to_json()) for jobs in (1, 2)]
+    assert docs[0] == docs[1] and len(docs[0]["alternatives"]) >= 3
+    # and beside, not after: the background run has begun before the attacks, which take one job fewer
+    assessor = Assessor(release, inputs(2))
+    run = AlternativesRun(assessor)
+    run.start()
+    try:
+        assert run._thread is not None and run._thread.is_alive() and assessor.jobs == 1
+    finally:
+        run.stop()
+    assert assessor.jobs == 2 and not run._thread.is_alive()

@@ -78,7 +78,7 @@ ASSESS_POINTS = {
     "as the workers start": r"^assess \S+ \[1/\d+\] .*re-associating 0/",
     "between attacks": r"^assess \S+ \[2/\d+\] .*starting",
     "as the last units are in": r"^assess \S+ \[1/\d+\] .*re-associating (\d+)/\1\b",
-    "inside the alternatives": r"\[alternatives\] 0/\d+ measured, 2 at a time",
+    "inside the alternatives": r"\[alternatives\] \d+/\d+ measured, 2 at a time",
 }
 
 
