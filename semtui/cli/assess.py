@@ -68,7 +68,7 @@ def assess(
         assessor = Assessor(release, inputs, progress=bar)
     except InputError as exc:
         raise options_error(exc) from None
-    from semtui.experiment.alternatives import AlternativesRun
+    from semtui.experiment.measuring import AlternativesRun
 
     alternatives = AlternativesRun(assessor, progress=bar)
     with bar:

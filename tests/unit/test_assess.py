@@ -241,7 +241,7 @@ def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_ti
     """With --jobs 2 the alternatives are measured in the background while this release's
     attacks run (with one job fewer): every figure, the choice and the verdict are those of a
     run that measures them one at a time after the attacks."""
-    from semtui.experiment.alternatives import AlternativesRun, assess_with_alternatives
+    from semtui.experiment.measuring import AlternativesRun, assess_with_alternatives
 
     data, original = SAMPLES / "meps400-setgen.txt", SAMPLES / "meps400-original.txt"
     release = open_release(data, original=original)

@@ -76,7 +76,7 @@ def assessed(released):
     """That release assessed with its key and original, alternatives included (each an
     experiment cell): the assessment's document."""
     from semtui.assess import AssessInputs
-    from semtui.experiment.alternatives import assess_with_alternatives
+    from semtui.experiment.measuring import assess_with_alternatives
 
     paths, release = released
     inputs = AssessInputs(data=str(paths["data"]), key=str(paths["key"]), original=str(paths["original"]),

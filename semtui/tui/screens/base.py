@@ -534,7 +534,7 @@ class BaseScreen(Screen):
         except InputError as exc:
             self.notify(str(exc), severity="warning", timeout=6)
             return
-        from semtui.experiment.alternatives import assess_with_alternatives
+        from semtui.experiment.measuring import assess_with_alternatives
         from semtui.tui.workers import start_job
 
         s = self.session
