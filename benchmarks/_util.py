@@ -74,8 +74,9 @@ def env_for(code: Path = REPO, **extra: str) -> dict[str, str]:
 def command(*args: object, wrapper: Sequence[str] = (), python: str | None = None) -> list[str]:
     """The argv of ``python -m semtui ARGS``: the one way the benchmarks start semtui.
     ``wrapper``: a program to run it under (``nice``, ``/usr/bin/time -v``); ``python``: another
-    interpreter than this one."""
-    return [*wrapper, python or sys.executable, "-m", "semtui", *map(str, args)]
+    interpreter than this one.  ``-P``: the working directory is not put first on the path, so that
+    semtui comes from ``PYTHONPATH`` (:func:`env_for`'s checkout) even when run from another checkout."""
+    return [*wrapper, python or sys.executable, "-P", "-m", "semtui", *map(str, args)]
 
 
 def semtui(*args: object, env: dict[str, str] | None = None, cwd: Path | str | None = None, check: bool = True,

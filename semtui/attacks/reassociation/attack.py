@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+import uuid
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from pathlib import Path
@@ -70,6 +71,9 @@ def run_reassociation(
     if baselines is not None and options.scheduler is None and baselines.fits(data, key, original, plan.meta):
         kept = baselines
         plan.ctx.baselines = kept.drawn   # travels with the context, once to each worker
+        # the same release and WMD measure: a process that runs several methods (an alternative's
+        # worker, a run with one job) solves each pair of bags once for all of them
+        plan.ctx.run = kept.token
     from semtui.runtime.scheduler import give_back_memory, session
 
     if options.scheduler is not None:  # the driver only streams from here: planning's temporaries go back
@@ -108,6 +112,8 @@ class Baselines:
     joint: dict = field(default_factory=dict)   # joint cluster index -> draws (:func:`.kernel.baseline_draws`)
     wmd_measure: str | None = None
     taken: int = 0                              # clusters that took earlier draws
+    #: the runs' token for the kernels' WMD memo (item ids and the measure are the same in every run)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
     made: int = 0                               # clusters drawn anew
 
     def fits(self, data, key, original, meta: dict) -> bool:
