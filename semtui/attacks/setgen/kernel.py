@@ -214,7 +214,8 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     if not full:
         out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
                            reidentified, capped_eliminated=capped_eliminated)
-        _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells, entry=False)
+        if unit.truth is not None:   # a variant (measured only with the original), or no write-up without it
+            _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells, entry=False)
         memo[(variant, method)] = out
         return out
 
