@@ -243,7 +243,7 @@ def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_ti
     run that measures them one at a time after the attacks."""
     from semtui.experiment.measuring import AlternativesRun, assess_with_alternatives
 
-    data, original = SAMPLES / "meps400-setgen.txt", SAMPLES / "meps400-original.txt"
+    data, original = SAMPLES / "medical-setgen.txt", SAMPLES / "medical-original.txt"
     release = open_release(data, original=original)
 
     def inputs(jobs):

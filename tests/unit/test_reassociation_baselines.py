@@ -42,7 +42,7 @@ def test_methods_take_each_others_draws_and_every_report_is_the_one_a_run_alone_
     measure = open_measure("embedding")
     store = Baselines(r.data, r.key, data)
     # assess's order: the first run with the informed reference, then the other methods
-    for method, informed in (("aba", True), ("rga", False), ("assign", False), ("ra", False), ("mra", False)):
+    for method, informed in (("aba", True), ("assign", False), ("ra", False)):
         opts = ReassociationOptions(method=method, seed=7, informed=informed, ties="random" if informed else None)
         used = None if method == "ra" else measure
         alone = run_reassociation(r.data, r.key, data, opts, measure=used, wmd=measure)
