@@ -104,7 +104,7 @@ class AlternativesRun:
             return
         a = self.assessor
         if self.report.inputs.background:
-            a._background()   # read once here; the workers receive it loaded
+            a.opened.load_background(self.report.inputs.background)   # read once here; the workers receive it loaded
         self._cells, shipped = self._shipped()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._measure_beside, args=(shipped,), name="semtui-alternatives",
