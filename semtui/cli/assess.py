@@ -71,37 +71,14 @@ def assess(
     from semtui.experiment.measuring import AlternativesRun
 
     alternatives = AlternativesRun(assessor, progress=bar)
+    # the alternatives may be measured beside the attacks: whatever ends this block ends them too
+    # (an error's one line is not followed by minutes of workers finishing their alternatives)
     with bar:
         try:
-            if not no_alternatives:
-                alternatives.start()   # measured beside this release's attacks (with --jobs 2 or more)
-            report = assessor.run()
-        except InputError as exc:
+            _assess_and_choose(assessor, alternatives, bar, no_alternatives, report_path, private)
+        finally:
             alternatives.stop()
-            raise options_error(exc) from None
-        except KeyboardInterrupt:
-            # what finished is written, marked partial; then the interrupt goes on (exit 130 / 143)
-            alternatives.stop()
-            bar.__exit__(None, None, None)
-            if report_path is not None:
-                write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
-            raise
-        if no_alternatives:
-            report.alternatives_note = "no alternatives: --no-alternatives"
-        else:
-            try:
-                alternatives.run()
-            except InputError as exc:
-                raise options_error(exc) from None
-            except KeyboardInterrupt:
-                # every attack finished; the alternatives measured so far are kept, the choice among them
-                bar.__exit__(None, None, None)
-                if report_path is not None:
-                    alternatives.close(interrupted=True)
-                    write_outputs([(report_path, report.to_json(), private)])
-                raise
-            finally:
-                alternatives.stop()
+    report = assessor.report
     doc = report.to_json()
     if report_path is not None:
         write_outputs([(report_path, doc, private)])
@@ -109,6 +86,39 @@ def assess(
         emit_json(doc)
     else:
         print_summary(doc)
+
+
+def _assess_and_choose(assessor, alternatives, bar, no_alternatives: bool, report_path, private: bool) -> None:
+    """The attacks, then the alternatives and the choice; an interrupt writes what finished,
+    marked partial, and goes on (exit 130 / 143)."""
+    from semtui.cli.common import options_error, write_outputs
+    from semtui.errors import InputError
+
+    try:
+        if not no_alternatives:
+            alternatives.start()   # measured beside this release's attacks (with --jobs 2 or more)
+        report = assessor.run()
+    except InputError as exc:
+        raise options_error(exc) from None
+    except KeyboardInterrupt:
+        bar.__exit__(None, None, None)
+        if report_path is not None:
+            write_outputs([(report_path, assessor.finish(partial=True).to_json(), private)])
+        raise
+    if no_alternatives:
+        report.alternatives_note = "no alternatives: --no-alternatives"
+        return
+    try:
+        alternatives.run()
+    except InputError as exc:
+        raise options_error(exc) from None
+    except KeyboardInterrupt:
+        # every attack finished; the alternatives measured so far are kept, the choice among them
+        bar.__exit__(None, None, None)
+        if report_path is not None:
+            alternatives.close(interrupted=True)
+            write_outputs([(report_path, report.to_json(), private)])
+        raise
 
 
 def _f(v, digits: int = 3) -> str:

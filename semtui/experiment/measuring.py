@@ -46,7 +46,8 @@ class AlternativesRun:
     job fewer: the alternatives are most of an assessment's work (four to five releases, each
     anonymised, checked and attacked as this one is), and this release's attacks no longer
     wait for them or they for it.  :meth:`run` (after it) waits for them, reporting progress
-    from this thread only; :meth:`stop` ends them (an interrupt, a cancel) within a poll."""
+    from this thread only; :meth:`stop` ends them (an interrupt, a cancel, any error: call it in
+    a ``finally``) within a poll."""
 
     def __init__(self, assessor, progress: ProgressCallback | None = None):
         self.assessor = assessor
@@ -64,7 +65,7 @@ class AlternativesRun:
         self._got: dict[int, dict] = {}
         self._done = 0
         self._error: BaseException | None = None
-        self._stopping = None
+        self._stopping = self._running = None
 
     def _plan(self) -> bool:
         """The alternatives to measure and their context; False when there are none (no original)."""
@@ -96,8 +97,8 @@ class AlternativesRun:
     def start(self) -> None:
         """Begin measuring the alternatives in the background (with more than one job and more
         than one alternative; else :meth:`run` measures them one by one).  This release's
-        attacks then run with one job fewer (:attr:`Assessor.jobs`): they and the alternatives'
-        workers share the cores."""
+        attacks then run with the jobs the alternatives' workers leave, one at least
+        (:attr:`Assessor.jobs`): they and the workers share the cores."""
         import threading
 
         if not self._plan() or not self._parallel() or self._thread is not None:
@@ -106,11 +107,16 @@ class AlternativesRun:
         if self.report.inputs.background:
             a.opened.load_background(self.report.inputs.background)   # read once here; the workers receive it loaded
         self._cells, shipped = self._shipped()
-        self._stopping = threading.Event()
+        self._stopping, self._running = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._measure_beside, args=(shipped,), name="semtui-alternatives",
                                         daemon=True)
         self._thread.start()
-        a.jobs = max(1, self._jobs - 1)
+        # on until its workers are up: the context is pickled and the fork server started (which
+        # points this process's standard streams elsewhere for a moment) before the attacks go on
+        while not self._running.wait(0.05) and self._thread.is_alive():
+            pass
+        # the cores the alternatives' workers leave (one at least): jobs + 1 processes at most
+        a.jobs = max(1, self._jobs - min(self._jobs, len(self._cells)))
 
     def _shipped(self):
         import dataclasses
@@ -128,6 +134,7 @@ class AlternativesRun:
 
         def beside(done: int, total: int, message: str = "") -> None:
             self._done = done
+            self._running.set()
             if self._stopping.is_set():
                 raise Interrupted()
 

@@ -265,3 +265,27 @@ def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_ti
     finally:
         run.stop()
     assert assessor.jobs == 2 and not run._thread.is_alive()
+
+
+@pytest.mark.slow
+def test_an_error_in_the_attacks_ends_the_alternatives_measured_beside_them(tmp_path):
+    """Whatever stops this release's attacks (here a progress callback that raises, as a cancel
+    does) stops the alternatives' workers with them, not after the last alternative."""
+    import multiprocessing
+
+    from semtui.experiment.measuring import assess_with_alternatives
+
+    data, original = SAMPLES / "meps400-setgen.txt", SAMPLES / "meps400-original.txt"
+    release = open_release(data, original=original)
+
+    class Stop(Exception):
+        pass
+
+    def progress(done, total, message=""):
+        if message.startswith("[2/"):
+            raise Stop(message)
+
+    with pytest.raises(Stop):
+        assess_with_alternatives(release, AssessInputs(data=str(data), original=str(original), jobs=2),
+                                 progress=progress)
+    assert not multiprocessing.active_children()   # the alternatives' workers are gone, not finishing
