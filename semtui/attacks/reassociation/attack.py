@@ -67,8 +67,12 @@ def run_reassociation(
     progress = progress or (lambda done, total, message="": None)
     plan = plan_release(data, key, original, options, measure=measure, wmd=wmd, background=background,
                         progress=progress)
+    from semtui.fileio import Spool
+
     kept = None
-    if baselines is not None and options.scheduler is None and baselines.fits(data, key, original, plan.meta):
+    # not on a cluster or for a release kept on disk: there the driver holds nothing per cluster
+    if (baselines is not None and options.scheduler is None and not isinstance(data.clusters, Spool)
+            and baselines.fits(data, key, original, plan.meta)):
         kept = baselines
         plan.ctx.baselines = kept.drawn   # travels with the context, once to each worker
         # the same release and WMD measure: a process that runs several methods (an alternative's
@@ -80,8 +84,6 @@ def run_reassociation(
         give_back_memory()
 
     with session(options.scheduler):  # one cluster for the attack and its reference
-        from semtui.fileio import Spool
-
         # a release kept on disk (a large one, on --scheduler): so is the report's per-cluster part
         merger = Merger(plan.ctx, plan.meta, spool=isinstance(data.clusters, Spool), baselines=kept)
         for ci, out, ref in _outputs(plan.ctx, options, progress, batch_cost):
