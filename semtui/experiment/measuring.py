@@ -42,8 +42,8 @@ class AlternativesRun:
     (:meth:`close`).
 
     :meth:`start` (before the assessor runs) begins measuring them in the background, ``jobs``
-    worker processes of the one executor, while this release's own attacks run here with one
-    job fewer: the alternatives are most of an assessment's work (four to five releases, each
+    worker processes of the one executor, while this release's own attacks run here with the
+    cores those workers leave: the alternatives are most of an assessment's work (four to five releases, each
     anonymised, checked and attacked as this one is), and this release's attacks no longer
     wait for them or they for it.  :meth:`run` (after it) waits for them, reporting progress
     from this thread only; :meth:`stop` ends them (an interrupt, a cancel, any error: call it in
@@ -70,7 +70,7 @@ class AlternativesRun:
     def _plan(self) -> bool:
         """The alternatives to measure and their context; False when there are none (no original)."""
         if self._planned:
-            return bool(self._todo) or self._assessed is not None
+            return self._assessed is not None
         self._planned = True
         a = self.assessor
         if a.original is None:
@@ -161,10 +161,9 @@ class AlternativesRun:
             return
         rep.alternatives = [this_release(rep, a.release, a.original, a.key, self._assessed)]
         rep.alternatives_note = self._assessed.note
+        self.start()   # if it was not (it measures them beside, which here waits for them alone)
         if self._thread is not None:
             self._wait()
-        elif self._parallel():
-            self._run_in_parallel()
         else:
             self._run_one_by_one()
         self.close(interrupted=False)
@@ -208,20 +207,6 @@ class AlternativesRun:
         """An option this machine cannot run (no WordNet files): said, not fatal."""
         self.report.alternatives_note += f"; not measured: {alt.name} ({message})"
 
-    def _run_in_parallel(self) -> None:
-        """The alternatives as units of the one executor, ``jobs`` at a time (each runs its attacks
-        on one core: the same figures, bit for bit, as one at a time with ``--jobs``); every one
-        finished is kept, in the table's order, when the run is stopped part-way."""
-        from semtui.runtime.executor import run_local
-
-        self._cells, shipped = self._shipped()
-        got: dict[int, dict] = {}
-        try:
-            run_local(measure_alternative, shipped, self._cells, jobs=self._jobs,
-                      progress=lambda done, total, message="": self._said(done), on_result=got.__setitem__)
-        finally:
-            self._keep(got)
-
     def _run_one_by_one(self) -> None:
         todo = self._todo
         for n, (alt, q) in enumerate(todo):
@@ -259,7 +244,7 @@ class AlternativesRun:
 
 
 def measure_alternative(ctx: Context, cell) -> dict:
-    """One alternative in a worker of the executor (:meth:`AlternativesRun._run_in_parallel`): its
+    """One alternative in a worker of the executor (:meth:`AlternativesRun.start`): its
     cell document, or ``{"not_measured": why}`` for an option this machine cannot run."""
     try:
         return run_cell(cell, ctx)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from semtui.attacks.reassociation.joint import run_joint
-from semtui.attacks.reassociation.kernel import TERM_CHUNK, pack_baseline, run_cluster, unpack_baseline
+from semtui.attacks.reassociation.kernel import TERM_CHUNK, pack_baseline, run_cluster, unpack_baseline, with_reference
 from semtui.attacks.reassociation.merge import Merger, reference_ctx
 from semtui.attacks.reassociation.options import ReassociationOptions
 from semtui.attacks.reassociation.plan import _build, _Context, _key_members, plan_release
@@ -69,9 +69,10 @@ def run_reassociation(
                         progress=progress)
     from semtui.fileio import Spool
 
+    on_disk = isinstance(data.clusters, Spool)
     kept = None
     # not on a cluster or for a release kept on disk: there the driver holds nothing per cluster
-    if (baselines is not None and options.scheduler is None and not isinstance(data.clusters, Spool)
+    if (baselines is not None and options.scheduler is None and not on_disk
             and baselines.fits(data, key, original, plan.meta)):
         kept = baselines
         plan.ctx.baselines = kept.drawn   # travels with the context, once to each worker
@@ -85,7 +86,7 @@ def run_reassociation(
 
     with session(options.scheduler):  # one cluster for the attack and its reference
         # a release kept on disk (a large one, on --scheduler): so is the report's per-cluster part
-        merger = Merger(plan.ctx, plan.meta, spool=isinstance(data.clusters, Spool), baselines=kept)
+        merger = Merger(plan.ctx, plan.meta, spool=on_disk, baselines=kept)
         for ci, out, ref in _outputs(plan.ctx, options, progress, batch_cost):
             if kept is not None and "_baseline" in out:
                 kept.keep(ci, out.pop("_baseline"))
@@ -122,24 +123,17 @@ class Baselines:
         """Whether a run on these inputs may take and keep draws here (its first run decides the WMD measure)."""
         if not (data is self.release and key is self.key and original is self.original and key is not None):
             return False
-        if not self.drawn and not self.taken:
+        if self.made == self.taken == 0:   # the first run
             self.wmd_measure = meta.get("wmd_measure")
         return meta.get("wmd_measure") == self.wmd_measure
 
-    def keep(self, ci: int, drawn: tuple | None) -> None:
-        """Cluster ``ci``'s new draws (packed), or None: it took the kept ones."""
+    def keep(self, index: int, drawn, *, joint: bool = False) -> None:
+        """Cluster ``index``'s new draws (packed), or joint cluster ``index``'s (``joint``); None:
+        it took the kept ones."""
         if drawn is None:
             self.taken += 1
         else:
-            self.drawn[ci] = drawn
-            self.made += 1
-
-    def keep_joint(self, ji: int, drawn: dict | None) -> None:
-        """Joint cluster ``ji``'s new draws, or None: it took the kept ones."""
-        if drawn is None:
-            self.taken += 1
-        else:
-            self.joint[ji] = drawn
+            (self.joint if joint else self.drawn)[index] = drawn
             self.made += 1
 
 
@@ -157,11 +151,9 @@ def _cluster_outputs(ctx: _Context, ci: int) -> tuple[dict, dict | None]:
     earlier = ctx.baselines.get(ci) if ctx.baselines is not None else None
     if earlier is not None:
         earlier = unpack_baseline(earlier)
-    out = _cluster_output(ctx, ci, earlier)
-    drawn = out.pop("_baseline", None)
-    ref = None if ctx.informed is None else _cluster_output(reference_ctx(ctx), ci, drawn)
-    if ref is not None:
-        ref.pop("_baseline", None)
+    out, ref, drawn = with_reference(lambda bl: _cluster_output(ctx, ci, bl),
+                                     None if ctx.informed is None else
+                                     (lambda bl: _cluster_output(reference_ctx(ctx), ci, bl)), earlier)
     if ctx.baselines is not None and drawn is not None:
         # for the driver's Baselines: new draws are kept for a later method; None says they were taken
         out["_baseline"] = None if drawn is earlier else pack_baseline(drawn)

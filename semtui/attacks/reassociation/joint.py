@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units, run_cluster
+from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units, run_cluster, with_reference
 from semtui.attacks.reassociation.plan import _csr, _plan_cluster
 from semtui.metrics.reassociation import accuracy
 
@@ -139,13 +139,12 @@ def run_joint(ctx, ref_ctx, ji: int, members: list[int], aligned_of, baselines=N
         return {m: np.asarray(aligned_of(m, side), dtype=np.int64) for m in members}
 
     earlier = baselines.joint.get(ji) if baselines is not None else None
-    j = joint_output(ctx, ji, members, anchors_of, aligned(0) if ctx.key_of is not None else None, earlier)
-    drawn = j.pop("_baseline", None)
-    rj = None if ref_ctx is None else joint_output(ref_ctx, ji, members, anchors_of, aligned(1), drawn)
-    if rj is not None:
-        rj.pop("_baseline", None)
+    j, rj, drawn = with_reference(
+        lambda bl: joint_output(ctx, ji, members, anchors_of, aligned(0) if ctx.key_of is not None else None, bl),
+        None if ref_ctx is None else (lambda bl: joint_output(ref_ctx, ji, members, anchors_of, aligned(1), bl)),
+        earlier)
     if baselines is not None and drawn is not None:
-        baselines.keep_joint(ji, None if drawn is earlier else drawn)
+        baselines.keep(ji, None if drawn is earlier else drawn, joint=True)
     return j, rj
 
 

@@ -297,6 +297,21 @@ def baseline_draws(task: ClusterTask, place_unit: np.ndarray, reuse: dict | None
     return baseline
 
 
+def with_reference(attack, reference, earlier: dict | None = None) -> tuple[dict, dict | None, dict | None]:
+    """One cluster (or joint cluster) attacked and, with ``reference`` (the informed reference's
+    run), referenced on one set of budget-matched draws: ``attack(baseline)`` takes ``earlier``
+    where it fits (:func:`baseline_draws`), ``reference(baseline)`` the attack's.  Each returns its
+    output with its draws under ``_baseline``; returns (the attack's output, the reference's or
+    None, the attack's draws: None without the key)."""
+    out = attack(earlier)
+    drawn = out.pop("_baseline", None)
+    ref = None
+    if reference is not None:
+        ref = reference(drawn)
+        ref.pop("_baseline", None)
+    return out, ref, drawn
+
+
 def drawn_for(task: ClusterTask, budget: np.ndarray) -> tuple:
     """What a cluster's baseline draws depend on: the cluster, the seed, its anchors, and a
     128-bit digest of the budget, the units' chunks, the anchors' truth and classes and the
