@@ -184,9 +184,13 @@ def _open_tui(file: Path, original: Path | None, report: Path | None, key: Path 
               autorun: bool = False, unmarked: bool = False) -> None:
     from semtui.tui.session import load_session
 
-    # bad input first: every file read and checked to belong together (model.belongs)
-    session = load_session(Path(file), original=original, report=report, key=key, unmarked=unmarked)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    # bad input first: every file read and checked to belong together (model.belongs); in a
+    # terminal a disassociated release's key and original are read once the first screen is up
+    # (one that does not belong closes the TUI with the same one line and exit 2)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    session = load_session(Path(file), original=original, report=report, key=key, unmarked=unmarked,
+                           defer=interactive)
+    if not interactive:
         raise InputError("the TUI needs a terminal (standard input and output are not one); "
                          "for scripts use the commands, e.g. 'semtui info FILE' (semtui --help)")
     from semtui.tui.app import run_session

@@ -103,6 +103,7 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
     def read_chunks(chunks_doc, where: str, what: str) -> list[RecordChunk]:
         _need(isinstance(chunks_doc, list), f"{where}.{what} must be a list", path)
         chunks = []
+        remembered = seen_subs.get
         for j, chunk in enumerate(chunks_doc):
             _need(isinstance(chunk, list), f"{where}.{what}[{j}] must be a list of sub-records", path)
             subs = []
@@ -110,7 +111,7 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
                 # a chunk repeats its sub-records (k or more times): each distinct one is checked
                 # and looked up once (a third of the time of reading disassociated BMS-WebView-2)
                 try:
-                    ids = seen_subs.get(tuple(sr)) if isinstance(sr, list) else None
+                    ids = remembered(tuple(sr)) if type(sr) is list else None
                 except TypeError:  # an unhashable entry: the check below says what is wrong
                     ids = None
                 if ids is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -32,10 +33,10 @@ def token_label(token: Token) -> str:
 
 
 def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     indptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    flat = np.fromiter((t for x in lists for t in x), dtype=dtype, count=int(indptr[-1]))
+    flat = np.fromiter(chain.from_iterable(lists), dtype=dtype, count=int(indptr[-1]))
     return indptr, flat
 
 

@@ -50,6 +50,10 @@ class SemtuiApp(App[None]):
     #: ``INTERNAL_ERROR`` and ``run_session`` raises it, so the CLI says one line and exits 3
     internal_error: BaseException | None = None
     INTERNAL_ERROR = 3  # semtui.cli.exitcodes.INTERNAL (the TUI never imports the CLI)
+    #: a companion read after the first paint (:class:`~semtui.tui.session.Companions`) that does
+    #: not belong: the app exits with ``BAD_INPUT`` and ``run_session`` raises it (one line, exit 2)
+    input_error: InputError | None = None
+    BAD_INPUT = 2  # semtui.cli.exitcodes.BAD_INPUT
 
     def _handle_exception(self, error: Exception) -> None:
         """Never a full-screen traceback: remember the error and exit (SEMTUI_DEBUG=1 keeps
@@ -63,6 +67,10 @@ class SemtuiApp(App[None]):
 
         if isinstance(error, WorkerFailed) and isinstance(error.error, BaseException):
             error = error.error
+        companions = self.session.companions if self.session is not None else None
+        if companions is not None and error is companions.error:   # needed before it was read in
+            self._bad_companion(error)
+            return
         if self.internal_error is None:
             self.internal_error = error
         self.exit(return_code=self.INTERNAL_ERROR)
@@ -72,6 +80,40 @@ class SemtuiApp(App[None]):
         if keymap:
             self.set_keymap(keymap)
         self.push_screen(self.document if self.document is not None else self._main(self.session))
+
+    def read_companions(self) -> None:
+        """Start reading the session's key and original (the main screen calls this once it is
+        up); when they are in, every screen hears of it (``companions_opened``)."""
+        session = self.session
+        companions = session.companions if session is not None else None
+        if companions is None:
+            return
+
+        def then() -> None:
+            try:
+                self.call_from_thread(self._companions_in, session)
+            except RuntimeError:  # the app has ended meanwhile
+                pass
+
+        companions.start(then)
+
+    def _companions_in(self, session: Session) -> None:
+        if session is not self.session or session.companions is None:
+            return
+        try:
+            session.complete()
+        except InputError as exc:
+            self._bad_companion(exc)
+            return
+        for screen in self.screen_stack:
+            hook = getattr(screen, "companions_opened", None)
+            if hook is not None:
+                hook()
+
+    def _bad_companion(self, error: BaseException) -> None:
+        if self.input_error is None:
+            self.input_error = error
+        self.exit(return_code=self.BAD_INPUT)
 
     def _main(self, session: Session):
         screen = screen_for(session, self.attack_defaults)
@@ -226,6 +268,8 @@ def run_session(session, *, autorun: bool = False) -> None:
     import threading
 
     error = app.internal_error
+    if error is None and app.input_error is not None:
+        raise app.input_error  # a companion that does not belong: one line, exit 2
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         # A weighted replay cannot be interrupted inside the eliminator: do not make the user
         # wait for a result nobody will see (the interpreter would join its thread at exit).

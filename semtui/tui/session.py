@@ -1,18 +1,24 @@
 """What the TUI has open: the dataset, its original, key and attack reports.
 
 Everything here is loaded and checked *before* the app starts, so that a bad file ends
-like every other command (one line, exit 2) instead of inside a running TUI.  The
-session holds engine objects and engine reports as they are; the screens only read them.
+like every other command (one line, exit 2) instead of inside a running TUI -- with one
+exception, for the first paint's sake: a disassociated release's key and original (the
+slowest companions to read and check) may be read *after* the first paint, by
+:class:`Companions`, in a thread; a companion that turns out not to belong then closes the
+TUI with the same one line and exit 2.  The session holds engine objects and engine reports
+as they are; the screens only read them.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.families import family_of
-from semtui.model import Dataset, DisassociationKey, TransactionData
+from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData
 from semtui.release import Release, read_release, with_companions
 
 
@@ -89,10 +95,71 @@ class Result:
         return options_text(self.report, None if other is None else other.report)
 
 
+class Companions:
+    """A release's companions read and checked to belong (:func:`semtui.release.with_companions`)
+    after the first paint, in a thread: ``start`` it once the screen is up; ``result`` waits for
+    it (or, not started yet, reads them in the calling thread), so whatever needs the key or the
+    original gets them checked, never a release without them."""
+
+    def __init__(self, load: Callable[[], Release], names: tuple[str, ...]):
+        self._load = load
+        #: what is being read (``key``, ``original``), for the views that say so meanwhile
+        self.names = names
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._started = False
+        self.release: Release | None = None
+        self.error: Exception | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def start(self, then: Callable[[], None] | None = None) -> None:
+        """Read them in a daemon thread; ``then`` is called in that thread once they are read
+        (or failed)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+
+        def run() -> None:
+            self._run()
+            if then is not None:
+                then()
+
+        threading.Thread(target=run, name="semtui-companions", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.release = self._load()
+        except Exception as exc:  # kept, and raised by ``result`` where the companions are needed
+            self.error = exc
+        finally:
+            self._done.set()
+
+    def result(self) -> Release:
+        """The release with its companions, checked; raises what reading or checking raised."""
+        with self._lock:
+            run_here = not self._started
+            self._started = True
+        if run_here:
+            self._run()
+        self._done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.release is not None
+        return self.release
+
+
 @dataclass
 class Session:
     """What the TUI has open: the release with its companions (opened once, by
-    :func:`semtui.release.open_release`'s two halves) and the results shown on it."""
+    :func:`semtui.release.open_release`'s two halves) and the results shown on it.
+
+    ``release`` is the release as far as it is open: while ``companions`` are being read (after
+    the first paint) it is the release alone, and the properties that give a companion (``key``,
+    ``original``, ...) wait for them; the first paint reads only ``opened``."""
 
     release: Release
     results: list[Result] = field(default_factory=list)
@@ -100,6 +167,27 @@ class Session:
     #: ``r``'s rows once found, with the two results they were found from (the latest cover
     #: report and re-association, compared by identity): ``r`` again on the same results opens at once
     records_found: tuple[tuple, list[dict]] | None = field(default=None, repr=False)
+    #: the key and the original being read after the first paint (None: read before the app started)
+    companions: Companions | None = field(default=None, repr=False)
+
+    @property
+    def opened(self) -> Release:
+        """The release as far as it is open now, without waiting for its companions."""
+        return self.release
+
+    @property
+    def reading(self) -> tuple[str, ...]:
+        """The companions still being read (``key``, ``original``); empty once they are in."""
+        c = self.companions
+        return () if c is None or c.done else c.names
+
+    def complete(self) -> Release:
+        """The release with its companions: waits for them when they are still being read."""
+        c = self.companions
+        if c is not None:
+            self.release = c.result()
+            self.companions = None
+        return self.release
 
     @property
     def path(self) -> Path:
@@ -112,19 +200,21 @@ class Session:
 
     @property
     def original(self) -> TransactionData | None:
-        return self.release.original
+        return self.complete().original
 
     @property
     def original_path(self) -> Path | None:
-        return None if self.release.original_path is None else Path(self.release.original_path)
+        path = self.complete().original_path
+        return None if path is None else Path(path)
 
     @property
     def key(self) -> DisassociationKey | None:
-        return self.release.key
+        return self.complete().key
 
     @property
     def key_path(self) -> Path | None:
-        return None if self.release.key_path is None else Path(self.release.key_path)
+        path = self.complete().key_path
+        return None if path is None else Path(path)
 
     @property
     def release_k(self) -> int | None:
@@ -223,14 +313,31 @@ def load_session(
     report: Path | None = None,
     key: Path | None = None,
     unmarked: bool = False,
+    defer: bool = False,
 ) -> Session:
     """Read and cross-check every file; raises :class:`InputError` for anything wrong.
+    ``defer``: a disassociated release's key and original (no report given) are only found
+    readable here, and read and checked by the session's :class:`Companions` once the first
+    screen is up (``semtui open`` in a terminal: the first paint waits for the release alone).
     ``unmarked``: the release does not mark its generalised items; they are recovered (so is a
     plain release opened with a report of an ``attack setgen --unmarked``).  The release and its
     companions are opened by :mod:`semtui.release` (the belonging check runs there, once); an
     attack report given with it may name the original and the key it was scored with."""
     data = read_release(file)
     family = family_of(data)
+    if defer and isinstance(data, DisassociatedData) and report is None and not unmarked \
+            and (key is not None or original is not None):
+        from semtui.fileio import check_readable, on_disk
+
+        given = tuple((name, path) for name, path in (("key", key), ("original", original)) if path is not None)
+        if all(on_disk(path) for _, path in given):  # a stream is read before the app starts, as ever
+            for _, path in given:
+                check_readable(path)   # a missing companion: refused before the TUI starts
+
+            def companions() -> Release:
+                return with_companions(data, file, original=original, key=key)
+
+            return Session(with_companions(data, file), companions=Companions(companions, tuple(n for n, _ in given)))
     km_report = None
     if report is not None and isinstance(data, TransactionData) and _is_km_report(report):
         # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results

@@ -53,11 +53,15 @@ class ClusterIndex:
         self.data = data
         self.position = {c.id: i for i, c in enumerate(data.clusters)}
         self.keys = None
-        if session.key is not None:
-            self.keys = {ck.id: ck for ck in session.key.clusters}
+        self.companions_opened()
         self._problems: dict[int, dict[str, list[int]]] = {}
         self._units: dict[tuple[int, int], dict] = {}
         self._orig_names: list[str] | None = None
+
+    def companions_opened(self) -> None:
+        """Index the key when it is open (read after the first paint: again once it is in)."""
+        key = self.session.opened.key
+        self.keys = None if key is None else {ck.id: ck for ck in key.clusters}
 
     # ------------------------------------------------------------------ key and original
     def cluster_key(self, c: int):

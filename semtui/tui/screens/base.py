@@ -129,6 +129,8 @@ class BaseScreen(Screen):
         self.show_current()
         self._layout(self.app.size.width)
         self.after_first_show()
+        if self.session.companions is not None:  # the key and the original, read once the screen is up
+            self.call_after_refresh(self.app.read_companions)
         if self.pending_dive is not None:
             record, self.pending_dive = self.pending_dive, None
             self.call_after_refresh(self._dive, record)
@@ -148,6 +150,11 @@ class BaseScreen(Screen):
 
     def after_first_show(self) -> None:
         """The kind's work once the screen is up (e.g. the first attack)."""
+
+    def companions_opened(self) -> None:
+        """The release's key and original, read after the first paint, are in: show them."""
+        self.detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
+        self.show_current()
 
     def on_resize(self, event) -> None:
         self._layout(event.size.width)

@@ -54,12 +54,23 @@ class DisassociatedScreen(BaseScreen):
         self.list_pane.tooltip = "\n".join(GLOSSARY[k] for k in ("assoc", "cover", "acc / brk"))
 
     def after_first_show(self) -> None:
-        extra = " + key" if self.session.key else ""
-        extra += " + original" if self.session.original is not None else ""
-        self.sub_title = f"{self.session.kind}{extra}"
+        self._say_companions()
         if self.session.result is not None and self.session.result.kind == "cover":
             self.switcher.current = "problems"
             self.show_current()
+
+    def _say_companions(self) -> None:
+        opened, reading = self.session.opened, self.session.reading
+        extra = " + key" if opened.key is not None else ""
+        extra += " + original" if opened.original is not None else ""
+        if reading:
+            extra += f" (reading the {' and the '.join(reading)}…)"
+        self.sub_title = f"{self.session.kind}{extra}"
+
+    def companions_opened(self) -> None:
+        self.detail.cluster_index.companions_opened()
+        self._say_companions()
+        super().companions_opened()
 
     def show_view(self, view: str, current: int | None) -> None:
         if view == "problems":

@@ -1,0 +1,136 @@
+"""A disassociated release's key and original read after the first paint (issue 39 item 3).
+
+``semtui open`` in a terminal paints the release first and reads its key and original in a
+thread (:class:`semtui.tui.session.Companions`): the first screen must never wait for them, and
+a companion that does not belong must still end the command with one line and exit 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from conftest import SAMPLES
+
+from semtui.errors import InputError
+from semtui.tui.app import SemtuiApp
+from semtui.tui.session import Companions, load_session
+
+DATA = SAMPLES / "disassociated.json"
+KEY = SAMPLES / "disassociated.key.json"
+ORIGINAL = SAMPLES / "disassociated-original.txt"
+
+
+def _held(session) -> tuple[threading.Event, list[str]]:
+    """Hold the session's companions until the returned event is set; the list gets the name of
+    the thread that read them."""
+    companions = session.companions
+    assert companions is not None
+    load, go, where = companions._load, threading.Event(), []
+
+    def held():
+        where.append(threading.current_thread().name)
+        assert go.wait(20), "the companions were read where the first paint waits for them"
+        return load()
+
+    companions._load = held
+    return go, where
+
+
+async def test_the_first_screen_is_up_before_the_key_and_original_are_read():
+    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
+    assert session.opened.key is None and session.reading == ("key", "original")
+    go, where = _held(session)
+    app = SemtuiApp(session)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        # painted: the clusters listed, and the title says what is still being read
+        assert screen.list_pane.row_count > 0
+        assert "reading the key and the original" in screen.sub_title
+        assert screen.detail.cluster_index.keys is None
+        go.set()
+        for _ in range(200):
+            if session.companions is None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert session.companions is None
+        assert screen.sub_title == "disassociated + key + original"
+        assert screen.detail.cluster_index.keys is not None
+        assert session.key is not None and session.original is not None
+    assert where == ["semtui-companions"]
+
+
+def test_companions_needed_before_they_were_started_are_read_where_needed():
+    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
+    assert session.key is not None  # read here, in this thread, and checked
+    assert session.companions is None and session.release.checked == ("original", "key")
+
+
+def test_a_companion_that_does_not_belong_is_raised_where_it_is_needed(tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("a b\nc d\n")
+    session = load_session(DATA, key=KEY, original=other, defer=True)  # only found readable here
+    with pytest.raises(InputError) as err:
+        _ = session.original
+    assert str(other) in str(err.value)
+    assert isinstance(session.companions, Companions) and session.companions.error is err.value
+
+
+def test_a_missing_companion_is_refused_before_the_tui_starts(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        load_session(DATA, key=tmp_path / "missing.json", original=ORIGINAL, defer=True)
+
+
+def _open_in_a_terminal(*args) -> subprocess.CompletedProcess:
+    import pty
+
+    master, slave = pty.openpty()  # open wants a terminal
+    try:
+        return subprocess.run([sys.executable, "-m", "semtui", "open", *map(str, args)], stdin=slave, stdout=slave,
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "TERM": "xterm-256color"})
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_open_with_an_original_that_does_not_belong_ends_in_one_line_exit_2(tmp_path):
+    """In a terminal the original is read after the first paint: it still ends the command as
+    bad input does everywhere (one line naming the file, exit 2, no traceback)."""
+    other = tmp_path / "other.txt"
+    other.write_text("a b\nc d\n")
+    started = time.monotonic()
+    r = _open_in_a_terminal(DATA, "--key", KEY, "--original", other)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and str(other) in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert time.monotonic() - started < 60
+
+
+def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
+    """The app's side of it, in process: the companions' error ends the app with exit 2 and
+    ``run_session`` raises it (the CLI words it)."""
+    other = tmp_path / "other.txt"
+    other.write_text("a b\nc d\n")
+    session = load_session(DATA, key=KEY, original=other, defer=True)
+    assert session.companions is not None
+    app = SemtuiApp(session)
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):
+                if app.input_error is not None:
+                    break
+                await pilot.pause(0.05)
+
+    import asyncio
+
+    asyncio.run(run())
+    assert isinstance(app.input_error, InputError)
+    assert app.return_code == SemtuiApp.BAD_INPUT
