@@ -82,6 +82,9 @@ class Family(Protocol):
     whole: dict[str, int]
     flags: tuple[str, ...]
     files: tuple[str, ...]
+    #: whether the TUI may read a release's key and original after its first paint (its first
+    #: screen shows nothing of them; ``tui.session.Companions``)
+    companions_after_paint: bool
 
     def check_value(self, key: str, v: str) -> str | None:
         """What is wrong with a string parameter's value (None: nothing)."""

@@ -46,6 +46,7 @@ class Disassoc:
     whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "max_cluster_size": 2}
     flags = ("refine", "safe", "harden")
     files = ()
+    companions_after_paint = True  # its first screen lists clusters and chunks
 
     # ------------------------------------------------------------ the k^m witness
     def holds_nothing(self, data) -> str | None:

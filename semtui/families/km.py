@@ -23,6 +23,7 @@ class Km(Generalised):
     whole: ClassVar[dict[str, int]] = {"k": 2, "m": 1, "fanout": 2}
     flags = ("harden",)
     files = ("hierarchy",)
+    companions_after_paint = False
 
     # ------------------------------------------------------------ an experiment's parameters
     def check_value(self, key: str, v: str) -> str | None:

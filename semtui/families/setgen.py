@@ -223,6 +223,7 @@ class Setgen(Generalised):
     flags = ("unmarked", "harden")
     #: parameters that name a file (read relative to the spec's folder)
     files = ("privacy",)
+    companions_after_paint = False  # its group list shows each group's density in the original
 
     # ------------------------------------------------------------ an experiment's parameters
     def check_value(self, key: str, v: str) -> str | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from semtui.errors import InputError
 from semtui.families import family_of
-from semtui.model import Dataset, DisassociatedData, DisassociationKey, TransactionData
+from semtui.model import Dataset, DisassociationKey, TransactionData
 from semtui.release import Release, read_release, with_companions
 
 
@@ -325,7 +325,7 @@ def load_session(
     attack report given with it may name the original and the key it was scored with."""
     data = read_release(file)
     family = family_of(data)
-    if defer and isinstance(data, DisassociatedData) and report is None and not unmarked \
+    if defer and family.companions_after_paint and report is None and not unmarked \
             and (key is not None or original is not None):
         from semtui.fileio import check_readable, on_disk
 
