@@ -250,10 +250,15 @@ class TransactionBuilder:
         self._lengths = array("i")
         self._gen_index: dict[frozenset, int] = {}
         self._gen_members: list[list[int]] = []
+        self._gen_by_names: dict[tuple, int] = {}   # members as written -> token
         self.lines = array("i")
 
     def generalised(self, members: Sequence[str]) -> int:
         """The token of the generalised item with these members (created on first use)."""
+        named = tuple(members)
+        g = self._gen_by_names.get(named)
+        if g is not None:  # the same members written alike: a release repeats each item thousands of times
+            return g
         ids = [self.vocab.add(m) for m in members]
         key = frozenset(ids)
         g = self._gen_index.get(key)
@@ -262,6 +267,7 @@ class TransactionBuilder:
             self._gen_index[key] = g
             seen: set[int] = set()
             self._gen_members.append([i for i in ids if not (i in seen or seen.add(i))])
+        self._gen_by_names[named] = -g - 1
         return -g - 1
 
     def add(self, transaction: Sequence[Token], line: int | None = None) -> None:

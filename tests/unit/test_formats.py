@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semtui import formats
+from semtui.errors import InputError
 from semtui.formats.disassociated import read_key, write_key
 from semtui.model import DisassociatedData, TransactionData
 
@@ -187,3 +188,23 @@ def test_outputs_get_ordinary_permissions(tmp_path):
     os.umask(mask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask
     assert [p.name for p in tmp_path.iterdir()] == ["o.txt"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", " c", "dd ", ",", ", ", "(", ")", "()", "(a, b)", "(b,a)", " ( a ,c ) ",
+                                 "(x)", "( , )", "x y"]), min_size=1, max_size=12))
+def test_a_setgen_line_reads_as_its_careful_reading_says(parts):
+    """The quick reading of a set-generalised line (generalised items' text parsed once) gives what
+    the careful one, a bracket at a time, gives -- or the same error."""
+    from semtui.formats.text import _parse_setgen_line_closely, parse_setgen_line
+
+    line = "".join(parts)
+
+    def outcome(parse):
+        try:
+            return ("ok", parse(line, "r.txt", 3))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    assert outcome(parse_setgen_line) == outcome(_parse_setgen_line_closely)
+    assert outcome(parse_setgen_line) == outcome(parse_setgen_line)  # and again, from the memo
