@@ -258,7 +258,7 @@ def test_carried_by_counts_a_perfect_attacker_and_never_judges_an_untried_measur
     """Two faults of the verdict: a variant with precision 1 (error ratio 0.0, falsy) was left
     out of "the most any attacker tried takes back"; and on a release with nothing plain (the
     measure scored no row) it said "meaning ... adds nothing on this data"."""
-    from semtui.attacks.setgen.attack import carried_by
+    from semtui.attacks.setgen.knowledge import carried_by
 
     kn = {"prior": _variant(0.60, 0.98, 0.2, 0.88), "semantics": _variant(0.0, None, None, None, eliminated=0),
           "background": _variant(0.70, 1.0, 0.0, 0.87), "combined": _variant(0.65, 0.99, 0.1, 0.875)}

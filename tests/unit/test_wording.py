@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semtui.attacks.setgen.attack import carried_by
+from semtui.attacks.setgen.knowledge import carried_by
 from semtui.wording import (
     chunk_label,
     cluster_chunk_labels,

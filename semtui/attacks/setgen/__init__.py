@@ -2,7 +2,9 @@
 
 :mod:`.eliminate` holds the eliminators (MDA, TBA, WBA, GBA, RBA, RA) over one distance
 table; :mod:`.tables` builds a group's distance table; :mod:`.kernel` attacks one group;
-:mod:`.attack` runs the kernel over a whole release; :mod:`.options` holds its options.
+:mod:`.attack` runs the kernel over a whole release and :mod:`.merge` makes the release's figures
+of the groups' outcomes; :mod:`.knowledge` holds the strongest attacker's tables and which
+knowledge carries the attack, in words; :mod:`.options` holds its options.
 """
 
 from semtui.attacks.setgen.attack import (

@@ -20,22 +20,19 @@ import numpy as np
 
 from semtui.attacks.background import Background
 from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack_group
-from semtui.attacks.setgen.knowledge import VARIANT_HELP, VARIANTS, build_knowledge
-from semtui.attacks.setgen.options import AUTO_METHODS, AttackOptions
+from semtui.attacks.setgen.knowledge import VARIANTS, build_knowledge, carried_by, knowledge_words
+from semtui.attacks.setgen.merge import choose_method, merge_metrics
+from semtui.attacks.setgen.options import AttackOptions
 from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure
 from semtui.metrics import elimination as em
-from semtui.metrics.intervals import no_interval_reason
 from semtui.model import TransactionBuilder, TransactionData
 from semtui.reports import Report, json_float
 from semtui.runtime import ProgressCallback, no_progress, run_units
 
 REPORT_FORMAT = "semtui-setgen-report/1"
 
-#: The papers' tables have at most this many members; the metrics are also given apart for
-#: tables of up to this size and for larger ones.
-PAPER_TABLE_MEMBERS = 16
 
 
 # --------------------------------------------------------------------------- the report
@@ -318,243 +315,6 @@ def _plan(data: TransactionData, original: TransactionData | None, options: Atta
         truth = truth_csr[rows][:, members].toarray() > 0 if truth_csr is not None else None
         units.append(GroupUnit(g, members, rows, np.asarray(lines)[rows], cptr, citems, truth, gptr, gitems))
     return units
-
-
-def choose_method(outcomes: list[GroupOutcome], options: AttackOptions) -> tuple[list[GroupOutcome], dict]:
-    """``auto``: the method of :data:`AUTO_METHODS` that takes back more over the whole release.
-
-    With the original, the candidate with more correct eliminations among those whose error ratio
-    against the budget-matched random baseline is below 1 (with no baseline drawn, every candidate
-    counts); a tie, or none beating chance: the first (PBA).  Without the original the choice
-    cannot be measured: PBA, and the report says so.  Returns the chosen method's group outcomes
-    and the ``method_choice`` document."""
-    first = AUTO_METHODS[0]
-    if not outcomes:  # nothing to attack, nothing to choose between
-        return outcomes, {"candidates": None, "chosen": first, "why": "no group to attack",
-                          "line": f"no group to attack: {first.upper()} named, nothing tried"}
-    if not outcomes[0].candidates:
-        line = (f"{' and '.join(m.upper() for m in AUTO_METHODS)} are the default's candidates; without the "
-                f"original the stronger cannot be measured, so {first.upper()} is reported (give --original: "
-                "a publisher has it)")
-        return outcomes, {"candidates": None, "chosen": first, "why": "no original to measure the candidates on",
-                          "line": line}
-    by_method = {first: outcomes, **{m: [o.candidates[m] for o in outcomes] for m in AUTO_METHODS[1:]}}
-    heads = {}
-    for m, outs in by_method.items():
-        f = _figures(outs, options.replace(method=m), intervals=True, pooled_interval=False)
-        iv = f.get("intervals") or {}
-        heads[m] = {"correct": f.get("correct"), "eliminated": f.get("eliminated"),
-                    "precision": f.get("precision"), "recall": f.get("recall"),
-                    "error_ratio": (f.get("baseline") or {}).get("error_ratio"),
-                    "intervals": {k: iv[k] for k in ("precision", "recall", "baseline_precision") if k in iv}}
-
-    def beats_chance(h: dict) -> bool:
-        return not options.baseline_draws or (h["error_ratio"] is not None and h["error_ratio"] < 1.0)
-
-    fair = [m for m in AUTO_METHODS if beats_chance(heads[m])]
-    # the most correct eliminations among the fair ones; a tie goes to the earlier (PBA)
-    chosen = max(fair, key=lambda m: (heads[m]["correct"] or 0, -AUTO_METHODS.index(m))) if fair else first
-    names = " and ".join(m.upper() for m in AUTO_METHODS)
-    rec = {m: "-" if heads[m]["recall"] is None else f"{heads[m]['recall']:.0%}" for m in AUTO_METHODS}
-    vs = ", ".join(f"{rec[m]} for {m.upper()}" for m in AUTO_METHODS if m != chosen)
-    tie = any((heads[m]["correct"] or 0) == (heads[chosen]["correct"] or 0) for m in fair if m != chosen)
-    if not fair:
-        why = "neither beats the budget-matched random baseline (error ratio < 1): PBA, the first, is reported"
-        line = f"{names} both tried; neither beats chance here, {chosen.upper()} reported below"
-    else:
-        why = ("the most correct eliminations among the methods that beat the budget-matched random baseline "
-               "(error ratio < 1)" + ("; a tie goes to PBA" if tie else ""))
-        more = "takes back as much" if tie else "takes back more"
-        line = f"{names} both tried; {chosen.upper()} {more} here ({rec[chosen]} vs {vs}), reported below"
-    return by_method[chosen], {"candidates": heads, "chosen": chosen, "why": why, "line": line}
-
-
-def merge_metrics(outcomes: list[GroupOutcome], options: AttackOptions) -> dict:
-    """The dataset-wide metrics (ALGORITHMS.md §6), overall and by table size, with intervals."""
-    small = np.array([o.n_members <= PAPER_TABLE_MEMBERS for o in outcomes], dtype=bool)
-    overall = _figures(outcomes, options, intervals=True)
-    if outcomes and outcomes[0].variants:
-        overall["knowledge"] = {options.knowledge: {k: v for k, v in overall.items() if k != "by_table_size"}}
-        for v in VARIANTS:
-            if v != options.knowledge:
-                overall["knowledge"][v] = _figures([o.variants[v] for o in outcomes], options, intervals=True,
-                                                   pooled_interval=False)
-        overall["knowledge"] = {v: overall["knowledge"][v] for v in VARIANTS}
-        for v, f in overall["knowledge"].items():  # a measure's distances are no surprisals: PBA -> TBA there
-            f["method"] = "tba" if v == "semantics" and options.method == "pba" else options.method
-    overall["by_table_size"] = {
-        f"members<={PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if s], options),
-        f"members>{PAPER_TABLE_MEMBERS}": _figures([o for o, s in zip(outcomes, small) if not s], options),
-    }
-    return overall
-
-
-def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bool = False,
-             pooled_interval: bool = True) -> dict:
-    def total(name: str) -> np.ndarray:
-        return np.array([getattr(o, name) for o in outcomes], dtype=np.float64)
-
-    elim, added, correct = total("eliminated"), total("added"), total("correct")
-    attackable = total("added_attackable")
-    out = em.prf(int(elim.sum()), int(added.sum()), int(correct.sum()))
-    a = np.concatenate([o.added_distances for o in outcomes] + [np.zeros(0)])
-    o_ = np.concatenate([o.original_distances for o in outcomes] + [np.zeros(0)])
-    pooled_auc = em.auc(a, o_)
-    within_u, pairs = total("within_u"), total("within_pairs")
-    cells = total("cells")
-    out.update({
-        "groups": len(outcomes),
-        "auc": pooled_auc,
-        "auc_pooled": pooled_auc,
-        "auc_within_table": within_u.sum() / pairs.sum() if pairs.sum() else None,
-        "density": total("original_cells").sum() / cells.sum() if cells.sum() else None,
-        "density_per_item": total("density_sum").sum() / total("occurrences").sum() if total("occurrences").sum() else None,
-        "added_attackable": int(attackable.sum()),
-        "recall_attackable": em.recall(correct.sum(), attackable.sum()),
-    })
-    b_elim, b_correct = total("baseline_eliminated").sum(), total("baseline_correct").sum()
-    if options.baseline_draws:
-        bp, br = em.precision(b_correct, b_elim), em.recall(b_correct, added.sum())
-        out["baseline"] = {
-            "kind": "budget-matched random",
-            "draws": options.baseline_draws,
-            "eliminated": b_elim,
-            "correct": b_correct,
-            "precision": bp,
-            "recall": br,
-            "f1": em.f1(bp, br),
-            "error_ratio": em.error_ratio(out["precision"], bp),
-        }
-    p_elim, p_correct = total("popularity_eliminated").sum(), total("popularity_correct").sum()
-    if p_elim or options.background is not None:  # with knowledge always there, so every variant has its keys
-        pp, pr = em.precision(p_correct, p_elim), em.recall(p_correct, added.sum())
-        out["popularity"] = {
-            "kind": "popularity (same budget, the rarest members in the background first)",
-            "eliminated": p_elim,
-            "correct": p_correct,
-            "precision": pp,
-            "recall": pr,
-            "f1": em.f1(pp, pr),
-            "error_ratio": em.error_ratio(pp, (out.get("baseline") or {}).get("precision")),
-        }
-    # intervals over equivalence groups need a few groups (the one threshold of every family)
-    too_few = no_interval_reason(len(outcomes), "equivalence groups")
-    if intervals and options.resamples and not too_few:
-        w = em.bootstrap_weights(len(outcomes), options.resamples, 0)  # the same resamples for every method
-        unit = np.concatenate([np.full(len(o.added_distances) + len(o.original_distances), i)
-                               for i, o in enumerate(outcomes)] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
-        values = np.concatenate([np.concatenate([o.added_distances, o.original_distances]) for o in outcomes] + [np.zeros(0)])
-        is_added = np.concatenate([np.r_[np.ones(len(o.added_distances), bool), np.zeros(len(o.original_distances), bool)]
-                                   for o in outcomes] + [np.zeros(0, bool)])
-        found = {
-            "precision": em.ratio_interval(correct, elim, w),
-            "recall": em.ratio_interval(correct, added, w),
-            "recall_attackable": em.ratio_interval(correct, attackable, w),
-            "auc_within_table": em.ratio_interval(within_u, pairs, w),
-            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w) if pooled_interval else None,
-        }
-        if options.baseline_draws:
-            found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
-        out["intervals"] = {k: v.to_json() for k, v in found.items() if v is not None}
-    elif intervals and options.resamples:
-        # too few groups: the same fields, null, and why (every family's rule, metrics.intervals)
-        keys = ["precision", "recall", "recall_attackable", "auc_within_table",
-                *(["auc_pooled"] if pooled_interval else []), *(["baseline_precision"] if options.baseline_draws else [])]
-        out["intervals"] = {**dict.fromkeys(keys), "reason": too_few}
-    return _rounded(out)
-
-
-def _rounded(d: dict) -> dict:
-    return {k: json_float(v) if isinstance(v, float | np.floating) else _rounded(v) if isinstance(v, dict) else v
-            for k, v in d.items()}
-
-
-def knowledge_words(data: TransactionData, background) -> str:
-    """Which knowledge the attacker had, in one sentence (how many rows it could not score is
-    ``summary.unscored``'s, and only there).  Without a background it says that the stronger
-    attacker was not modelled: a figure of the papers' attacker alone must never read as the
-    release's risk (ALGORITHMS.md §6-7)."""
-    no_plain = not (data.tokens >= 0).any()
-    if background is not None:
-        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (no co-occurrence: a frequency list, or counts without pairs)"
-        return f"background {background.source}: {what}"
-    if no_plain:
-        return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
-                "against, and no background was given (--background gives the attacker priors and the "
-                "generalised context); nothing was attacked — not a sign that nothing can be")
-    return ("the measure only (the papers' attacker); an attacker who also knows how common each item is and "
-            "which items go together was not modelled, and on real data often takes back more: give --background "
-            "(data of a similar population, counts:FILE or wordfreq:LANG)")
-
-
-#: an AUC within table this close to the prior's says the prior carries the attack
-CARRY_MARGIN = 0.01
-
-
-def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
-    """Sentences that say which knowledge carries the attack (CLI and TUI print them).
-    ``cooccurrence``: False for a prior-only background (a frequency list, counts without pairs), whose background
-    and combined tables hold no co-occurrence and must not be described as if they did."""
-    kn = metrics["knowledge"]
-    lines = []
-    help_ = dict(VARIANT_HELP)
-    if not cooccurrence:
-        help_["background"] = "how common each item is (no co-occurrence to add)"
-        help_["combined"] = "how common each item is and the measure"
-    for v in VARIANTS:
-        f = kn[v]
-        if f.get("recall") is None:
-            continue
-        er = (f.get("baseline") or {}).get("error_ratio")
-        if f.get("auc_within_table") is None and not f.get("eliminated"):
-            # nothing to judge it by: not "takes back 0%", which reads as a measured outcome
-            lines.append(f"knowing {help_[v]}: scored no row here (nothing it knows to score against), "
-                         "so not tried")
-            continue
-        lines.append(f"knowing {help_[v]}: takes back {f['recall']:.0%} of the added items at precision "
-                     f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
-    # which knowledge ranks added members below original ones best (AUC within table: the same
-    # for every eliminator, so the verdict does not depend on the method's threshold)
-    auc = {v: kn[v].get("auc_within_table") for v in VARIANTS if kn[v].get("auc_within_table") is not None}
-    if not auc:
-        return [*lines, "no knowledge could score a member against an original one here"]
-    best = max(auc, key=lambda v: (round(auc[v], 3), -VARIANTS.index(v)))
-    words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
-             "background": "how common items are and which go together", "combined": "all of it together"}
-    if not cooccurrence:
-        words["background"] = "how common each item is (no co-occurrence)"
-        words["combined"] = "how common each item is and the measure together"
-    verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
-    if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
-        verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
-                   f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
-    # the table's recall, as it shows it: "adds nothing" is never said beside a table that takes back more
-    shown = {v: round(kn[v]["recall"], 3) for v in VARIANTS if kn[v].get("recall") is not None}
-    more = [v for v in VARIANTS if v != "prior" and "prior" in shown and shown.get(v, -1.0) > shown["prior"]]
-    if (best == "prior" or verdict.startswith("carried by how common")) and more:
-        top = max(more, key=lambda v: (shown[v], -VARIANTS.index(v)))
-        verdict += (f"; knowing {words[top]} ranks no better, but takes back more ({kn[top]['recall']:.0%} of "
-                    f"the added items against {kn['prior']['recall']:.0%})"
-                    + (" (the measure's meaning was not tried: it scored no row)" if "semantics" not in auc else ""))
-    elif best == "prior":
-        untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
-        added = "meaning and co-occurrence add" if cooccurrence else "meaning adds"
-        verdict += (("; co-occurrence adds nothing on this data" if cooccurrence else "")
-                    + " (the measure's meaning was not tried: it scored no row)" if untried
-                    else f"; {added} nothing on this data")
-    # the risk to report: the most that any attacker tried takes back while beating chance
-    beat = [v for v in VARIANTS if kn[v].get("recall") is not None
-            and (kn[v].get("baseline") or {}).get("error_ratio") is not None
-            and kn[v]["baseline"]["error_ratio"] < 1.0]  # 0.0 (no wrong elimination) beats chance too
-    if beat:
-        top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
-        verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "
-                    f"precision {_num(kn[top].get('precision'))}, knowing {words[top]}")
-    return [*lines, verdict]
-
-
-def _num(v, digits: int = 3) -> str:
-    return "-" if v is None else f"{v:.{digits}f}"
 
 
 # --------------------------------------------------------------------------- outputs

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from semtui.attacks.background import Background
+from semtui.model import TransactionData
 
 #: the variants of a knowledge attack, in the order a report lists them
 VARIANTS = ("prior", "semantics", "background", "combined")
@@ -159,3 +160,92 @@ def combine(background_table: np.ndarray, semantic_table: np.ndarray, weight: fl
         z = np.where(ok & (sd[:, None] > 0), (sem - mean[:, None]) / np.where(sd > 0, sd, 1.0)[:, None], 0.0)
     out += weight * bsd[:, None] * z
     return out
+
+
+# --------------------------------------------------------------------------- in words
+def knowledge_words(data: TransactionData, background) -> str:
+    """Which knowledge the attacker had, in one sentence (how many rows it could not score is
+    ``summary.unscored``'s, and only there).  Without a background it says that the stronger
+    attacker was not modelled: a figure of the papers' attacker alone must never read as the
+    release's risk (ALGORITHMS.md §6-7)."""
+    no_plain = not (data.tokens >= 0).any()
+    if background is not None:
+        what = "priors and co-occurrence" if background.has_cooccurrence else "priors only (no co-occurrence: a frequency list, or counts without pairs)"
+        return f"background {background.source}: {what}"
+    if no_plain:
+        return ("no knowledge at all: the release keeps no plain item, so the measure has no context to score "
+                "against, and no background was given (--background gives the attacker priors and the "
+                "generalised context); nothing was attacked — not a sign that nothing can be")
+    return ("the measure only (the papers' attacker); an attacker who also knows how common each item is and "
+            "which items go together was not modelled, and on real data often takes back more: give --background "
+            "(data of a similar population, counts:FILE or wordfreq:LANG)")
+
+
+#: an AUC within table this close to the prior's says the prior carries the attack
+CARRY_MARGIN = 0.01
+
+
+def carried_by(metrics: dict, cooccurrence: bool = True) -> list[str]:
+    """Sentences that say which knowledge carries the attack (CLI and TUI print them).
+    ``cooccurrence``: False for a prior-only background (a frequency list, counts without pairs), whose background
+    and combined tables hold no co-occurrence and must not be described as if they did."""
+    kn = metrics["knowledge"]
+    lines = []
+    help_ = dict(VARIANT_HELP)
+    if not cooccurrence:
+        help_["background"] = "how common each item is (no co-occurrence to add)"
+        help_["combined"] = "how common each item is and the measure"
+    for v in VARIANTS:
+        f = kn[v]
+        if f.get("recall") is None:
+            continue
+        er = (f.get("baseline") or {}).get("error_ratio")
+        if f.get("auc_within_table") is None and not f.get("eliminated"):
+            # nothing to judge it by: not "takes back 0%", which reads as a measured outcome
+            lines.append(f"knowing {help_[v]}: scored no row here (nothing it knows to score against), "
+                         "so not tried")
+            continue
+        lines.append(f"knowing {help_[v]}: takes back {f['recall']:.0%} of the added items at precision "
+                     f"{_num(f.get('precision'))} (error ratio {_num(er, 2)})")
+    # which knowledge ranks added members below original ones best (AUC within table: the same
+    # for every eliminator, so the verdict does not depend on the method's threshold)
+    auc = {v: kn[v].get("auc_within_table") for v in VARIANTS if kn[v].get("auc_within_table") is not None}
+    if not auc:
+        return [*lines, "no knowledge could score a member against an original one here"]
+    best = max(auc, key=lambda v: (round(auc[v], 3), -VARIANTS.index(v)))
+    words = {"prior": "how common each item is", "semantics": "the meaning of the context (the measure)",
+             "background": "how common items are and which go together", "combined": "all of it together"}
+    if not cooccurrence:
+        words["background"] = "how common each item is (no co-occurrence)"
+        words["combined"] = "how common each item is and the measure together"
+    verdict = f"carried by {words[best]} (AUC within table {auc[best]:.3f})"
+    if best != "prior" and "prior" in auc and auc[best] - auc["prior"] <= CARRY_MARGIN:
+        verdict = (f"carried by how common each item is (AUC within table {auc['prior']:.3f}); "
+                   f"{words[best]} adds only {auc[best] - auc['prior']:.3f}")
+    # the table's recall, as it shows it: "adds nothing" is never said beside a table that takes back more
+    shown = {v: round(kn[v]["recall"], 3) for v in VARIANTS if kn[v].get("recall") is not None}
+    more = [v for v in VARIANTS if v != "prior" and "prior" in shown and shown.get(v, -1.0) > shown["prior"]]
+    if (best == "prior" or verdict.startswith("carried by how common")) and more:
+        top = max(more, key=lambda v: (shown[v], -VARIANTS.index(v)))
+        verdict += (f"; knowing {words[top]} ranks no better, but takes back more ({kn[top]['recall']:.0%} of "
+                    f"the added items against {kn['prior']['recall']:.0%})"
+                    + (" (the measure's meaning was not tried: it scored no row)" if "semantics" not in auc else ""))
+    elif best == "prior":
+        untried = "semantics" not in auc  # the measure scored no row: it was not tried, not found useless
+        added = "meaning and co-occurrence add" if cooccurrence else "meaning adds"
+        verdict += (("; co-occurrence adds nothing on this data" if cooccurrence else "")
+                    + " (the measure's meaning was not tried: it scored no row)" if untried
+                    else f"; {added} nothing on this data")
+    # the risk to report: the most that any attacker tried takes back while beating chance
+    beat = [v for v in VARIANTS if kn[v].get("recall") is not None
+            and (kn[v].get("baseline") or {}).get("error_ratio") is not None
+            and kn[v]["baseline"]["error_ratio"] < 1.0]  # 0.0 (no wrong elimination) beats chance too
+    if beat:
+        top = max(beat, key=lambda v: (kn[v]["recall"], -VARIANTS.index(v)))
+        verdict += (f". The most any attacker tried takes back: {kn[top]['recall']:.0%} of the added items at "
+                    f"precision {_num(kn[top].get('precision'))}, knowing {words[top]}")
+    return [*lines, verdict]
+
+
+def _num(v, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"

@@ -243,7 +243,7 @@ class SummaryPanel(VerticalScroll):
 def knowledge_lines(report: dict) -> list[str]:
     """The sentences under the knowledge table, made by the engine from the table's own numbers
     (not read back from the report: one written by an older rule could contradict its table)."""
-    from semtui.attacks.setgen.attack import carried_by
+    from semtui.attacks.setgen.knowledge import carried_by
 
     metrics = report.get("metrics") or {}
     kn = metrics.get("knowledge")
