@@ -411,3 +411,22 @@ class CellsTable(VirtualTable):
         self.sort_marks = {self.cursor_col: " ▼" if descending else " ▲"}
         self.fill()
         self.move_to(int(np.flatnonzero(self.order == keep)[0]))
+
+
+def cell_about(cell: dict) -> Text:
+    """Two lines on a cell: its label and the checker's verdict; its release and strongest attack."""
+    t = Text()
+    t.append(label(cell), style="bold")
+    chk = cell.get("check") or {}
+    if chk:
+        t.append(f" · check {'passed' if chk.get('passed') else '✗ FAILED'}"
+                 + (f" ({chk.get('checker')})" if chk.get("checker") else ""))
+        if chk.get("detail"):
+            t.append(f": {chk['detail']}")
+    rel = cell.get("release")
+    t.append("\n")
+    t.append(f"release {rel} (enter opens it)" if rel else "no release kept (null)", style="dim")
+    p = cell.get("privacy") or {}
+    if p.get("attack"):
+        t.append(f" · strongest attack: {p['attack']}", style="dim")
+    return t

@@ -107,10 +107,10 @@ class ExperimentScreen(Screen):
         self.set_class(event.size.width >= 110, "-wide")
 
     def update_about(self) -> None:
-        from semtui.tui.screens.assessment import _cell_about
+        from semtui.tui.components.plots import cell_about
 
         i = self.query_one(CellsTable).current
-        self.query_one("#exp-about", Static).update(_cell_about(self.cells[i]) if i is not None else "")
+        self.query_one("#exp-about", Static).update(cell_about(self.cells[i]) if i is not None else "")
 
     def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
         i = self.query_one(CellsTable).current

@@ -226,7 +226,7 @@ async def test_a_clamped_verdict_ends_on_a_whole_word():
     from rich.text import Text
     from textual.app import App
 
-    from semtui.tui.screens.assessment import Verdict
+    from semtui.tui.components.assessment_views import Verdict
 
     words = ("the strongest attacker takes back sixty-one percent of the added items at precision "
              "0.845 against a random attacker with the same budget ") * 6
@@ -303,7 +303,7 @@ def _assessment_doc(n_records: int, implicated: int) -> dict:
 async def test_records_at_risk_one_clause_a_line_and_a_list_that_stops_says_so(tmp_path, size):
     from semtui import reports
     from semtui.tui.app import document_screen
-    from semtui.tui.screens.assessment import RecordsTable
+    from semtui.tui.components.assessment_views import RecordsTable
 
     doc = tmp_path / "a.json"
     doc.write_text(reports.dumps(_assessment_doc(200, 5852)))
@@ -415,7 +415,7 @@ def test_anonymize_setgen_says_utility_loss_with_its_scale(tmp_path):
 
 # --------------------------------------------------------------------------- 10: one row per attack, chance
 def test_the_attacks_ranked_list_each_distinct_attack_once():
-    from semtui.tui.screens.assessment import ranked_attacks
+    from semtui.tui.components.assessment_views import ranked_attacks
 
     def fig(p):
         return {"correct": 10, "added": 20, "precision": p, "recall": 0.5, "error_ratio": 0.7}
@@ -475,7 +475,7 @@ async def test_a_dive_from_a_record_lands_on_its_own_sub_record(tmp_path, meps_d
     names the record)."""
     from semtui import reports
     from semtui.tui.app import document_screen
-    from semtui.tui.screens.assessment import RecordsTable
+    from semtui.tui.components.assessment_views import RecordsTable
 
     session = load_session(meps_disassoc["data"], key=meps_disassoc["key"], original=meps_disassoc["original"])
     data, key = session.data, session.key

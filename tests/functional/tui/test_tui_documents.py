@@ -464,7 +464,7 @@ def test_open_reads_the_document_before_asking_for_a_terminal(assessed):
 def test_an_empty_records_view_says_why_records_cannot_be_named():
     """Without the key (disassociated) or the original, no record can be named: the view says so
     rather than "no record is implicated", which would read as nothing at risk."""
-    from semtui.tui.screens.assessment import no_records_text
+    from semtui.tui.components.assessment_views import no_records_text
 
     assert "without the key" in no_records_text({"kind": "disassociated", "original": "o.txt", "key": None})
     assert "without the original" in no_records_text({"kind": "set-generalised", "original": None})
