@@ -11,8 +11,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
-import time
 import warnings
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from semtui.cli import (
     harden,
     hierarchy,
     score,
+    stopping,
     table,
 )
 from semtui.cli.common import (
@@ -258,154 +257,6 @@ def _no_value_shown_for_flags() -> None:
 
 _no_value_shown_for_flags()
 
-#: the last terminating signal received (SIGINT or SIGTERM), for the exit code
-_received: list[int] = []
-#: set once the command has returned: its outputs are complete, nothing is left to unwind
-_finished: list[bool] = []
-#: seconds a signal's unwinding may take before it is sent again, and again before the process
-#: ends anyway (:func:`_watchdog`)
-STOP_GRACE = 10.0
-
-
-def _on_signal(signum, frame) -> None:
-    """SIGINT and SIGTERM raise KeyboardInterrupt where the program is, so every temporary
-    file is removed on the way out (the exit code then tells them apart).  Once the command
-    has returned (its outputs committed) there is nothing to unwind: the process says so and
-    ends at once, wherever it is (flushing stdout, the interpreter's exit handlers): raised
-    there, the KeyboardInterrupt escaped every handler and Python ended by the signal (-2)."""
-    _received.append(signum)
-    if _finished:
-        _stopped()
-    quiet = sys.modules.get("semtui.runtime.scheduler")
-    if quiet is not None:  # Dask's event loop may log the interrupt's effects before its session closes
-        quiet.silence_dask()
-    _watchdog()
-    if _inside(frame, _unraisable.__code__):  # raised in the hook below, ignored too: it comes again, later
-        _send_again(signum)
-        return
-    raise KeyboardInterrupt
-
-
-_watching: list = []
-#: held by whichever of the main thread and the watchdog ends the process first
-_stopping = threading.Lock()
-
-
-def _watchdog() -> None:
-    """A signal ends the process within 2 x STOP_GRACE seconds, however its KeyboardInterrupt
-    fares.  Swallowed by code that catches every exception, or its unwinding held up (a worker
-    pool waiting on a pipe no one writes: a run went on 121 s until a second SIGTERM), the
-    signal is sent again after STOP_GRACE seconds, as that user did (its interrupt unwinds from
-    wherever the run is then, temporary files removed); should that not end it either, the
-    process ends as :func:`_stopped` ends it, from this thread, with what was committed."""
-    if _watching:
-        return
-
-    def watch() -> None:
-        time.sleep(STOP_GRACE)
-        with contextlib.suppress(OSError):
-            os.kill(os.getpid(), _received[-1] if _received else signal.SIGTERM)
-        time.sleep(STOP_GRACE)
-        _stopped(from_thread=True)
-
-    _watching.append(threading.Thread(target=watch, name="semtui-stop-watchdog", daemon=True))
-    _watching[0].start()
-
-
-def _inside(frame, code) -> bool:
-    """Whether ``frame`` runs ``code`` or is called from it."""
-    while frame is not None:
-        if frame.f_code is code:
-            return True
-        frame = frame.f_back
-    return False
-
-
-def _unraisable(hook):
-    """``sys.unraisablehook``: a signal whose KeyboardInterrupt was raised inside a finalizer (a
-    ``__del__``, a weakref callback), where Python prints "Exception ignored" and goes on -- the
-    run went on to exit 0, about 1 signal in 300 under load -- is sent again, to land in the
-    code that runs next; anything else goes to the hook it replaced."""
-    if isinstance(hook.exc_value, KeyboardInterrupt) and _received:
-        _send_again(_received[-1])
-        return
-    (_previous_hooks[-1] if _previous_hooks else sys.__unraisablehook__)(hook)
-
-
-#: the unraisable hooks :func:`run` replaced (one a run, innermost last), the last of which gets
-#: every other unraisable exception
-_previous_hooks: list = []
-
-
-def _send_again(signum: int) -> None:
-    """``signum`` to this process again in a moment, from a thread: the code that runs then
-    handles it (should it be a finalizer again, the hook sends it once more)."""
-    import threading
-
-    def later() -> None:
-        time.sleep(0.005)
-        os.kill(os.getpid(), signum)
-
-    threading.Thread(target=later, name="semtui-signal-again", daemon=True).start()
-
-
-def _stopped(from_thread: bool = False) -> None:
-    """Interrupted or terminated: every temporary file was removed on the way here; say so
-    and leave at once (no second interrupt can land in the interpreter's shutdown).
-    ``from_thread``: the watchdog, whose thread cannot change the handlers (a second signal in
-    the main thread meanwhile calls this too: whichever comes first ends the process)."""
-    if not from_thread:
-        for sig in (signal.SIGINT, signal.SIGTERM):  # a second one cannot cut this short
-            signal.signal(sig, signal.SIG_IGN)
-    if not _stopping.acquire(blocking=False):  # the other one is ending the process: it says so
-        while True:
-            time.sleep(1)
-    from semtui.fileio import committed, remove_process_scratch
-
-    # the executor only if the run used it: imported now, in the interpreter's exit handlers, it
-    # would fail (concurrent.futures registers an exit handler on import); not imported, this
-    # process started no helper and multiprocessing made no folder for it
-    executor = sys.modules.get("semtui.runtime.executor")
-    try:  # none of our helpers writes into a scratch folder after its removal
-        if executor is not None:
-            executor.stop_descendants()
-    except Exception:  # the way out must not fail; PR_SET_PDEATHSIG still ends them
-        pass
-    remove_process_scratch(*(executor.process_folder() if executor is not None else []))  # os._exit below skips the exit handlers that would
-    term = bool(_received) and _received[-1] == signal.SIGTERM
-    done = committed()  # an interrupt after the commit: the outputs are complete and new
-    _say(("semtui: terminated" if term else "semtui: interrupted")
-         + (f" (after writing {', '.join(done)})" if done else ""))
-    # what was printed goes out, but a reader that takes nothing (a full pipe) cannot hold
-    # the exit: the flush gets a second
-    import threading
-
-    flusher = threading.Thread(target=_flush_stdout, daemon=True)
-    flusher.start()
-    flusher.join(1.0)
-    os._exit(exitcodes.TERMINATED if term else exitcodes.INTERRUPTED)
-
-
-def _flush_stdout() -> None:
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _say(line: str) -> None:
-    """One line on stderr (a name of megabytes is cut short); a closed stderr is not an error
-    of its own."""
-    line = line.replace("\n", " ")
-    if len(line) > 2000:
-        line = line[:1999] + "…"
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
 def _usage_line(exc) -> str:
     """click's usage error as one line: the message and where to read the usage."""
     msg = " ".join(exc.format_message().split())
@@ -497,12 +348,12 @@ def run(argv: list[str] | None = None) -> None:
     and an exit code; the ``semtui`` process is :func:`main`."""
     previous = sys.unraisablehook
     # a run inside a run hands on to the outer run's previous hook
-    _previous_hooks.append(_previous_hooks[-1] if previous is _unraisable else previous)
-    sys.unraisablehook = _unraisable
+    stopping.previous_hooks.append(stopping.previous_hooks[-1] if previous is stopping.unraisable else previous)
+    sys.unraisablehook = stopping.unraisable
     try:
         _run(argv)
     finally:  # a run inside another program (the tests' in-process runs) leaves its hook as it was
-        _previous_hooks.pop()
+        stopping.previous_hooks.pop()
         sys.unraisablehook = previous
         _loop_note()
 
@@ -513,15 +364,15 @@ def _loop_note() -> None:
     engine = sys.modules.get("semtui.attacks.setgen.eliminate.engine")
     why = engine.loop_fallback() if engine is not None else None
     if why:
-        _say(f"semtui: note: the compiled GBA/RBA/WBA loop could not load ({why}); the numpy loop ran "
+        stopping.say(f"semtui: note: the compiled GBA/RBA/WBA loop could not load ({why}); the numpy loop ran "
              "instead: the same results, slower (reinstall numba: pip install 'numba>=0.61')")
 
 
 def _run(argv: list[str] | None) -> None:
-    _received.clear()
-    _finished.clear()
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+    stopping.received.clear()
+    stopping.finished.clear()
+    signal.signal(signal.SIGINT, stopping.on_signal)
+    signal.signal(signal.SIGTERM, stopping.on_signal)
     try:
         from semtui import fileio
         from semtui.cli.common import buffered_stdout
@@ -537,44 +388,44 @@ def _run(argv: list[str] | None) -> None:
         rc = _command()(args=argv, prog_name="semtui", standalone_mode=False)
         if rc == exitcodes.INTERRUPTED:  # Typer turns a KeyboardInterrupt into a silent 130
             raise KeyboardInterrupt
-        _finished.append(True)  # from here a signal ends the process at once (_on_signal)
+        stopping.finished.append(True)  # from here a signal ends the process at once (stopping.on_signal)
         if PAUSE_ENV in os.environ:  # the tests' pause point (cli/common.py) after the command
             _test_pause("semtui finished")
         sys.stdout.flush()
     except BrokenPipeError:
         stdout_closed()
     except InputError as exc:
-        _say(f"semtui: error: {options_error(exc)}")
+        stopping.say(f"semtui: error: {options_error(exc)}")
         sys.exit(exitcodes.INPUT)
     except (KeyboardInterrupt, Interrupted):
-        _stopped()
+        stopping.stopped()
     except SystemExit:
         # click answers a closed stdout (EPIPE) by wrapping sys.stdout and exiting 1
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":
             stdout_closed()
         raise
     except RecursionError:
-        _say("semtui: error: input nested too deeply")
+        stopping.say("semtui: error: input nested too deeply")
         sys.exit(exitcodes.INPUT)
     except OSError as exc:  # unreadable input, unwritable output, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
-        _say(f"semtui: error: {where}{exc.strerror or exc}")
+        stopping.say(f"semtui: error: {where}{exc.strerror or exc}")
         sys.exit(exitcodes.INPUT)
     except Exception as exc:  # click's usage errors and our own bugs
         # Typer vendors click in recent releases, so recognise its exceptions by shape.
-        if type(exc).__name__ == "Abort" or _received:
+        if type(exc).__name__ == "Abort" or stopping.received:
             # an interrupt that landed inside a C extension's import surfaces as an ImportError
             # ("initialization failed"): after SIGINT/SIGTERM, whatever failed is the interrupt
-            _stopped()
+            stopping.stopped()
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
             if isinstance(exc.__context__, BrokenPipeError) or isinstance(exc.__cause__, BrokenPipeError):
                 stdout_closed()
             if exc.format_message().strip():  # empty: the help was shown (a bare command group)
-                _say(_usage_line(exc))
+                stopping.say(_usage_line(exc))
             sys.exit(exitcodes.INPUT if exc.exit_code == 2 else exc.exit_code)
         if os.environ.get("SEMTUI_DEBUG"):
             raise
-        _say(f"semtui: internal error (a bug in semtui; please report it with the command line): "
+        stopping.say(f"semtui: internal error (a bug in semtui; please report it with the command line): "
              f"{type(exc).__name__}: {exc} (SEMTUI_DEBUG=1 shows the traceback)")
         sys.exit(exitcodes.INTERNAL)
     else:

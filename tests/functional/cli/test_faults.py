@@ -245,10 +245,10 @@ def test_a_signal_handled_inside_a_finalizer_still_stops_the_run(sig):
     signal again, and it lands in the code that runs next."""
     script = f"""
 import os, signal, sys, time
-from semtui.cli import main
-main._received.clear()
-sys.unraisablehook = main._unraisable   # as main.run() installs them
-signal.signal({int(sig)}, main._on_signal)
+from semtui.cli import stopping
+stopping.received.clear()
+sys.unraisablehook = stopping.unraisable   # as main.run() installs them
+signal.signal({int(sig)}, stopping.on_signal)
 
 class Finalized:
     def __del__(self):
@@ -263,7 +263,7 @@ try:
         pass
     print("went on")
 except KeyboardInterrupt:
-    print("stopped", main._received)
+    print("stopped", stopping.received)
 """
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, PYTHONPATH=str(REPO)))

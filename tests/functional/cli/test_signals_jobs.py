@@ -147,9 +147,9 @@ def test_a_signal_after_the_commit_says_what_was_written(sig, code, word, point,
 
 SWALLOWING = """
 import os, signal, sys, time
-from semtui.cli import main
-main.STOP_GRACE = 1.0
-signal.signal(signal.SIGTERM, main._on_signal)
+from semtui.cli import stopping
+stopping.STOP_GRACE = 1.0
+signal.signal(signal.SIGTERM, stopping.on_signal)
 t, ready, swallowed = time.monotonic(), False, 0
 while time.monotonic() - t < 30:
     try:
