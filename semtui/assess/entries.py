@@ -115,14 +115,14 @@ def reassoc_entry(result, opts, o: dict, i: AssessInputs, *, uses_measure: bool,
              "nba": f"which items go together in a similar population ({opts.background})"}.get(
         method, f"the release and the meaning of the items ({opts.measure})")
     report = result.report
-    m = report.get("metrics")
-    ref = (m or {}).get("informed_reference")
+    m = report.metrics
+    ref = None if m is None else m.informed_reference
     return ReassocEntry(
         attack=label("reassoc", o), method=method, measure=opts.measure if uses_measure else None,
         background=opts.background, role="baseline" if method == "ra" else "attack", command=" ".join(cmd),
-        needs=needs, placements=report["summary"]["placements"],
+        needs=needs, placements=report.summary.placements,
         figures=None if m is None else ReassocFigures.of(m),
-        informed_reference={k: v for k, v in ref.items() if k != "about"} if ref else None)
+        informed_reference=ref)
 
 
 # --------------------------------------------------------------------------- the cover problem

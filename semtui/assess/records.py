@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
 from semtui.runtime.progress import ProgressCallback, throttled
+
+if TYPE_CHECKING:
+    from semtui.attacks.reassociation import ReassociationReport
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -85,24 +89,25 @@ def setgen_records(groups: Iterable[dict]) -> tuple[list[SetgenRecord], list[Ite
     return out, [ItemExposed(x, c, "groups") for x, c in exposed_count.most_common(RECORDS_KEPT)]
 
 
-def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[ItemExposed]]:
-    """Per original transaction (the key's), the items a re-association (its report: the
-    engine's :attr:`Reassociation.report`, or the same read back) put back with it correctly."""
+def reassoc_records(report: ReassociationReport, original) -> tuple[list[DisassocRecord], list[ItemExposed]]:
+    """Per original transaction (the key's), the items a re-association (its typed report: the
+    engine's :attr:`Reassociation.report`, or one read back with ``from_json``) put back with it
+    correctly."""
     recs: dict[int, dict] = {}
     items: Counter = Counter()
-    for c in report.get("clusters", []):
-        anchors = c.get("anchor_transactions")
+    for c in report.clusters:
+        anchors = c.anchor_transactions
         if anchors is None:
             continue
-        for u in c["units"]:
-            for a, ok in zip(u["anchors"], u.get("correct") or []):
+        for u in c.units or ():
+            for a, ok in zip(u.anchors, u.correct or ()):
                 t = anchors[a]
                 if not ok or t is None or t < 0:
                     continue
-                r = recs.setdefault(t, {"line": _line(original, t), "cluster": c.get("id"), "n": 0, "items": []})
-                r["n"] += len(u["items"])
-                r["items"] += u["items"]
-                items.update(u["items"])
+                r = recs.setdefault(t, {"line": _line(original, t), "cluster": c.id, "n": 0, "items": []})
+                r["n"] += len(u.items)
+                r["items"] += u.items
+                items.update(u.items)
     ranked = sorted(recs.items(), key=lambda tr: (-tr[1]["n"], tr[0]))
     return ([DisassocRecord(t, r["line"], r["cluster"], r["n"], tuple(r["items"])) for t, r in ranked],
             [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])

@@ -340,7 +340,7 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
 
 
 def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> None:
-    from semtui.attacks.reassociation import reconstructed_transactions
+    from semtui.attacks.reassociation import ReassocCluster, ReassocJoint, reconstructed_transactions
 
     result = session.latest("reassociation")
     if result is None:
@@ -349,7 +349,8 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         pane.border_subtitle = ""
         return
     entry = result.report["clusters"][c]
-    recon = reconstructed_transactions(entry, result.report.get("joint_clusters"))
+    recon = reconstructed_transactions(ReassocCluster.from_json(entry),
+                                       [ReassocJoint.from_json(j) for j in result.report.get("joint_clusters") or ()])
     anchors_t = entry.get("anchor_transactions")
     have_orig = anchors_t is not None and session.original is not None
 

@@ -110,9 +110,9 @@ def render_disassoc(session: Session) -> list:
                 # measured over part of the transactions only: never read as the whole release's
                 parts.append(Text(f"WMD over {m['wmd_transactions']:,} of {m['transactions']:,} transactions only "
                                   "(the others hold terms with no score).", style="dim"))
-            from semtui.attacks.reassociation import informed_sentence
+            from semtui.attacks.reassociation import ReassocMetrics, informed_sentence
 
-            sentence = informed_sentence(m)
+            sentence = informed_sentence(ReassocMetrics.from_json(m))
             if sentence:
                 parts.append(Text(sentence))
         else:

@@ -369,7 +369,7 @@ def run_reassociation_job(session, params: dict, progress=None) -> dict:
                                sources={"data": str(session.path),
                                         "key": str(session.key_path) if judged and session.key_path else None,
                                         "original": str(session.original_path) if judged else None})
-    return result.report
+    return result.report.to_json()
 
 
 def run_cover_job(session, params: dict, progress=None) -> dict:

@@ -435,14 +435,14 @@ async def test_meps_sort_filter_jump_search_and_attacks(meps):
         vuln = app.session.result.report["clusters"]
         assert vuln[int(lst.order[0])]["vulnerable_records"] == max(c["vulnerable_records"] for c in vuln)
         # the reconstruction of every cluster is the engine's
-        from semtui.attacks.reassociation import reconstructed_transactions
+        from semtui.attacks.reassociation import ReassocCluster, reconstructed_transactions
 
         reassoc = app.session.latest("reassociation")
         await pilot.press("b")
         entry = reassoc.report["clusters"][lst.current]
         # (the wrongly added items first: the same items, in another order)
         assert [sorted(r[1].replace("✗", "").split(", ")) for r in rows(screen.detail)] == \
-            [sorted(t) for t in reconstructed_transactions(entry)]
+            [sorted(t) for t in reconstructed_transactions(ReassocCluster.from_json(entry))]
 
 
 @pytest.mark.slow

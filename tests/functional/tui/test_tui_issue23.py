@@ -365,8 +365,9 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("ctrl+s")
         await settle(pilot)
         from semtui.assess import reassoc_records
+        from semtui.attacks.reassociation import ReassociationReport
 
-        broken = reassoc_records(s.latest("reassociation").report, s.original)[0]
+        broken = reassoc_records(ReassociationReport.from_json(s.latest("reassociation").report), s.original)[0]
         await pilot.press("r")
         view = app.screen
         mine = sorted((r["T"], r["line"]) for r in view.rows if r["source"] == "re-association")

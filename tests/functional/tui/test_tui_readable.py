@@ -299,14 +299,14 @@ async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, 
                 assert len(v) <= 5, n.message
         screen, lst = app.screen, app.screen.list_pane
         # the cluster with the most wrongly added items
-        from semtui.attacks.reassociation import reconstructed_transactions
+        from semtui.attacks.reassociation import ReassocCluster, reconstructed_transactions
 
         best, most = 0, -1
         for c, entry in enumerate(app.session.result.report["clusters"]):
             anchors = entry.get("anchor_transactions") or []
             idx = screen.detail.cluster_index
             wrong = 0
-            for a, rec in enumerate(reconstructed_transactions(entry)):
+            for a, rec in enumerate(reconstructed_transactions(ReassocCluster.from_json(entry))):
                 orig = set(idx.original_items(anchors[a]) or []) if a < len(anchors) else set()
                 wrong += sum(1 for x in rec if x not in orig)
             if wrong > most:
