@@ -27,27 +27,33 @@ def cluster_chunk_labels(n_record_chunks: int, joints: list[tuple[str, int]]) ->
     return out
 
 
-def problem_chunks(p: dict, labels: list[str] | None = None) -> tuple[str, str]:
+def _field(p, name: str):
+    """A field of a cover problem: the engine's typed entry (an attribute) or a document's (a key)."""
+    return p.get(name) if isinstance(p, dict) else getattr(p, name, None)
+
+
+def problem_chunks(p, labels: list[str] | None = None) -> tuple[str, str]:
     """A cover problem's two chunks by name: x's, and the earlier chunk's that holds I.  The
     report's own labels; a report without them (older) by ``labels`` (:func:`cluster_chunk_labels`
-    of its cluster), else by number."""
+    of its cluster), else by number.  ``p``: the typed problem (``semtui.attacks.cover.ProblemEntry``)
+    or a document's."""
 
     def one(label_key: str, n_key: str) -> str:
-        if p.get(label_key):
-            return str(p[label_key])
-        n = int(p[n_key])
+        if _field(p, label_key):
+            return str(_field(p, label_key))
+        n = int(_field(p, n_key))
         return labels[n - 1] if labels is not None and 0 < n <= len(labels) else chunk_label(n)
 
     return one("chunk_label", "chunk"), one("earlier_label", "earlier_chunk")
 
 
-def problem_chunk_names(data, p: dict) -> tuple[str, str]:
+def problem_chunk_names(data, p) -> tuple[str, str]:
     """A cover problem's two chunks by their one name (x's, and the earlier one's that holds I):
     the report's labels, or (an older report without them) the names the release ``data`` gives
-    its chunks (:func:`cluster_chunk_labels`)."""
-    if (p.get("chunk_label") and p.get("earlier_label")) or data is None:
+    its chunks (:func:`cluster_chunk_labels`).  ``p`` as :func:`problem_chunks`'s."""
+    if (_field(p, "chunk_label") and _field(p, "earlier_label")) or data is None:
         return problem_chunks(p)
-    c = next((c for c in data.clusters if c.id == p.get("cluster")), None)
+    c = next((c for c in data.clusters if c.id == _field(p, "cluster")), None)
     if c is None:
         return problem_chunks(p)
     joints = [data.joint_clusters[ji] for ji in data.joint_of().get(c.id, ())]

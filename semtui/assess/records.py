@@ -20,6 +20,7 @@ from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRec
 from semtui.runtime.progress import ProgressCallback, throttled
 
 if TYPE_CHECKING:
+    from semtui.attacks.cover import CoverReport
     from semtui.attacks.reassociation import ReassociationReport
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
@@ -122,24 +123,24 @@ def _ticking(progress: ProgressCallback | None, total: int, message: str):
     return throttled(lambda i: progress(i, total, message), at_once=True)
 
 
-def cover_breaches(report: dict, data, key=None, *, named: bool = True,
+def cover_breaches(report: CoverReport, data, key=None, *, named: bool = True,
                    progress: ProgressCallback | None = None) -> dict[int, list[Breach]]:
-    """Per original transaction (0-based, the key's), the breaches of a cover report that reach
-    it: the records a problem lists (``semtui cover --key``, with their lines and, with the
-    original, whether they really hold the pair), else those the key says hold its x
-    (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
-    (``data``, the release, names them when the report does not).  ``progress(done, total,
-    message)`` is called every :data:`~semtui.runtime.progress.BEAT` seconds (and may raise to
-    cancel)."""
-    hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
+    """Per original transaction (0-based, the key's), the breaches of a cover report (typed: the
+    engine's, or one read back with ``from_json``) that reach it: the records a problem lists
+    (``semtui cover --key``, with their lines and, with the original, whether they really hold
+    the pair), else those the key says hold its x (:func:`semtui.attacks.cover.problem_records`;
+    no key: none).  ``named``: name the chunks (``data``, the release, names them when the report
+    does not).  ``progress(done, total, message)`` is called every
+    :data:`~semtui.runtime.progress.BEAT` seconds (and may raise to cancel)."""
+    hits = report.breached
     if not hits:
         return {}
     tick = _ticking(progress, len(hits), "cover breaches")
     reached = []
     for i, p in enumerate(hits):
         tick(i)
-        reached.append([(r["transaction"], r.get("line"), r.get("holds_covered")) for r in p.get("records", [])])
-    unlisted = [i for i, p in enumerate(hits) if "records" not in p]
+        reached.append([(r.transaction, r.line, r.holds_covered) for r in p.records or ()])
+    unlisted = [i for i, p in enumerate(hits) if p.records is None]
     if unlisted and key is not None:
         from semtui.attacks.cover import problem_records
 
@@ -148,15 +149,15 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True,
     from semtui.wording import problem_chunk_names
 
     out: dict[int, list[Breach]] = {}
-    attacker = report.get("attacker", "")
+    attacker = report.attacker or ""
     for i, (p, recs) in enumerate(zip(hits, reached)):
         tick(i)
         # a problem in a joint cluster's shared chunk reaches records of several member clusters:
         # the chunks by their one name
         x_at, y_at = problem_chunk_names(data, p) if named else ("", "")
         for t, line, real in recs:
-            out.setdefault(int(t), []).append(Breach(attacker, p["x"], tuple(p["covered"]), tuple(p["covering"]),
-                                                     p.get("cluster"), x_at, y_at, line, real))
+            out.setdefault(int(t), []).append(Breach(attacker, p.x, p.covered, p.covering, p.cluster, x_at, y_at,
+                                                     line, real))
     return out
 
 
@@ -191,7 +192,7 @@ def record_clusters(key) -> dict[int, str]:
     return home
 
 
-def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None,
+def disassoc_record_rows(cover: CoverReport | None, reassoc: ReassociationReport | None, original, key, data=None,
                          progress: ProgressCallback | None = None) -> list[dict]:
     """The records a disassociated release's attacks reach (:func:`disassoc_records`, as
     ``semtui assess`` merges them), one row per (record, what reaches it): ``{"T", "line",

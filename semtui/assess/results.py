@@ -31,6 +31,7 @@ from semtui.metrics.intervals import Interval
 from semtui.reports import Report
 
 if TYPE_CHECKING:
+    from semtui.attacks.cover import CoverReport
     from semtui.attacks.reassociation import InformedReference
 
 FORMAT = "semtui-assessment/2"
@@ -351,9 +352,9 @@ class AssessmentReport(Report):
     alternatives: list[dict] = field(default_factory=list)
     #: why there are no alternatives, or what was assumed to make them
     alternatives_note: str | None = None
-    #: the cover attacks' own reports by attacker (``semtui cover``'s document), kept beside the
+    #: the cover attacks' own typed reports by attacker (``semtui cover``'s), kept beside the
     #: assessment but not in it: the TUI shows them as results (``x`` lists the problems)
-    cover_reports: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
+    cover_reports: dict[str, CoverReport] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def covers(self) -> list[CoverEntry]:

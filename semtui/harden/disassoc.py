@@ -194,9 +194,8 @@ class DisassocHardening:
             attacks = []
             for who in ATTACKERS:
                 progress(0, 1, f"the proof: the {who} cover attacker on the {label} release")
-                doc = run_cover(rel, CoverOptions(attacker=who), original=original, key=key)["summary"]
-                attacks.append(CoverFigures(who, int(doc["cover_problems"]), int(doc["breaches"]),
-                                            int(doc["vulnerable_records"]),
+                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=key).summary
+                attacks.append(CoverFigures(who, int(s.cover_problems), int(s.breaches), int(s.vulnerable_records),
                                             f"semtui cover {_q(name)} --attacker {who} --original {_q(original_path)}"))
             progress(0, 1, f"the proof: NBA on the {label} release")
             opts = ReassociationOptions(method="nba", background=spec, informed=knowledge != SELF, summary_only=True)

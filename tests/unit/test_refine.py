@@ -132,9 +132,9 @@ def test_cover_problems_span_a_record_chunk_and_a_shared_chunk():
     from semtui.attacks.cover import run_cover
 
     rep = run_cover(parse_disassociated(JOINT_DOC, "j.json"))
-    assert [(p["cluster"], p["chunk_label"], p["earlier_label"], p["x"], sorted(p["covered"]))
-            for p in rep["cover_problems"]] == [("P1", "J1/S1", "C1", "x", ["a", "b"])]
-    assert [c["shared_chunks"] for c in rep["clusters"]] == [1, 1]
+    assert [(p.cluster, p.chunk_label, p.earlier_label, p.x, sorted(p.covered))
+            for p in rep.cover_problems] == [("P1", "J1/S1", "C1", "x", ["a", "b"])]
+    assert [c.shared_chunks for c in rep.clusters] == [1, 1]
 
 
 def test_info_reports_joint_clusters_and_both_associated_shares():
@@ -267,4 +267,4 @@ def test_no_cover_problem_with_a_shared_item_the_cluster_shows_itself():
 
     doc = json.loads(json.dumps(JOINT_DOC))
     doc["clusters"][0]["term_chunk"] = ["x"]    # P1's x is in its term chunk: the shared x's are P2's
-    assert run_cover(parse_disassociated(doc, "j.json"))["cover_problems"] == []
+    assert run_cover(parse_disassociated(doc, "j.json")).cover_problems == ()

@@ -56,10 +56,11 @@ def records_at_risk(session: Session, progress=None) -> list[dict]:
     record by what it knows.  Seconds on a large release (260,585 rows of MEPS's cover report:
     about 8 s), so the view finds them in a worker; ``progress`` may raise to cancel."""
     from semtui.assess import disassoc_record_rows
+    from semtui.attacks.cover import CoverReport
     from semtui.attacks.reassociation import ReassociationReport
 
     cover, reassoc = sources = _sources(session)
-    rows = disassoc_record_rows(None if cover is None else cover.report,
+    rows = disassoc_record_rows(None if cover is None else CoverReport.from_json(cover.report),
                                 None if reassoc is None else ReassociationReport.from_json(reassoc.report),
                                 session.original, session.key, session.data, progress=progress)
     session.records_found = (sources, rows)

@@ -550,7 +550,7 @@ class BaseScreen(Screen):
             # what `semtui assess` reports: the attacks and, with the original, the safer alternatives;
             # beside it the cover attacks' own reports (the strong attacker's becomes a result: x lists it)
             rep = assess_with_alternatives(release, inputs, progress=progress)
-            return rep.to_json(), rep.cover_reports
+            return rep.to_json(), {who: r.to_json() for who, r in rep.cover_reports.items()}
 
         start_job(self, "assess", assess)
 

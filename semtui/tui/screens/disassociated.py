@@ -383,4 +383,4 @@ def run_cover_job(session, params: dict, progress=None) -> dict:
     if session.key is not None:  # every problem then lists the records it reaches (r shows them)
         sources["key"] = None if session.key_path is None else str(session.key_path)
     return run_cover(session.data, options, original=session.original, key=session.key, progress=progress,
-                     sources=sources)
+                     sources=sources).to_json()

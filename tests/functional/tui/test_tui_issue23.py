@@ -318,7 +318,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("ctrl+s")
         await settle(pilot)
         s = app.session
-        expected = run_cover(s.data, original=s.original, key=s.key)
+        expected = run_cover(s.data, original=s.original, key=s.key).to_json()
         assert "records reached (r lists them)" in notices(app)
         await pilot.press("r")
         await settle(pilot)
@@ -391,7 +391,7 @@ async def test_records_at_risk_are_found_in_a_worker_that_escape_cancels(meps_di
     from semtui.tui.session import Result
 
     session = load_session(meps_disassoc["data"], key=meps_disassoc["key"], original=meps_disassoc["original"])
-    report = run_cover(session.data, original=session.original, key=session.key)
+    report = run_cover(session.data, original=session.original, key=session.key).to_json()
     session.add_result(Result(report, "run"))
     app = SemtuiApp(session)
     app.animation_level = "none"
