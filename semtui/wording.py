@@ -28,7 +28,7 @@ def cluster_chunk_labels(n_record_chunks: int, joints: list[tuple[str, int]]) ->
 
 
 def _field(p, name: str):
-    """A field of a cover problem: the engine's typed entry (an attribute) or a document's (a key)."""
+    """A field of an attack report's part: the engine's typed one (an attribute) or a document's (a key)."""
     return p.get(name) if isinstance(p, dict) else getattr(p, name, None)
 
 
@@ -70,12 +70,12 @@ MOST_BREACHES_HELP = ("cover / max/ch: cover problems found in the cluster, and 
                       "chunks for the chosen attacker (the papers' count of vulnerable records; a shared chunk's "
                       "are counted across its joint cluster, so it can exceed the cluster's size)")
 
-def most_breaches_words(cluster: dict) -> str:
-    """A cluster's count of vulnerable records (a cover report's ``clusters`` entry) named for what
-    it counts: the most breaches in one of its chunks, said against the cluster's size when it
-    exceeds it (a shared chunk's breaches run over its joint cluster)."""
-    n = int(cluster.get("vulnerable_records") or 0)
-    size = cluster.get("size")
+def most_breaches_words(cluster) -> str:
+    """A cluster's count of vulnerable records (a cover report's ``clusters`` entry, typed or a
+    document's) named for what it counts: the most breaches in one of its chunks, said against the
+    cluster's size when it exceeds it (a shared chunk's breaches run over its joint cluster)."""
+    n = int(_field(cluster, "vulnerable_records") or 0)
+    size = _field(cluster, "size")
     out = f"at most {n:,} in one chunk"
     if isinstance(size, int) and n > size:
         out += f" (more than its {size:,} records: a shared chunk's count runs over its joint cluster)"
@@ -161,10 +161,11 @@ def records_shown_words(shown: int, implicated: int) -> str:
     return f"{shown:,} of {implicated:,} shown (the report keeps the first {shown:,}), most at risk first"
 
 
-def no_better_than_chance_words(name: str, metrics: dict) -> str:
+def no_better_than_chance_words(name: str, metrics) -> str:
     """A re-association that does no better than a random one (lift over random at most 1, or
-    nothing right): it reaches no record by what it knows, so no record is counted for it."""
-    lift = metrics.get("lift_over_random")
+    nothing right): it reaches no record by what it knows, so no record is counted for it.
+    ``metrics``: the report's (typed, or a document's)."""
+    lift = _field(metrics, "lift_over_random")
     how = f"lift {lift:.3f} over random" if isinstance(lift, (int, float)) else "nothing placed right"
     return f"{name} does no better than chance ({how}): no record is counted for it"
 

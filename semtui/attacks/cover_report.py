@@ -176,6 +176,12 @@ class CoverReport(Report):
         """A file the run read, None when not named."""
         return self.sources.get(name)
 
+    def header(self) -> dict:
+        """The document's options and sources without what the run found: what the words that
+        name a result read (:func:`semtui.wording.result_name`, ``options_text``)."""
+        return {"format": self.FORMAT, "attacker": self.attacker, "seed": self.seed,
+                "knowledge_itemsets": self.knowledge_itemsets, **self.sources}
+
     @property
     def breached(self) -> list[ProblemEntry]:
         """The cover problems that are breaches for this attacker."""

@@ -382,6 +382,13 @@ class ReassociationReport(Report):
         """A file the run read (``data``, ``key``, ``original``), None when not named."""
         return self.sources.get(name)
 
+    def header(self) -> dict:
+        """The document's options and sources without what the run found: what the words that
+        name a result read (:func:`semtui.wording.result_name`, ``options_text``)."""
+        return {"format": self.FORMAT, "method": self.method, "measure": self.measure,
+                "measure_kind": self.measure_kind, "background": self.background, "k": self.k,
+                "term_placements": self.term_placements, "seed": self.seed, "ties": self.ties, **self.sources}
+
     def payload(self) -> dict:
         out = {"method": self.method, "measure": self.measure, "measure_kind": self.measure_kind,
                "background": None if self.background is None else dict(self.background), "k": self.k,

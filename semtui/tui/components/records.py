@@ -56,12 +56,9 @@ def records_at_risk(session: Session, progress=None) -> list[dict]:
     record by what it knows.  Seconds on a large release (260,585 rows of MEPS's cover report:
     about 8 s), so the view finds them in a worker; ``progress`` may raise to cancel."""
     from semtui.assess import disassoc_record_rows
-    from semtui.attacks.cover import CoverReport
-    from semtui.attacks.reassociation import ReassociationReport
 
     cover, reassoc = sources = _sources(session)
-    rows = disassoc_record_rows(None if cover is None else CoverReport.from_json(cover.report),
-                                None if reassoc is None else ReassociationReport.from_json(reassoc.report),
+    rows = disassoc_record_rows(None if cover is None else cover.report, None if reassoc is None else reassoc.report,
                                 session.original, session.key, session.data, progress=progress)
     session.records_found = (sources, rows)
     return rows
@@ -72,7 +69,7 @@ def reassociation_beating_chance(session: Session):
     from semtui.assess import beats_chance
 
     r = session.latest("reassociation")
-    return r if r is not None and beats_chance(r.report.get("metrics") or {}) else None
+    return r if r is not None and r.metrics is not None and beats_chance(r.metrics) else None
 
 
 def no_better_than_chance(session: Session) -> str:
@@ -81,8 +78,8 @@ def no_better_than_chance(session: Session) -> str:
     from semtui.wording import no_better_than_chance_words
 
     r = session.latest("reassociation")
-    m = (r.report.get("metrics") or {}) if r is not None else {}
-    if r is None or not m or reassociation_beating_chance(session) is not None:
+    m = r.metrics if r is not None else None
+    if r is None or m is None or reassociation_beating_chance(session) is not None:
         return ""
     return no_better_than_chance_words(r.label, m)
 

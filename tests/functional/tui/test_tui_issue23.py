@@ -365,9 +365,8 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("ctrl+s")
         await settle(pilot)
         from semtui.assess import reassoc_records
-        from semtui.attacks.reassociation import ReassociationReport
 
-        broken = reassoc_records(ReassociationReport.from_json(s.latest("reassociation").report), s.original)[0]
+        broken = reassoc_records(s.latest("reassociation").report, s.original)[0]
         await pilot.press("r")
         view = app.screen
         mine = sorted((r["T"], r["line"]) for r in view.rows if r["source"] == "re-association")
@@ -375,7 +374,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         # baseline, puts items back as chance does, and the view says why its records are not counted
         from semtui.assess import beats_chance
 
-        assert broken and not beats_chance(s.latest("reassociation").report["metrics"])
+        assert broken and not beats_chance(s.latest("reassociation").report.metrics)
         assert mine == [] and "no better than chance" in " ".join(screen_text(app).split())
         await pilot.press("escape")
         assert app.screen is screen
@@ -391,7 +390,7 @@ async def test_records_at_risk_are_found_in_a_worker_that_escape_cancels(meps_di
     from semtui.tui.session import Result
 
     session = load_session(meps_disassoc["data"], key=meps_disassoc["key"], original=meps_disassoc["original"])
-    report = run_cover(session.data, original=session.original, key=session.key).to_json()
+    report = run_cover(session.data, original=session.original, key=session.key)
     session.add_result(Result(report, "run"))
     app = SemtuiApp(session)
     app.animation_level = "none"
