@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
@@ -75,13 +77,38 @@ def dumps(doc: dict | Report) -> str:
     return orjson.dumps(doc, default=_default, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
 
 
-def streamed(doc) -> bool:
-    """Whether a document holds a part kept on disk (:class:`semtui.fileio.Spool`, the
-    per-cluster entries of a large re-association): :func:`dump` writes it an item at a time,
-    :func:`dumps` would hold it whole."""
+@dataclass(frozen=True)
+class Streamed(Sequence):
+    """A part of a document kept on disk: the typed entries of a :class:`semtui.fileio.Spool` (a
+    large re-association's clusters), each rendered by ``render`` as it is read; :func:`dump`
+    writes it an item at a time."""
+
+    items: Sequence
+    render: Callable[[Any], Any]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.render(self.items[i])
+
+    def __iter__(self):
+        return (self.render(item) for item in self.items)
+
+
+def _on_disk(v) -> bool:
     from semtui.fileio import Spool
 
-    return isinstance(doc, dict) and any(isinstance(v, Spool) for v in doc.values())
+    return isinstance(v, (Spool, Streamed))
+
+
+def streamed(doc) -> bool:
+    """Whether a document holds a part kept on disk (:class:`semtui.fileio.Spool`, or
+    :class:`Streamed` typed entries: the per-cluster entries of a large re-association):
+    :func:`dump` writes it an item at a time, :func:`dumps` would hold it whole."""
+    if isinstance(doc, Report):
+        doc = doc.to_json()
+    return isinstance(doc, dict) and any(_on_disk(v) for v in doc.values())
 
 
 def dump(doc: dict | Report, fh: IO[str]) -> None:
@@ -90,15 +117,15 @@ def dump(doc: dict | Report, fh: IO[str]) -> None:
     list (the same text)."""
     import orjson
 
-    from semtui.fileio import Spool
-
+    if isinstance(doc, Report):
+        doc = doc.to_json()
     if not streamed(doc):
         fh.write(dumps(doc))
         fh.write("\n")
         return
-    marks = {f"\x00semtui-spool-{i}\x00": v for i, v in enumerate(v for v in doc.values() if isinstance(v, Spool))}
+    marks = {f"\x00semtui-spool-{i}\x00": v for i, v in enumerate(v for v in doc.values() if _on_disk(v))}
     by_id = {id(v): m for m, v in marks.items()}
-    text = dumps({k: (by_id[id(v)] if isinstance(v, Spool) else v) for k, v in doc.items()})
+    text = dumps({k: (by_id[id(v)] if _on_disk(v) else v) for k, v in doc.items()})
     option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
     for mark, spool in marks.items():
         quoted = orjson.dumps(mark).decode()

@@ -27,27 +27,33 @@ def cluster_chunk_labels(n_record_chunks: int, joints: list[tuple[str, int]]) ->
     return out
 
 
-def problem_chunks(p: dict, labels: list[str] | None = None) -> tuple[str, str]:
+def _field(p, name: str):
+    """A field of an attack report's part: the engine's typed one (an attribute) or a document's (a key)."""
+    return p.get(name) if isinstance(p, dict) else getattr(p, name, None)
+
+
+def problem_chunks(p, labels: list[str] | None = None) -> tuple[str, str]:
     """A cover problem's two chunks by name: x's, and the earlier chunk's that holds I.  The
     report's own labels; a report without them (older) by ``labels`` (:func:`cluster_chunk_labels`
-    of its cluster), else by number."""
+    of its cluster), else by number.  ``p``: the typed problem (``semtui.attacks.cover.ProblemEntry``)
+    or a document's."""
 
     def one(label_key: str, n_key: str) -> str:
-        if p.get(label_key):
-            return str(p[label_key])
-        n = int(p[n_key])
+        if _field(p, label_key):
+            return str(_field(p, label_key))
+        n = int(_field(p, n_key))
         return labels[n - 1] if labels is not None and 0 < n <= len(labels) else chunk_label(n)
 
     return one("chunk_label", "chunk"), one("earlier_label", "earlier_chunk")
 
 
-def problem_chunk_names(data, p: dict) -> tuple[str, str]:
+def problem_chunk_names(data, p) -> tuple[str, str]:
     """A cover problem's two chunks by their one name (x's, and the earlier one's that holds I):
     the report's labels, or (an older report without them) the names the release ``data`` gives
-    its chunks (:func:`cluster_chunk_labels`)."""
-    if (p.get("chunk_label") and p.get("earlier_label")) or data is None:
+    its chunks (:func:`cluster_chunk_labels`).  ``p`` as :func:`problem_chunks`'s."""
+    if (_field(p, "chunk_label") and _field(p, "earlier_label")) or data is None:
         return problem_chunks(p)
-    c = next((c for c in data.clusters if c.id == p.get("cluster")), None)
+    c = next((c for c in data.clusters if c.id == _field(p, "cluster")), None)
     if c is None:
         return problem_chunks(p)
     joints = [data.joint_clusters[ji] for ji in data.joint_of().get(c.id, ())]
@@ -64,12 +70,12 @@ MOST_BREACHES_HELP = ("cover / max/ch: cover problems found in the cluster, and 
                       "chunks for the chosen attacker (the papers' count of vulnerable records; a shared chunk's "
                       "are counted across its joint cluster, so it can exceed the cluster's size)")
 
-def most_breaches_words(cluster: dict) -> str:
-    """A cluster's count of vulnerable records (a cover report's ``clusters`` entry) named for what
-    it counts: the most breaches in one of its chunks, said against the cluster's size when it
-    exceeds it (a shared chunk's breaches run over its joint cluster)."""
-    n = int(cluster.get("vulnerable_records") or 0)
-    size = cluster.get("size")
+def most_breaches_words(cluster) -> str:
+    """A cluster's count of vulnerable records (a cover report's ``clusters`` entry, typed or a
+    document's) named for what it counts: the most breaches in one of its chunks, said against the
+    cluster's size when it exceeds it (a shared chunk's breaches run over its joint cluster)."""
+    n = int(_field(cluster, "vulnerable_records") or 0)
+    size = _field(cluster, "size")
     out = f"at most {n:,} in one chunk"
     if isinstance(size, int) and n > size:
         out += f" (more than its {size:,} records: a shared chunk's count runs over its joint cluster)"
@@ -155,10 +161,11 @@ def records_shown_words(shown: int, implicated: int) -> str:
     return f"{shown:,} of {implicated:,} shown (the report keeps the first {shown:,}), most at risk first"
 
 
-def no_better_than_chance_words(name: str, metrics: dict) -> str:
+def no_better_than_chance_words(name: str, metrics) -> str:
     """A re-association that does no better than a random one (lift over random at most 1, or
-    nothing right): it reaches no record by what it knows, so no record is counted for it."""
-    lift = metrics.get("lift_over_random")
+    nothing right): it reaches no record by what it knows, so no record is counted for it.
+    ``metrics``: the report's (typed, or a document's)."""
+    lift = _field(metrics, "lift_over_random")
     how = f"lift {lift:.3f} over random" if isinstance(lift, (int, float)) else "nothing placed right"
     return f"{name} does no better than chance ({how}): no record is counted for it"
 

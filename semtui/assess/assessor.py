@@ -55,7 +55,7 @@ class Assessor:
         self._best = None
         self.opened = opened if opened is not None else Opened()  # every measure and the background, opened once
         self._records_wanted = records
-        self._cover: list[dict] = []  # the cover runs' reports, whose breaches reach records
+        self._cover: list = []  # the cover runs' typed reports, whose breaches reach records
         self._baselines = None        # the re-associations' budget-matched draws, shared between methods
         #: worker processes for each attack's kernels: ``inputs.jobs``, fewer while the alternatives
         #: are measured beside this release (:meth:`AlternativesRun.start`); the figures are the same

@@ -3,7 +3,7 @@ the attacker needs, the ``semtui …`` command that reproduces it alone, and its
 
 * :func:`setgen_entry` reads a :class:`~semtui.attacks.setgen.SetgenAttackReport`'s fields;
 * :func:`reassoc_entry` a :class:`~semtui.attacks.reassociation.Reassociation`'s report;
-* :func:`cover_entry` a cover run's report.
+* :func:`cover_entry` a :class:`~semtui.attacks.cover.CoverReport`'s.
 
 None of them reads a document the assessment wrote.
 """
@@ -11,6 +11,7 @@ None of them reads a document the assessment wrote.
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from semtui.assess.inputs import AssessInputs
 from semtui.assess.results import (
@@ -22,6 +23,9 @@ from semtui.assess.results import (
     SetgenEntry,
     SetgenFigures,
 )
+
+if TYPE_CHECKING:
+    from semtui.attacks.cover import CoverReport
 
 _WORDS = {
     "prior": "how common each item is in a similar population",
@@ -115,36 +119,34 @@ def reassoc_entry(result, opts, o: dict, i: AssessInputs, *, uses_measure: bool,
              "nba": f"which items go together in a similar population ({opts.background})"}.get(
         method, f"the release and the meaning of the items ({opts.measure})")
     report = result.report
-    m = report.get("metrics")
-    ref = (m or {}).get("informed_reference")
+    m = report.metrics
+    ref = None if m is None else m.informed_reference
     return ReassocEntry(
         attack=label("reassoc", o), method=method, measure=opts.measure if uses_measure else None,
         background=opts.background, role="baseline" if method == "ra" else "attack", command=" ".join(cmd),
-        needs=needs, placements=report["summary"]["placements"],
+        needs=needs, placements=report.summary.placements,
         figures=None if m is None else ReassocFigures.of(m),
-        informed_reference={k: v for k, v in ref.items() if k != "about"} if ref else None)
+        informed_reference=ref)
 
 
 # --------------------------------------------------------------------------- the cover problem
-def cover_entry(report: dict, opts, o: dict, i: AssessInputs, *, with_original: bool) -> CoverEntry:
-    """The entry of the cover problem under one attacker (``report``: its cover report)."""
+def cover_entry(report: CoverReport, opts, o: dict, i: AssessInputs, *, with_original: bool) -> CoverEntry:
+    """The entry of the cover problem under one attacker (``report``: its typed cover report)."""
     cmd = ["semtui", "cover", _q(i.data), "--attacker", opts.attacker]
     if with_original:
         cmd += ["--original", _q(i.original)]
     needs = {"strong": "the release only: it assumes every cover problem breaks",
              "moderate": "some of the original records (drawn from the original)",
              "weak": "a few itemsets, mostly outside the release"}[opts.attacker]
-    s = report["summary"]
+    s = report.summary
     # REFINE's cover problems: those across a shared chunk, and those whose covering itemset
     # every record of the cluster holds (it says nothing the cluster does not say of each record)
-    problems = report.get("cover_problems") or []
-    size = {c["id"]: c["size"] for c in report.get("clusters") or [] if "id" in c and "size" in c}
+    problems = report.cover_problems
+    size = {c.id: c.size for c in report.clusters}
     figures = CoverFigures(
-        *(s.get(k) for k in ("cover_problems", "breaches", "vulnerable_records", "clusters_with_breaches",
-                             "real_pairs", "transactions")),
-        spanning_shared_chunk=sum(1 for p in problems
-                                  if "/S" in str(p.get("chunk_label", "")) + str(p.get("earlier_label", ""))),
-        held_by_every_record=sum(1 for p in problems if size.get(p.get("cluster")) is not None
-                                 and p.get("itemset_support") == size[p["cluster"]]))
+        s.cover_problems, s.breaches, s.vulnerable_records, s.clusters_with_breaches, s.real_pairs, s.transactions,
+        spanning_shared_chunk=sum(1 for p in problems if "/S" in (p.chunk_label or "") + (p.earlier_label or "")),
+        held_by_every_record=sum(1 for p in problems if size.get(p.cluster) is not None
+                                 and p.itemset_support == size[p.cluster]))
     return CoverEntry(attack=label("cover", o), attacker=opts.attacker, command=" ".join(cmd), needs=needs,
                       figures=figures)

@@ -6,39 +6,16 @@ problem under one attacker (:class:`CoverFigures`), each with its intervals
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from semtui.metrics.intervals import Interval
+from semtui.metrics.intervals import Interval, Intervals  # noqa: F401 (Intervals: the figures' intervals)
+
+if TYPE_CHECKING:
+    from semtui.attacks.reassociation import ReassocMetrics, SharedChunks
 
 
 # --------------------------------------------------------------------------- figures
-@dataclass(frozen=True)
-class Intervals:
-    """An attack's intervals by figure, in its report's order (None: none for that figure), and
-    why there are none (too few units), as every face says it."""
-
-    values: tuple[tuple[str, Interval | None], ...] = ()
-    reason: str | None = None
-
-    @classmethod
-    def read(cls, raw: Mapping | None, keep: tuple[str, ...] | None = None, reason: bool = True) -> Intervals:
-        """From an attack report's ``intervals`` (either interval shape); ``keep``: only those
-        figures; ``reason``: keep the reason it states."""
-        raw = raw or {}
-        return cls(tuple((k, Interval.read(v)) for k, v in raw.items()
-                         if k != "reason" and (keep is None or k in keep)),
-                   raw.get("reason") if reason else None)
-
-    def get(self, name: str) -> Interval | None:
-        return dict(self.values).get(name)
-
-    def to_json(self) -> dict:
-        out: dict = {k: None if v is None else v.to_json() for k, v in self.values}
-        if self.reason is not None:
-            out["reason"] = self.reason
-        return out
-
-
 @dataclass(frozen=True)
 class Baseline:
     """A random attacker with the same budget (set generalisation)."""
@@ -100,7 +77,7 @@ class SetgenFigures:
     error_ratio: float | None = None
     baseline: Baseline | None = None
     popularity: Popularity | None = None
-    intervals: Intervals = Intervals()
+    intervals: Intervals = field(default_factory=Intervals)
     density: float | None = None
     density_per_item: float | None = None
     groups: int | None = None
@@ -156,25 +133,25 @@ class ReassocFigures:
     baseline_transaction_breakage: float | None = None
     baseline_km_breakage: float | None = None
     #: REFINE's shared chunks: their placements on their own (as the attack's report gives them)
-    shared_chunks: Mapping | None = None
-    intervals: Intervals = Intervals()
+    shared_chunks: SharedChunks | None = None
+    intervals: Intervals = field(default_factory=Intervals)
 
     @classmethod
-    def of(cls, m: Mapping) -> ReassocFigures:
-        """From a re-association report's metrics."""
-        base = m.get("baseline") or {}
-        return cls(**{k: m.get(k) for k in REASSOC_KEYS}, baseline_accuracy=base.get("accuracy"),
-                   baseline_transaction_breakage=base.get("transaction_breakage"),
-                   baseline_km_breakage=base.get("km_breakage"), shared_chunks=m.get("shared_chunks") or None,
-                   intervals=Intervals.read(m.get("intervals")))
+    def of(cls, m: ReassocMetrics) -> ReassocFigures:
+        """From a re-association report's metrics (:attr:`ReassociationReport.metrics`)."""
+        base = m.baseline
+        return cls(**{k: getattr(m, k) for k in REASSOC_KEYS}, baseline_accuracy=base.accuracy,
+                   baseline_transaction_breakage=base.transaction_breakage,
+                   baseline_km_breakage=base.km_breakage, shared_chunks=m.shared_chunks,
+                   intervals=m.intervals)
 
     def to_json(self) -> dict:
         out = {k: getattr(self, k) for k in REASSOC_KEYS}
         out["baseline_accuracy"] = self.baseline_accuracy
         out["baseline_transaction_breakage"] = self.baseline_transaction_breakage
         out["baseline_km_breakage"] = self.baseline_km_breakage
-        if self.shared_chunks:
-            out["shared_chunks"] = self.shared_chunks
+        if self.shared_chunks is not None:
+            out["shared_chunks"] = self.shared_chunks.to_json()
         out["intervals"] = self.intervals.to_json()
         return out
 

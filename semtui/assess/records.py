@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
 from semtui.runtime.progress import ProgressCallback, throttled
+
+if TYPE_CHECKING:
+    from semtui.attacks.cover import CoverReport
+    from semtui.attacks.reassociation import ReassociationReport
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -85,24 +90,25 @@ def setgen_records(groups: Iterable[dict]) -> tuple[list[SetgenRecord], list[Ite
     return out, [ItemExposed(x, c, "groups") for x, c in exposed_count.most_common(RECORDS_KEPT)]
 
 
-def reassoc_records(report: dict, original) -> tuple[list[DisassocRecord], list[ItemExposed]]:
-    """Per original transaction (the key's), the items a re-association (its report: the
-    engine's :attr:`Reassociation.report`, or the same read back) put back with it correctly."""
+def reassoc_records(report: ReassociationReport, original) -> tuple[list[DisassocRecord], list[ItemExposed]]:
+    """Per original transaction (the key's), the items a re-association (its typed report: the
+    engine's :attr:`Reassociation.report`, or one read back with ``from_json``) put back with it
+    correctly."""
     recs: dict[int, dict] = {}
     items: Counter = Counter()
-    for c in report.get("clusters", []):
-        anchors = c.get("anchor_transactions")
+    for c in report.clusters:
+        anchors = c.anchor_transactions
         if anchors is None:
             continue
-        for u in c["units"]:
-            for a, ok in zip(u["anchors"], u.get("correct") or []):
+        for u in c.units or ():
+            for a, ok in zip(u.anchors, u.correct or ()):
                 t = anchors[a]
                 if not ok or t is None or t < 0:
                     continue
-                r = recs.setdefault(t, {"line": _line(original, t), "cluster": c.get("id"), "n": 0, "items": []})
-                r["n"] += len(u["items"])
-                r["items"] += u["items"]
-                items.update(u["items"])
+                r = recs.setdefault(t, {"line": _line(original, t), "cluster": c.id, "n": 0, "items": []})
+                r["n"] += len(u.items)
+                r["items"] += u.items
+                items.update(u.items)
     ranked = sorted(recs.items(), key=lambda tr: (-tr[1]["n"], tr[0]))
     return ([DisassocRecord(t, r["line"], r["cluster"], r["n"], tuple(r["items"])) for t, r in ranked],
             [ItemExposed(x, c, "records") for x, c in items.most_common(RECORDS_KEPT)])
@@ -117,24 +123,24 @@ def _ticking(progress: ProgressCallback | None, total: int, message: str):
     return throttled(lambda i: progress(i, total, message), at_once=True)
 
 
-def cover_breaches(report: dict, data, key=None, *, named: bool = True,
+def cover_breaches(report: CoverReport, data, key=None, *, named: bool = True,
                    progress: ProgressCallback | None = None) -> dict[int, list[Breach]]:
-    """Per original transaction (0-based, the key's), the breaches of a cover report that reach
-    it: the records a problem lists (``semtui cover --key``, with their lines and, with the
-    original, whether they really hold the pair), else those the key says hold its x
-    (:func:`semtui.attacks.cover.problem_records`; no key: none).  ``named``: name the chunks
-    (``data``, the release, names them when the report does not).  ``progress(done, total,
-    message)`` is called every :data:`~semtui.runtime.progress.BEAT` seconds (and may raise to
-    cancel)."""
-    hits = [p for p in report.get("cover_problems", []) if p.get("breach")]
+    """Per original transaction (0-based, the key's), the breaches of a cover report (typed: the
+    engine's, or one read back with ``from_json``) that reach it: the records a problem lists
+    (``semtui cover --key``, with their lines and, with the original, whether they really hold
+    the pair), else those the key says hold its x (:func:`semtui.attacks.cover.problem_records`;
+    no key: none).  ``named``: name the chunks (``data``, the release, names them when the report
+    does not).  ``progress(done, total, message)`` is called every
+    :data:`~semtui.runtime.progress.BEAT` seconds (and may raise to cancel)."""
+    hits = report.breached
     if not hits:
         return {}
     tick = _ticking(progress, len(hits), "cover breaches")
     reached = []
     for i, p in enumerate(hits):
         tick(i)
-        reached.append([(r["transaction"], r.get("line"), r.get("holds_covered")) for r in p.get("records", [])])
-    unlisted = [i for i, p in enumerate(hits) if "records" not in p]
+        reached.append([(r.transaction, r.line, r.holds_covered) for r in p.records or ()])
+    unlisted = [i for i, p in enumerate(hits) if p.records is None]
     if unlisted and key is not None:
         from semtui.attacks.cover import problem_records
 
@@ -143,15 +149,15 @@ def cover_breaches(report: dict, data, key=None, *, named: bool = True,
     from semtui.wording import problem_chunk_names
 
     out: dict[int, list[Breach]] = {}
-    attacker = report.get("attacker", "")
+    attacker = report.attacker or ""
     for i, (p, recs) in enumerate(zip(hits, reached)):
         tick(i)
         # a problem in a joint cluster's shared chunk reaches records of several member clusters:
         # the chunks by their one name
         x_at, y_at = problem_chunk_names(data, p) if named else ("", "")
         for t, line, real in recs:
-            out.setdefault(int(t), []).append(Breach(attacker, p["x"], tuple(p["covered"]), tuple(p["covering"]),
-                                                     p.get("cluster"), x_at, y_at, line, real))
+            out.setdefault(int(t), []).append(Breach(attacker, p.x, p.covered, p.covering, p.cluster, x_at, y_at,
+                                                     line, real))
     return out
 
 
@@ -186,7 +192,7 @@ def record_clusters(key) -> dict[int, str]:
     return home
 
 
-def disassoc_record_rows(cover: dict | None, reassoc: dict | None, original, key, data=None,
+def disassoc_record_rows(cover: CoverReport | None, reassoc: ReassociationReport | None, original, key, data=None,
                          progress: ProgressCallback | None = None) -> list[dict]:
     """The records a disassociated release's attacks reach (:func:`disassoc_records`, as
     ``semtui assess`` merges them), one row per (record, what reaches it): ``{"T", "line",

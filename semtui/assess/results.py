@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from semtui.assess.figures import (  # noqa: F401 (the figures are results too)
     Baseline,
@@ -28,6 +29,10 @@ from semtui.assess.figures import (  # noqa: F401 (the figures are results too)
 )
 from semtui.metrics.intervals import Interval
 from semtui.reports import Report
+
+if TYPE_CHECKING:
+    from semtui.attacks.cover import CoverReport
+    from semtui.attacks.reassociation import InformedReference
 
 FORMAT = "semtui-assessment/2"
 #: the assessments semtui reads: /1 wrote a re-association's intervals as ``[low, high]``
@@ -107,7 +112,7 @@ class ReassocEntry:
     placements: int
     figures: ReassocFigures | None = None
     #: NBA with the original's own statistics (a reference, not an attack), as the report gives it
-    informed_reference: Mapping | None = None
+    informed_reference: InformedReference | None = None
     seconds: float | None = None
     knowledge = None
     attacker = None
@@ -123,8 +128,8 @@ class ReassocEntry:
                "placements": self.placements}
         if self.figures is not None:
             out["figures"] = self.figures.to_json()
-            if self.informed_reference:
-                out["informed_reference"] = self.informed_reference
+            if self.informed_reference is not None:
+                out["informed_reference"] = self.informed_reference.entry_json()
         return _timed(out, self.seconds)
 
 
@@ -341,15 +346,15 @@ class AssessmentReport(Report):
     partial: bool = True
     seconds: float = 0.0
     #: disassociation with key and original: NBA with the original's own statistics (a reference, not an attack)
-    how_sure_reference: Mapping | None = None
+    how_sure_reference: InformedReference | None = None
     #: safer releases of the same family measured with the experiment engine (docs/assess.md), each
     #: a ``semtui-experiment/2`` cell plus ``chosen``; "this release" among them
     alternatives: list[dict] = field(default_factory=list)
     #: why there are no alternatives, or what was assumed to make them
     alternatives_note: str | None = None
-    #: the cover attacks' own reports by attacker (``semtui cover``'s document), kept beside the
+    #: the cover attacks' own typed reports by attacker (``semtui cover``'s), kept beside the
     #: assessment but not in it: the TUI shows them as results (``x`` lists the problems)
-    cover_reports: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
+    cover_reports: dict[str, CoverReport] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def covers(self) -> list[CoverEntry]:
@@ -370,7 +375,7 @@ class AssessmentReport(Report):
             "records_at_risk": [r.to_json() for r in self.records_at_risk],
             "items_exposed": [x.to_json() for x in self.items_exposed],
             "how_sure": {} if self.how_sure is None else self.how_sure.to_json(),
-            "informed_reference": None if self.how_sure_reference is None else dict(self.how_sure_reference),
+            "informed_reference": None if self.how_sure_reference is None else self.how_sure_reference.entry_json(),
             "not_modelled": self.not_modelled,
             "attacks": [a.to_json() for a in self.attacks],
             "skipped": [s.to_json() for s in self.skipped],

@@ -36,10 +36,21 @@ from pathlib import Path
 
 import numpy as np
 
+from semtui.attacks.cover_report import (
+    REPORT_FORMAT,
+    CoverCluster,
+    CoverReport,
+    CoverSummary,
+    ProblemEntry,
+    ReachedRecord,
+    covering_words,
+)
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, RecordChunk, TransactionData
 
-REPORT_FORMAT = "semtui-cover-report/1"
+__all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverProblem", "CoverReport",
+           "CoverSummary", "ProblemEntry", "ReachedRecord", "covering_words", "problem_records", "run_cover"]
+
 ATTACKERS = ("strong", "moderate", "weak", "knowledge")
 
 #: the weak attacker's knowledge, as in the paper's experiments
@@ -293,18 +304,7 @@ def _holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
 
 
 # --------------------------------------------------------------------------- the report
-def covering_words(problem: dict) -> str:
-    """What covers the covered item(s) of a report's cover problem, in words.  With one covered
-    item y*, the rest of I covers it; when several items of I tie at the least support, each of
-    them is covered by all the others of I (they always occur together), which ``covering``
-    (the items of I above the least support) alone would leave empty."""
-    covering = list(problem.get("covering", []))
-    if len(problem.get("covered", [])) < 2:
-        return ", ".join(covering)
-    return "each other" + (f" and by {', '.join(covering)}" if covering else "")
-
-
-def problem_records(data: DisassociatedData, key: DisassociationKey, problems: list[dict]) -> list[list[int]]:
+def problem_records(data: DisassociatedData, key: DisassociationKey, problems: list[ProblemEntry]) -> list[list[int]]:
     """Per cover problem of a report (its ``cluster`` id, 1-based ``chunk`` of
     :func:`cluster_chunks` -- a record chunk or a joint cluster's shared chunk -- and ``x``), the
     original transactions (0-based, the key's) whose sub-record in that chunk holds x: the
@@ -315,44 +315,44 @@ def problem_records(data: DisassociatedData, key: DisassociationKey, problems: l
     subs: dict[tuple[int, int], tuple] = {}
     out = []
     for p in problems:
-        ci = index[p["cluster"]]
-        got = subs.get((ci, p["chunk"]))
+        ci = index[p.cluster]
+        got = subs.get((ci, p.chunk))
         if got is None:  # the chunk, the sub-record of each of its items, and their transactions
-            chunk = cluster_chunks(data, ci, joint_of)[0][p["chunk"] - 1]
-            got = subs[(ci, p["chunk"])] = (chunk, np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr)),
-                                            chunk_transactions(data, key, ci, p["chunk"], joint_of, jkeys))
+            chunk = cluster_chunks(data, ci, joint_of)[0][p.chunk - 1]
+            got = subs[(ci, p.chunk)] = (chunk, np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr)),
+                                         chunk_transactions(data, key, ci, p.chunk, joint_of, jkeys))
         chunk, sub, holders = got
-        x = data.vocab.get(p["x"])
+        x = data.vocab.get(p.x)
         rows = np.unique(sub[chunk.items == x]).tolist() if x is not None else []
         out.append(sorted(int(holders[r]) for r in rows))
     return out
 
 
-def _attach_records(problems_out: list[dict], data: DisassociatedData, key: DisassociationKey,
-                    original: TransactionData | None) -> tuple[int, int | None]:
-    """Each problem's ``records``: ``{"transaction", "line"}`` (line with the original, which also
-    says whether the record ``holds_covered``: really holds x with a covered item, so an attacker
-    who knows that pair of it is right).  Returns the number of distinct records a breach reaches,
-    and (with the original) of those that really hold the pair."""
+def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, key: DisassociationKey,
+                    original: TransactionData | None) -> tuple[list[ProblemEntry], int, int | None]:
+    """Each problem with its ``records`` (:class:`ReachedRecord`: with the original its line, and
+    whether it ``holds_covered``: really holds x with a covered item, so an attacker who knows
+    that pair of it is right).  Returns the problems, the number of distinct records a breach
+    reaches, and (with the original) of those that really hold the pair."""
     breached: set[int] = set()
     real: set[int] = set()
     held = None
     if original is not None:
         names = original.vocab.items
         held = lambda t: {names[i] for i in original.transaction(t).tolist() if i >= 0}  # noqa: E731
+    out = []
     for p, ts in zip(problems_out, problem_records(data, key, problems_out)):
         recs = []
         for t in ts:
-            r = {"transaction": t}
             if original is not None and 0 <= t < original.n_transactions:
-                r["line"] = original.line_of(t)
-                r["holds_covered"] = bool(held(t) & set(p["covered"]))
-            recs.append(r)
-        p["records"] = recs
-        if p["breach"]:
+                recs.append(ReachedRecord(t, original.line_of(t), bool(held(t) & set(p.covered))))
+            else:
+                recs.append(ReachedRecord(t))
+        out.append(replace(p, records=tuple(recs)))
+        if p.breach:
             breached.update(ts)
-            real.update(r["transaction"] for r in recs if r.get("holds_covered"))
-    return len(breached), (len(real) if original is not None else None)
+            real.update(r.transaction for r in recs if r.holds_covered)
+    return out, len(breached), (len(real) if original is not None else None)
 
 
 def run_cover(
@@ -365,9 +365,10 @@ def run_cover(
     knowledge_lines: int | None = None,
     progress=None,
     sources: dict | None = None,
-) -> dict:
+) -> CoverReport:
     """Find every cover problem of ``data`` and the breaches the attacker of ``options`` can
-    make; return the JSON-ready report (``semtui-cover-report/1``).  The knowledge file of the
+    make; return the typed report (:class:`CoverReport`, ``semtui-cover-report/1`` by its
+    ``to_json()``).  The knowledge file of the
     options is read here; ``knowledge`` (itemsets over the release vocabulary, with
     ``knowledge_lines`` lines read) gives it already read.  ``sources`` names the files the run
     read (``data``, ``original``, ``knowledge``); the report carries them.  With the ``key``, every
@@ -456,41 +457,33 @@ def run_cover(
         totals["breaches"] += sum(breaches)
         totals["vulnerable_records"] += vulnerable
         totals["clusters_with_breaches"] += int(vulnerable > 0)
-        clusters_out.append({"id": c.id, "size": int(c.size), "record_chunks": len(c.record_chunks),
-                             "shared_chunks": len(chunks) - len(c.record_chunks),
-                             "cover_problems": len(problems), "breaches": sum(breaches),
-                             "breaches_per_chunk": breaches, "vulnerable_records": vulnerable})
+        clusters_out.append(CoverCluster(c.id, int(c.size), len(c.record_chunks), len(chunks) - len(c.record_chunks),
+                                         len(problems), sum(breaches), tuple(breaches), vulnerable))
         for p in problems:
-            entry = {
-                "cluster": c.id, "chunk": p.chunk + 1, "earlier_chunk": p.earlier + 1,
-                "chunk_label": labels[p.chunk][0], "earlier_label": labels[p.earlier][0],
-                "x": data.vocab[p.x], "support_x": p.support_x,
-                "covered": names(p.covered), "covering": names(p.covering),
-                "itemset": names(p.covered + p.covering),
-                "supports": dict(zip(names(p.covered + p.covering), p.supports)),
-                "itemset_support": p.itemset_support, "breach": p.breach,
-            }
-            if p.real is not None:
-                entry["real"] = p.real
-            problems_out.append(entry)
+            itemset = tuple(names(p.covered + p.covering))
+            problems_out.append(ProblemEntry(
+                cluster=c.id, chunk=p.chunk + 1, earlier_chunk=p.earlier + 1,
+                chunk_label=labels[p.chunk][0], earlier_label=labels[p.earlier][0],
+                x=data.vocab[p.x], support_x=p.support_x,
+                covered=tuple(names(p.covered)), covering=tuple(names(p.covering)), itemset=itemset,
+                supports=tuple(zip(itemset, p.supports)), itemset_support=p.itemset_support, breach=p.breach,
+                real=p.real))
     progress(n_clusters, n_clusters, "cover problems")
+    breached_records = real_records = None
     if key is not None:
-        totals["breached_records"], real_records = _attach_records(problems_out, data, key, original)
-        if real_records is not None:
-            totals["breached_records_real"] = real_records
-    summary = {"clusters": n_clusters, "transactions": data.n_transactions, **totals,
-               "seconds": round(time.perf_counter() - started, 4)}
-    if real_pairs is None:
-        summary.pop("real_pairs")
-    from semtui.reports import document
-
-    return document(REPORT_FORMAT, {
-        "attacker": attacker,
-        "seed": int(seed),
-        "knowledge_itemsets": None if knowledge is None else (knowledge_lines or len(knowledge)),
-        "outside_words": outside,
-        "summary": summary,
-        "clusters": clusters_out,
-        "cover_problems": problems_out,
-        **(sources or {}),
-    })
+        problems_out, breached_records, real_records = _attach_records(problems_out, data, key, original)
+    summary = CoverSummary(n_clusters, data.n_transactions, totals["cover_problems"], totals["breaches"],
+                           totals["vulnerable_records"], totals["clusters_with_breaches"],
+                           real_pairs=None if real_pairs is None else totals["real_pairs"],
+                           breached_records=breached_records, breached_records_real=real_records,
+                           seconds=round(time.perf_counter() - started, 4))
+    return CoverReport(
+        attacker=attacker,
+        seed=int(seed),
+        knowledge_itemsets=None if knowledge is None else (knowledge_lines or len(knowledge)),
+        outside_words=tuple(outside),
+        summary=summary,
+        clusters=tuple(clusters_out),
+        cover_problems=tuple(problems_out),
+        sources=dict(sources or {}),
+    )

@@ -330,11 +330,11 @@ def disassoc(
                     raise
                 raise InputError(exc.message, data) from None
     report = result.report
-    if report["unknown_terms"]:  # the placement measure's (RA uses none, so never for RA)
-        shown = ", ".join(report["unknown_terms"][:8])
-        more = len(report["unknown_terms"]) - 8
-        source = f"the background {opts.background}" if report.get("background") else opts.measure
-        warn(f"{len(report['unknown_terms'])} terms have no score under {source} and are placed without "
+    if report.unknown_terms:  # the placement measure's (RA uses none, so never for RA)
+        shown = ", ".join(report.unknown_terms[:8])
+        more = len(report.unknown_terms) - 8
+        source = f"the background {opts.background}" if report.background else opts.measure
+        warn(f"{len(report.unknown_terms)} terms have no score under {source} and are placed without "
              f"meaning: {shown}{f' (+{more} more)' if more > 0 else ''}")
     # every output committed together; a report scored against the original holds it, so it is private
     outputs = []
@@ -349,60 +349,58 @@ def disassoc(
         _print_disassoc_summary(report)
 
 
-def _print_disassoc_summary(report: dict) -> None:
+def _print_disassoc_summary(report) -> None:
+    """A re-association's summary in words, from its typed report (:class:`ReassociationReport`)."""
     from rich.table import Table
 
     console = stdout_console()
-    s = report["summary"]
-    if report.get("background"):
-        how = f"with the background {report['background'].get('source')}"
+    s = report.summary
+    if report.background:
+        how = f"with the background {report.background.get('source')}"
     else:
-        how = "with no measure (random placement)" if report["measure"] is None else f"with {report['measure']}"
+        how = "with no measure (random placement)" if report.measure is None else f"with {report.measure}"
     console.print(
-        f"[bold]{report['method'].upper()}[/] {how} on {report.get('data')}: "
-        f"{s['clusters']} clusters, {s['transactions']} transactions, {s['units']} sub-records and terms "
-        + (f"and {s['shared_units']} shared sub-records of {s['joint_clusters']} joint clusters "
-           if s.get("joint_clusters") else "")
-        + f"re-associated in {s['placements']} placements.")
-    if "metrics" not in report:
+        f"[bold]{report.method.upper()}[/] {how} on {report.source('data')}: "
+        f"{s.clusters} clusters, {s.transactions} transactions, {s.units} sub-records and terms "
+        + (f"and {s.shared_units} shared sub-records of {s.joint_clusters} joint clusters "
+           if s.joint_clusters else "")
+        + f"re-associated in {s.placements} placements.")
+    m = report.metrics
+    if m is None:
         console.print("Give --key and --original to measure what the attack takes back.")
         return
-    m = report["metrics"]
-    b = m["baseline"]
-    iv = m["intervals"]
-    t = Table(title=f"What the attack took back ({iv.get('reason') or '95% bootstrap intervals over clusters'})",
+    b = m.baseline
+    t = Table(title=f"What the attack took back ({m.intervals.reason or '95% bootstrap intervals over clusters'})",
               title_justify="left")
     for col in ("metric", "attack", "interval", "random (same budget)"):
         t.add_column(col, justify="right" if col != "metric" else "left", no_wrap=True)
 
     def ival(name):
-        from semtui.wording import interval
+        v = m.intervals.get(name)
+        return "-" if v is None else f"{_fmt(v.low)}–{_fmt(v.high)}"
 
-        v = interval(m, name)
-        return "-" if v is None else f"{_fmt(v[0])}–{_fmt(v[1])}"
-
-    t.add_row("accuracy", _fmt(m["accuracy"]), ival("accuracy"), _fmt(b["accuracy"]))
-    t.add_row("transaction breakage", _fmt(m["transaction_breakage"]), ival("transaction_breakage"),
-              _fmt(b["transaction_breakage"]))
-    t.add_row("k^m breakage", _fmt(m["km_breakage"]), ival("km_breakage"), _fmt(b["km_breakage"]))
-    if m["wmd"] is None:  # not measurable is not 0
+    t.add_row("accuracy", _fmt(m.accuracy), ival("accuracy"), _fmt(b.accuracy))
+    t.add_row("transaction breakage", _fmt(m.transaction_breakage), ival("transaction_breakage"),
+              _fmt(b.transaction_breakage))
+    t.add_row("k^m breakage", _fmt(m.km_breakage), ival("km_breakage"), _fmt(b.km_breakage))
+    if m.wmd is None:  # not measurable is not 0
         t.add_row("WMD", "not measurable", "-", "not measurable")
     else:
         # measured over part of the transactions only (unscored terms): say so in the row itself,
         # or 0.000 over 2 of 38,756 transactions reads as a perfect reconstruction
-        part = m.get("wmd_transactions") is not None and m["wmd_transactions"] < m["transactions"]
-        t.add_row(f"WMD (over {m['wmd_transactions']:,} of {m['transactions']:,} transactions)" if part else "WMD",
-                  _fmt(m["wmd"]), ival("wmd"), _fmt(b["wmd"]))
-    t.add_row("lift over random", _fmt(m["lift_over_random"]), ival("lift_over_random"), "1")
+        part = m.wmd_transactions is not None and m.wmd_transactions < m.transactions
+        t.add_row(f"WMD (over {m.wmd_transactions:,} of {m.transactions:,} transactions)" if part else "WMD",
+                  _fmt(m.wmd), ival("wmd"), _fmt(b.wmd))
+    t.add_row("lift over random", _fmt(m.lift_over_random), ival("lift_over_random"), "1")
     console.print(t)
-    console.print(f"{m['correct']} of {m['placements']} placements correct; {m['broken_transactions']} of "
-                  f"{m['transactions']} transactions broken; {m['exposed_itemsets']} of {m['protected_itemsets']} "
+    console.print(f"{m.correct} of {m.placements} placements correct; {m.broken_transactions} of "
+                  f"{m.transactions} transactions broken; {m.exposed_itemsets} of {m.protected_itemsets} "
                   f"protected itemsets exposed.")
-    if m.get("wmd_note"):
-        console.print(f"WMD {m['wmd_note']}.")
-    elif m.get("wmd_unscored_terms"):
-        console.print(f"WMD over the {m['wmd_transactions']} of {m['transactions']} transactions whose terms all have a "
-                      f"score under {m['wmd_measure']} ({m['wmd_unscored_terms']:,} of {m['wmd_terms']:,} terms have "
+    if m.wmd_note:
+        console.print(f"WMD {m.wmd_note}.")
+    elif m.wmd_unscored_terms:
+        console.print(f"WMD over the {m.wmd_transactions} of {m.transactions} transactions whose terms all have a "
+                      f"score under {m.wmd_measure} ({m.wmd_unscored_terms:,} of {m.wmd_terms:,} terms have "
                       "none).")
     from semtui.attacks.reassociation import informed_sentence
 

@@ -78,6 +78,8 @@ def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
     def writer(content):
         if callable(content):
             return content
+        if isinstance(content, reports.Report):  # typed: its document, made once
+            content = content.to_json()
         if reports.streamed(content):  # a part kept on disk: rendered as it is written (all or nothing still)
             return lambda fh: reports.dump(content, fh)
         text = reports.dumps(content)  # rendered before any file is touched

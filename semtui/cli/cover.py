@@ -50,45 +50,47 @@ def cover(
         emit_json(report)
     else:
         _print(report)
-    if report["summary"]["breaches"]:
+    if report.summary.breaches:
         raise typer.Exit(exitcodes.FOUND)
 
 
-def _print(report: dict) -> None:
+def _print(report) -> None:
+    """The cover problem's summary in words, from its typed report (:class:`CoverReport`)."""
     from semtui.attacks.cover import covering_words
 
-    s = report["summary"]
-    who = report["attacker"] if report["attacker"] != "knowledge" else f"knowledge from {report['knowledge']}"
-    lines = [f"{report['data']}: {s['cover_problems']} cover problems in {s['clusters']} clusters; "
-             f"attacker {who}: {s['breaches']} breaches, {s['vulnerable_records']} vulnerable records "
-             f"of {s['transactions']} ({s['clusters_with_breaches']} clusters)."]
-    unbreached = s["cover_problems"] - s["breaches"]
-    if report["attacker"] != "strong" and unbreached > 0:
+    s = report.summary
+    data = report.source("data")
+    who = report.attacker if report.attacker != "knowledge" else f"knowledge from {report.source('knowledge')}"
+    lines = [f"{data}: {s.cover_problems} cover problems in {s.clusters} clusters; "
+             f"attacker {who}: {s.breaches} breaches, {s.vulnerable_records} vulnerable records "
+             f"of {s.transactions} ({s.clusters_with_breaches} clusters)."]
+    unbreached = s.cover_problems - s.breaches
+    if report.attacker != "strong" and unbreached > 0:
         # never an all-clear from a weaker attacker: say what the paper's attacker gets
-        lines.append(f"  {unbreached} of the {s['cover_problems']} cover problems are not breaches for this "
+        lines.append(f"  {unbreached} of the {s.cover_problems} cover problems are not breaches for this "
                      f"attacker's knowledge only: the strong attacker (the paper's: every pair of every record) "
-                     f"breaches all {s['cover_problems']} (semtui cover {report['data']}).")
-    if "real_pairs" in s:
-        lines.append(f"  {s['real_pairs']} of the {s['cover_problems']} (x, covered item) pairs really occur "
+                     f"breaches all {s.cover_problems} (semtui cover {data}).")
+    if s.real_pairs is not None:
+        lines.append(f"  {s.real_pairs} of the {s.cover_problems} (x, covered item) pairs really occur "
                      "together in some original record.")
-    shown = [p for p in report["cover_problems"] if p["breach"]][:20]
+    shown = report.breached[:20]
     for p in shown:
-        lines.append(f"  {p['cluster']} C{p['chunk']} {p['x']} (support {p['support_x']}) -> C{p['earlier_chunk']} "
-                     f"covered {', '.join(p['covered'])} by {covering_words(p)} "
-                     f"(itemset support {p['itemset_support']})")
-    more = s["breaches"] - len(shown)
+        lines.append(f"  {p.cluster} C{p.chunk} {p.x} (support {p.support_x}) -> C{p.earlier_chunk} "
+                     f"covered {', '.join(p.covered)} by {covering_words(p)} "
+                     f"(itemset support {p.itemset_support})")
+    more = s.breaches - len(shown)
     if more > 0:
         lines.append(f"  ... {more} more (--json lists them all)")
-    if "breached_records" in s:
+    if s.breached_records is not None:
         real_of: dict[tuple, bool] = {}
-        for p in report["cover_problems"]:
-            for r in p.get("records", []) if p["breach"] else []:
-                k = (r["transaction"], r.get("line"))
-                real_of[k] = real_of.get(k, False) or bool(r.get("holds_covered"))
+        for p in report.breached:
+            for r in p.records or ():
+                k = (r.transaction, r.line)
+                real_of[k] = real_of.get(k, False) or bool(r.holds_covered)
         recs = sorted(real_of, key=lambda k: (not real_of[k], k[0]))  # those really holding the pair first
         where = ", ".join(f"T{t + 1}" + (f" (line {line})" if line is not None else "") for t, line in recs[:20])
-        real = (f" ({s['breached_records_real']} really hold x with the covered item)"
-                if "breached_records_real" in s else "")
-        lines.append(f"  records a breach reaches: {s['breached_records']}{real}" + (f": {where}" if where else "")
+        real = (f" ({s.breached_records_real} really hold x with the covered item)"
+                if s.breached_records_real is not None else "")
+        lines.append(f"  records a breach reaches: {s.breached_records}{real}" + (f": {where}" if where else "")
                      + (" ..." if len(recs) > 20 else ""))
     typer.echo("\n".join(lines))

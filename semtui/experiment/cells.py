@@ -276,8 +276,8 @@ def every_attack(report) -> list[dict]:
             continue
         base = {k: getattr(a, k) for k in ("family", "attack", "method", "measure", "background", "knowledge", "role",
                                            "attacker", "seconds")}
-        if a.informed_reference:  # disassociation: NBA with the original's own statistics
-            base["informed_reference"] = a.informed_reference
+        if a.informed_reference is not None:  # disassociation: NBA with the original's own statistics
+            base["informed_reference"] = a.informed_reference.entry_json()
         base.update(a.cell_fields())  # set generalisation: the rows of the groups, those scored, exposure
         if a.by_knowledge:
             for v, c in a.by_knowledge:

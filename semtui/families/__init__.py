@@ -131,11 +131,12 @@ class Family(Protocol):
         """The independent k^m check of ``release`` (a :class:`semtui.release.Release`; a
         disassociated one's key and original checked too when open): a KmReport."""
 
-    def read_report(self, path) -> dict:
+    def read_report(self, path):
         """An attack report on a release of the family, read from ``path`` (the TUI opens one
-        beside its release); raises InputError naming ``path`` when it is not one."""
+        beside its release): a document (set generalisation) or a typed report (disassociation);
+        raises InputError naming ``path`` when it is not one."""
 
-    def check_report(self, release, doc: dict, path) -> None:
+    def check_report(self, release, doc, path) -> None:
         """That the attack report ``doc`` read from ``path`` describes ``release`` (a
         :class:`semtui.release.Release`); raises InputError naming ``path`` otherwise."""
 

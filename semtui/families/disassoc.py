@@ -76,12 +76,15 @@ class Disassoc:
         return key is not None
 
     # ------------------------------------------------------------ an attack's report
-    def read_report(self, path) -> dict:
-        """An attack report on a disassociated release: a re-association report (``semtui attack
-        disassoc --report``) or a cover report (``semtui cover --json``)."""
+    def read_report(self, path):
+        """An attack report on a disassociated release, typed: a re-association report (``semtui
+        attack disassoc --report``: a :class:`~semtui.attacks.reassociation.ReassociationReport`)
+        or a cover report (``semtui cover --json``: a :class:`~semtui.attacks.cover.CoverReport`)."""
         from semtui import reports
         from semtui.attacks.cover import REPORT_FORMAT as COVER
+        from semtui.attacks.cover import CoverReport
         from semtui.attacks.reassociation import REPORT_FORMATS as REASSOC
+        from semtui.attacks.reassociation import ReassociationReport
         from semtui.errors import InputError
 
         doc = reports.read(path, (*REASSOC, COVER), "a re-association or cover report")
@@ -89,15 +92,21 @@ class Disassoc:
             raise InputError("report has no 'clusters' list", path)
         if (doc.get("summary") or {}).get("summary_only"):
             raise InputError("a --summary-only report holds no placement to show (run the attack without it)", path)
-        return doc
+        # an entry that is no cluster's names none (check_report then says where it differs)
+        doc["clusters"] = [c if isinstance(c, dict) else {} for c in doc["clusters"]]
+        typed = CoverReport if doc["format"] == COVER else ReassociationReport
+        try:
+            return typed.from_json(doc)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"not a readable {doc['format']} report ({exc})", path) from None
 
-    def check_report(self, release, doc: dict, path) -> None:
-        """The report ``doc`` (read from ``path``) describes ``release``: the same clusters, in
-        order; raises InputError naming ``path`` otherwise."""
+    def check_report(self, release, doc, path) -> None:
+        """The typed report ``doc`` (read from ``path``) describes ``release``: the same clusters,
+        in order; raises InputError naming ``path`` otherwise."""
         from semtui.errors import InputError
 
         ids = [c.id for c in release.data.clusters]
-        got = [c.get("id") if isinstance(c, dict) else None for c in doc["clusters"]]
+        got = [c.id for c in doc.clusters]
         if got != ids:
             bad = next((g for g, i in zip(got, ids) if g != i), None) if len(got) == len(ids) else None
             detail = (f"cluster {bad!r} is not where this release has it" if bad is not None

@@ -194,22 +194,20 @@ class DisassocHardening:
             attacks = []
             for who in ATTACKERS:
                 progress(0, 1, f"the proof: the {who} cover attacker on the {label} release")
-                doc = run_cover(rel, CoverOptions(attacker=who), original=original, key=key)["summary"]
-                attacks.append(CoverFigures(who, int(doc["cover_problems"]), int(doc["breaches"]),
-                                            int(doc["vulnerable_records"]),
+                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=key).summary
+                attacks.append(CoverFigures(who, int(s.cover_problems), int(s.breaches), int(s.vulnerable_records),
                                             f"semtui cover {_q(name)} --attacker {who} --original {_q(original_path)}"))
             progress(0, 1, f"the proof: NBA on the {label} release")
             opts = ReassociationOptions(method="nba", background=spec, informed=knowledge != SELF, summary_only=True)
-            rep = run_reassociation(rel, key, original, opts, background=bg, progress=progress).report
-            mt = rep.get("metrics") or {}
-            iv = mt.get("intervals") or {}
-            ref = mt.get("informed_reference") or {}
-            lift = mt.get("lift_over_random")
-            informed = ref.get("lift_over_random") if ref else lift  # self: NBA with the original's own statistics
-            informed_iv = (ref.get("intervals") or {}).get("lift_over_random") if ref else iv.get("lift_over_random")
+            mt = run_reassociation(rel, key, original, opts, background=bg, progress=progress).report.metrics
+            ref = mt.informed_reference
+            lift = mt.lift_over_random
+            # self: NBA with the original's own statistics
+            informed = ref.lift_over_random if ref is not None else lift
+            informed_iv = (ref if ref is not None else mt).intervals.get("lift_over_random")
             attacks.append(ReassociationFigures(
-                knowledge, spec, mt.get("accuracy"), (mt.get("baseline") or {}).get("accuracy"), lift,
-                _interval(iv.get("lift_over_random")), informed, _interval(informed_iv),
+                knowledge, spec, mt.accuracy, mt.baseline.accuracy, lift,
+                _interval(mt.intervals.get("lift_over_random")), informed, _interval(informed_iv),
                 f"semtui attack disassoc {_q(name)} --key {_q(keyfile)} --original {_q(original_path)} "
                 f"--background {_q(spec)}"))
             summary = m.result.summary()

@@ -4,6 +4,7 @@ interval of a ratio of sums."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,33 @@ class Interval:
             return None
         return cls(float(low), float(high), level if isinstance(level, (int, float)) else None,
                    resamples if isinstance(resamples, int) else None)
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """An attack's intervals by figure, in its report's order (None: none for that figure), and
+    why there are none (too few units), as every face says it."""
+
+    values: tuple[tuple[str, Interval | None], ...] = ()
+    reason: str | None = None
+
+    @classmethod
+    def read(cls, raw: Mapping | None, keep: tuple[str, ...] | None = None, reason: bool = True) -> Intervals:
+        """From an attack report's ``intervals`` (either interval shape); ``keep``: only those
+        figures; ``reason``: keep the reason it states."""
+        raw = raw or {}
+        return cls(tuple((k, Interval.read(v)) for k, v in raw.items()
+                         if k != "reason" and (keep is None or k in keep)),
+                   raw.get("reason") if reason else None)
+
+    def get(self, name: str) -> Interval | None:
+        return dict(self.values).get(name)
+
+    def to_json(self) -> dict:
+        out: dict = {k: None if v is None else v.to_json() for k, v in self.values}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
 def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:

@@ -298,17 +298,21 @@ def bootstrap_ratios_of(n: int, cols: int, read, seed: int, rounds: int = RESAMP
     return out
 
 
-def intervals_of(labels, ci: list, clusters: int, level: float = LEVEL, resamples: int = RESAMPLES) -> dict:
-    """A report's ``intervals``: per label the interval of :func:`bootstrap_ratios_of` (drawn
-    with ``level`` and ``resamples``, its defaults) in the one shape of every document,
-    ``{"low", "high", "level", "resamples"}`` (:class:`~semtui.metrics.intervals.Interval`), or
-    None; and, when there are too few clusters for any, ``reason`` (the line every face prints
-    instead of an interval).  (``semtui-disassoc-report/1`` wrote ``[low, high]``.)"""
-    from semtui.metrics.intervals import Interval, no_interval_reason
+def interval_set(labels, ci: list, clusters: int, level: float = LEVEL, resamples: int = RESAMPLES):
+    """A report's intervals, typed (:class:`~semtui.metrics.intervals.Intervals`): per label the
+    interval of :func:`bootstrap_ratios_of` (drawn with ``level`` and ``resamples``, its
+    defaults), or None; and, when there are too few clusters for any, the ``reason`` (the line
+    every face prints instead of an interval).  The bounds are rounded as a document holds them
+    (:func:`~semtui.reports.json_float`), so what the engine reads is what the report says."""
+    from semtui.metrics.intervals import Interval, Intervals, no_interval_reason
+    from semtui.reports import json_float
 
-    out: dict = {lab: (Interval(v[0], v[1], level, resamples).to_json() if v is not None else None)
-                 for lab, v in zip(labels, ci)}
-    reason = no_interval_reason(clusters, "clusters")
-    if reason:
-        out["reason"] = reason
-    return out
+    return Intervals(tuple((lab, Interval(json_float(v[0]), json_float(v[1]), level, resamples) if v is not None
+                            else None) for lab, v in zip(labels, ci)), no_interval_reason(clusters, "clusters"))
+
+
+def intervals_of(labels, ci: list, clusters: int, level: float = LEVEL, resamples: int = RESAMPLES) -> dict:
+    """:func:`interval_set` as a document holds it, in the one shape of every document,
+    ``{"low", "high", "level", "resamples"}`` (:class:`~semtui.metrics.intervals.Interval`), with
+    ``reason`` when there is none.  (``semtui-disassoc-report/1`` wrote ``[low, high]``.)"""
+    return interval_set(labels, ci, clusters, level, resamples).to_json()

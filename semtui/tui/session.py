@@ -22,11 +22,21 @@ from semtui.model import Dataset, DisassociationKey, TransactionData
 from semtui.release import Release, read_release, with_companions
 
 
+def report_head(report) -> dict:
+    """What names an attack report and the files it was run on: a set-generalisation report's
+    document itself, a typed report's (re-association, cover) header (its format, options and
+    sources, :meth:`~semtui.attacks.cover.CoverReport.header`)."""
+    return report if isinstance(report, dict) else report.header()
+
+
 @dataclass
 class Result:
-    """One attack report (the JSON the headless ``attack setgen`` writes) and its origin."""
+    """One attack report and its origin: a set-generalisation report as its document (the JSON
+    the headless ``attack setgen`` writes), a re-association's or a cover run's as the engine's
+    typed report (:class:`~semtui.attacks.reassociation.ReassociationReport`,
+    :class:`~semtui.attacks.cover.CoverReport`)."""
 
-    report: dict
+    report: object
     source: str  # "file:PATH" or "run"
     #: written to a file (a report opened from a file counts as written)
     exported: bool = False
@@ -43,8 +53,13 @@ class Result:
             self.exported = True
 
     @property
+    def head(self) -> dict:
+        """Its format, options and sources (:func:`report_head`)."""
+        return report_head(self.report)
+
+    @property
     def format(self) -> str:
-        return str(self.report.get("format", ""))
+        return str(self.head.get("format", ""))
 
     @property
     def kind(self) -> str:
@@ -61,7 +76,7 @@ class Result:
         """The result's name: its method, measure and knowledge (the engine's words)."""
         from semtui.wording import result_name
 
-        return result_name(self.report)
+        return result_name(self.head)
 
     def group(self, label: str) -> dict | None:
         """The report's entry for the generalised item written ``label``."""
@@ -70,8 +85,12 @@ class Result:
         return self._by_label.get(label)
 
     @property
-    def metrics(self) -> dict | None:
-        return self.report.get("metrics")
+    def metrics(self):
+        """What the attack took back (None: unjudged; a cover run has none): a document's
+        ``metrics``, or a re-association's typed metrics."""
+        if isinstance(self.report, dict):
+            return self.report.get("metrics")
+        return getattr(self.report, "metrics", None)
 
     @property
     def scale(self) -> tuple[float, float]:
@@ -92,7 +111,7 @@ class Result:
         ``other``, only those that differ."""
         from semtui.wording import options_text
 
-        return options_text(self.report, None if other is None else other.report)
+        return options_text(self.head, None if other is None else other.head)
 
 
 class Companions:
@@ -248,7 +267,7 @@ class Session:
         """What the TUI shows may hold original data: an original or a key is open, or a
         report scored against the original.  Every export of such a session is private (0600)."""
         return (self.original is not None or self.key is not None
-                or any(r.report.get("original") is not None for r in self.results))
+                or any(r.head.get("original") is not None for r in self.results))
 
     @property
     def unexported(self) -> list[Result]:
@@ -343,8 +362,9 @@ def load_session(
         # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results
         km_report, report = report, None
     report_doc = None if report is None else family.read_report(report)
+    head = None if report_doc is None else report_head(report_doc)
     recovered = (isinstance(data, TransactionData) and not data.n_generalised
-                 and (unmarked or (report_doc is not None and report_doc.get("unmarked") is not None)))
+                 and (unmarked or (head is not None and head.get("unmarked") is not None)))
     if unmarked and not recovered:
         raise InputError("--unmarked is for a set-generalised release written without its generalised items "
                          f"marked; {file} is {data.kind} data" + (" that marks them" if data.kind != "disassociated"
@@ -352,12 +372,12 @@ def load_session(
     if report is not None:
         # the key and the original the report was scored with, so that new runs keep their metrics
         # (only a disassociated release's reports name a key)
-        if key is None and report_doc.get("key"):
-            key = _beside(report_doc["key"], report)
-        if original is None and report_doc.get("original"):
-            original = _beside(report_doc["original"], report)
+        if key is None and head.get("key"):
+            key = _beside(head["key"], report)
+        if original is None and head.get("original"):
+            original = _beside(head["original"], report)
     # a report's own recovery k, else the sidecar's (the one the engine recovers with when the form leaves k blank)
-    from_report = ((report_doc or {}).get("unmarked") or {}) if recovered else {}
+    from_report = ((head or {}).get("unmarked") or {}) if recovered else {}
     release = with_companions(data, file, original=original, key=key, sidecar=km_report, recover=recovered,
                               recovery_k=from_report.get("k") if from_report else None)
     session = Session(release)

@@ -26,7 +26,7 @@ FIG3_ORIGINAL = [["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b"], ["a", "
 
 def test_fig3_cover_problem_strong_attacker():
     data = parse_disassociated(FIG3, "fig3")
-    report = run_cover(data, CoverOptions(attacker="strong"))
+    report = run_cover(data, CoverOptions(attacker="strong")).to_json()
     assert report["summary"]["cover_problems"] == 1
     (p,) = report["cover_problems"]
     assert (p["x"], p["covered"], sorted(p["covering"])) == ("e", ["c"], ["a", "b"])
@@ -37,11 +37,11 @@ def test_fig3_cover_problem_strong_attacker():
 
 def test_fig3_with_the_original_counts_real_pairs():
     data = parse_disassociated(FIG3, "fig3")
-    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(FIG3_ORIGINAL))
+    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(FIG3_ORIGINAL)).to_json()
     assert report["summary"]["real_pairs"] == 1 and report["cover_problems"][0]["real"] is True
     # e went with a and b in records that do not hold c: the pair (e, c) is not real
     other = [["a", "b", "c"], ["a", "b", "c"], ["a", "b", "e"], ["a", "b", "e"]]
-    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(other))
+    report = run_cover(data, CoverOptions(attacker="strong"), original=TransactionData.from_lists(other)).to_json()
     assert report["summary"]["real_pairs"] == 0
 
 
@@ -50,8 +50,8 @@ def test_knowledge_decides_the_breach():
     with_pair = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("c")]))]
     without = [np.asarray(sorted([data.vocab.id("e"), data.vocab.id("a")])),
                np.asarray(sorted([data.vocab.id("b"), data.vocab.id("c")]))]
-    assert run_cover(data, knowledge=with_pair)["summary"]["breaches"] == 1
-    rep = run_cover(data, knowledge=without)
+    assert run_cover(data, knowledge=with_pair).summary.breaches == 1
+    rep = run_cover(data, knowledge=without).to_json()
     assert rep["summary"]["cover_problems"] == 1 and rep["summary"]["breaches"] == 0
 
 
@@ -62,7 +62,7 @@ def test_every_item_is_checked_not_only_the_first():
     doc["clusters"][0]["record_chunks"] = [[["a", "b", "c"], ["a", "b", "c"], ["a"], ["b"]],
                                            [["d", "e"], ["d", "e"], ["d"]]]
     data = parse_disassociated(doc, "x")
-    report = run_cover(data)
+    report = run_cover(data).to_json()
     assert [p["x"] for p in report["cover_problems"]] == ["e"]
 
 
@@ -71,7 +71,7 @@ def test_single_item_itemset_is_not_a_cover_problem():
     doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
            "clusters": [{"id": "R", "size": 4, "record_chunks": [[["a", "b"], ["a"], ["a"], ["a", "c"]],
                                                                  [["e"], ["e"], ["e"]]], "term_chunk": []}]}
-    assert run_cover(parse_disassociated(doc, "x"))["summary"]["cover_problems"] == 0
+    assert run_cover(parse_disassociated(doc, "x")).summary.cover_problems == 0
 
 
 def test_vulnerable_records_is_the_largest_chunk_count_summed_over_clusters():
@@ -79,7 +79,7 @@ def test_vulnerable_records_is_the_largest_chunk_count_summed_over_clusters():
     three = {"id": "R2", "size": 4, "record_chunks": c["record_chunks"] + [[["f"], ["f"]], [["g"], ["g"]]],
              "term_chunk": []}
     doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2, "clusters": [c, three]}
-    report = run_cover(parse_disassociated(doc, "x"))
+    report = run_cover(parse_disassociated(doc, "x")).to_json()
     per = {cl["id"]: cl for cl in report["clusters"]}
     assert per["R1"]["vulnerable_records"] == 1
     # in R2, f (C3) and g (C4) are each covered by a, b against C1: the largest chunk count counts
@@ -89,13 +89,13 @@ def test_vulnerable_records_is_the_largest_chunk_count_summed_over_clusters():
 
 def test_weak_and_moderate_attackers_are_seeded():
     data = parse_disassociated(FIG3, "fig3")
-    weak = run_cover(data, CoverOptions(attacker="weak", seed=1))
+    weak = run_cover(data, CoverOptions(attacker="weak", seed=1)).to_json()
     # only 4 items in this release: every 2-combination of them and the 10 outside words
     assert weak["knowledge_itemsets"] == len(list(combinations(range(4 + 10), 2)))
     assert len(weak["outside_words"]) == 10
     orig = TransactionData.from_lists(FIG3_ORIGINAL)
-    a = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig)
-    b = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig)
+    a = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig).to_json()
+    b = run_cover(data, CoverOptions(attacker="moderate", seed=3), original=orig).to_json()
     assert a["summary"] == {**b["summary"], "seconds": a["summary"]["seconds"]}
     assert a["knowledge_itemsets"] <= 3  # a strict subset of the 4 records, one pair each
 
@@ -103,7 +103,7 @@ def test_weak_and_moderate_attackers_are_seeded():
 def test_weak_attacker_knows_190_itemsets_on_a_large_vocabulary():
     doc = json.loads(json.dumps(FIG3))
     doc["clusters"][0]["term_chunk"] = [f"t{i}" for i in range(20)]
-    report = run_cover(parse_disassociated(doc, "x"), CoverOptions(attacker="weak"))
+    report = run_cover(parse_disassociated(doc, "x"), CoverOptions(attacker="weak")).to_json()
     assert report["knowledge_itemsets"] == 190
 
 
@@ -199,7 +199,7 @@ def test_with_the_key_every_problem_names_the_records_it_reaches(samples, tmp_pa
 
     orig = read_transactions(samples / "meps400-original.txt")
     made = disassociate(orig, 3, 2, 30)
-    doc = run_cover(made.data, original=orig, key=made.key)
+    doc = run_cover(made.data, original=orig, key=made.key).to_json()
     breached, real, shared_seen = set(), set(), set()
     assert doc["cover_problems"]
     for p in doc["cover_problems"]:
@@ -224,7 +224,7 @@ def test_with_the_key_every_problem_names_the_records_it_reaches(samples, tmp_pa
     assert doc["summary"]["breached_records"] == len(breached) and doc["summary"]["breached_records_real"] == len(real)
     assert shared_seen == {False, True}  # problems in record chunks and in shared chunks were both checked
     # without the key nothing changes in the report but the records
-    plain = run_cover(made.data, original=orig)
+    plain = run_cover(made.data, original=orig).to_json()
     assert "breached_records" not in plain["summary"] and all("records" not in p for p in plain["cover_problems"])
     data, key = tmp_path / "d.json", tmp_path / "k.json"
     write_disassociated(made.data, data)

@@ -51,20 +51,20 @@ def test_table3_placements_are_judged_one_by_one(table4):
     key = read_key(SAMPLES / "disassociated.key.json")
     orig = read_transactions(SAMPLES / "disassociated-original.txt")
     r = run_reassociation(data, key, orig, ReassociationOptions(method="aba", measure=f"scores:{table4}", wmd_measure=None))
-    cl = r.report["clusters"][0]
+    cl = r.report.clusters[0]
     # every anchor aligned with one of the cluster's four transactions
-    assert sorted(cl["anchor_transactions"]) == [0, 1, 2, 3]
-    flags = [f for u in cl["units"] for f in u["correct"]]
-    assert len(flags) == cl["metrics"]["placements"] == 5
-    assert sum(flags) == cl["metrics"]["correct"] == 4
+    assert sorted(cl.anchor_transactions) == [0, 1, 2, 3]
+    flags = [f for u in cl.units for f in u.correct]
+    assert len(flags) == cl.metrics.placements == 5
+    assert sum(flags) == cl.metrics.correct == 4
     # the wrong one is a copy of (tumor, biopsy): on the anchor of a transaction without them
-    tb = next(u for u in cl["units"] if u["items"] == ["tumor", "biopsy"])
-    assert sorted(tb["correct"]) == [False, True]
-    wrong = tb["anchors"][tb["correct"].index(False)]
-    held = {orig.vocab[i] for i in orig.transaction(cl["anchor_transactions"][wrong]).tolist()}
+    tb = next(u for u in cl.units if u.items == ("tumor", "biopsy"))
+    assert sorted(tb.correct) == [False, True]
+    wrong = tb.anchors[tb.correct.index(False)]
+    held = {orig.vocab[i] for i in orig.transaction(cl.anchor_transactions[wrong]).tolist()}
     assert "tumor" not in held
-    right = tb["anchors"][tb["correct"].index(True)]
-    held = {orig.vocab[i] for i in orig.transaction(cl["anchor_transactions"][right]).tolist()}
+    right = tb.anchors[tb.correct.index(True)]
+    held = {orig.vocab[i] for i in orig.transaction(cl.anchor_transactions[right]).tolist()}
     assert {"tumor", "biopsy"} <= held
     # Tables 5/8/9: the reconstruction, read back from the report
     assert reconstructed_transactions(cl) == r.transactions
@@ -72,8 +72,10 @@ def test_table3_placements_are_judged_one_by_one(table4):
 
 def test_without_the_key_no_judgement_is_made(table4):
     data = read(SAMPLES / "disassociated.json")
-    cl = run_reassociation(data, options=ReassociationOptions(measure=f"scores:{table4}")).report["clusters"][0]
-    assert "anchor_transactions" not in cl and all("correct" not in u for u in cl["units"])
+    cl = run_reassociation(data, options=ReassociationOptions(measure=f"scores:{table4}")).report.clusters[0]
+    assert cl.anchor_transactions is None and all(u.correct is None for u in cl.units)
+    doc = cl.to_json()
+    assert "anchor_transactions" not in doc and all("correct" not in u for u in doc["units"])
 
 
 @pytest.mark.parametrize("method", ["aba", "assign", "ra"])
@@ -83,17 +85,17 @@ def test_meps_flags_add_up_and_reconstruction_matches(method):
     r = run_reassociation(release.data, release.key, orig, ReassociationOptions(method=method, wmd_measure=None),
                           measure=HashMeasure())
     start = 0
-    for entry in r.report["clusters"]:
-        flags = [f for u in entry["units"] for f in u["correct"]]
-        assert all(len(u["correct"]) == len(u["anchors"]) for u in entry["units"])
-        assert sum(flags) == entry["metrics"]["correct"]
-        assert len(entry["anchor_transactions"]) == len(entry["anchors"])
-        rec = reconstructed_transactions(entry, r.report["joint_clusters"])   # REFINE's shared sub-records too
+    for entry in r.report.clusters:
+        flags = [f for u in entry.units for f in u.correct]
+        assert all(len(u.correct) == len(u.anchors) for u in entry.units)
+        assert sum(flags) == entry.metrics.correct
+        assert len(entry.anchor_transactions) == len(entry.anchors)
+        rec = reconstructed_transactions(entry, r.report.joint_clusters)   # REFINE's shared sub-records too
         assert rec == r.transactions[start:start + len(rec)]
         start += len(rec)
     assert start == len(r.transactions)
-    assert sum(sum(f for u in e["units"] for f in u["correct"])
-               for e in r.report["clusters"] + r.report["joint_clusters"]) == r.report["metrics"]["correct"]
+    assert sum(sum(f for u in e.units for f in u.correct)
+               for e in [*r.report.clusters, *r.report.joint_clusters]) == r.report.metrics.correct
 
 
 def test_cluster_associated_shares():

@@ -257,7 +257,7 @@ def test_harden_disassoc_removes_every_cover_problem_and_proves_it(tmp_path):
         assert len(nba) == 1 and nba[0].lift is not None and nba[0].informed_lift is not None
     assert all(a.breaches == 0 and a.cover_problems == 0 for a in rep.hardened.attacks if hasattr(a, "attacker"))
     assert any(a.cover_problems > 0 for a in rep.plain.attacks if hasattr(a, "attacker"))
-    assert run_cover(out.made.data)["summary"]["cover_problems"] == 0
+    assert run_cover(out.made.data).summary.cover_problems == 0
     # more kept associated than the two-step release, less than REFINE unrepaired
     share = [p.utility["associated_share"] for p in (rep.hardened, rep.plain, rep.others[0])]
     assert share[2] <= share[0] < share[1]
@@ -342,4 +342,4 @@ def test_every_hardened_release_passes_its_checker(rows, k, n, seed, family):
         from semtui.checks.km import check_disassociated
 
         assert check_disassociated(got.made.data, k, 2, got.made.key, orig).holds
-        assert got.made.data.k == k and run_cover(got.made.data)["summary"]["cover_problems"] == 0
+        assert got.made.data.k == k and run_cover(got.made.data).summary.cover_problems == 0

@@ -83,7 +83,7 @@ def test_paper_example_reconstruction_and_scores(table3, method, table):
     data = parse_disassociated(TABLE3, "table3")
     result = run_reassociation(data, options=Opts(method=method, measure=f"scores:{table3['scores']}"))
     assert [set(t) for t in result.transactions] == RECONSTRUCTED  # Tables 5, 8, 9
-    units = result.report["clusters"][0]["units"]
+    units = result.report.to_json()["clusters"][0]["units"]
     assert [u["items"] for u in units] == [["tumor", "biopsy"], ["vessel"], ["catheterisation"], ["radiotherapy"]]
     got = np.array([u["scores"] for u in units]).T
     np.testing.assert_allclose(got, np.array(table), atol=0.006)  # the paper prints rounded scores
@@ -97,7 +97,7 @@ def test_paper_example_metrics(table3):
     key = read_key(table3["key"])
     orig = TransactionData.from_lists(TABLE2)
     r = run_reassociation(data, key, orig, Opts(method="aba", measure=f"scores:{table3['scores']}", wmd_measure=None))
-    m = r.report["metrics"]
+    m = r.report.to_json()["metrics"]
     # (tumor, biopsy) twice, vessel, catheterisation, radiotherapy: only the copy in transaction 2 is wrong
     assert (m["placements"], m["correct"]) == (5, 4)
     assert m["accuracy"] == pytest.approx(0.8)
@@ -116,9 +116,9 @@ def test_random_ties_spread_units_over_unscorable_anchors():
     doc = {"format": "semtui-disassociated/1", "k": 2, "m": 2,
            "clusters": [{"id": "P", "size": 6, "record_chunks": [], "term_chunk": [f"i{j}" for j in range(6)]}]}
     data = parse_disassociated(doc, "x")
-    first = run_reassociation(data, measure=TableMeasure()).report["clusters"][0]["units"]
+    first = run_reassociation(data, measure=TableMeasure()).report.to_json()["clusters"][0]["units"]
     assert {a for u in first for a in u["anchors"]} == {0}
-    spread = [run_reassociation(data, options=Opts(ties="random", seed=s), measure=TableMeasure()).report for s in (1, 1, 2)]
+    spread = [run_reassociation(data, options=Opts(ties="random", seed=s), measure=TableMeasure()).report.to_json() for s in (1, 1, 2)]
     assert spread[0] == {**spread[1], "summary": spread[0]["summary"]}
     assert len({a for u in spread[0]["clusters"][0]["units"] for a in u["anchors"]}) > 1
 
@@ -126,7 +126,7 @@ def test_random_ties_spread_units_over_unscorable_anchors():
 def test_assign_on_paper_example_gives_one_copy_per_transaction(table3):
     data = parse_disassociated(TABLE3, "table3")
     r = run_reassociation(data, options=Opts(method="assign", measure=f"scores:{table3['scores']}"))
-    tb = r.report["clusters"][0]["units"][0]
+    tb = r.report.to_json()["clusters"][0]["units"][0]
     assert len(set(tb["anchors"])) == 2
 
 
@@ -264,7 +264,7 @@ def test_reconstruction_equal_to_the_key_scores_one(release):
 def test_km_breakage_counts_only_protected_itemsets(release):
     data, key, orig = release
     r = run_reassociation(data, key, orig, Opts(method="aba", wmd_measure=None), measure=TableMeasure())
-    m = r.report["metrics"]
+    m = r.report.to_json()["metrics"]
     assert 0 <= m["exposed_itemsets"] <= m["protected_itemsets"]
     # protected itemsets by brute force: size 2..m, support in (0, k) in the original, once per cluster
     from collections import Counter
@@ -304,7 +304,7 @@ def test_baseline_keeps_one_sub_record_of_a_chunk_per_transaction():
     would seem to beat chance by 1.5x; the budget-matched baseline obeys the rule and scores 1."""
     data, key, orig = _one_class_release()
     m = run_reassociation(data, key, orig, Opts(method="ra", seed=3, wmd_measure=None), measure=TableMeasure()
-                          ).report["metrics"]
+                          ).report.to_json()["metrics"]
     assert m["accuracy"] == 1.0 and m["baseline"]["accuracy"] == 1.0 and m["lift_over_random"] == 1.0
 
 
@@ -317,7 +317,7 @@ def test_placement_budget_and_protection_level_are_apart(table3):
     measure = f"scores:{table3['scores']}"
 
     def run(**kw):
-        return run_reassociation(data, key, orig, Opts(measure=measure, wmd_measure=None, **kw)).report
+        return run_reassociation(data, key, orig, Opts(measure=measure, wmd_measure=None, **kw)).report.to_json()
 
     base, k3, t2 = run(), run(k=3), run(term_placements=2)
     terms = lambda r: [len(u["anchors"]) for u in r["clusters"][0]["units"] if u["chunk"] == "term"]  # noqa: E731
@@ -351,7 +351,7 @@ def test_random_attack_has_lift_one_over_the_budget_matched_baseline(seed):
     rel = disassociate(orig, 3, 2, 30)
     assert any(len(c.record_chunks) > 1 for c in rel.data.clusters)  # record chunks to place, not only terms
     m = run_reassociation(rel.data, rel.key, orig, Opts(method="ra", seed=seed, wmd_measure=None),
-                          measure=TableMeasure()).report["metrics"]
+                          measure=TableMeasure()).report.to_json()["metrics"]
     iv = m["intervals"]["lift_over_random"]  # one shape in every document: {low, high, level, resamples}
     low, high = iv["low"], iv["high"]
     assert low <= 1.0 <= high, (m["lift_over_random"], low, high)
@@ -406,7 +406,7 @@ def test_jobs_give_the_same_report(tmp_path):
     reports = []
     for jobs in (1, 2):
         r = run_reassociation(data, key, orig, Opts(method="ra", measure=f"scores:{paths['scores']}", seed=5,
-                                                    jobs=jobs, wmd_measure=None)).report
+                                                    jobs=jobs, wmd_measure=None)).report.to_json()
         r["summary"].pop("seconds")
         reports.append(json.dumps(r, sort_keys=True))
     assert reports[0] == reports[1]
@@ -496,7 +496,7 @@ def test_nba_by_hand_on_a_tiny_cluster(tmp_path):
     data = parse_disassociated(NB_RELEASE, "nb")
     lift_a, lift_b = math.log(53 / 31.5), math.log(2 / 7)
     for placements, anchors in ((1, [1]), (2, [1, 2]), (3, [0, 1, 2])):
-        r = run_reassociation(data, options=Opts(background=str(bg), term_placements=placements)).report
+        r = run_reassociation(data, options=Opts(background=str(bg), term_placements=placements)).report.to_json()
         assert r["method"] == "nba" and r["measure"] is None and r["background"]["documents"] == 10
         unit = r["clusters"][0]["units"][0]
         assert unit["scores"] == pytest.approx([lift_a + lift_b, lift_a, 0.0], abs=1e-4)
@@ -548,7 +548,7 @@ def test_informed_reference_bounds_the_attack_on_a_planted_example(tmp_path):
                        ("wrong", Opts(background=str(wrong), ties="random", seed=1, wmd_measure=None)),
                        ("ra", Opts(method="ra", seed=1, wmd_measure=None))):
         out[name] = run_reassociation(data, key, orig, opts,
-                                      measure=TableMeasure() if name == "ra" else None).report["metrics"]
+                                      measure=TableMeasure() if name == "ra" else None).report.to_json()["metrics"]
     ref = out["ra"]["informed_reference"]
     # the reference depends on the original (and the seed) only, never on the attack run
     assert ref == out["right"]["informed_reference"] == out["wrong"]["informed_reference"]
@@ -579,7 +579,11 @@ def test_cli_background_runs_nba_and_words_the_informed_reference(cli, table3, t
 
 
 def test_informed_sentence_says_when_even_perfect_statistics_do_not_beat_chance():
-    from semtui.attacks.reassociation import informed_sentence
+    from semtui.attacks.reassociation import ReassocMetrics
+    from semtui.attacks.reassociation import informed_sentence as said
+
+    def informed_sentence(metrics: dict):   # the typed metrics, as a /1 document holds them
+        return said(ReassocMetrics.from_json(metrics))
 
     ref = {"accuracy": 0.36, "lift_over_random": 0.96, "intervals": {"accuracy": [0.35, 0.37],
                                                                       "lift_over_random": [0.95, 0.97]}}
@@ -608,7 +612,7 @@ def test_informed_reference_runs_under_the_attacks_tie_rule(tmp_path):
     write(orig, own)
     out = {}
     for ties in (None, "first"):
-        m = run_reassociation(data, key, orig, Opts(background=str(own), ties=ties, seed=1, wmd_measure=None)).report
+        m = run_reassociation(data, key, orig, Opts(background=str(own), ties=ties, seed=1, wmd_measure=None)).report.to_json()
         ref = m["metrics"]["informed_reference"]
         rule = ties or "random"
         assert m["ties"] == ref["ties"] == rule
@@ -618,6 +622,6 @@ def test_informed_reference_runs_under_the_attacks_tie_rule(tmp_path):
     # the two rules really differ here (identical anchors tie): the check above could not pass by accident
     assert out["first"]["metrics"]["accuracy"] != out["random"]["metrics"]["accuracy"]
     # ABA keeps the paper's rule by default, and its reference follows it
-    aba = run_reassociation(data, key, orig, Opts(seed=1, wmd_measure=None), measure=TableMeasure()).report
+    aba = run_reassociation(data, key, orig, Opts(seed=1, wmd_measure=None), measure=TableMeasure()).report.to_json()
     assert aba["ties"] == aba["metrics"]["informed_reference"]["ties"] == "first"
     assert aba["metrics"]["informed_reference"]["accuracy"] == pytest.approx(out["first"]["metrics"]["accuracy"])

@@ -22,7 +22,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "meps400-original
 
 
 def _report(result) -> str:
-    rep = result.report
+    rep = result.report.to_json()
     rep["summary"].pop("seconds", None)
     return json.dumps(rep, sort_keys=True, default=str)
 

@@ -132,9 +132,9 @@ def test_cover_problems_span_a_record_chunk_and_a_shared_chunk():
     from semtui.attacks.cover import run_cover
 
     rep = run_cover(parse_disassociated(JOINT_DOC, "j.json"))
-    assert [(p["cluster"], p["chunk_label"], p["earlier_label"], p["x"], sorted(p["covered"]))
-            for p in rep["cover_problems"]] == [("P1", "J1/S1", "C1", "x", ["a", "b"])]
-    assert [c["shared_chunks"] for c in rep["clusters"]] == [1, 1]
+    assert [(p.cluster, p.chunk_label, p.earlier_label, p.x, sorted(p.covered))
+            for p in rep.cover_problems] == [("P1", "J1/S1", "C1", "x", ["a", "b"])]
+    assert [c.shared_chunks for c in rep.clusters] == [1, 1]
 
 
 def test_info_reports_joint_clusters_and_both_associated_shares():
@@ -177,7 +177,7 @@ def test_attack_re_associates_shared_sub_records_across_member_clusters():
     assert len(r.data.joint_clusters) == 1 and r.summary()["moved_term_pairs"] == 4
     res = run_reassociation(r.data, r.key, data, ReassociationOptions(method="aba", seed=1, ties="random"),
                             measure=PairMeasure())
-    rep = res.report
+    rep = res.report.to_json()
     (joint,) = rep["joint_clusters"]
     # the shared sub-records go to anchors of either member: z beside the a's, w beside the b's
     placed = {u["items"][0]: [tuple(a) for a in u["anchors"]] for u in joint["units"]}
@@ -202,7 +202,7 @@ def test_random_re_association_of_shared_chunks_obeys_the_chunk_rule():
     for seed in range(5):
         res = run_reassociation(r.data, r.key, data, ReassociationOptions(method="ra", seed=seed),
                                 measure=PairMeasure())
-        anchors = [tuple(a) for u in res.report["joint_clusters"][0]["units"] for a in u["anchors"]]
+        anchors = [tuple(a) for u in res.report.to_json()["joint_clusters"][0]["units"] for a in u["anchors"]]
         assert len(anchors) == 4 and len(set(anchors)) == 4   # one shared sub-record per record
 
 
@@ -256,7 +256,7 @@ def test_shared_sub_records_never_go_to_a_member_that_shows_their_item(tmp_path)
     original = TransactionData.from_lists([["a", "z"], ["a", "z"], ["b", "z"], ["b"], ["c", "z"], ["c"]])
     for method, seed in (("ra", 0), ("ra", 1), ("ra", 2), ("aba", 0)):
         rep = run_reassociation(data, key, original, ReassociationOptions(method=method, seed=seed),
-                                measure=PairMeasure()).report
+                                measure=PairMeasure()).report.to_json()
         (unit,) = rep["joint_clusters"][0]["units"]
         assert len(unit["anchors"]) == 2 and all(cid != "P1" for cid, _ in unit["anchors"])
         assert rep["metrics"]["shared_chunks"]["placements"] == 2
@@ -267,4 +267,4 @@ def test_no_cover_problem_with_a_shared_item_the_cluster_shows_itself():
 
     doc = json.loads(json.dumps(JOINT_DOC))
     doc["clusters"][0]["term_chunk"] = ["x"]    # P1's x is in its term chunk: the shared x's are P2's
-    assert run_cover(parse_disassociated(doc, "j.json"))["cover_problems"] == []
+    assert run_cover(parse_disassociated(doc, "j.json")).cover_problems == ()

@@ -36,17 +36,17 @@ def _key(n: int, chunk_sizes: list[int]) -> DisassociationKey:
 
 def test_one_cut_removes_the_cover_problem():
     data = parse_disassociated(CUTTABLE, "t")
-    assert run_cover(data)["summary"]["cover_problems"] == 1
+    assert run_cover(data).summary.cover_problems == 1
     safe, key, report = remove_cover_problems(data, _key(6, [6, 6]))
     assert (report.cuts, report.drops, report.suppressed_occurrences, report.cover_problems_before) == (1, 0, 1, 1)
     assert report.lost_pairs == 0
-    assert run_cover(safe)["summary"]["cover_problems"] == 0
+    assert run_cover(safe).summary.cover_problems == 0
     (t, item), = key.clusters[0].suppressed
     assert item == "a" and t in (0, 1, 2)  # an abc sub-record lost its a
     c1 = [sorted(safe.vocab.names(safe.clusters[0].record_chunks[0].sub_record(r))) for r in range(6)]
     assert sorted(map(tuple, c1)) == sorted([("a", "b", "c")] * 2 + [("b", "c",)] + [("a", "b")] * 3)
     # the input was not changed
-    assert run_cover(data)["summary"]["cover_problems"] == 1
+    assert run_cover(data).summary.cover_problems == 1
 
 
 def test_when_no_cut_keeps_km_the_later_item_is_dropped():
@@ -55,7 +55,7 @@ def test_when_no_cut_keeps_km_the_later_item_is_dropped():
     assert (report.cuts, report.drops, report.suppressed_occurrences, report.lost_pairs) == (0, 1, 2, 1)
     assert report.removed_chunks == 1 and len(safe.clusters[0].record_chunks) == 1
     assert sorted(key.clusters[0].suppressed) == [(0, "e"), (1, "e")]
-    assert run_cover(safe)["summary"]["cover_problems"] == 0
+    assert run_cover(safe).summary.cover_problems == 0
     assert key_to_json(key)["clusters"][0]["suppressed"] == [[0, "e"], [1, "e"]]
 
 
@@ -73,10 +73,10 @@ def test_safe_release_passes_both_independent_checks(rows, k, m, extra, seed):
     report = check_disassociated(result.data, k, m, result.key, data)
     assert report.holds, report.to_json()
     assert report.key["suppressed_occurrences"] == result.safe.suppressed_occurrences
-    assert run_cover(result.data)["summary"]["cover_problems"] == 0
+    assert run_cover(result.data).summary.cover_problems == 0
     # the same release before the repair (REFINE on, as by default): the problems it counted
     plain = disassociate(data, k, m, k + extra, seed=seed)
-    before = run_cover(plain.data)["summary"]["cover_problems"]
+    before = run_cover(plain.data).summary.cover_problems
     assert result.safe.cover_problems_before == before
     done = result.safe.suppressed_occurrences + result.safe.unshared_items
     assert (done > 0) == (before > 0)  # nothing suppressed or unshared where no problem was
@@ -86,11 +86,11 @@ def test_safe_release_passes_both_independent_checks(rows, k, m, extra, seed):
                          for ch in j.shared_chunks) - result.safe.unshared_items
     # without REFINE, the two-step repair as it always was
     two = disassociate(data, k, m, k + extra, safe=True, refine=False, seed=seed)
-    assert two.safe.cover_problems_before == run_cover(disassociate(data, k, m, k + extra, refine=False).data)[
-        "summary"]["cover_problems"]
+    assert two.safe.cover_problems_before == run_cover(disassociate(data, k, m, k + extra,
+                                                                    refine=False).data).summary.cover_problems
     assert two.safe.unshared_items == 0 and not two.data.joint_clusters
     assert check_disassociated(two.data, k, m, two.key, data).holds
-    assert run_cover(two.data)["summary"]["cover_problems"] == 0
+    assert run_cover(two.data).summary.cover_problems == 0
 
 
 # REFINE (k = 2, m = 2): P1 = rows 0-5, C1 = {abc x3, ab x3}; P2 = rows 6-7, C1 = {d x2}; x was in
@@ -123,11 +123,11 @@ def _opened(tmp_path, release: dict, key: dict):
 def test_a_shared_items_problem_is_cut_in_the_record_chunk(tmp_path):
     data, key = _opened(tmp_path, *_joint([["a", "b", "c"]] * 3 + [["a", "b"]] * 3, 6))
     cover = run_cover(data)
-    assert cover["summary"]["cover_problems"] == 1 and cover["cover_problems"][0]["chunk_label"] == "J1/S1"
+    assert cover.summary.cover_problems == 1 and cover.cover_problems[0].chunk_label == "J1/S1"
     safe, new_key, report = remove_cover_problems(data, key)
     assert (report.cuts, report.shared_cuts, report.drops, report.unshared_items) == (1, 1, 0, 0)
     assert report.shared_problems_before == 1 == report.cover_problems_before
-    assert run_cover(safe)["summary"]["cover_problems"] == 0
+    assert run_cover(safe).summary.cover_problems == 0
     assert [safe.vocab.names(ch.items) for ch in safe.joint_clusters[0].shared_chunks] == [["x", "x"]]
     (t, item), = new_key.clusters[0].suppressed
     assert item == "a" and t in (0, 1, 2)
@@ -138,7 +138,7 @@ def test_a_shared_item_no_cut_can_save_goes_back_to_its_term_chunks(tmp_path):
     original = TransactionData.from_lists([["a", "b", "c", "x"], ["a", "b", "c"], ["a", "b"], ["a", "b"],
                                            ["d", "x"], ["d"]])
     data, key = _opened(tmp_path, *_joint([["a", "b", "c"]] * 2 + [["a", "b"]] * 2, 4))
-    assert run_cover(data)["summary"]["cover_problems"] == 1
+    assert run_cover(data).summary.cover_problems == 1
     safe, new_key, report = remove_cover_problems(data, key)
     assert (report.cuts, report.drops, report.suppressed_occurrences) == (0, 0, 0)
     assert (report.unshared_items, report.unshared_pairs, report.removed_shared_chunks,
@@ -147,7 +147,7 @@ def test_a_shared_item_no_cut_can_save_goes_back_to_its_term_chunks(tmp_path):
     # x is back where REFINE found it: once in each cluster's term chunk, with its transaction
     assert [safe.vocab.names(c.term_chunk) for c in safe.clusters] == [["x"], ["x"]]
     assert [ck.term_chunk for ck in new_key.clusters] == [[[0]], [[4]]]
-    assert run_cover(safe)["summary"]["cover_problems"] == 0
+    assert run_cover(safe).summary.cover_problems == 0
     check = check_disassociated(safe, 2, 2, new_key, original)
     assert check.holds, check.to_json()
 

@@ -35,6 +35,7 @@ from semtui.attacks.reassociation.merge import Merger, reference_ctx
 from semtui.attacks.reassociation.options import ReassociationOptions
 from semtui.attacks.reassociation.plan import _build, _Context, _key_members, plan_release
 from semtui.attacks.reassociation.report import Reassociation, _r
+from semtui.attacks.reassociation.results import ClusterMetrics, PlacedUnit, ReassocCluster
 from semtui.model import DisassociatedData, DisassociationKey, TransactionData
 
 
@@ -92,7 +93,8 @@ def run_reassociation(
                 kept.keep(ci, out.pop("_baseline"))
             merger.add(ci, out, ref)
         result = merger.finish()
-    result.report.update(sources or {})  # the files the run read (data, key, original), named in the report
+    if sources:  # the files the run read (data, key, original), named in the report
+        result.report = dc_replace(result.report, sources={**result.report.sources, **sources})
     return result
 
 
@@ -306,34 +308,32 @@ def _cluster_output(ctx: _Context, ci: int, baseline: dict | None = None) -> dic
     names = data.vocab.names
     c = data.clusters[ci]
     rec_items: list[list[int]] = [list(a.tolist()) for a in p.anchors]
-    units_out = []
     order = np.argsort(res.place_unit, kind="stable")
     by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
-    score_rows = None if ctx.summary_only else np.round((res.scores if ctx.kind == "similarity"
-                                                         else -res.scores).T, 4).tolist()
     for u, unit in enumerate(p.units):
-        sel = by_unit[u]
-        for a in sel.tolist():
+        for a in by_unit[u].tolist():
             rec_items[a].extend(unit.tolist())
-        if ctx.summary_only:
-            continue
-        j = p.unit_chunk[u]
-        units_out.append({
-            "chunk": "term" if j == TERM_CHUNK else j + 1,
-            "items": names(unit),
-            "count": int(p.unit_count[u]),
-            "anchors": sel.tolist(),
-            "scores": [v if math.isfinite(v) else None for v in score_rows[u]],
-        })
+    out = {"transactions": [] if ctx.summary_only else [names(dict.fromkeys(items)) for items in rec_items],
+           "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
+    ok = None   # with the key: per unit, whether each of its placements is on the right transaction
+    if res.evaluation is not None:
+        ok = np.split(res.evaluation["attack"]["correct"][order],
+                      np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
     if ctx.summary_only:  # a large release's report stays small: no placement, no transaction
-        cl = {"id": c.id, "size": int(c.size)}
-        out = {"cluster": cl, "transactions": [], "anchors": p.n_anchors, "units": len(p.units),
-               "placements": len(res.place_unit)}
+        entry = ReassocCluster(c.id, int(c.size))
     else:
-        cl = {"id": c.id, "size": int(c.size), "anchors": [names(a) for a in p.anchors], "units": units_out}
-        out = {"cluster": cl, "transactions": [names(dict.fromkeys(items)) for items in rec_items],
-               "anchors": p.n_anchors, "units": len(p.units), "placements": len(res.place_unit)}
+        score_rows = np.round((res.scores if ctx.kind == "similarity" else -res.scores).T, 4).tolist()
+        units_out = tuple(PlacedUnit(
+            chunk="term" if p.unit_chunk[u] == TERM_CHUNK else int(p.unit_chunk[u]) + 1,
+            items=tuple(names(unit)),
+            count=int(p.unit_count[u]),
+            anchors=tuple(by_unit[u].tolist()),
+            scores=tuple(v if math.isfinite(v) else None for v in score_rows[u]),
+            correct=None if ok is None else tuple(bool(v) for v in ok[u].tolist()),
+        ) for u, unit in enumerate(p.units))
+        entry = ReassocCluster(c.id, int(c.size), tuple(tuple(names(a)) for a in p.anchors), units_out)
     if res.evaluation is None:
+        out["cluster"] = entry
         return out
     at, bl = res.evaluation["attack"], res.evaluation["baseline"]
     counts = {
@@ -359,21 +359,17 @@ def _cluster_output(ctx: _Context, ci: int, baseline: dict | None = None) -> dic
                 items.append(np.asarray(its, dtype=np.int64))
         recon[label] = (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
                         np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
-    # where each placement went, judged against the key: per unit, one flag per entry of its
-    # ``anchors``; per anchor, the original transaction it was aligned with (-1: none)
-    ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p.units))))
-    for u, entry in enumerate(units_out):
-        entry["correct"] = [bool(v) for v in ok[u].tolist()]
-    if not ctx.summary_only:
-        cl["anchor_transactions"] = [int(t) for t in at["transactions"].tolist()]
-    cl["metrics"] = {
-        "placements": counts["placements"], "correct": counts["correct"],
-        "accuracy": _r(accuracy(counts["correct"], counts["placements"])),
-        "broken_transactions": int(at["broken"]),
-        "transaction_breakage": _r(transaction_breakage(at["broken"], c.size)),
-        "wmd": _r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
-        "baseline_accuracy": _r(accuracy(bl["mean_correct"], counts["placements"])),
-    }
+    # per anchor, the original transaction it was aligned with (-1: none)
+    out["cluster"] = dc_replace(
+        entry,
+        anchor_transactions=None if ctx.summary_only else tuple(int(t) for t in at["transactions"].tolist()),
+        metrics=ClusterMetrics(
+            placements=counts["placements"], correct=counts["correct"],
+            accuracy=_r(accuracy(counts["correct"], counts["placements"])),
+            broken_transactions=int(at["broken"]),
+            transaction_breakage=_r(transaction_breakage(at["broken"], c.size)),
+            wmd=_r(at["wmd_sum"] / at["wmd_n"]) if at["wmd_n"] else None,
+            baseline_accuracy=_r(accuracy(bl["mean_correct"], counts["placements"]))))
     out.update(counts=counts, recon=recon, truth=task.anchor_truth[task.anchor_truth >= 0],
                aligned=at["transactions"], broken_set=at["broken_set"], b_broken_sets=bl["broken_sets"],
                _baseline=bl)

@@ -13,13 +13,15 @@ transactions and are judged against the same truth; no second alignment favours 
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace as dc_replace
 
 import numpy as np
 
 from semtui.attacks.reassociation.kernel import ClusterTask, add_distinct_units, run_cluster, with_reference
 from semtui.attacks.reassociation.plan import _csr, _plan_cluster
+from semtui.attacks.reassociation.results import JointMetrics, PlacedUnit, ReassocJoint
 from semtui.metrics.reassociation import accuracy
+from semtui.reports import json_float as _r
 
 
 def _plan_joint(data, ji: int, members: list[int], anchors_of) -> dict:
@@ -93,18 +95,22 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
     order = np.argsort(res.place_unit, kind="stable")
     by_unit = np.split(res.place_anchor[order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
     cid = {ci: data.clusters[ci].id for ci in p["members"]}   # the members' only (a release may be on disk)
+    ok = None   # with the key: per unit, whether each of its placements is on the right transaction
+    if res.evaluation is not None:
+        ok = np.split(res.evaluation["attack"]["correct"][order],
+                      np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
     units_out = []
     for u, unit in enumerate(p["units"]):
         sel = by_unit[u].tolist() if len(p["units"]) else []
-        units_out.append({"chunk": f"S{p['unit_chunk'][u] + 1}", "items": names(unit), "count": int(p["unit_count"][u]),
-                          "anchors": [[cid[int(p["member_of"][a])], int(p["local"][a])] for a in sel]})
-    out["entry"] = {"id": jc.id, "clusters": list(jc.clusters), "anchors": n_anchors, "units": units_out}
+        units_out.append(PlacedUnit(
+            chunk=f"S{p['unit_chunk'][u] + 1}", items=tuple(names(unit)), count=int(p["unit_count"][u]),
+            anchors=tuple((cid[int(p["member_of"][a])], int(p["local"][a])) for a in sel),
+            correct=None if ok is None else tuple(bool(v) for v in ok[u].tolist())))
+    entry = ReassocJoint(jc.id, tuple(jc.clusters), n_anchors, tuple(units_out))
     if res.evaluation is None:
+        out["entry"] = entry
         return out
     at, bl = res.evaluation["attack"], res.evaluation["baseline"]
-    ok = np.split(at["correct"][order], np.searchsorted(res.place_unit[order], np.arange(1, len(p["units"]))))
-    for u, entry in enumerate(units_out):
-        entry["correct"] = [bool(v) for v in ok[u].tolist()]
     mo, n_cl = p["slot"], len(p["members"])   # per member, in the order of ``members``
     held_t = np.fromiter((t for tr in task.unit_truth for t in tr), dtype=np.int64)
     out["eval"] = {
@@ -119,9 +125,9 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
                                                              ("baseline", bl))},
     }
     correct_n = int(at["correct"].sum())
-    out["entry"]["metrics"] = {"placements": len(res.place_unit), "correct": correct_n,
-                               "accuracy": _r(accuracy(correct_n, len(res.place_unit))),
-                               "baseline_accuracy": _r(accuracy(bl["mean_correct"], len(res.place_unit)))}
+    out["entry"] = dc_replace(entry, metrics=JointMetrics(
+        placements=len(res.place_unit), correct=correct_n, accuracy=_r(accuracy(correct_n, len(res.place_unit))),
+        baseline_accuracy=_r(accuracy(bl["mean_correct"], len(res.place_unit)))))
     return out
 
 
@@ -193,9 +199,3 @@ def _recon(e: dict, p: dict, task) -> tuple[np.ndarray, np.ndarray]:
     return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
             np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
 
-
-def _r(x, digits: int = 6):
-    if x is None:
-        return None
-    x = float(x)
-    return round(x, digits) if math.isfinite(x) else None

@@ -27,7 +27,16 @@ import numpy as np
 
 from semtui.attacks.reassociation.joint import run_joint
 from semtui.attacks.reassociation.km_breakage import KmCounter
-from semtui.attacks.reassociation.report import REPORT_FORMAT, Reassociation, _informed_reference, _r, _wmd_note
+from semtui.attacks.reassociation.report import Reassociation, _informed_reference, _r, _wmd_note
+from semtui.attacks.reassociation.results import (
+    ReassocBaseline,
+    ReassocCluster,
+    ReassociationReport,
+    ReassocJoint,
+    ReassocMetrics,
+    ReassocSummary,
+    SharedChunks,
+)
 
 #: closed clusters counted together (their transactions): the k^m breakage of a batch is one
 #: vectorised pass over those transactions' rows of the original
@@ -85,7 +94,7 @@ class Merger:
         else:
             self.entries = []
             self.joint_entries = []
-        self.open_entries: dict[int, dict] = {}
+        self.open_entries: dict[int, ReassocCluster] = {}
         self.closed: set[int] = set()
         self.transactions: list[list] = []
         self.totals = {"anchors": 0, "units": 0, "placements": 0}
@@ -107,7 +116,7 @@ class Merger:
         self.joint_ready: dict[int, tuple] = {}   # joint clusters a worker ran with its batch: (attack, reference)
         # the joint clusters' entries, in joint-cluster order as they run (kept in
         # ``joint_waiting`` while one before them has not run)
-        self.joint_waiting: dict[int, dict | None] = {}
+        self.joint_waiting: dict[int, ReassocJoint | None] = {}
         self.joint_listed = 0
         self.joint_evaluated = np.zeros(n_joint, dtype=bool)   # and its correct placements, the baseline's
         self.joint_correct = np.zeros(n_joint, dtype=np.int64)
@@ -197,11 +206,11 @@ class Merger:
         at = int(np.searchsorted(self.joined, ci))
         return at if at < len(self.joined) and self.joined[at] == ci else -1
 
-    def _list_joint(self, ji: int, entry: dict | None) -> None:
+    def _list_joint(self, ji: int, entry: ReassocJoint | None) -> None:
         """Joint cluster ``ji``'s entry in the report (with ``--summary-only`` its id, members,
         anchors and metrics: no shared sub-record), listed in joint-cluster order."""
         if entry is not None and self.ctx.summary_only:
-            entry = {key: entry[key] for key in ("id", "clusters", "anchors", "metrics") if key in entry}
+            entry = entry.summary_only()
         self.joint_waiting[ji] = entry
         while self.joint_listed in self.joint_waiting:
             e = self.joint_waiting.pop(self.joint_listed)
@@ -278,9 +287,9 @@ class Merger:
         at = self.figures.at(_KM)
         for i, ci in enumerate(batch):
             self.rows[ci][at] = (prot[i], exposed["attack"][i], exposed["baseline"][i])
-            metrics = self.open_entries[ci]["metrics"]
-            metrics["protected_itemsets"] = int(prot[i])
-            metrics["exposed_itemsets"] = int(exposed["attack"][i])
+            entry = self.open_entries[ci]
+            self.open_entries[ci] = replace(entry, metrics=replace(entry.metrics, protected_itemsets=int(prot[i]),
+                                                                   exposed_itemsets=int(exposed["attack"][i])))
             del self.truth[ci]
 
     @staticmethod
@@ -306,9 +315,8 @@ class Merger:
         return c
 
     # ------------------------------------------------------------------ the report
-    def finish(self):
-        from semtui.metrics.reassociation import accuracy, intervals_of, km_breakage, transaction_breakage
-        from semtui.reports import document
+    def finish(self) -> Reassociation:
+        from semtui.metrics.reassociation import accuracy, interval_set, km_breakage, transaction_breakage
 
         if self.arrived != self.n:
             raise ValueError(f"{self.arrived} of {self.n} clusters arrived")
@@ -319,28 +327,7 @@ class Merger:
         joint_placements = int(self.joint_placements[ran].sum())
         transactions = [t for per in self.transactions for t in per]
         self.transactions = []
-        report: dict = document(REPORT_FORMAT, {
-            "method": opts["method"],
-            "measure": opts["measure"],
-            "measure_kind": opts["kind"],
-            "background": opts["background"],
-            "k": opts["k"],
-            "term_placements": opts["term_placements"],
-            "seed": opts["seed"],
-            "ties": opts["ties"],
-            "unknown_terms": opts["unknown"],
-            "summary": {
-                "clusters": self.n,
-                "transactions": int(sum(c.size for c in data.clusters)),
-                "anchors": int(self.totals["anchors"]),
-                "units": int(self.totals["units"]),
-                "placements": int(self.totals["placements"] + joint_placements),
-                "joint_clusters": int(ran.sum()),
-                "shared_units": int(self.joint_units[ran].sum()),
-                "shared_placements": joint_placements,
-                "seconds": 0.0,
-            },
-        })
+        metrics = None
         if self.evaluate:
             s = self.figures.sums()
             km = {label: {"protected": int(s["km.protected"]), "exposed": int(s["km." + label])}
@@ -352,51 +339,63 @@ class Merger:
                       "baseline_accuracy")
             baseline_acc = accuracy(s["b_correct"], s["placements"])
             acc = accuracy(s["correct"], s["placements"])
-            report["metrics"] = {
-                "placements": int(s["placements"]),
-                "correct": int(s["correct"]),
-                "accuracy": _r(acc),
-                "held": int(s["held"]),
-                "recall": _r(s["correct"] / s["held"]) if s["held"] else None,
-                "transactions": int(s["size"]),
-                "broken_transactions": int(s["broken"]),
-                "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
-                "protected_itemsets": km["attack"]["protected"],
-                "exposed_itemsets": km["attack"]["exposed"],
-                "km_breakage": _r(km_breakage(km["attack"]["exposed"], km["attack"]["protected"])),
-                "wmd": _r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
-                "wmd_transactions": int(s["wmd_n"]),
-                "wmd_measure": opts["wmd_measure"],
-                "wmd_terms": opts.get("wmd_terms", 0),
-                "wmd_unscored_terms": opts.get("wmd_unscored", 0),
-                "wmd_note": _wmd_note(s["wmd_n"], opts),
-                "baseline": {
-                    "accuracy": _r(baseline_acc),
-                    "transaction_breakage": _r(transaction_breakage(s["b_broken"], s["size"])),
-                    "exposed_itemsets": km["baseline"]["exposed"],
-                    "km_breakage": _r(km_breakage(km["baseline"]["exposed"], km["baseline"]["protected"])),
-                    "wmd": _r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
-                },
-                "lift_over_random": _r(acc / baseline_acc) if acc is not None and baseline_acc else None,
-                "intervals": intervals_of(labels, ci, len(self.figures)),
-            }
+            shared = None
             if ran.any():
-                # the shared chunks' part of the figures above, on its own
+                # the shared chunks' part of the figures, on its own
                 jp = joint_placements
                 jc = int(self.joint_correct[self.joint_evaluated].sum())
                 jb = sum(self.joint_b_correct[self.joint_evaluated].tolist())   # in joint-cluster order, as ever
                 ja, jba = accuracy(jc, jp), accuracy(jb, jp)
-                report["metrics"]["shared_chunks"] = {
-                    "placements": int(jp), "correct": jc, "accuracy": _r(ja), "baseline_accuracy": _r(jba),
-                    "lift_over_random": _r(ja / jba) if ja is not None and jba else None}
-            if self.ref_ctx is not None:
-                report["metrics"]["informed_reference"] = _informed_reference(self.figures, s, _REF_PREFIX, opts["seed"],
-                                                                              ctx.ties)
+                shared = SharedChunks(int(jp), jc, _r(ja), _r(jba), _r(ja / jba) if ja is not None and jba else None)
+            metrics = ReassocMetrics(
+                placements=int(s["placements"]),
+                correct=int(s["correct"]),
+                accuracy=_r(acc),
+                held=int(s["held"]),
+                recall=_r(s["correct"] / s["held"]) if s["held"] else None,
+                transactions=int(s["size"]),
+                broken_transactions=int(s["broken"]),
+                transaction_breakage=_r(transaction_breakage(s["broken"], s["size"])),
+                protected_itemsets=km["attack"]["protected"],
+                exposed_itemsets=km["attack"]["exposed"],
+                km_breakage=_r(km_breakage(km["attack"]["exposed"], km["attack"]["protected"])),
+                wmd=_r(s["wmd_sum"] / s["wmd_n"]) if s["wmd_n"] else None,
+                wmd_transactions=int(s["wmd_n"]),
+                wmd_measure=opts["wmd_measure"],
+                wmd_terms=opts.get("wmd_terms", 0),
+                wmd_unscored_terms=opts.get("wmd_unscored", 0),
+                wmd_note=_wmd_note(s["wmd_n"], opts),
+                baseline=ReassocBaseline(
+                    accuracy=_r(baseline_acc),
+                    transaction_breakage=_r(transaction_breakage(s["b_broken"], s["size"])),
+                    exposed_itemsets=km["baseline"]["exposed"],
+                    km_breakage=_r(km_breakage(km["baseline"]["exposed"], km["baseline"]["protected"])),
+                    wmd=_r(s["b_wmd_sum"] / s["b_wmd_n"]) if s["b_wmd_n"] else None,
+                ),
+                lift_over_random=_r(acc / baseline_acc) if acc is not None and baseline_acc else None,
+                intervals=interval_set(labels, ci, len(self.figures)),
+                shared_chunks=shared,
+                informed_reference=(_informed_reference(self.figures, s, _REF_PREFIX, opts["seed"], ctx.ties)
+                                    if self.ref_ctx is not None else None),
+            )
             self.figures.close()
-        report["clusters"] = self.entries
-        report["joint_clusters"] = self.joint_entries
-        report["summary"]["summary_only"] = ctx.summary_only
-        report["summary"]["seconds"] = round(time.perf_counter() - opts["started"], 4)
+        summary = ReassocSummary(
+            clusters=self.n,
+            transactions=int(sum(c.size for c in data.clusters)),
+            anchors=int(self.totals["anchors"]),
+            units=int(self.totals["units"]),
+            placements=int(self.totals["placements"] + joint_placements),
+            joint_clusters=int(ran.sum()),
+            shared_units=int(self.joint_units[ran].sum()),
+            shared_placements=joint_placements,
+            seconds=round(time.perf_counter() - opts["started"], 4),
+            summary_only=ctx.summary_only,
+        )
+        report = ReassociationReport(
+            method=opts["method"], measure=opts["measure"], measure_kind=opts["kind"], background=opts["background"],
+            k=opts["k"], term_placements=opts["term_placements"], seed=opts["seed"], ties=opts["ties"],
+            unknown_terms=tuple(opts["unknown"]), summary=summary, metrics=metrics,
+            clusters=self.entries, joint_clusters=self.joint_entries)
         return Reassociation(report, transactions)
 
 

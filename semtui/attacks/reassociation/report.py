@@ -1,33 +1,30 @@
 """The re-association's report, in words and read back (Alshuhail & Shao; ALGORITHMS.md §2):
-its format, what a run returns (:class:`Reassociation`), the informed reference (NBA with the
-original's own statistics) and why WMD is null, worded once for the CLI and the TUI, and the
-reconstructed transactions rebuilt from a report."""
+what a run returns (:class:`Reassociation`: the typed report of :mod:`.results` and the
+reconstructed transactions), the informed reference (NBA with the original's own statistics) and
+why WMD is null, worded once for the CLI and the TUI, and the reconstructed transactions rebuilt
+from a report."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from semtui.attacks.reassociation.results import (
+    InformedReference,
+    ReassocCluster,
+    ReassociationReport,
+    ReassocJoint,
+    ReassocMetrics,
+)
 from semtui.model import TransactionData
-
-REPORT_FORMAT = "semtui-disassoc-report/2"
-#: the re-association reports semtui reads: /1 wrote its intervals as ``[low, high]`` (docs/formats.md)
-REPORT_FORMATS = ("semtui-disassoc-report/1", REPORT_FORMAT)
+from semtui.reports import json_float as _r
 
 
 @dataclass
 class Reassociation:
     """The report and the reconstructed transactions (item names, cluster by cluster, anchor by anchor)."""
 
-    report: dict
+    report: ReassociationReport
     transactions: list[list[str]]
-
-
-def _r(x, digits: int = 6):
-    if x is None:
-        return None
-    x = float(x)
-    return round(x, digits) if math.isfinite(x) else None
 
 
 INFORMED_REFERENCE = ("a reference, not an attack: NBA (under the attack's tie rule) with the co-occurrence statistics of the "
@@ -35,33 +32,35 @@ INFORMED_REFERENCE = ("a reference, not an attack: NBA (under the attack's tie r
                       "knowledge of this population could give this attack, not a bound on every attacker")
 
 
-def informed_sentence(metrics: dict) -> str | None:
+def informed_sentence(metrics: ReassocMetrics | None) -> str | None:
     """The informed reference in words, beside the attack's own figures (the CLI and the TUI
     print this one sentence)."""
-    from semtui.wording import interval
-
-    ref = (metrics or {}).get("informed_reference")
-    if not ref or ref.get("accuracy") is None:
+    ref = None if metrics is None else metrics.informed_reference
+    if ref is None or ref.accuracy is None:
         return None
 
+    def bounds(name: str) -> tuple[float, float] | None:
+        v = ref.intervals.get(name)
+        return None if v is None else (v.low, v.high)
+
     def iv(name: str, digits: int = 3) -> str:
-        v = interval(ref, name)
+        v = bounds(name)
         return f" [{v[0]:.{digits}f}, {v[1]:.{digits}f}]" if v else ""
 
-    lift = ref.get("lift_over_random")
+    lift = ref.lift_over_random
     if lift is None:
         return (f"Informed reference (not an attack): naive Bayes with the original's own statistics places "
-                f"{ref['accuracy']:.3f} of its placements correctly.")
-    attack = metrics.get("lift_over_random")
-    ties = ref.get("ties")  # absent from reports written before the reference followed the attack's rule
+                f"{ref.accuracy:.3f} of its placements correctly.")
+    attack = metrics.lift_over_random
+    ties = ref.ties  # None in reports written before the reference followed the attack's rule
     rule = f"; both under {ties} ties" if ties else ""
     head = (f"Informed reference (not an attack): with the co-occurrence statistics of the original itself, which "
-            f"only the publisher holds, naive Bayes places {ref['accuracy']:.3f}{iv('accuracy')} of its placements "
+            f"only the publisher holds, naive Bayes places {ref.accuracy:.3f}{iv('accuracy')} of its placements "
             f"correctly, lift {lift:.2f}{iv('lift_over_random', 2)} over random"
             + (f" (this attack: {attack:.2f}{rule})" if attack is not None
                else (f" (under {ties} ties)" if ties else ""))
-            + (f" ({reason})" if (reason := (ref.get("intervals") or {}).get("reason")) else ""))
-    low, high = interval(ref, "lift_over_random") or (None, None)
+            + (f" ({reason})" if (reason := ref.intervals.reason) else ""))
+    low, high = bounds("lift_over_random") or (None, None)
     if reason:  # no interval: the point estimate says which side of chance it fell
         low = high = lift
     if low is not None and low > 1:
@@ -76,31 +75,31 @@ def informed_sentence(metrics: dict) -> str | None:
             "release; a bound on this attack only, not on every attacker.")
 
 
-def _informed_reference(figures, sums: dict, prefix: str, seed: int, ties: str) -> dict:
+def _informed_reference(figures, sums: dict, prefix: str, seed: int, ties: str) -> InformedReference:
     """The informed reference's figures (accuracy, lift over its own budget-matched baseline,
     transaction breakage), with bootstrap intervals over clusters; ``figures``: the
     per-cluster :class:`~semtui.attacks.reassociation.merge.Figures`, its counts the columns
     named ``prefix`` + count, ``sums`` their totals (:meth:`Figures.sums`, read once)."""
-    from semtui.metrics.reassociation import accuracy, intervals_of, transaction_breakage
+    from semtui.metrics.reassociation import accuracy, interval_set, transaction_breakage
 
     s = {key[len(prefix):]: v for key, v in sums.items() if key.startswith(prefix)}
     ci = figures.bootstrap([prefix + c for c in ("correct", "correct", "broken")],
                            [prefix + c for c in ("placements", "b_correct", "size")], seed)
     acc = accuracy(s["correct"], s["placements"])
     base = accuracy(s["b_correct"], s["placements"])
-    return {
-        "about": INFORMED_REFERENCE,
-        "method": "nba",
-        "ties": ties,
-        "statistics": "the original",
-        "placements": int(s["placements"]),
-        "correct": int(s["correct"]),
-        "accuracy": _r(acc),
-        "baseline_accuracy": _r(base),
-        "lift_over_random": _r(acc / base) if acc is not None and base else None,
-        "transaction_breakage": _r(transaction_breakage(s["broken"], s["size"])),
-        "intervals": intervals_of(("accuracy", "lift_over_random", "transaction_breakage"), ci, len(figures)),
-    }
+    return InformedReference(
+        about=INFORMED_REFERENCE,
+        method="nba",
+        ties=ties,
+        statistics="the original",
+        placements=int(s["placements"]),
+        correct=int(s["correct"]),
+        accuracy=_r(acc),
+        baseline_accuracy=_r(base),
+        lift_over_random=_r(acc / base) if acc is not None and base else None,
+        transaction_breakage=_r(transaction_breakage(s["broken"], s["size"])),
+        intervals=interval_set(("accuracy", "lift_over_random", "transaction_breakage"), ci, len(figures)),
+    )
 
 
 def _wmd_note(measured: float, opts: dict) -> str | None:
@@ -114,23 +113,24 @@ def _wmd_note(measured: float, opts: dict) -> str | None:
             "and no transaction has every term of its original and its reconstruction scored")
 
 
-def reconstructed_transactions(cluster: dict, joint_clusters: list[dict] | None = None) -> list[list[str]]:
+def reconstructed_transactions(cluster: ReassocCluster,
+                               joint_clusters: list[ReassocJoint] | None = None) -> list[list[str]]:
     """The transactions one cluster entry of a report rebuilds, anchor by anchor: the anchor's
     items, then those of every unit placed on it, then (given the report's ``joint_clusters``)
     those of every shared sub-record a joint cluster placed on it (each item once, in that
     order) -- what :attr:`Reassociation.transactions` holds for the cluster, read back from
     the report."""
-    rec: list[list[str]] = [list(a) for a in cluster.get("anchors", [])]
-    for unit in cluster.get("units", []):
-        for a in unit.get("anchors", []):
-            rec[a].extend(unit["items"])
+    rec: list[list[str]] = [list(a) for a in cluster.anchors or ()]
+    for unit in cluster.units or ():
+        for a in unit.anchors:
+            rec[a].extend(unit.items)
     for joint in joint_clusters or ():
-        if cluster.get("id") not in joint.get("clusters", ()):
+        if cluster.id not in joint.clusters:
             continue
-        for unit in joint.get("units", []):
-            for cid, a in unit.get("anchors", []):
-                if cid == cluster.get("id"):
-                    rec[a].extend(unit["items"])
+        for unit in joint.units or ():
+            for cid, a in unit.anchors:
+                if cid == cluster.id:
+                    rec[a].extend(unit.items)
     return [list(dict.fromkeys(items)) for items in rec]
 
 

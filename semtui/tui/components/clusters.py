@@ -103,18 +103,18 @@ class ClusterIndex:
         got = self._problems.get(id(result))
         if got is None:
             got = {}
-            for i, p in enumerate(result.report.get("cover_problems", [])):
-                got.setdefault(p.get("cluster"), []).append(i)
+            for i, p in enumerate(result.report.cover_problems):
+                got.setdefault(p.cluster, []).append(i)
             self._problems[id(result)] = got
         return got
 
     def units(self, result: Result, c: int) -> dict:
-        """A re-association report's units of cluster ``c`` by (chunk, item set)."""
+        """A re-association report's units of cluster ``c`` (:class:`PlacedUnit`) by (chunk, item set)."""
         k = (id(result), c)
         got = self._units.get(k)
         if got is None:
-            entry = result.report["clusters"][c]
-            got = {(u["chunk"], frozenset(u["items"])): u for u in entry.get("units", [])}
+            entry = result.report.clusters[c]
+            got = {(u.chunk, frozenset(u.items)): u for u in entry.units or ()}
             self._units[k] = got
         return got
 
@@ -220,11 +220,13 @@ def _show_chunks(pane, index: ClusterIndex, c: int, marked) -> None:
                             + (" · marked: cover problem" if marked else ""))
 
 
-def _placements(index: ClusterIndex, unit: dict, anchors_t: list[int] | None) -> Text:
+def _placements(index: ClusterIndex, unit, anchors_t: Sequence[int] | None) -> Text:
+    """Where a unit (:class:`~semtui.attacks.reassociation.PlacedUnit`) went: each anchor, its
+    transaction, right or not, the score."""
     out = Text()
-    ok = unit.get("correct")
-    scores = unit.get("scores") or []
-    for k, a in enumerate(unit.get("anchors", [])):
+    ok = unit.correct
+    scores = unit.scores or ()
+    for k, a in enumerate(unit.anchors):
         if k:
             out.append(" · ")
         out.append(f"A{a + 1}")
@@ -234,7 +236,7 @@ def _placements(index: ClusterIndex, unit: dict, anchors_t: list[int] | None) ->
             out.append(" ✓" if ok[k] else " ✗", style="bold green" if ok[k] else "bold red")
         s = scores[a] if a < len(scores) else None
         out.append(f" {s:.2f}" if isinstance(s, (int, float)) else " ·", style="dim")
-    if not unit.get("anchors"):
+    if not unit.anchors:
         out.append("nowhere", style="dim")
     return out
 
@@ -246,10 +248,11 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
     ck = index.cluster_key(c)
     result = session.latest("reassociation")
     units = index.units(result, c) if result is not None else None
-    entry = result.report["clusters"][c] if result is not None else None
-    anchors_t = entry.get("anchor_transactions") if entry is not None else None
+    entry = result.report.clusters[c] if result is not None else None
+    anchors_t = entry.anchor_transactions if entry is not None else None
     rows: list[tuple[str, Text, int | list[int] | None, object]] = []
-    placed: list[dict | None] = []  # per row: the report's unit (where it went), for the CSV
+    # per row: the report's unit (where it went; an anchor row: its anchor), for the CSV
+    placed: list = []
     for j, chunk in enumerate(cluster.record_chunks):
         origins = ck.record_chunks[j] if ck is not None else None
         for r in range(len(chunk)):
@@ -266,10 +269,10 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
                 elif items:
                     u = units.get((j + 1, frozenset(items)))
                     went = _placements(index, u, anchors_t) if u is not None else Text("")
-                    if u is not None and u.get("count", 1) > 1:
-                        went.append(f"  (×{u['count']}, shared)", style="dim")
+                    if u is not None and (u.count or 1) > 1:
+                        went.append(f"  (×{u.count}, shared)", style="dim")
             rows.append((chunk_label(j + 1), t, origins[r] if origins is not None else None, went))
-            placed.append({"anchors": [r], "anchor": True} if units is not None and j == 0 else
+            placed.append(r if units is not None and j == 0 else
                           (units.get((j + 1, frozenset(items))) if units is not None and items else None))
     for k, term in enumerate(cluster.term_chunk.tolist()):
         t = Text(names[term], style=MARK if names[term] in marked else "")
@@ -318,13 +321,14 @@ def _show_subrecords(pane, session: Session, index: ClusterIndex, c: int, marked
         origins = origin if isinstance(origin, list) else [origin]
         goes = [(None, None, None, None)]
         if u is not None:
-            ok, scores = u.get("correct"), u.get("scores") or []
+            anchor = isinstance(u, int)   # an anchor's row: it stays on itself
+            ok, scores = (None, ()) if anchor else (u.correct, u.scores or ())
             goes = [(a + 1, anchors_t[a] + 1 if anchors_t is not None and 0 <= a < len(anchors_t)
                      and anchors_t[a] >= 0 else None,
-                     True if u.get("anchor") else (ok[k] if ok is not None and k < len(ok) else None),
-                     None if u.get("anchor") or a >= len(scores) or not isinstance(scores[a], (int, float))
+                     True if anchor else (ok[k] if ok is not None and k < len(ok) else None),
+                     None if anchor or a >= len(scores) or not isinstance(scores[a], (int, float))
                      else float(scores[a]))
-                    for k, a in enumerate(u.get("anchors", []))] or goes
+                    for k, a in enumerate([u] if anchor else u.anchors)] or goes
         for o in origins:
             rec = [cluster.id, chunk, items.plain.replace("∅", "")]
             if ck is not None:
@@ -352,9 +356,9 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         pane.empty_message = "no re-association yet: press a to run one (or open a report with --report)"
         pane.border_subtitle = ""
         return
-    entry = result.report["clusters"][c]
-    recon = reconstructed_transactions(entry, result.report.get("joint_clusters"))
-    anchors_t = entry.get("anchor_transactions")
+    entry = result.report.clusters[c]
+    recon = reconstructed_transactions(entry, result.report.joint_clusters)
+    anchors_t = entry.anchor_transactions
     have_orig = anchors_t is not None and session.original is not None
 
     def row(a: int) -> list[Cell]:
@@ -399,15 +403,15 @@ def _show_recon(pane, session: Session, index: ClusterIndex, c: int, marked) -> 
         items = list(rec) + ([x for x in orig if x not in set(rec)] if orig is not None else [])
         held = set(orig) if orig is not None else None
         for name in items:
-            yield [entry.get("id", c), f"A{a + 1}", t + 1 if t >= 0 else None,
+            yield [entry.id if entry.id is not None else c, f"A{a + 1}", t + 1 if t >= 0 else None,
                    index.line_of(t) if t >= 0 else None, name, name in set(rec),
                    None if held is None else name in held]
     pane.set_records(["cluster", "anchor", "T", "line", "item", "reconstructed", "original"], records)
-    m = entry.get("metrics") or {}
+    m = entry.metrics
     sub = f"{result.label}"
-    if m:
-        sub += (f" · accuracy {num(m.get('accuracy'))} ({m.get('correct')}/{m.get('placements')}) · "
-                f"breakage {num(m.get('transaction_breakage'))}")
+    if m is not None:
+        sub += (f" · accuracy {num(m.accuracy)} ({m.correct}/{m.placements}) · "
+                f"breakage {num(m.transaction_breakage)}")
     elif session.key is None or session.original is None:
         sub += " · open with --key and --original to judge it"
     pane.border_subtitle = sub
@@ -426,11 +430,12 @@ class ProblemsView(VirtualTable):
         self._showing: int | None = None
         self.tooltip = COVER_HELP
 
-    def problem(self, row: int) -> dict | None:
+    def problem(self, row: int):
+        """The cover problem on ``row`` (:class:`~semtui.attacks.cover.ProblemEntry`), or None."""
         result = self.session.latest("cover")
         if result is None or not (0 <= row < len(self.rows)):
             return None
-        return result.report["cover_problems"][self.rows[row]]
+        return result.report.cover_problems[self.rows[row]]
 
     def on_resize(self) -> None:
         """The columns' widths follow the room (the covered item's share, the supports)."""
@@ -451,22 +456,22 @@ class ProblemsView(VirtualTable):
         report = result.report
         self.empty_message = ("no cover problem in the release" if self.all_clusters
                               else "no cover problem in this cluster (x: every cluster's)")
-        problems = report.get("cover_problems", [])
+        problems = report.cover_problems
         if self.all_clusters:
             self.rows = list(range(len(problems)))
         else:
             cid = index.data.clusters[c].id if c is not None else None
             self.rows = index.problems(result).get(cid, [])
-        has_real = any("real" in problems[i] for i in self.rows[:1])
+        has_real = any(problems[i].real is not None for i in self.rows[:1])
         shown = [problems[i] for i in self.rows[:2000]]
         room = self.scrollable_content_region.width or 80
         # numbers are never cut: the supports column is as wide as its longest list; the covered
         # item y* (what the problem is about) gets its whole name up to a quarter of the room
         supports_w = max((len(supports_text(p)) for p in shown), default=8)
-        covered_w = min(max((len(", ".join(p["covered"])) for p in shown), default=10), max(room // 4, 12))
+        covered_w = min(max((len(", ".join(p.covered)) for p in shown), default=10), max(room // 4, 12))
         columns = []
         if self.all_clusters:
-            columns.append(Column("cluster", "cluster", max(7, max((len(str(p["cluster"])) for p in shown),
+            columns.append(Column("cluster", "cluster", max(7, max((len(str(p.cluster)) for p in shown),
                                                                      default=7))))
         columns += [
             Column("x", "x (chunk, support)", None, min_width=14),
@@ -482,50 +487,50 @@ class ProblemsView(VirtualTable):
 
         def row(i: int) -> list[Cell]:
             p = problems[self.rows[i]]
-            out: list[Cell] = [p["cluster"]] if self.all_clusters else []
+            out: list[Cell] = [p.cluster] if self.all_clusters else []
             out += [
                 _x_cell(p, self.index.data),
-                Text(", ".join(p["covered"]), style="bold"),
+                Text(", ".join(p.covered), style="bold"),
                 covering_words(p),
                 problem_chunk_names(self.index.data, p)[1],
                 supports_text(p),
-                str(p["itemset_support"]),
-                Text("yes", style="bold red") if p["breach"] else Text("no", style="dim"),
+                str(p.itemset_support),
+                Text("yes", style="bold red") if p.breach else Text("no", style="dim"),
             ]
             if has_real:
-                out.append("yes" if p.get("real") else "no")
+                out.append("yes" if p.real else "no")
             return out
 
         self.set_rows(len(self.rows), row, columns, cursor=self.cursor_row if self.rows else 0)
-        who = report.get("attacker")
+        who = report.attacker
         if self.all_clusters:
-            s = report.get("summary", {})
+            s = report.summary
             self.border_title = "Cover problems of the release"
-            self.border_subtitle = (f"{plural(s.get('cover_problems', 0), 'problem')} · "
-                                    f"{plural(s.get('breaches', 0), 'breach', 'breaches')} · "
-                                    f"{plural(s.get('vulnerable_records', 0), 'vulnerable record')} · attacker {who}")
+            self.border_subtitle = (f"{plural(s.cover_problems or 0, 'problem')} · "
+                                    f"{plural(s.breaches or 0, 'breach', 'breaches')} · "
+                                    f"{plural(s.vulnerable_records or 0, 'vulnerable record')} · attacker {who}")
         else:
-            cl = report["clusters"][c] if c is not None else {}
-            self.border_title = f"Cover problems of cluster {cl.get('id', '')}"
-            self.border_subtitle = (f"{plural(cl.get('cover_problems', 0), 'problem')} · "
-                                    f"{plural(cl.get('breaches', 0), 'breach', 'breaches')}"
-                                    + (f", {most_breaches_words(cl)}" if cl.get("breaches") else "")
+            cl = report.clusters[c] if c is not None else None
+            self.border_title = f"Cover problems of cluster {cl.id if cl is not None else ''}"
+            self.border_subtitle = (f"{plural(cl.cover_problems if cl is not None else 0, 'problem')} · "
+                                    f"{plural(cl.breaches if cl is not None else 0, 'breach', 'breaches')}"
+                                    + (f", {most_breaches_words(cl)}" if cl is not None and cl.breaches else "")
                                     + f" · attacker {who}"
                                     " · enter marks the items")
 
 
-def _x_cell(p: dict, data=None) -> KeptText:
+def _x_cell(p, data=None) -> KeptText:
     """``x (C2, 5)``: the chunk (its one name: ``J1/S1`` for a shared chunk) and the support,
     never cut."""
-    tail = f" ({problem_chunk_names(data, p)[0]}, {p['support_x']})"
-    return KeptText(p["x"] + tail, keep=[(len(p["x"]), len(p["x"]) + len(tail))])
+    tail = f" ({problem_chunk_names(data, p)[0]}, {p.support_x})"
+    return KeptText(p.x + tail, keep=[(len(p.x), len(p.x) + len(tail))])
 
 
-def supports_text(p: dict) -> str:
-    """The supports of the items of I, in the report's order."""
-    return " ".join(str(v) for v in p["supports"].values())
+def supports_text(p) -> str:
+    """The supports of the items of I (a :class:`~semtui.attacks.cover.ProblemEntry`), in the report's order."""
+    return " ".join(str(v) for _, v in p.supports)
 
 
-def problem_items(p: dict) -> frozenset[str]:
+def problem_items(p) -> frozenset[str]:
     """The items a cover problem involves: x, the covered item(s) and the covering ones."""
-    return frozenset([p["x"], *p["covered"], *p["covering"]])
+    return frozenset([p.x, *p.covered, *p.covering])

@@ -17,7 +17,6 @@ from textual.widgets import Static
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
 from semtui.tui.text import bar, elide_str, num
-from semtui.wording import interval
 
 #: (label, path in the report's metrics) of a re-association, in the order shown
 REASSOC_ROWS = (
@@ -45,22 +44,24 @@ def fmt(v) -> str:
     return num(v)
 
 
-def _get(d: dict, path):
+def _get(d, path):
+    """A figure of typed metrics down ``path`` (``("baseline", "accuracy")``); None where there is none."""
     for k in path:
-        if not isinstance(d, dict):
+        if d is None:
             return None
-        d = d.get(k)
+        d = getattr(d, k, None)
     return d
 
 
-def reassoc_value(m: dict, label: str, path) -> str:
+def reassoc_value(m, label: str, path) -> str:
+    """A re-association's figure (``m``: its typed metrics, None when unjudged), with its interval."""
     if path is not None:
         v = _get(m, path)
-        iv = interval(m, path[0]) if len(path) == 1 else None  # either shape a report holds
-        return fmt(v) + (f" [{fmt(iv[0])}, {fmt(iv[1])}]" if iv else "")
+        iv = m.intervals.get(path[0]) if m is not None and len(path) == 1 else None
+        return fmt(v) + (f" [{fmt(iv.low)}, {fmt(iv.high)}]" if iv else "")
     if label.startswith("correct"):
-        return f"{fmt(m.get('correct'))} / {fmt(m.get('placements'))}"
-    return f"{fmt(m.get('exposed_itemsets'))} / {fmt(m.get('protected_itemsets'))}"
+        return f"{fmt(_get(m, ('correct',)))} / {fmt(_get(m, ('placements',)))}"
+    return f"{fmt(_get(m, ('exposed_itemsets',)))} / {fmt(_get(m, ('protected_itemsets',)))}"
 
 
 def results_table(results: list[Result], kind: str, cluster: int | None = None) -> Table:
@@ -73,18 +74,18 @@ def results_table(results: list[Result], kind: str, cluster: int | None = None) 
     if kind == "cover":
         if cluster is None:
             for label, key in COVER_ROWS:
-                t.add_row(label, *(fmt(r.report.get("summary", {}).get(key)) for r in results))
+                t.add_row(label, *(fmt(getattr(r.report.summary, key)) for r in results))
         else:
             for label, key in (("cover problems", "cover_problems"), ("breaches", "breaches"),
                                ("vulnerable records", "vulnerable_records")):
-                t.add_row(label, *(fmt(r.report["clusters"][cluster].get(key)) for r in results))
+                t.add_row(label, *(fmt(getattr(r.report.clusters[cluster], key)) for r in results))
         return t
     if cluster is None:
         for label, path in REASSOC_ROWS:
-            t.add_row(label, *(reassoc_value(r.report.get("metrics") or {}, label, path) for r in results))
+            t.add_row(label, *(reassoc_value(r.report.metrics, label, path) for r in results))
     else:
         for label, key in CLUSTER_ROWS:
-            t.add_row(label, *(fmt((r.report["clusters"][cluster].get("metrics") or {}).get(key)) for r in results))
+            t.add_row(label, *(fmt(_get(r.report.clusters[cluster].metrics, (key,))) for r in results))
     return t
 
 
@@ -98,17 +99,17 @@ def render_disassoc(session: Session) -> list:
                   Text("")]
     if reassoc is not None:
         rep = reassoc.report
-        parts.append(Text(f"Re-association {reassoc.label} (ties {rep.get('ties')})", style="bold underline"))
-        m = rep.get("metrics")
-        if m:
-            parts.append(Text(((m.get("intervals") or {}).get("reason") or "95% bootstrap intervals over clusters")
+        parts.append(Text(f"Re-association {reassoc.label} (ties {rep.ties})", style="bold underline"))
+        m = rep.metrics
+        if m is not None:
+            parts.append(Text((m.intervals.reason or "95% bootstrap intervals over clusters")
                               + "; random = the budget-matched random re-association", style="dim"))
             parts.append(results_table([reassoc], "reassociation"))
-            if m.get("wmd_note"):  # not measurable is not 0
-                parts.append(Text(f"WMD {m['wmd_note']}.", style="dim"))
-            elif m.get("wmd_transactions") is not None and m["wmd_transactions"] < m.get("transactions", 0):
+            if m.wmd_note:  # not measurable is not 0
+                parts.append(Text(f"WMD {m.wmd_note}.", style="dim"))
+            elif m.wmd_transactions is not None and m.wmd_transactions < (m.transactions or 0):
                 # measured over part of the transactions only: never read as the whole release's
-                parts.append(Text(f"WMD over {m['wmd_transactions']:,} of {m['transactions']:,} transactions only "
+                parts.append(Text(f"WMD over {m.wmd_transactions:,} of {m.transactions:,} transactions only "
                                   "(the others hold terms with no score).", style="dim"))
             from semtui.attacks.reassociation import informed_sentence
 
@@ -116,20 +117,20 @@ def render_disassoc(session: Session) -> list:
             if sentence:
                 parts.append(Text(sentence))
         else:
-            s = rep.get("summary", {})
-            parts.append(Text(f"{fmt(s.get('placements'))} placements of {fmt(s.get('units'))} sub-records and "
+            s = rep.summary
+            parts.append(Text(f"{fmt(s.placements)} placements of {fmt(s.units)} sub-records and "
                               "terms; open with --key and --original to judge them."))
-        unknown = rep.get("unknown_terms") or []
+        unknown = rep.unknown_terms
         if unknown:
-            scorer = rep.get("measure") or "the background"
+            scorer = rep.measure or "the background"
             parts.append(Text(f"{len(unknown):,} unknown terms (no score under {scorer}): "
                               + ", ".join(unknown[:10]) + (" …" if len(unknown) > 10 else ""), style="dim"))
         parts.append(Text(""))
     if cover is not None:
-        parts.append(Text(f"Cover problems, attacker {cover.report.get('attacker')}", style="bold underline"))
+        parts.append(Text(f"Cover problems, attacker {cover.report.attacker}", style="bold underline"))
         parts.append(results_table([cover], "cover"))
         parts.append(Text(""))
-    scored = [r for r in session.results if r.kind == "reassociation" and r.report.get("metrics")]
+    scored = [r for r in session.results if r.kind == "reassociation" and r.report.metrics is not None]
     if len(scored) > 1:
         parts.append(Text("Per re-association (accuracy / breakage)", style="bold underline"))
         chart = Table.grid(padding=(0, 1))
@@ -137,7 +138,7 @@ def render_disassoc(session: Session) -> list:
             chart.add_column(no_wrap=True)
         for r in scored:
             for k, name in (("accuracy", "acc"), ("transaction_breakage", "brk")):
-                v = r.report["metrics"].get(k)
+                v = getattr(r.report.metrics, k)
                 chart.add_row(Text(f"{elide_str(r.label if k == 'accuracy' else '', 22):<22} {name}"), bar(v), fmt(v))
         parts += [chart, Text("")]
     return parts

@@ -71,14 +71,16 @@ class ExportPrompt(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def export_report(report: dict, path: Path, private: bool = False) -> Path:
-    """In a thread: the report as the headless command writes it (one scored against the
-    original, or made in a session that holds original data, is private: 0600)."""
+def export_report(report, path: Path, private: bool = False) -> Path:
+    """In a thread: the report (a document, or a typed report: its ``to_json()``) as the headless
+    command writes it (one scored against the original, or made in a session that holds original
+    data, is private: 0600)."""
     from semtui import reports
     from semtui.fileio import write_together
 
-    text = reports.dumps(report)
-    private = private or report.get("original") is not None
+    doc = report.to_json() if isinstance(report, reports.Report) else report
+    text = reports.dumps(doc)
+    private = private or doc.get("original") is not None
     try:
         write_together([(path, lambda fh: fh.write(text + "\n"), private)])
     except OSError as exc:

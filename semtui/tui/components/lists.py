@@ -330,13 +330,13 @@ class ClustersSource:
                 self._cols.pop(f, None)
             if result is None:
                 continue
-            entries = result.report.get("clusters", [])
+            entries = result.report.clusters   # typed: CoverCluster or ReassocCluster
             if kind == "cover":
-                self._cols["problems"] = np.fromiter((e.get("cover_problems", 0) for e in entries), np.float64, n)
-                self._cols["vulnerable"] = np.fromiter((e.get("vulnerable_records", 0) for e in entries), np.float64, n)
-            elif entries and "metrics" in entries[0]:
+                self._cols["problems"] = np.fromiter((e.cover_problems or 0 for e in entries), np.float64, n)
+                self._cols["vulnerable"] = np.fromiter((e.vulnerable_records or 0 for e in entries), np.float64, n)
+            elif entries and entries[0].metrics is not None:
                 def get(e, k):
-                    v = (e.get("metrics") or {}).get(k)
+                    v = None if e.metrics is None else getattr(e.metrics, k)
                     return np.nan if v is None else v
                 self._cols["accuracy"] = np.fromiter((get(e, "accuracy") for e in entries), np.float64, n)
                 self._cols["breakage"] = np.fromiter((get(e, "transaction_breakage") for e in entries), np.float64, n)

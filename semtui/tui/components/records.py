@@ -69,7 +69,7 @@ def reassociation_beating_chance(session: Session):
     from semtui.assess import beats_chance
 
     r = session.latest("reassociation")
-    return r if r is not None and beats_chance(r.report.get("metrics") or {}) else None
+    return r if r is not None and r.metrics is not None and beats_chance(r.metrics) else None
 
 
 def no_better_than_chance(session: Session) -> str:
@@ -78,8 +78,8 @@ def no_better_than_chance(session: Session) -> str:
     from semtui.wording import no_better_than_chance_words
 
     r = session.latest("reassociation")
-    m = (r.report.get("metrics") or {}) if r is not None else {}
-    if r is None or not m or reassociation_beating_chance(session) is not None:
+    m = r.metrics if r is not None else None
+    if r is None or m is None or reassociation_beating_chance(session) is not None:
         return ""
     return no_better_than_chance_words(r.label, m)
 

@@ -518,7 +518,7 @@ class BaseScreen(Screen):
         # the knowledge the session's attacks used (every measure, the latest background) and the
         # attack form's measure: the assessment `semtui assess` runs with the same inputs
         measure = self.attack_values.get("measure") if isinstance(self.attack_values, dict) else None
-        measures, background = knowledge_of([r.report for r in s.results],
+        measures, background = knowledge_of([r.head for r in s.results],
                                             measure if isinstance(measure, str) and measure else None)
         return AssessInputs(data=str(s.path), original=str(s.original_path) if scored else None,
                             key=str(s.key_path) if scored and s.key_path is not None else None,

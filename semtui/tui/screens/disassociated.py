@@ -122,7 +122,7 @@ class DisassociatedScreen(BaseScreen):
         self.keep_focus_visible()
         self.refresh_detail()
 
-    def assessment_results(self, covers: dict[str, dict]) -> None:
+    def assessment_results(self, covers: dict) -> None:
         """The assessment's strong-attacker cover report becomes this screen's cover result (x lists
         its problems, r its records), unless one is here already: a report of the user's own
         choosing is not replaced."""
@@ -158,7 +158,7 @@ class DisassociatedScreen(BaseScreen):
         if p is None:
             return
         index = self.detail.cluster_index
-        c = index.position.get(p["cluster"])
+        c = index.position.get(p.cluster)
         if c is not None:
             self.go_to_cluster(c, view=None)
         self.detail.showing = c
@@ -168,7 +168,7 @@ class DisassociatedScreen(BaseScreen):
         self.refresh_detail()
         self.detail.focus()
         x_at, i_at = problem_chunk_names(self.session.data, p)
-        self.notify(f"{p['x']} ({x_at}) covers {', '.join(p['covered'])} in {i_at}: "
+        self.notify(f"{p.x} ({x_at}) covers {', '.join(p.covered)} in {i_at}: "
                     "marked; escape unmarks")
 
     def action_records(self) -> None:
@@ -284,15 +284,15 @@ class DisassociatedScreen(BaseScreen):
 
             p = pv.problem(pv.cursor_row)
             x_at, i_at = problem_chunk_names(self.session.data, p)
-            lines = [f"cluster {p['cluster']}: x = {p['x']} in {x_at} (support {p['support_x']})",
-                     f"I in {i_at}: covered y* = {', '.join(p['covered'])}; covered by "
+            lines = [f"cluster {p.cluster}: x = {p.x} in {x_at} (support {p.support_x})",
+                     f"I in {i_at}: covered y* = {', '.join(p.covered)}; covered by "
                      f"{covering_words(p)}",
-                     "supports: " + ", ".join(f"{k} {v}" for k, v in p["supports"].items()),
-                     f"support of the whole itemset I: {p['itemset_support']}",
-                     f"a breach for this attacker: {'yes' if p['breach'] else 'no'}"]
-            if "real" in p:
-                lines.append(f"x and y* really occur together in an original record: {'yes' if p['real'] else 'no'}")
-            return f"Cover problem {p['x']} → {', '.join(p['covered'])}", Text("\n".join(lines) + "\n\n" + COVER_HELP)
+                     "supports: " + ", ".join(f"{k} {v}" for k, v in p.supports),
+                     f"support of the whole itemset I: {p.itemset_support}",
+                     f"a breach for this attacker: {'yes' if p.breach else 'no'}"]
+            if p.real is not None:
+                lines.append(f"x and y* really occur together in an original record: {'yes' if p.real else 'no'}")
+            return f"Cover problem {p.x} → {', '.join(p.covered)}", Text("\n".join(lines) + "\n\n" + COVER_HELP)
         return None
 
     # ------------------------------------------------------------------ results
@@ -316,15 +316,15 @@ class DisassociatedScreen(BaseScreen):
 
     def attack_notice(self, r) -> str:
         if r.kind == "cover":
-            s = r.report["summary"]
-            reached = (f", {plural(s['breached_records'], 'record')} reached (r lists them)"
-                       if "breached_records" in s else "")
-            return (f"{r.label}: {plural(s['cover_problems'], 'cover problem')}, "
-                    f"{plural(s['breaches'], 'breach', 'breaches')}, "
-                    f"{plural(s['vulnerable_records'], 'vulnerable record')}{reached}")
-        m = r.report.get("metrics")
-        return (f"{r.label}: accuracy {num(m['accuracy'])}, breakage {num(m['transaction_breakage'])}" if m
-                else f"{r.label}: {plural(r.report['summary']['placements'], 'placement')}")
+            s = r.report.summary
+            reached = (f", {plural(s.breached_records, 'record')} reached (r lists them)"
+                       if s.breached_records is not None else "")
+            return (f"{r.label}: {plural(s.cover_problems, 'cover problem')}, "
+                    f"{plural(s.breaches, 'breach', 'breaches')}, "
+                    f"{plural(s.vulnerable_records, 'vulnerable record')}{reached}")
+        m = r.report.metrics
+        return (f"{r.label}: accuracy {num(m.accuracy)}, breakage {num(m.transaction_breakage)}" if m is not None
+                else f"{r.label}: {plural(r.report.summary.placements, 'placement')}")
 
     def export_name(self, result) -> str:
         return f"{self.session.path.stem}-{EXPORT_SUFFIX[result.kind]}.json"
@@ -369,8 +369,8 @@ class DisassociatedScreen(BaseScreen):
 
 
 # ---------------------------------------------------------------------- in the worker thread
-def run_reassociation_job(session, params: dict, progress=None) -> dict:
-    """``semtui attack disassoc`` on the open release: the same report, the same extra keys."""
+def run_reassociation_job(session, params: dict, progress=None):
+    """``semtui attack disassoc`` on the open release: the same (typed) report, the same sources."""
     from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 
     judged = session.key is not None and session.original is not None
@@ -383,8 +383,8 @@ def run_reassociation_job(session, params: dict, progress=None) -> dict:
     return result.report
 
 
-def run_cover_job(session, params: dict, progress=None) -> dict:
-    """``semtui cover`` on the open release: the same report, the same extra keys."""
+def run_cover_job(session, params: dict, progress=None):
+    """``semtui cover`` on the open release: the same (typed) report, the same sources."""
     from semtui.attacks.cover import CoverOptions, run_cover
 
     options = CoverOptions(**params)

@@ -128,9 +128,9 @@ async def test_reassociation_from_the_form_table3(table4):
         await run_from_form(pilot, "a", measure=f"scores:{table4}")
         screen = app.screen
         result = app.session.result
-        assert result.kind == "reassociation" and result.report["metrics"]["accuracy"] == pytest.approx(0.8)
+        assert result.kind == "reassociation" and result.report.metrics.accuracy == pytest.approx(0.8)
         # the ties field left blank: ABA's default, the paper's stable order (what reproduces Table 5)
-        assert result.report["ties"] == "first" and screen.form_values["reassociation"]["ties"] == ""
+        assert result.report.ties == "first" and screen.form_values["reassociation"]["ties"] == ""
         lst = screen.list_pane
         assert [c.key for c in lst.columns][-2:] == ["accuracy", "breakage"]
         assert plain(lst.source.cells(0, lst.columns))[-2:] == ["0.80", "0.75"]
@@ -161,7 +161,7 @@ async def test_compare_and_next_result(table4):
         await run_from_form(pilot, "a", method="rga")
         assert len(app.session.results) == 2
         # the form kept the last values
-        assert app.session.results[1].report["measure"] == f"scores:{table4}"
+        assert app.session.results[1].report.measure == f"scores:{table4}"
         await pilot.press("c")
         await pilot.pause()
         cmp = app.screen
@@ -247,7 +247,7 @@ async def test_cover_from_the_form_on_table3_finds_none():
     async with app.run_test(size=(80, 24)) as pilot:
         await run_from_form(pilot, "p")
         screen = app.screen
-        report = app.session.result.report
+        report = app.session.result.report.to_json()
         assert report["format"] == "semtui-cover-report/1" and report["attacker"] == "strong"
         # C2's tumor and biopsy (support 2) against C1 (four items of support 3, never all together)
         assert report["summary"]["cover_problems"] == 0
@@ -265,8 +265,8 @@ async def test_cover_problems_of_meps_marked_in_the_chunks(meps):
     async with app.run_test(size=(120, 40)) as pilot:
         await run_from_form(pilot, "p")
         screen = app.screen
-        report = app.session.result.report
-        expected = run_cover(app.session.data, original=app.session.original, key=app.session.key)
+        report = app.session.result.report.to_json()
+        expected = run_cover(app.session.data, original=app.session.original, key=app.session.key).to_json()
         for doc in (report, expected):
             doc["summary"].pop("seconds")
         assert {k: report[k] for k in expected} == expected
@@ -327,10 +327,10 @@ async def test_cover_with_a_knowledge_file_and_moderate_attacker(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await run_from_form(pilot, "p", knowledge=str(knowledge))
         rep = app.session.result.report
-        assert rep["attacker"] == "knowledge" and rep["knowledge"] == str(knowledge)
+        assert rep.attacker == "knowledge" and rep.source("knowledge") == str(knowledge)
         await run_from_form(pilot, "p", attacker="moderate", knowledge="", seed="3")
-        assert app.session.result.report["attacker"] == "moderate"
-        assert app.session.result.report["seed"] == 3
+        assert app.session.result.report.attacker == "moderate"
+        assert app.session.result.report.seed == 3
 
 
 # ---------------------------------------------------------------- --report
@@ -432,14 +432,14 @@ async def test_meps_sort_filter_jump_search_and_attacks(meps):
         assert [c.key for c in lst.columns][-4:] == ["problems", "vulnerable", "accuracy", "breakage"]
         lst.cursor_col = [c.key for c in lst.columns].index("vulnerable")
         await pilot.press("right_square_bracket")
-        vuln = app.session.result.report["clusters"]
-        assert vuln[int(lst.order[0])]["vulnerable_records"] == max(c["vulnerable_records"] for c in vuln)
+        vuln = app.session.result.report.clusters
+        assert vuln[int(lst.order[0])].vulnerable_records == max(c.vulnerable_records for c in vuln)
         # the reconstruction of every cluster is the engine's
         from semtui.attacks.reassociation import reconstructed_transactions
 
         reassoc = app.session.latest("reassociation")
         await pilot.press("b")
-        entry = reassoc.report["clusters"][lst.current]
+        entry = reassoc.report.clusters[lst.current]
         # (the wrongly added items first: the same items, in another order)
         assert [sorted(r[1].replace("✗", "").split(", ")) for r in rows(screen.detail)] == \
             [sorted(t) for t in reconstructed_transactions(entry)]

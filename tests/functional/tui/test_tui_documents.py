@@ -387,8 +387,8 @@ async def test_A_on_a_disassociated_release_leaves_its_cover_report_for_x(tmp_pa
         screen = app.screen
         assert type(screen).__name__ == "DisassociatedScreen"
         cover = session.latest("cover")
-        assert cover is not None and cover.report["attacker"] == "strong"
-        assert cover.report["summary"]["cover_problems"] == covers[0]["figures"]["cover_problems"]
+        assert cover is not None and cover.report.attacker == "strong"
+        assert cover.report.summary.cover_problems == covers[0]["figures"]["cover_problems"]
         await pilot.press("x")
         await pilot.pause()
         assert screen.switcher.current == "problems"

@@ -318,7 +318,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("ctrl+s")
         await settle(pilot)
         s = app.session
-        expected = run_cover(s.data, original=s.original, key=s.key)
+        expected = run_cover(s.data, original=s.original, key=s.key).to_json()
         assert "records reached (r lists them)" in notices(app)
         await pilot.press("r")
         await settle(pilot)
@@ -374,7 +374,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         # baseline, puts items back as chance does, and the view says why its records are not counted
         from semtui.assess import beats_chance
 
-        assert broken and not beats_chance(s.latest("reassociation").report["metrics"])
+        assert broken and not beats_chance(s.latest("reassociation").report.metrics)
         assert mine == [] and "no better than chance" in " ".join(screen_text(app).split())
         await pilot.press("escape")
         assert app.screen is screen

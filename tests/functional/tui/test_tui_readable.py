@@ -281,7 +281,7 @@ async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps
             assert "supports" in widths
         text = screen_text(app)
         for p in problems[:5]:  # x's chunk and support are whole on its row
-            assert f"({p.get('chunk_label') or 'C' + str(p['chunk'])}, {p['support_x']})" in text, text  # its one name
+            assert f"({p.chunk_label or 'C' + str(p.chunk)}, {p.support_x})" in text, text  # its one name
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -302,8 +302,8 @@ async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, 
         from semtui.attacks.reassociation import reconstructed_transactions
 
         best, most = 0, -1
-        for c, entry in enumerate(app.session.result.report["clusters"]):
-            anchors = entry.get("anchor_transactions") or []
+        for c, entry in enumerate(app.session.result.report.clusters):
+            anchors = entry.anchor_transactions or []
             idx = screen.detail.cluster_index
             wrong = 0
             for a, rec in enumerate(reconstructed_transactions(entry)):

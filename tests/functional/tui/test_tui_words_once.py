@@ -201,10 +201,13 @@ def _joint_release(tmp_path: Path):
     return data, key, original
 
 
-def _cover_report(labels: bool) -> dict:
-    """A strong attacker's cover report on :func:`_joint_release`: one breach whose x is in the
-    shared chunk J1/S1 (cluster P1's second chunk), covering a of C1; 14 breaches in that chunk
-    (a shared chunk's count runs over its joint cluster) in a cluster of 3."""
+def _cover_report(labels: bool):
+    """A strong attacker's cover report on :func:`_joint_release` (as the TUI holds it: typed,
+    read from its document): one breach whose x is in the shared chunk J1/S1 (cluster P1's second
+    chunk), covering a of C1; 14 breaches in that chunk (a shared chunk's count runs over its
+    joint cluster) in a cluster of 3.  Without ``labels``, a report written before chunk labels."""
+    from semtui.attacks.cover import CoverReport
+
     p = {"cluster": "P1", "chunk": 2, "earlier_chunk": 1, "x": "z", "support_x": 2, "covered": ["a"],
          "covering": [], "itemset": ["a"], "supports": {"a": 3}, "itemset_support": 3, "breach": True,
          "records": [{"transaction": 0, "line": 1, "holds_covered": True}]}
@@ -214,9 +217,10 @@ def _cover_report(labels: bool) -> dict:
            "breaches_per_chunk": [0, 14], "vulnerable_records": 14},
           {"id": "P2", "size": 3, "record_chunks": 1, "shared_chunks": 1, "cover_problems": 0, "breaches": 0,
            "breaches_per_chunk": [0, 0], "vulnerable_records": 0}]
-    return {"format": "semtui-cover-report/1", "attacker": "strong", "clusters": cl, "cover_problems": [p],
-            "summary": {"cover_problems": 1, "breaches": 14, "vulnerable_records": 14, "clusters_with_breaches": 1,
-                        "real_pairs": 0, "transactions": 6}}
+    return CoverReport.from_json(
+        {"format": "semtui-cover-report/1", "attacker": "strong", "clusters": cl, "cover_problems": [p],
+         "summary": {"cover_problems": 1, "breaches": 14, "vulnerable_records": 14, "clusters_with_breaches": 1,
+                     "real_pairs": 0, "transactions": 6}})
 
 
 @pytest.mark.parametrize("labels", [True, False], ids=["labelled", "older-report"])
