@@ -79,6 +79,39 @@ def med_transactions(work: Path) -> tuple[TransactionData, Path]:
     return even.build(), index
 
 
+def med_words(work: Path) -> tuple[Path, Path]:
+    """MED as content words, as the MED specs read it (strongest_med.toml, knowledge_med.toml):
+    WORK/med-words-even.txt, the even abstracts' words found in 5-30 % of the abstracts
+    (:func:`med_transactions`, which also writes med-odd.txt and its index med-odd.sqlite), and
+    WORK/med-words-odd.txt, the odd abstracts' distinct words of >= 4 letters (the background).
+    Written once."""
+    even_path, odd_path = work / "med-words-even.txt", work / "med-words-odd.txt"
+    if not odd_path.exists():
+        even, _ = med_transactions(work)
+        formats.write(even, even_path)
+        odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
+                                          for number, body in med_abstracts() if number % 2])
+        formats.write(odd, odd_path)
+    return even_path, odd_path
+
+
+def bms_halves(work: Path, n: int) -> tuple[Path, Path, Path]:
+    """BMS-WebView-N whole (WORK/bmsN.txt) and split in halves by line, blank lines dropped
+    (WORK/bmsN-half1.txt the release's sessions, bmsN-half2.txt the attacker's), as the BMS specs
+    read them.  Written once."""
+    import shutil
+
+    whole, first, second = work / f"bms{n}.txt", work / f"bms{n}-half1.txt", work / f"bms{n}-half2.txt"
+    if not whole.exists():
+        shutil.copyfile(DATA / f"bms-webview-{n}.dat", whole)
+    if not second.exists():
+        rows = [ln + "\n" for ln in whole.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        half = len(rows) // 2
+        first.write_text("".join(rows[:half]), encoding="utf-8")
+        second.write_text("".join(rows[half:]), encoding="utf-8")
+    return whole, first, second
+
+
 def anonymised(data: TransactionData, work: Path, stem: str, ks: list[int], n: int, sizes: tuple[int, int]) -> dict:
     """COAT-style releases of ``data`` (``n`` random privacy constraints of ``sizes`` items,
     seed 1) at each k, written once to WORK/STEM-kK.txt."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import med_abstracts, med_extract, med_transactions, names_hierarchy
+from _data import bms_halves, med_extract, med_words, names_hierarchy
 from _util import REPO, SHARED_DATA, env_for, meps_halves
 from _util import semtui as run_semtui
 
@@ -69,28 +69,11 @@ def prepare(work: Path) -> None:
         semtui("corpus", "build", str(work / "meps-half2.txt"), "--transactions", "-o", str(work / "meps-half2.sqlite"))
     # BMS-WebView-1/2, whole and split in halves by line (the release's sessions, the attacker's)
     for n in (1, 2):
-        whole = work / f"bms{n}.txt"
-        if not whole.exists():
-            shutil.copyfile(SHARED_DATA / f"bms-webview-{n}.dat", whole)
-        if not (work / f"bms{n}-half2.txt").exists():
-            rows = [ln + "\n" for ln in whole.read_text(encoding="utf-8").splitlines() if ln.strip()]
-            half = len(rows) // 2
-            (work / f"bms{n}-half1.txt").write_text("".join(rows[:half]), encoding="utf-8")
-            (work / f"bms{n}-half2.txt").write_text("".join(rows[half:]), encoding="utf-8")
+        bms_halves(work, n)
     # MED as content words (the construction before issue 25, benchmarks/_data.py med_transactions):
     # the even abstracts' words found in 5-30 % of the abstracts, the odd abstracts' words of
     # >= 4 letters (the background) and their text (the NGD index, one abstract a line)
-    if not (work / "med-words-odd.txt").exists():
-        import re
-
-        from semtui import formats
-        from semtui.model import TransactionData
-
-        even, _ = med_transactions(work)  # also writes med-odd.txt and its index med-odd.sqlite
-        formats.write(even, work / "med-words-even.txt")
-        odd = TransactionData.from_lists([sorted(set(re.findall(r"[a-z][a-z\-]{3,}", body.lower())))
-                                          for number, body in med_abstracts() if number % 2])
-        formats.write(odd, work / "med-words-odd.txt")
+    med_words(work)
     # the k^m section's hierarchies (benchmarks/_data.py names_hierarchy): the shipped ICD-9 one, its
     # code leaves renamed to the condition names, and a balanced fanout-5 one over the conditions
     # MEPS holds, in ICD-9 order
