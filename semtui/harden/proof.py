@@ -243,11 +243,13 @@ def load_knowledge(spec: str, original: TransactionData, original_path):
 
 # --------------------------------------------------------------------------- the attacks
 def _attack(release: TransactionData, original: TransactionData, bg, spec: str, k: int, *, lean: bool = False,
-            progress=None):
+            write_up: bool = True, progress=None):
     """The strongest attack with knowledge ``bg`` (the loaded background named ``spec``): the default
     of ``attack setgen --background`` (``auto``: the stronger of PBA and TBA on the combined table,
     the embedding measure).  ``lean``: inside the loop only the AUC within table and the tables are
-    read, so PBA alone, no baseline draws, no intervals (the same code, fewer figures)."""
+    read, so PBA alone, no baseline draws, no intervals (the same code, fewer figures).
+    ``write_up=False``: the figures only, no group's table (the proof reads nothing else; a k^m
+    release of BMS-WebView-2's half held over 4 GB of them)."""
     from semtui.attacks.setgen import AttackOptions, run_setgen_attack
 
     if not release.n_generalised:  # nothing generalised: no elimination attack applies (nothing added)
@@ -255,7 +257,7 @@ def _attack(release: TransactionData, original: TransactionData, bg, spec: str, 
     opts = AttackOptions(background=spec, k=k)
     if lean:
         opts = opts.replace(method="pba", baseline_draws=0, resamples=0)
-    return run_setgen_attack(release, original, opts, background=bg, progress=progress)
+    return run_setgen_attack(release, original, opts, background=bg, progress=progress, write_up=write_up)
 
 
 def _figures(report, knowledge: str, background: str, command: str) -> AttackFigures:
@@ -355,10 +357,10 @@ def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge
         attacks = []
         for kn, b in ([(knowledge, bg)] + ([] if knowledge == SELF else [(SELF, self_bg)])):
             bgfile = str(original_path) if kn == SELF else kn
-            rep = _attack(rel, original, b, bgfile, int(params["k"]), progress=progress)
+            rep = _attack(rel, original, b, bgfile, int(params["k"]), write_up=False, progress=progress)
             cmd = f"semtui attack setgen {_q(name)} --original {_q(original_path)} --background {_q(bgfile)}"
             attacks.append(_figures(rep, kn, bgfile, cmd))
-            del rep  # a k^m release's report holds large tables: let them go before the next attack
+            del rep
             gc.collect()
         utility = _own_utility(fam, original, rel, m)
         how = out.method["command"] if label == "hardened" else hardening.plain_command(params, original_path, name)

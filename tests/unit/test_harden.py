@@ -238,6 +238,20 @@ def test_harden_km_builds_a_hierarchy_and_passes_check_km(tmp_path):
     assert out.report.plain.command.endswith("--release-format leaves")
 
 
+def test_the_proof_reads_the_figures_the_attack_with_its_tables_gives(tmp_path):
+    """The proof attacks without writing up each group's table (a k^m release of half of
+    BMS-WebView-2 held over 4 GB of them): its figures are those of the attack written up."""
+    from semtui.harden.proof import _attack, _figures
+
+    orig = formats.read_transactions(MEPS400)
+    out = harden(orig, family="km", params={"k": 3, "m": 2}, original_path=MEPS400, output=tmp_path / "k.txt")
+    bg = Background.from_transactions(orig, str(MEPS400))
+    lean = _attack(out.made.data, orig, bg, str(MEPS400), 3, write_up=False)
+    full = _attack(out.made.data, orig, bg, str(MEPS400), 3)
+    assert not any(lean.groups) and any("table" in g for g in full.groups)
+    assert _figures(lean, "self", str(MEPS400), "c") == _figures(full, "self", str(MEPS400), "c")
+
+
 def test_harden_disassoc_removes_every_cover_problem_and_proves_it(tmp_path):
     """REFINE made safe on the sample: the hardened release has no cover problem for any attacker
     and passes check km with its key; the plain REFINE release has them; the two-step release is
