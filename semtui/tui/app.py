@@ -85,24 +85,28 @@ class SemtuiApp(App[None]):
         """Start reading the session's key and original (the main screen calls this once it is
         up); when they are in, every screen hears of it (``companions_opened``)."""
         session = self.session
-        companions = session.companions if session is not None else None
-        if companions is None:
+        if session is None:
             return
+        companions = session.companions
 
         def then() -> None:
             try:
                 self.call_from_thread(self._companions_in, session)
-            except RuntimeError:  # the app has ended meanwhile
+            except Exception:  # the app has ended meanwhile
                 pass
 
-        companions.start(then)
+        if companions is None or not companions.start(then):
+            # already read (or being read) by whatever needed them first: the screens still hear of it
+            self.call_later(self._companions_in, session)
 
     def _companions_in(self, session: Session) -> None:
-        if session is not self.session or session.companions is None:
+        """The companions are in (or failed): every screen shows them, or the app ends with the
+        one line. Safe to call more than once."""
+        if session is not self.session:
             return
         try:
             session.complete()
-        except InputError as exc:
+        except Exception as exc:
             self._bad_companion(exc)
             return
         for screen in self.screen_stack:

@@ -134,12 +134,12 @@ class Companions:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def start(self, then: Callable[[], None] | None = None) -> None:
+    def start(self, then: Callable[[], None] | None = None) -> bool:
         """Read them in a daemon thread; ``then`` is called in that thread once they are read
-        (or failed)."""
+        (or failed).  False (and ``then`` not called): they were already being read, or read."""
         with self._lock:
             if self._started:
-                return
+                return False
             self._started = True
 
         def run() -> None:
@@ -148,6 +148,7 @@ class Companions:
                 then()
 
         threading.Thread(target=run, name="semtui-companions", daemon=True).start()
+        return True
 
     def _run(self) -> None:
         try:

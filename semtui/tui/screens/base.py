@@ -514,7 +514,7 @@ class BaseScreen(Screen):
         if not s.release.anonymised:
             raise InputError(f"assess needs a set-generalised, k^m or disassociated release; this is {s.kind} data")
         # a disassociated release is scored with its key and original together, never one alone
-        scored = s.release.scored
+        scored = s.complete().scored   # the key and the original, when they are read after the first paint
         # the knowledge the session's attacks used (every measure, the latest background) and the
         # attack form's measure: the assessment `semtui assess` runs with the same inputs
         measure = self.attack_values.get("measure") if isinstance(self.attack_values, dict) else None
@@ -545,7 +545,7 @@ class BaseScreen(Screen):
         from semtui.tui.workers import start_job
 
         s = self.session
-        release = s.release if inputs.original else s.release.unscored()
+        release = s.complete() if inputs.original else s.complete().unscored()
         self.job_title = "assess"
         self.progress.start("assess: every attack")
         self.refresh_bindings()

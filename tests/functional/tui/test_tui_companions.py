@@ -137,3 +137,65 @@ def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
     asyncio.run(run())
     assert isinstance(app.input_error, InputError)
     assert app.return_code == SemtuiApp.BAD_INPUT
+
+
+async def _painted_and_held():
+    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
+    go, _ = _held(session)
+    app = SemtuiApp(session)
+    app.animation_level = "none"
+    return session, go, app
+
+
+async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen():
+    """Whatever needs the key first (a key pressed while they are read) takes them; the screen
+    still hears of it: its title and its views show them (it stayed 'reading…' for good)."""
+    session, go, app = await _painted_and_held()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert "reading the key" in screen.sub_title
+        threading.Timer(0.3, go.set).start()
+        assert session.key is not None  # waits for them, here, as a key's action would
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "reading" not in screen.sub_title:
+                break
+        assert screen.sub_title == "disassociated + key + original"
+        assert screen.detail.cluster_index.keys is not None
+
+
+async def test_an_assessment_asked_for_early_is_scored():
+    """``A`` pressed while the key and the original are read waits for them: scored, as
+    ``semtui assess`` with both is (it ran unscored, saying they were not given)."""
+    session, go, app = await _painted_and_held()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        threading.Timer(0.3, go.set).start()
+        inputs = app.screen.assess_inputs()
+        assert inputs.original == str(ORIGINAL) and inputs.key == str(KEY)
+
+
+def test_an_unreadable_companion_ends_the_app_as_bad_input():
+    """Any error reading them (not only a companion that does not belong) ends the app with it:
+    it was lost in the reading thread, the title saying 'reading…' for good."""
+    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
+
+    def unreadable():
+        raise OSError(5, "Input/output error", str(ORIGINAL))
+
+    session.companions._load = unreadable
+    app = SemtuiApp(session)
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):
+                if app.input_error is not None:
+                    break
+                await pilot.pause(0.05)
+
+    import asyncio
+
+    asyncio.run(run())
+    assert isinstance(app.input_error, OSError)
+    assert app.return_code == SemtuiApp.BAD_INPUT
