@@ -50,9 +50,10 @@ class SemtuiApp(App[None]):
     #: ``INTERNAL_ERROR`` and ``run_session`` raises it, so the CLI says one line and exits 3
     internal_error: BaseException | None = None
     INTERNAL_ERROR = 3  # semtui.cli.exitcodes.INTERNAL (the TUI never imports the CLI)
-    #: a companion read after the first paint (:class:`~semtui.tui.session.Companions`) that does
-    #: not belong: the app exits with ``BAD_INPUT`` and ``run_session`` raises it (one line, exit 2)
-    input_error: InputError | None = None
+    #: a companion read after the first paint (:class:`~semtui.tui.session.Companions`) that cannot
+    #: be read or does not belong: the app exits with ``BAD_INPUT`` and ``run_session`` raises it
+    #: (the CLI's one line, exit 2)
+    input_error: Exception | None = None
     BAD_INPUT = 2  # semtui.cli.exitcodes.BAD_INPUT
 
     def _handle_exception(self, error: Exception) -> None:
@@ -114,7 +115,7 @@ class SemtuiApp(App[None]):
             if hook is not None:
                 hook()
 
-    def _bad_companion(self, error: BaseException) -> None:
+    def _bad_companion(self, error: Exception) -> None:
         if self.input_error is None:
             self.input_error = error
         self.exit(return_code=self.BAD_INPUT)

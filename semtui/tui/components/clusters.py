@@ -52,8 +52,7 @@ class ClusterIndex:
         data: DisassociatedData = session.data  # a ClusterIndex is built for a disassociated release only
         self.data = data
         self.position = {c.id: i for i, c in enumerate(data.clusters)}
-        self.keys = None
-        self.companions_opened()
+        self.companions_opened()   # self.keys
         self._problems: dict[int, dict[str, list[int]]] = {}
         self._units: dict[tuple[int, int], dict] = {}
         self._orig_names: list[str] | None = None

@@ -153,6 +153,10 @@ class BaseScreen(Screen):
 
     def companions_opened(self) -> None:
         """The release's key and original, read after the first paint, are in: show them."""
+        self.refresh_detail()
+
+    def refresh_detail(self) -> None:
+        """Show the highlighted entity again (its view, its marks or what is open changed)."""
         self.detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
         self.show_current()
 

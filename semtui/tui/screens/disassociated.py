@@ -79,11 +79,6 @@ class DisassociatedScreen(BaseScreen):
             self.switcher.border_title = pv.border_title
             self.switcher.border_subtitle = pv.border_subtitle
 
-    def refresh_detail(self) -> None:
-        """Show the highlighted cluster again (its view or its marks changed)."""
-        self.detail.show(self.list_pane.current, needle=self.list_pane.filter_text)
-        self.show_current()
-
     # ------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("attack", "cover"):

@@ -116,14 +116,9 @@ def test_open_with_an_original_that_does_not_belong_ends_in_one_line_exit_2(tmp_
     assert time.monotonic() - started < 60
 
 
-def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
-    """The app's side of it, in process: the companions' error ends the app with exit 2 and
-    ``run_session`` raises it (the CLI words it)."""
-    other = tmp_path / "other.txt"
-    other.write_text("a b\nc d\n")
-    session = load_session(DATA, key=KEY, original=other, defer=True)
-    assert session.companions is not None
-    app = SemtuiApp(session)
+def _run_until_bad_input(app: SemtuiApp) -> SemtuiApp:
+    """Run ``app`` until its companions end it (at most 10 s)."""
+    import asyncio
 
     async def run():
         async with app.run_test(size=(80, 24)) as pilot:
@@ -132,14 +127,23 @@ def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
                     break
                 await pilot.pause(0.05)
 
-    import asyncio
-
     asyncio.run(run())
+    return app
+
+
+def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
+    """The app's side of it, in process: the companions' error ends the app with exit 2 and
+    ``run_session`` raises it (the CLI words it)."""
+    other = tmp_path / "other.txt"
+    other.write_text("a b\nc d\n")
+    session = load_session(DATA, key=KEY, original=other, defer=True)
+    assert session.companions is not None
+    app = _run_until_bad_input(SemtuiApp(session))
     assert isinstance(app.input_error, InputError)
     assert app.return_code == SemtuiApp.BAD_INPUT
 
 
-async def _painted_and_held():
+def _painted_and_held():
     session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
     go, _ = _held(session)
     app = SemtuiApp(session)
@@ -150,7 +154,7 @@ async def _painted_and_held():
 async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen():
     """Whatever needs the key first (a key pressed while they are read) takes them; the screen
     still hears of it: its title and its views show them (it stayed 'reading…' for good)."""
-    session, go, app = await _painted_and_held()
+    session, go, app = _painted_and_held()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -168,7 +172,7 @@ async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen()
 async def test_an_assessment_asked_for_early_is_scored():
     """``A`` pressed while the key and the original are read waits for them: scored, as
     ``semtui assess`` with both is (it ran unscored, saying they were not given)."""
-    session, go, app = await _painted_and_held()
+    _session, go, app = _painted_and_held()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         threading.Timer(0.3, go.set).start()
@@ -185,17 +189,6 @@ def test_an_unreadable_companion_ends_the_app_as_bad_input():
         raise OSError(5, "Input/output error", str(ORIGINAL))
 
     session.companions._load = unreadable
-    app = SemtuiApp(session)
-
-    async def run():
-        async with app.run_test(size=(80, 24)) as pilot:
-            for _ in range(200):
-                if app.input_error is not None:
-                    break
-                await pilot.pause(0.05)
-
-    import asyncio
-
-    asyncio.run(run())
+    app = _run_until_bad_input(SemtuiApp(session))
     assert isinstance(app.input_error, OSError)
     assert app.return_code == SemtuiApp.BAD_INPUT
