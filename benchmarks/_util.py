@@ -162,3 +162,18 @@ def module_at(rev: str):
         return importlib.import_module("eliminate_before")
     finally:
         sys.path.remove(str(folder))
+
+
+def interval_text(d: dict | None) -> str:
+    """`` [low, high]`` of an interval's document, or nothing."""
+    return "" if not d else f" [{d['low']:.3f}, {d['high']:.3f}]"
+
+
+def harden_table(rows: list[str], last: str) -> None:
+    """The Markdown table of docs/anonymize.md (*Hardening*): ``rows`` under its head, ``last`` the
+    last column's name (what the time and memory are of)."""
+    print("\n| release | hardened against | release | attack knowledge | method | AUC within table [95 %] | "
+          "error ratio | recall [95 %] | precision | pair-support error | item-support error | "
+          f"suppressed items (occurrences) | {last} |")
+    print("|---|---|---|---|---|---|---:|---|---:|---:|---:|---:|---|")
+    print("\n".join(rows))

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import DATA, bms_halves, med_words
-from _util import machine, meps_halves, run_once, semtui
+from _util import harden_table, interval_text, machine, meps_halves, run_once, semtui
 
 RUNS = {
     "setgen-bg": ("setgen", "background"),
@@ -60,10 +60,6 @@ def wait_for_quiet(limit: float = 4.0) -> float:
     while os.getloadavg()[0] >= limit:
         time.sleep(30)
     return os.getloadavg()[0]
-
-
-def _iv(d: dict | None) -> str:
-    return "" if not d else f" [{d['low']:.3f}, {d['high']:.3f}]"
 
 
 def main() -> None:
@@ -114,8 +110,8 @@ def main() -> None:
                 rows.append(
                     f"| {family} k={doc['params']['k']}{' m=' + str(doc['params']['m']) if family == 'km' else ''} "
                     f"| {kn if side == 'hardened' else ''} | {side} | {'background' if a['knowledge'] != 'self' else 'self'} | {a['method'].upper()} "
-                    f"| {a['auc_within_table']:.3f}{_iv(iv.get('auc_within_table'))} | {a['error_ratio']:.2f} "
-                    f"| {a['recall']:.3f}{_iv(iv.get('recall'))} | {a['precision']:.3f} "
+                    f"| {a['auc_within_table']:.3f}{interval_text(iv.get('auc_within_table'))} | {a['error_ratio']:.2f} "
+                    f"| {a['recall']:.3f}{interval_text(iv.get('recall'))} | {a['precision']:.3f} "
                     f"| {u['pair_support_error']:.3f} | {u['item_support_error']:.3f} "
                     f"| {u.get('suppressed_items', '-')} ({u['suppressed_occurrences']}) "
                     f"| {f'{seconds:.1f} s, {peak:.0f} MB' if side == 'hardened' and j == 0 else ''} |")
@@ -129,17 +125,13 @@ def main() -> None:
             rows.append(
                 f"| {family} k={doc['params']['k']}{' m=' + str(doc['params']['m']) if family == 'km' else ''} "
                 f"| self | hardened | background | {cross['method'].upper()} "
-                f"| {m['auc_within_table']:.3f}{_iv(m['intervals'].get('auc_within_table'))} "
-                f"| {m['baseline']['error_ratio']:.2f} | {m['recall']:.3f}{_iv(m['intervals'].get('recall'))} "
+                f"| {m['auc_within_table']:.3f}{interval_text(m['intervals'].get('auc_within_table'))} "
+                f"| {m['baseline']['error_ratio']:.2f} | {m['recall']:.3f}{interval_text(m['intervals'].get('recall'))} "
                 f"| {m['precision']:.3f} | {u['pair_support_error']:.3f} | {u['item_support_error']:.3f} "
                 f"| {u.get('suppressed_items', '-')} ({u['suppressed_occurrences']}) | (attack setgen --background) |")
         rounds = [(r["round"], r.get("auc_within_table"), r.get("kept")) for r in doc["rounds"]]
         print(f"  rounds: {rounds}")
-    print("\n| release | hardened against | release | attack knowledge | method | AUC within table [95 %] | "
-          "error ratio | recall [95 %] | precision | pair-support error | item-support error | "
-          "suppressed items (occurrences) | harden: time, peak memory |")
-    print("|---|---|---|---|---|---|---:|---|---:|---:|---:|---:|---|")
-    print("\n".join(rows))
+    harden_table(rows, "harden: time, peak memory")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import DATA, bms_halves
-from _util import machine
+from _util import harden_table, interval_text, machine
 
 SHIPPED = DATA / "bms-webview-2.hierarchy.txt"
 
@@ -85,10 +85,6 @@ def attack(release: Path, original_path: Path, knowledge: str) -> None:
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def _iv(d: dict | None) -> str:
-    return "" if not d else f" [{d['low']:.3f}, {d['high']:.3f}]"
-
-
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in ("make", "attack"):  # a child: one step in its own process
         step, *rest = sys.argv[1:]
@@ -132,16 +128,12 @@ def main() -> None:
                 rows.append(
                     f"| km k=5 m=2 ({args.hierarchy} hierarchy) | {hardened_against if side == 'hardened' else ''} "
                     f"| {side} | {'self' if attack_kn == 'self' else 'background'} | {f['method'].upper()} "
-                    f"| {f['auc_within_table']:.3f}{_iv(f['auc_iv'])} | {f['error_ratio']:.2f} "
-                    f"| {f['recall']:.3f}{_iv(f['recall_iv'])} | {f['precision']:.3f} "
+                    f"| {f['auc_within_table']:.3f}{interval_text(f['auc_iv'])} | {f['error_ratio']:.2f} "
+                    f"| {f['recall']:.3f}{interval_text(f['recall_iv'])} | {f['precision']:.3f} "
                     f"| {f['pair_support_error']:.3f} | {f['item_support_error']:.3f} | – "
                     f"| probe: {f['seconds']:.0f} s, {f['peak_mb']:,.0f} MB |")
                 print(rows[-1], flush=True)
-    print("\n| release | hardened against | release | attack knowledge | method | AUC within table [95 %] | "
-          "error ratio | recall [95 %] | precision | pair-support error | item-support error | "
-          "suppressed items (occurrences) | attack alone (figures only): time, peak memory |")
-    print("|---|---|---|---|---|---|---:|---|---:|---:|---:|---:|---|")
-    print("\n".join(rows))
+    harden_table(rows, "attack alone (figures only): time, peak memory")
 
 
 if __name__ == "__main__":
