@@ -22,6 +22,7 @@ from semtui.runtime.progress import ProgressCallback, throttled
 if TYPE_CHECKING:
     from semtui.attacks.cover import CoverReport
     from semtui.attacks.reassociation import ReassociationReport
+    from semtui.attacks.setgen.results import GroupWriteUp
 
 #: how many records and items the summary lists (the document holds up to RECORDS_KEPT)
 RECORDS_SHOWN = 10
@@ -34,7 +35,7 @@ def _line(original, t: int) -> int:
     return int(t) + 1
 
 
-def setgen_records(groups: Iterable[dict]) -> tuple[list[SetgenRecord], list[ItemExposed]]:
+def setgen_records(groups: Iterable[GroupWriteUp]) -> tuple[list[SetgenRecord], list[ItemExposed]]:
     """Per transaction, what the attack's report implicates (its ``groups``): the members it
     eliminated (with the original: how many rightly), the generalised items reduced to one member
     (re-identified), and the members still possible there that fewer than k transactions of the
@@ -50,38 +51,38 @@ def setgen_records(groups: Iterable[dict]) -> tuple[list[SetgenRecord], list[Ite
     recs: dict[int, dict] = {}
     exposed_count: Counter = Counter()
     for g in groups:
-        n = len(g["members"])
-        lines = {r["transaction"]: r["line"] for r in g["rows"]}
-        truth = g.get("original")
+        n = len(g.members)
+        lines = {r.transaction: r.line for r in g.rows}
+        truth = g.original
         per_row: dict[int, list] = {}
-        for e in g["eliminations"]:
-            per_row.setdefault(e["row"], []).append(e)
-        exposed = set(g["exposed"])
+        for e in g.eliminations:
+            per_row.setdefault(e.row, []).append(e)
+        exposed = set(g.exposed)
         if truth is None:
             exposed_count.update(exposed)
         else:
-            gone = {(e["row"], e["column"]) for e in g["eliminations"]}
-            for j, member in enumerate(g["members"]):
-                if member in exposed and (g.get("skipped") or any(
+            gone = {(e.row, e.column) for e in g.eliminations}
+            for j, member in enumerate(g.members):
+                if member in exposed and (g.skipped or any(
                         row[j] and (r, j) not in gone for r, row in enumerate(truth))):
                     exposed_count[member] += 1
         for row, els in per_row.items():
-            t = els[0]["transaction"]
+            t = els[0].transaction
             r = recs.setdefault(t, {"transaction": t, "line": lines.get(t, t + 1), "eliminated": 0, "correct": None,
                                     "reidentified": [], "exposed": []})
             r["eliminated"] += len(els)
-            gone_here = {e["column"] for e in els}
+            gone_here = {e.column for e in els}
             left = [j for j in range(n) if j not in gone_here]
             if truth is not None:
-                r["correct"] = (r["correct"] or 0) + sum(1 for e in els if not truth[row][e["column"]])
+                r["correct"] = (r["correct"] or 0) + sum(1 for e in els if not truth[row][e.column])
                 if len(left) == 1 and not truth[row][left[0]]:
-                    r.setdefault("misidentified", []).append(g["members"][left[0]])
+                    r.setdefault("misidentified", []).append(g.members[left[0]])
                 left_true = [j for j in left if truth[row][j]]
             else:
                 left_true = left
             if len(left) == 1 and left_true:
-                r["reidentified"].append(g["members"][left[0]])
-            r["exposed"] += [g["members"][j] for j in left_true if g["members"][j] in exposed]
+                r["reidentified"].append(g.members[left[0]])
+            r["exposed"] += [g.members[j] for j in left_true if g.members[j] in exposed]
     ranked = sorted(recs.values(), key=lambda r: (-len(r["reidentified"]), -len(r["exposed"]), -(r["correct"] or 0),
                                                   -r["eliminated"], r["transaction"]))
     out = [SetgenRecord(r["transaction"], r["line"], r["eliminated"], r["correct"], tuple(r["reidentified"]),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from semtui.harden.proof import (
 )
 from semtui.metrics.supports import support_errors
 from semtui.reports import json_float
+
+if TYPE_CHECKING:
+    from semtui.attacks.setgen.results import GroupWriteUp
 
 
 def knowledge_profiles(bg, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +80,7 @@ def exchangeable_classes(names: list[str], log_prior: np.ndarray, vectors: np.nd
     return out
 
 
-def regroup(classes: list[list[str]], user_of: dict[str, int], groups: list[dict],
+def regroup(classes: list[list[str]], user_of: dict[str, int], groups: list[GroupWriteUp],
             threshold: float = SEPARATED) -> tuple[list[list[str]], list[dict]]:
     """One attack-in-the-loop step: the members the attack separates in their groups move to a
     better-matched class.
@@ -119,12 +123,12 @@ def regroup(classes: list[list[str]], user_of: dict[str, int], groups: list[dict
     return [sorted(c) for c in cls if c], moves
 
 
-def _levels(groups: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
+def _levels(groups: list[GroupWriteUp]) -> tuple[dict[str, float], dict[str, float]]:
     """Each scored member's mean surprisal in its group's table and its mean within-row z-score."""
     level: dict[str, float] = {}
     z_of: dict[str, float] = {}
     for g in groups:
-        t = np.array(g["table"], dtype=np.float64)
+        t = np.array(g.table, dtype=np.float64)
         if t.size == 0 or t.shape[1] < 2:
             continue
         with np.errstate(invalid="ignore", divide="ignore"), _quiet():
@@ -133,7 +137,7 @@ def _levels(groups: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
             z = np.where(sd > 0, (t - mu) / np.where(sd > 0, sd, 1.0), 0.0)
             mz = np.nanmean(z, axis=0)
             ml = np.nanmean(t, axis=0)
-        for j, x in enumerate(g["members"]):
+        for j, x in enumerate(g.members):
             if np.isfinite(ml[j]):
                 level[x], z_of[x] = float(ml[j]), float(mz[j]) if np.isfinite(mz[j]) else 0.0
     return level, z_of

@@ -43,14 +43,14 @@ def test_the_prior_decides_when_nothing_is_plain(tmp_path):
     rep = _attack(release, original, _scores(tmp_path), bg)
     g = rep.groups[0]
     s_flu, s_rash = -math.log((80 + A) / (100 + 2 * A)), -math.log((1 + A) / (100 + 2 * A))
-    assert np.array(g["table"]) == pytest.approx(np.array([[s_flu, s_rash]] * 3), abs=1e-6)
+    assert np.array(g.table) == pytest.approx(np.array([[s_flu, s_rash]] * 3), abs=1e-6)
     # PBA: P(rash original | one of them is) = p / (1 - (1-p_flu)(1-p_rash)) by hand
     p_flu, p_rash = math.exp(-s_flu), math.exp(-s_rash)
     post = p_rash / (1 - (1 - p_flu) * (1 - p_rash))
     assert post < 0.05
     assert posterior(np.array([[s_flu, s_rash]]))[0, 1] == pytest.approx(post)
     # rash eliminated in every row but one (its column keeps a cell), never flu
-    assert sorted((e["row"], e["item"]) for e in g["eliminations"]) == [(0, "rash"), (1, "rash")]
+    assert sorted((e.row, e.item) for e in g.eliminations) == [(0, "rash"), (1, "rash")]
     assert rep.summary["attacked_rows"] == 3 and rep.summary["skipped_rows"] == 0
     assert rep.metrics["precision"] == 1.0
     # the knowledge variants: the prior alone does the same; the measure alone has no context
@@ -74,8 +74,8 @@ def test_context_decides_when_priors_tie(tmp_path):
     lift_a = math.log((20 + B * pc) / (20 + B)) - math.log(pc)
     lift_b = math.log((0 + B * pc) / (20 + B)) - math.log(pc)
     g = rep.groups[0]
-    assert np.array(g["table"]) == pytest.approx(np.array([[prior - lift_a, prior - lift_b]] * 4), abs=1e-6)
-    assert {e["item"] for e in g["eliminations"]} == {"b"} and len(g["eliminations"]) == 3
+    assert np.array(g.table) == pytest.approx(np.array([[prior - lift_a, prior - lift_b]] * 4), abs=1e-6)
+    assert {e.item for e in g.eliminations} == {"b"} and len(g.eliminations) == 3
     kn = rep.metrics["knowledge"]
     assert kn["prior"]["eliminated"] == 0  # tied priors: nothing above the mean
     assert kn["background"]["precision"] == 1.0
@@ -89,10 +89,10 @@ def test_generalised_context_is_evidence(tmp_path):
     release = TransactionData.from_lists([[["c", "d"], ["a", "b"]]] * 4)
     original = TransactionData.from_lists([["c", "a"]] * 4)
     rep = _attack(release, original, _scores(tmp_path), bg, method="tba", knowledge="background")
-    ab = next(g for g in rep.groups if g["members"] == ["a", "b"])
-    table = np.array(ab["table"])
+    ab = next(g for g in rep.groups if g.members == ("a", "b"))
+    table = np.array(ab.table)
     assert (table[:, 1] > table[:, 0]).all()  # b farther than a in every row
-    assert {e["item"] for e in ab["eliminations"]} == {"b"}
+    assert {e.item for e in ab.eliminations} == {"b"}
 
 
 def test_with_a_background_no_row_is_reported_unscored(tmp_path):
@@ -292,7 +292,7 @@ def _explicit(release, original, tmp_path, bg, method):
 
 def _same_attack(a, b) -> None:
     """Two reports made the same eliminations and measured the same figures."""
-    assert [g["eliminations"] for g in a.groups] == [g["eliminations"] for g in b.groups]
+    assert [g.eliminations for g in a.groups] == [g.eliminations for g in b.groups]
     for key in ("correct", "eliminated", "precision", "recall"):
         assert a.metrics[key] == b.metrics[key]
 
@@ -333,7 +333,7 @@ def test_auto_without_the_original_reports_pba_and_says_why(tmp_path):
     assert auto.options.method == "pba" and auto.method_choice["candidates"] is None
     assert "without the original" in auto.summary["method_choice"]
     pba = _explicit(release, None, tmp_path, bg, "pba")
-    assert [g["eliminations"] for g in auto.groups] == [g["eliminations"] for g in pba.groups]
+    assert [g.eliminations for g in auto.groups] == [g.eliminations for g in pba.groups]
     assert pba.method_choice is None and "method_choice" not in pba.summary  # an explicit method: as before
 
 

@@ -1,7 +1,8 @@
 """Typed results inside, JSON at the edge (issue 36, item 3): the re-association and the cover
-problem return typed reports (:class:`ReassociationReport`, :class:`CoverReport`) whose
-``to_json()`` is the document they always wrote (the golden runs' documents, key for key), which
-``from_json()`` reads back whole; and no engine module reads its own documents back by key."""
+problem return typed reports (:class:`ReassociationReport`, :class:`CoverReport`), and a
+set-generalisation attack its groups written up (:class:`GroupWriteUp`), whose ``to_json()`` is
+the document they always wrote (the golden runs' documents, key for key), which ``from_json()``
+reads back whole; and no engine module reads its own documents back by key."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from semtui import reports
 from semtui.anonymize.disassociation import disassociate
 from semtui.attacks.cover import CoverOptions, CoverReport, run_cover
 from semtui.attacks.reassociation import ReassociationOptions, ReassociationReport, run_reassociation
+from semtui.attacks.setgen.results import GroupWriteUp
 from semtui.formats import read_transactions
 from semtui.formats.disassociated import read_disassociated, read_key
 
@@ -165,11 +167,28 @@ def test_an_old_report_reads_back_with_what_it_lacks_left_out():
         {k: v for k, v in cover.items() if k != "semtui_version"}
 
 
+SETGEN_RUNS = ["setgen-sample-attack-ra", "setgen-sample-attack-rba", "setgen-sample-attack-tba",
+               "setgen-meps-attack-rba", "setgen-meps-attack-background"]
+
+
+@pytest.mark.parametrize("name", SETGEN_RUNS)
+def test_every_set_generalisation_group_reads_back_whole(name):
+    """Each group of a set-generalisation attack's golden report (with and without the original,
+    with a background) is read back typed and written again key for key, order included."""
+    groups = _golden(name)["groups"]
+    assert groups and any(g["eliminations"] for g in groups)
+    for doc in groups:
+        back = GroupWriteUp.from_json(doc)
+        assert json.dumps(back.to_json()) == json.dumps(doc)
+        assert len(back.eliminations) == len(doc["eliminations"])
+
+
 # --------------------------------------------------------------------------- nothing reads its own document
 ENGINE = ("assess", "harden", "families", "experiment")
 RUNNERS = {"run_reassociation", "run_cover"}
-#: functions that take a report of these attacks as their first argument (``result`` or ``report``)
-TAKERS = {"reassoc_entry", "cover_entry", "reassoc_records", "cover_breaches"}
+#: functions that take a report of these attacks, or a set-generalisation attack's groups, as their
+#: first argument (``result``, ``report`` or ``groups``)
+TAKERS = {"reassoc_entry", "cover_entry", "reassoc_records", "cover_breaches", "setgen_records", "_levels"}
 
 
 #: the typed reports' parts that are mappings by design: the intervals by figure (Intervals.get),

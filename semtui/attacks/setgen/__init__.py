@@ -3,7 +3,7 @@
 :mod:`.eliminate` holds the eliminators (MDA, TBA, WBA, GBA, RBA, RA) over one distance
 table; :mod:`.tables` builds a group's distance table; :mod:`.kernel` attacks one group;
 :mod:`.attack` runs the kernel over a whole release and :mod:`.merge` makes the release's figures
-of the groups' outcomes; :mod:`.knowledge` holds the strongest attacker's tables and which
+of the groups' outcomes; :mod:`.results` is each group written up, typed; :mod:`.knowledge` holds the strongest attacker's tables and which
 knowledge carries the attack, in words; :mod:`.options` holds its options.
 """
 

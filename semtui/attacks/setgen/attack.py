@@ -23,6 +23,7 @@ from semtui.attacks.setgen.kernel import GroupOutcome, GroupUnit, Shared, attack
 from semtui.attacks.setgen.knowledge import VARIANTS, build_knowledge, carried_by, knowledge_words
 from semtui.attacks.setgen.merge import choose_method, merge_metrics
 from semtui.attacks.setgen.options import AttackOptions
+from semtui.attacks.setgen.results import GroupWriteUp
 from semtui.attacks.setgen.tables import contexts_for_group, generalised_contexts
 from semtui.errors import InputError
 from semtui.measures.base import Measure
@@ -50,7 +51,8 @@ class SetgenAttackReport(Report):
     unknown_terms: list[str]
     summary: dict
     privacy: dict
-    groups: list[dict]
+    #: each group written up (none when the attack ran for its figures only, ``write_up=False``)
+    groups: list[GroupWriteUp]
     metrics: dict | None = None
     data: str | None = None
     original: str | None = None
@@ -83,7 +85,7 @@ class SetgenAttackReport(Report):
             "unknown_terms": self.unknown_terms,
             "summary": self.summary,
             "privacy": self.privacy,
-            "groups": self.groups,
+            "groups": [g.to_json() for g in self.groups],
         }
         if self.metrics is not None:
             out["metrics"] = self.metrics
@@ -262,7 +264,7 @@ def run_setgen_attack(
     return SetgenAttackReport(method_choice=method_choice,
         options=options, measure_name=options.measure if measure.name == "measure" else measure.name,
         measure_kind=getattr(measure, "kind", "distance"), k=k, k_source=k_source, unknown_terms=unknown,
-        summary=summary, privacy=privacy, groups=[o.entry for o in outcomes], metrics=metrics,
+        summary=summary, privacy=privacy, groups=[o.entry for o in outcomes if o.entry is not None], metrics=metrics,
         data=None if data_path is None else str(data_path),
         original=None if original_path is None else str(original_path),
         recovery=recovery_doc, recovered=None if recovery is None else recovery.data,
@@ -328,11 +330,12 @@ def attacked_dataset(data: TransactionData, report: SetgenAttackReport | dict) -
         from semtui.attacks.setgen.unknown import recover
 
         data = recover(data, report["unmarked"].get("k")).data  # recovery is deterministic
-    groups = report.groups if isinstance(report, SetgenAttackReport) else report["groups"]
+    groups = report.groups if isinstance(report, SetgenAttackReport) else \
+        [GroupWriteUp.from_json(g) for g in report["groups"]]
     removed: dict[tuple[int, int], set[str]] = {}
     for grp in groups:
-        for e in grp["eliminations"]:
-            removed.setdefault((e["transaction"], grp["id"]), set()).add(e["item"])
+        for e in grp.eliminations:
+            removed.setdefault((e.transaction, grp.id), set()).add(e.item)
     builder = TransactionBuilder()
     for i in range(data.n_transactions):
         out = []

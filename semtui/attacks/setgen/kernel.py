@@ -8,13 +8,14 @@ choices come from a seed derived from (run seed, group id) only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from semtui.attacks.setgen.eliminate import compiled_preload, eliminate
 from semtui.attacks.setgen.knowledge import Knowledge, combine, knowledge_table
 from semtui.attacks.setgen.options import AUTO_METHODS, group_seed
+from semtui.attacks.setgen.results import Elimination, GroupRow, GroupWriteUp
 from semtui.attacks.setgen.tables import AggregateSpec, aggregate_table
 from semtui.metrics.elimination import budget_matched_eliminations, within_table_pairs
 from semtui.model import generalised_label
@@ -90,10 +91,11 @@ class GroupUnit:
 
 @dataclass
 class GroupOutcome:
-    """What the kernel found for one group: the report's JSON-ready group entry plus the
-    ingredients of the dataset-wide metrics (summed over groups by the merge)."""
+    """What the kernel found for one group: the group written up for the report (None when the
+    attack runs for its figures only) plus the ingredients of the dataset-wide metrics (summed
+    over groups by the merge)."""
 
-    entry: dict
+    entry: GroupWriteUp | None
     n_members: int
     attacked_rows: int
     skipped_rows: int
@@ -212,7 +214,7 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     reidentified = int((possible_cells.sum(axis=1) == 1).sum()) if possible_cells.size else 0
     capped_eliminated = int(all_capped[e_rows, e_cols].sum()) if all_capped is not None else 0
     if not full:
-        out = GroupOutcome({}, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
+        out = GroupOutcome(None, len(members), len(rows), n_all - len(rows), len(e_rows), len(exposed_cols),
                            reidentified, capped_eliminated=capped_eliminated)
         if unit.truth is not None:   # a variant (measured only with the original), or no write-up without it
             _measure(out, shared, unit, table, has_ctx, e_rows, e_cols, possible_cells, entry=False)
@@ -223,38 +225,26 @@ def _attack(shared: Shared, unit: GroupUnit, variant: str, full: bool, memo: dic
     kept_items = unit.ctx_items[known]
     context_names = [names[i] for i in kept_items.tolist()]
     bounds = kept_ptr.tolist()
-    row_entries = [
-        {"transaction": t, "line": line, "context": context_names[bounds[r]:bounds[r + 1]]}
+    row_entries = tuple(
+        GroupRow(t, line, tuple(context_names[bounds[r]:bounds[r + 1]]))
         for r, (t, line) in enumerate(zip(rows.tolist(), unit.lines[has_ctx].tolist()))
-    ]
+    )
     heartbeat(len(elims), "eliminations, writing them up")
-    elim_entries = [
-        {"step": e.step, "transaction": int(rows[e.row]), "row": int(e.row), "item": member_names[e.col],
-         "column": int(e.col), "distance": json_float(e.distance), "weighted": json_float(e.weighted),
-         "vulnerability": json_float(e.vulnerability), "group": e.group}
-        for e in elims
-    ]
-    if all_capped is not None:
-        for entry, r, c in zip(elim_entries, e_rows.tolist(), e_cols.tolist()):
-            entry["capped"] = bool(all_capped[r, c])
+    capped = all_capped[e_rows, e_cols].tolist() if all_capped is not None else [None] * len(elims)
+    elim_entries = tuple(
+        Elimination(e.step, int(rows[e.row]), int(e.row), member_names[e.col], int(e.col), json_float(e.distance),
+                    json_float(e.weighted), json_float(e.vulnerability), e.group, c)
+        for e, c in zip(elims, capped)
+    )
     heartbeat(len(elims), "eliminations, writing them up")
-    exposed = [member_names[j] for j in exposed_cols]
-    entry = {
-        "id": unit.group,
-        "generalised_item": generalised_label(member_names),
-        "members": member_names,
-        "size": n_all,
-        "rows": row_entries,
-        "skipped": unit.rows[~has_ctx].tolist(),
-        "table": [[json_float(v) for v in row] for row in table.tolist()],
-        "threshold": json_float(result.threshold),
-        "eliminations": elim_entries,
-        "possible": dict(zip(member_names, possible.tolist())),
-        "exposed": exposed,
-        "reidentified_rows": reidentified,
-    }
-    if all_capped is not None:
-        entry["capped_cells"] = np.argwhere(all_capped).tolist()
+    exposed = tuple(member_names[j] for j in exposed_cols)
+    entry = GroupWriteUp(
+        id=unit.group, generalised_item=generalised_label(member_names), members=tuple(member_names), size=n_all,
+        rows=row_entries, skipped=tuple(unit.rows[~has_ctx].tolist()),
+        table=[[json_float(v) for v in row] for row in table.tolist()], threshold=json_float(result.threshold),
+        eliminations=elim_entries, possible=dict(zip(member_names, possible.tolist())), exposed=exposed,
+        reidentified_rows=reidentified,
+        capped_cells=np.argwhere(all_capped).tolist() if all_capped is not None else None)
     out = GroupOutcome(entry, len(members), len(rows), n_all - len(rows), len(elims), len(exposed), reidentified,
                        capped_eliminated=capped_eliminated)
     heartbeat(len(elims), "eliminations, writing them up")
@@ -316,7 +306,6 @@ def _measure(out: GroupOutcome, shared: Shared, unit: GroupUnit, table: np.ndarr
 
     metrics["auc"] = auc(out.added_distances, out.original_distances)
     metrics["auc_within_table"] = out.within_u / out.within_pairs if out.within_pairs else None
-    out.entry["original"] = truth.tolist()
-    out.entry["reidentified_rows_correct"] = out.reidentified_correct
-    out.entry["density"] = json_float(truth_all.mean()) if truth_all.size else None
-    out.entry["metrics"] = {key: json_float(v) if isinstance(v, float) else v for key, v in metrics.items()}
+    out.entry = replace(out.entry, original=truth.tolist(), reidentified_rows_correct=out.reidentified_correct,
+                        density=json_float(truth_all.mean()) if truth_all.size else None,
+                        metrics={key: json_float(v) if isinstance(v, float) else v for key, v in metrics.items()})
