@@ -233,3 +233,23 @@ def test_with_the_key_every_problem_names_the_records_it_reaches(samples, tmp_pa
     assert out.returncode == 1 and f"records a breach reaches: {len(breached)} ({len(real)} really" in out.stdout
     first = min(real or breached)  # the records that really hold the pair are listed first
     assert f"T{first + 1} (line {orig.line_of(first)})" in out.stdout
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sets(st.sampled_from("abcdefgh"), min_size=1, max_size=5), min_size=6, max_size=30),
+       st.integers(0, 3))
+def test_a_reached_record_holds_a_covered_item_exactly_when_its_original_does(rows, seed):
+    """With the key and the original, each record a problem reaches says whether the original
+    record holds one of the problem's covered items: the vectorised search agrees with reading
+    the record's items by name, and its line is the original's."""
+    from semtui.anonymize.disassociation import disassociate
+
+    original = TransactionData.from_lists([sorted(r) for r in rows])
+    made = disassociate(original, 2, 2, 6)
+    rep = run_cover(made.data, CoverOptions(seed=seed), original=original, key=made.key)
+    for p in rep.cover_problems:
+        assert p.records is not None
+        for r in p.records:
+            names = {original.vocab.items[i] for i in original.transaction(r.transaction).tolist()}
+            assert r.holds_covered == bool(names & set(p.covered))
+            assert r.line == original.line_of(r.transaction)
