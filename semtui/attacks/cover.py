@@ -36,6 +36,16 @@ from pathlib import Path
 
 import numpy as np
 
+from semtui.attacks.cover_knowledge import (
+    WEAK_OUTSIDE_WORDS,
+    holds_any,
+    knowledge_pairs,
+    moderate_knowledge,
+    original_rows,
+    pair_codes,
+    read_knowledge,
+    weak_knowledge,
+)
 from semtui.attacks.cover_report import (
     REPORT_FORMAT,
     CoverCluster,
@@ -52,12 +62,6 @@ __all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverP
            "CoverSummary", "ProblemEntry", "ReachedRecord", "covering_words", "problem_records", "run_cover"]
 
 ATTACKERS = ("strong", "moderate", "weak", "knowledge")
-
-#: the weak attacker's knowledge, as in the paper's experiments
-WEAK_DATASET_ITEMS = 10
-WEAK_OUTSIDE_WORDS = 10
-#: the moderate attacker knows one random pair of this share of the records
-MODERATE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -221,88 +225,6 @@ def chunk_transactions(data: DisassociatedData, key, ci: int, chunk: int, joint_
     raise IndexError(chunk)
 
 
-# --------------------------------------------------------------------------- knowledge
-def _pair_codes(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    return lo.astype(np.int64) * n + hi.astype(np.int64)
-
-
-def knowledge_pairs(itemsets: list[np.ndarray], n_items: int) -> np.ndarray:
-    """Sorted codes of every pair of items held together by some knowledge itemset."""
-    from semtui.metrics.reassociation import row_pairs
-
-    lengths = np.fromiter((len(s) for s in itemsets), dtype=np.int64, count=len(itemsets))
-    ptr = np.zeros(len(itemsets) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    flat = np.concatenate(itemsets).astype(np.int64) if itemsets and ptr[-1] else np.zeros(0, dtype=np.int64)
-    _, a, b = row_pairs(ptr, flat)
-    return np.unique(_pair_codes(a, b, n_items))
-
-
-def _original_rows(data: DisassociatedData, original: TransactionData) -> list[np.ndarray]:
-    """The original's records over the release vocabulary (items the release lacks dropped)."""
-    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
-                         dtype=np.int64, count=len(original.vocab))
-    out = []
-    for i in range(original.n_transactions):
-        t = lookup[original.transaction(i)]
-        out.append(t[t >= 0])
-    return out
-
-
-def moderate_knowledge(rows: list[np.ndarray], rng: np.random.Generator, share: float = MODERATE_SHARE) -> list[np.ndarray]:
-    """One random 2-combination of each record of a random strict subset of the records."""
-    n = len(rows)
-    z = min(max(int(n * share), 1), max(n - 1, 1))
-    chosen = np.sort(rng.choice(n, size=z, replace=False)) if n else np.zeros(0, dtype=np.int64)
-    out = []
-    for r in chosen.tolist():
-        items = rows[r]
-        if len(items) >= 2:
-            out.append(np.sort(rng.choice(items, size=2, replace=False)))
-    return out
-
-
-def weak_knowledge(n_items: int, rng: np.random.Generator) -> tuple[list[np.ndarray], list[str]]:
-    """Every 2-combination of 10 random items of the release and 10 outside words (190 itemsets).
-    The outside words are ids beyond the vocabulary, so they can never meet a release item;
-    which words they are cannot change the result, so they are named ``outside-1`` ... ."""
-    from itertools import combinations
-
-    picked = rng.choice(n_items, size=min(WEAK_DATASET_ITEMS, n_items), replace=False).tolist()
-    outside = list(range(n_items, n_items + WEAK_OUTSIDE_WORDS))
-    pool = sorted(picked) + outside
-    return [np.asarray(c, dtype=np.int64) for c in combinations(pool, 2)], [f"outside-{i + 1}" for i in range(WEAK_OUTSIDE_WORDS)]
-
-
-def read_knowledge(path, data: DisassociatedData) -> tuple[list[np.ndarray], int]:
-    """Background knowledge from a file, one itemset per line (plain transactions, or FIMI ids);
-    returns the itemsets over the release vocabulary and the number of lines read."""
-    from semtui import formats
-
-    know = formats.read_transactions(path)
-    if know.n_generalised:
-        raise InputError("background knowledge must be plain itemsets, not set-generalised", path)
-    if know.n_transactions == 0:
-        raise InputError("no itemsets in the background knowledge", path)
-    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in know.vocab.items),
-                         dtype=np.int64, count=len(know.vocab))
-    out = []
-    for i in range(know.n_transactions):
-        t = lookup[know.transaction(i)]
-        out.append(np.unique(t[t >= 0]))
-    return out, know.n_transactions
-
-
-def _holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
-    """Whether any of ``codes`` is in the sorted array ``sorted_codes`` (a binary search: np.isin
-    would sort the large array again for every cover problem)."""
-    if len(sorted_codes) == 0:
-        return False
-    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
-    return bool((sorted_codes[pos] == codes).any())
-
-
 # --------------------------------------------------------------------------- the report
 def problem_records(data: DisassociatedData, key: DisassociationKey, problems: list[ProblemEntry]) -> list[list[int]]:
     """Per cover problem of a report (its ``cluster`` id, 1-based ``chunk`` of
@@ -334,7 +256,7 @@ def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, k
     """Each problem with its ``records`` (:class:`ReachedRecord`: with the original its line, and
     whether it ``holds_covered``: really holds x with a covered item, so an attacker who knows
     that pair of it is right).  ``rows``: the original's records over the release vocabulary
-    (:func:`_original_rows`).  Returns the problems, the number of distinct records a breach
+    (:func:`~semtui.attacks.cover_knowledge.original_rows`).  Returns the problems, the number of distinct records a breach
     reaches, and (with the original) of those that really hold the pair.
 
     Whether a record holds a covered item is one sorted search over every (record reached, item
@@ -431,7 +353,7 @@ def run_cover(
     started = time.perf_counter()
     n_items = len(data.vocab)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xC0E]))
-    rows = _original_rows(data, original) if original is not None else None
+    rows = original_rows(data, original) if original is not None else None
     outside: list[str] = []
     if attacker == "moderate":
         knowledge = moderate_knowledge(rows, rng)
@@ -451,7 +373,7 @@ def run_cover(
         np.cumsum(lengths, out=ptr[1:])
         flat = np.concatenate(rows) if rows and ptr[-1] else np.zeros(0, dtype=np.int64)
         _, a, b = row_pairs(ptr, flat)
-        real_pairs = np.unique(_pair_codes(a, b, width))
+        real_pairs = np.unique(pair_codes(a, b, width))
 
     names = data.vocab.names
     problems_out = []
@@ -483,13 +405,13 @@ def run_cover(
         breaches = [0] * len(chunks)
         for p in problems:
             x = np.full(len(p.covered), p.x, dtype=np.int64)
-            codes = _pair_codes(x, np.asarray(p.covered, dtype=np.int64), width)
+            codes = pair_codes(x, np.asarray(p.covered, dtype=np.int64), width)
             if attacker == "strong":
                 p.breach = True
             else:
-                p.breach = _holds_any(known, codes)
+                p.breach = holds_any(known, codes)
             if real_pairs is not None:
-                p.real = _holds_any(real_pairs, codes)
+                p.real = holds_any(real_pairs, codes)
                 totals["real_pairs"] += int(p.real)
             breaches[p.chunk] += int(p.breach)
         vulnerable = max(breaches, default=0)
