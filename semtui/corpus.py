@@ -156,7 +156,8 @@ def count_terms(
     reads them), partition by partition, here or on the Dask cluster ``scheduler``."""
     from functools import partial as bind
 
-    from semtui.runtime.scheduler import check_scheduler, map_stream, session
+    from semtui.runtime.cluster import check_scheduler, session
+    from semtui.runtime.scheduler import map_stream
 
     scheduler = check_scheduler(scheduler)
     if not sources:

@@ -78,7 +78,7 @@ class Assessor:
         return out
 
     def run(self) -> AssessmentReport:
-        from semtui.runtime.scheduler import session
+        from semtui.runtime.cluster import session
 
         with session(self.inputs.scheduler):  # one cluster for every attack
             return self._run()

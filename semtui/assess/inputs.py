@@ -33,7 +33,7 @@ class AssessInputs:
     only: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        from semtui.runtime.scheduler import check_scheduler
+        from semtui.runtime.cluster import check_scheduler
 
         object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
 

@@ -157,7 +157,7 @@ def km(
     if ml2_max_size < 0:
         raise InputError(f"--ml2-max-size must be 0 (no cap) or more (got {ml2_max_size})")
     from semtui.cli.common import options_error
-    from semtui.runtime.scheduler import check_scheduler
+    from semtui.runtime.cluster import check_scheduler
 
     try:
         scheduler = check_scheduler(scheduler)

@@ -54,7 +54,7 @@ def setgen(
                   {"DATA": data, "--original": original, "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
     watch_cache()
-    from semtui.runtime.scheduler import session
+    from semtui.runtime.cluster import session
 
     # with --scheduler the workers start while the inputs are read and scored
     with session(opts.scheduler, warm=True, preload=("semtui.attacks.setgen.kernel",)):
@@ -304,7 +304,7 @@ def disassoc(
                   {"DATA": data, "--key": key, "--original": original,
                    "--measure/--vectors/--background": opts.measure_files},
                   stdout_taken="--json" if json_out else None)
-    from semtui.runtime.scheduler import session
+    from semtui.runtime.cluster import session
 
     # with --scheduler the workers start while the inputs are read and scored
     with session(opts.scheduler, warm=True, preload=("semtui.attacks.reassociation.attack",)):

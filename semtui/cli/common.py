@@ -142,7 +142,7 @@ def warn(message: str) -> None:
         pass
 
 
-#: the help of every command's ``--scheduler`` (one wording: semtui.runtime.scheduler)
+#: the help of every command's ``--scheduler`` (one wording: semtui.runtime.cluster, semtui.runtime.scheduler)
 SCHEDULER_HELP = ("Run the independent units on a Dask cluster: local:N (N worker processes here) or "
                   "tcp://HOST:PORT (a running scheduler); needs semtui[dask]. Same result as without.")
 
@@ -180,14 +180,14 @@ def note_jobs(jobs: int) -> None:
 def note_scheduler(spec: str | None) -> str | None:
     """``--scheduler`` checked (an address no scheduler can have is refused at once, in one
     line) and returned; a ``local:N`` beyond the cores starts one worker a core
-    (semtui.runtime.scheduler.local_workers), and the cluster, as it starts, says so once in
+    (semtui.runtime.cluster.local_workers), and the cluster, as it starts, says so once in
     the words of ``--jobs``'s note.  Called for every command that takes ``--scheduler``
     (semtui.cli.main) before it runs."""
-    from semtui.runtime import scheduler
+    from semtui.runtime import cluster
 
-    spec = scheduler.check_scheduler(spec)
+    spec = cluster.check_scheduler(spec)
     if spec is not None:
-        scheduler.capped_hook = lambda asked, got: warn(_capped_note("--scheduler", f"local:{asked}", f"local:{got}"))
+        cluster.capped_hook = lambda asked, got: warn(_capped_note("--scheduler", f"local:{asked}", f"local:{got}"))
     return spec
 
 

@@ -48,7 +48,7 @@ def run(
     from semtui.cli.common import StderrProgress, echo, note_jobs, options_error, warn, watch_cache
     from semtui.experiment import read_spec, run_experiment
     from semtui.fileio import check_outputs, is_stdout
-    from semtui.runtime.scheduler import check_scheduler
+    from semtui.runtime.cluster import check_scheduler
 
     if int(jobs) != jobs or jobs < 1:
         raise InputError(f"--jobs: must be a whole number of at least 1, got {jobs}")

@@ -33,7 +33,7 @@ def on_signal(signum, frame) -> None:
     received.append(signum)
     if finished:
         stopped()
-    quiet = sys.modules.get("semtui.runtime.scheduler")
+    quiet = sys.modules.get("semtui.runtime.cluster")
     if quiet is not None:  # Dask's event loop may log the interrupt's effects before its session closes
         quiet.silence_dask()
     _watchdog()

@@ -98,7 +98,7 @@ def run_experiment(spec: Spec, results: str | Path, *, jobs: int = 1, cache: boo
     ``tcp://HOST:PORT``): each cell is one task on that Dask cluster (``jobs`` is then unused:
     a cell runs in one worker), the lines appended in cell order."""
     from semtui.fileio import held_for_appending
-    from semtui.runtime.scheduler import check_scheduler
+    from semtui.runtime.cluster import check_scheduler
 
     progress = progress or no_progress
     scheduler = check_scheduler(scheduler)

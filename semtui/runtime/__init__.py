@@ -1,6 +1,7 @@
 """Running units of work: progress callbacks and cancellation (:mod:`.progress`), and
 :func:`run_units` (:mod:`.units`), which runs per-unit kernels serially or in worker processes
-(the executor, :mod:`.executor`) or on a Dask cluster (:mod:`.scheduler`)."""
+(the executor, :mod:`.executor`) or on a Dask cluster (:mod:`.scheduler`, the cluster opened
+and closed by :mod:`.cluster`)."""
 
 from semtui.runtime.progress import ProgressCallback, heartbeat, no_progress
 from semtui.runtime.units import run_units

@@ -5,7 +5,7 @@ LRA and VPA) serially or in worker processes, on this machine.
 returns the results in unit order, whatever order they finished in, so a run is the same
 serial or parallel.  Operations call it through :func:`semtui.runtime.run_units`
 (:mod:`.units`), which sends the units here or to a Dask cluster (:mod:`.scheduler`, the other
-backend, which forks its local processes from this module's server).  ``kernel`` must be a module-level function and ``shared``/``units``
+backend, whose local cluster, :mod:`.cluster`, forks its processes from this module's server).  ``kernel`` must be a module-level function and ``shared``/``units``
 picklable; never a measure or a cache (workers get arrays).  Progress goes through one
 callback, called in the calling process; it may raise ``Interrupted``, which stops the
 workers and leaves no process behind.

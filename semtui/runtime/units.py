@@ -2,8 +2,9 @@
 
 Here, serially or in worker processes (:func:`semtui.runtime.executor.run_local`), or on a Dask
 cluster (:func:`semtui.runtime.scheduler.run_units_distributed`).  The choice is made here,
-above both backends, so that neither imports the other's caller: the scheduler uses the
-executor's fork server for the processes of ``local:N``, and the executor knows nothing of Dask.
+above both backends, so that neither imports the other's caller: the Dask cluster uses the
+executor's fork server for the processes of ``local:N`` (:mod:`semtui.runtime.cluster`), and the
+executor knows nothing of Dask.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def run_units(
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
     the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
-    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.scheduler`; ``jobs`` is then unused)."""
+    (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.cluster`; ``jobs`` is then unused)."""
     if scheduler is not None:
         return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs,
                                      progress=progress or no_progress, message=message, batches=batches)

@@ -21,8 +21,8 @@ from semtui.runtime import run_units
 from semtui.runtime.executor import available_cores, capped_jobs
 
 EXECUTOR = "semtui/runtime/executor.py"
-#: the executor's other backend: units on a Dask cluster (``--scheduler``)
-SCHEDULER = "semtui/runtime/scheduler.py"
+#: the executor's other backend: units on a Dask cluster (``--scheduler``), and that cluster opened and closed
+DASK = ("semtui/runtime/scheduler.py", "semtui/runtime/cluster.py")
 #: modules that start processes or pools (Dask's local clusters too); only the executor may import them
 PROCESS_MODULES = ("multiprocessing", "concurrent", "subprocess", "dask", "distributed")
 #: functions that start processes without those modules
@@ -53,10 +53,11 @@ def test_the_executor_is_the_only_place_that_starts_processes():
         found = _starters(path)
         if found:
             starters[str(path.relative_to(REPO))] = found
-    assert set(starters) == {EXECUTOR, SCHEDULER}, starters
+    assert set(starters) == {EXECUTOR, *DASK}, starters
     assert "multiprocessing" in starters[EXECUTOR]
-    # the scheduler starts nothing itself: Dask's classes, and the executor's companion process
-    assert {name.split(".")[0] for name in starters[SCHEDULER]} <= {"dask", "distributed"}, starters[SCHEDULER]
+    # the Dask backend starts nothing itself: Dask's classes, and the executor's companion process
+    for path in DASK:
+        assert {name.split(".")[0] for name in starters[path]} <= {"dask", "distributed"}, starters[path]
 
 
 def _pid(shared, unit):

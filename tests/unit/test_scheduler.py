@@ -21,7 +21,7 @@ from semtui import formats
 from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
 from semtui.attacks.setgen import AttackOptions, run_setgen_attack
 from semtui.errors import InputError
-from semtui.runtime.scheduler import check_scheduler, session
+from semtui.runtime.cluster import check_scheduler, session
 
 #: fields that say how or how long a run went, not what it found
 VOLATILE = {"seconds", "elapsed", "elapsed_s", "time", "times", "jobs", "scheduler", "started", "finished"}
@@ -201,7 +201,7 @@ def test_a_driver_killed_outright_takes_its_local_cluster_with_it():
     from procs import descendants, wait_gone
 
     code = ("import os, sys, time\n"
-            "from semtui.runtime.scheduler import session\n"
+            "from semtui.runtime.cluster import session\n"
             "with session('local:1') as client:\n"
             "    print(client.run_on_scheduler(os.getpid), flush=True)\n"
             "    time.sleep(600)\n")
@@ -231,9 +231,9 @@ def test_a_bad_scheduler_is_refused(spec, semtui):
 
 @pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line(semtui, monkeypatch):
-    import semtui.runtime.scheduler as sch
+    import semtui.runtime.cluster as cluster
 
-    monkeypatch.setattr(sch, "CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2)
     r = semtui("attack", "setgen", SAMPLES / "meps400-setgen.txt", "--scheduler", "tcp://127.0.0.1:9")
     assert r.rc == 2
     r.one_error_line("--scheduler", "127.0.0.1:9")

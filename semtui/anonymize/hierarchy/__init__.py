@@ -147,7 +147,7 @@ def generalise_km(
         raise InputError(f"k and m must be at least 1 (got k={k}, m={m})")
     if jobs < 1:
         raise InputError(f"--jobs must be at least 1 (got {jobs})")
-    from semtui.runtime.scheduler import check_scheduler
+    from semtui.runtime.cluster import check_scheduler
 
     scheduler = check_scheduler(scheduler)
     t0 = time.perf_counter()

@@ -80,7 +80,8 @@ def run_reassociation(
         # the same release and WMD measure: a process that runs several methods (an alternative's
         # worker, a run with one job) solves each pair of bags once for all of them
         plan.ctx.run = kept.token
-    from semtui.runtime.scheduler import give_back_memory, session
+    from semtui.runtime.cluster import session
+    from semtui.runtime.scheduler import give_back_memory
 
     if options.scheduler is not None:  # the driver only streams from here: planning's temporaries go back
         give_back_memory()
@@ -218,7 +219,8 @@ def _stream(ctx: _Context, spec: str, progress, message: str, batch_cost: float 
     joint cluster (REFINE) whose members span at most JOINT_SPAN clusters: its worker runs the
     joint cluster after its members, so the driver only merges it."""
     from semtui.fileio import drop_pages
-    from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers, session
+    from semtui.runtime.cluster import session
+    from semtui.runtime.scheduler import PER_WORKER, map_ordered, n_workers
 
     data = ctx.data
     evaluate = ctx.key_of is not None

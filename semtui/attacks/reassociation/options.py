@@ -113,7 +113,7 @@ class ReassociationOptions:
             object.__setattr__(self, "term_placements",
                                _whole(self.term_placements, "term_placements", 1, "the term placements"))
         object.__setattr__(self, "jobs", _whole(self.jobs, "jobs", 1, "jobs"))
-        from semtui.runtime.scheduler import check_scheduler
+        from semtui.runtime.cluster import check_scheduler
 
         object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
         object.__setattr__(self, "cache", bool(self.cache))

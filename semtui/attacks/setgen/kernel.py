@@ -22,7 +22,7 @@ from semtui.model import generalised_label
 from semtui.reports import json_float
 from semtui.runtime.progress import heartbeat
 
-#: what a worker process imports before its first group (runtime.executor, runtime.scheduler):
+#: what a worker process imports before its first group (runtime.executor, runtime.cluster):
 #: the compiled eliminator's module when it may run, so that each worker does not load it again
 FORK_PRELOAD = compiled_preload()
 

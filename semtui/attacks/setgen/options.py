@@ -139,7 +139,7 @@ class AttackOptions:
             raise InputError(f"k must be a whole number of at least 1, got {self.k}", option="k")
         if int(self.jobs) != self.jobs or self.jobs < 1:
             raise InputError(f"jobs must be a whole number of at least 1, got {self.jobs}", option="jobs")
-        from semtui.runtime.scheduler import check_scheduler
+        from semtui.runtime.cluster import check_scheduler
 
         object.__setattr__(self, "scheduler", check_scheduler(self.scheduler))
         if not isinstance(self.unmarked, bool):

@@ -72,15 +72,15 @@ def _run(args: list[str], *, env: dict | None = None, timeout: float = 180) -> s
 
 def test_a_local_cluster_starts_one_worker_a_core():
     """The engine caps local:N (the CLI's note is only words): cores + 1 asked, the cores started."""
-    from semtui.runtime import scheduler
+    from semtui.runtime import cluster, scheduler
 
     told = []
-    hook, scheduler.capped_hook = scheduler.capped_hook, lambda asked, got: told.append((asked, got))
+    hook, cluster.capped_hook = cluster.capped_hook, lambda asked, got: told.append((asked, got))
     try:
-        with scheduler.session(OVER) as client:
+        with cluster.session(OVER) as client:
             assert scheduler.n_workers(client) == available_cores()
     finally:
-        scheduler.capped_hook = hook
+        cluster.capped_hook = hook
     assert told == [(available_cores() + 1, available_cores())]
 
 
@@ -161,19 +161,19 @@ def test_a_run_stopped_by_timeout_leaves_nothing_behind(after, tmp_path, short_t
 def test_the_note_is_the_words_of_jobs(capsys):
     """One wording for both caps (the user reads one rule)."""
     from semtui.cli.common import note_jobs
-    from semtui.runtime import scheduler
+    from semtui.runtime import cluster
 
     note_jobs(available_cores() + 1)
     jobs_note = capsys.readouterr().err
     assert jobs_note == f"semtui: note: --jobs {available_cores() + 1} capped to {available_cores()}, the cores available\n"
     from semtui.cli.common import note_scheduler
 
-    hook = scheduler.capped_hook
+    hook = cluster.capped_hook
     try:
         assert note_scheduler(OVER) == OVER
-        scheduler.capped_hook(available_cores() + 1, available_cores())
+        cluster.capped_hook(available_cores() + 1, available_cores())
     finally:
-        scheduler.capped_hook = hook
+        cluster.capped_hook = hook
     assert capsys.readouterr().err == NOTE + "\n"
 
 
