@@ -25,7 +25,8 @@ from rich.text import Text
 
 from semtui.attacks.cover import covering_words
 from semtui.model import DisassociatedData
-from semtui.tui.components.vtable import Cell, Column, KeptText, VirtualTable
+from semtui.tui.components.cells import Cell, KeptText
+from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.session import Result, Session
 from semtui.tui.text import num, plural
 from semtui.wording import chunk_label, most_breaches_words, problem_chunk_names

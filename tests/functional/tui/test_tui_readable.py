@@ -317,7 +317,7 @@ async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, 
         await pilot.pause()
         table = screen.detail
         layout = table.layout_columns()
-        from semtui.tui.components.vtable import cell_text, keep_ranges
+        from semtui.tui.components.cells import cell_text, keep_ranges
         from semtui.tui.text import fit
 
         col = [c for c, _ in layout].index(1)
