@@ -263,7 +263,7 @@ def meps(tmp_path) -> dict:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.slow
 async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps):
-    from semtui.tui.components.clusters import supports_text
+    from semtui.tui.components.problems import supports_text
 
     app = app_for(meps["data"], key=meps["key"], original=meps["original"])
     async with app.run_test(size=SIZES[size]) as pilot:
