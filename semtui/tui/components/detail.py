@@ -14,8 +14,9 @@ from rich.text import Text
 
 from semtui.model import DisassociatedData, TransactionData, token_label
 from semtui.release import DISASSOC, PLAIN
+from semtui.tui.components.cells import Cell
 from semtui.tui.components.lists import highlight_matches, transaction_text
-from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.session import Session
 from semtui.tui.text import elide_str, plural
 

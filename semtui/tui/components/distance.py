@@ -23,7 +23,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from semtui.attacks.setgen.eliminate import parse_group
-from semtui.tui.components.vtable import Cell, Column, VirtualTable
+from semtui.tui.components.cells import Cell
+from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import GLOSSARY, only
 from semtui.tui.messages import JobFailed, JobFinished, JobProgress
 from semtui.tui.session import Result

@@ -16,7 +16,8 @@ from textual.binding import BindingType
 
 from semtui.model import DisassociatedData, TransactionData, generalised_label, token_label
 from semtui.release import DISASSOC, PLAIN
-from semtui.tui.components.vtable import MATCH_STYLE, Cell, Column, KeptText, VirtualTable
+from semtui.tui.components.cells import MATCH_STYLE, Cell, KeptText
+from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import only
 from semtui.tui.session import Result, Session
 from semtui.tui.text import ratio

@@ -14,7 +14,8 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 
-from semtui.tui.components.clusters import COVER_HELP, VIEWS, ProblemsView, problem_items
+from semtui.tui.components.clusters import VIEWS
+from semtui.tui.components.problems import COVER_HELP, ProblemsView, problem_items
 from semtui.tui.keys import GLOSSARY, bindings
 from semtui.tui.screens.base import BaseScreen
 from semtui.tui.session import Result

@@ -263,7 +263,7 @@ def meps(tmp_path) -> dict:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.slow
 async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps):
-    from semtui.tui.components.clusters import supports_text
+    from semtui.tui.components.problems import supports_text
 
     app = app_for(meps["data"], key=meps["key"], original=meps["original"])
     async with app.run_test(size=SIZES[size]) as pilot:
@@ -317,7 +317,7 @@ async def test_the_reconstruction_keeps_its_wrongly_added_items_on_screen(size, 
         await pilot.pause()
         table = screen.detail
         layout = table.layout_columns()
-        from semtui.tui.components.vtable import cell_text, keep_ranges
+        from semtui.tui.components.cells import cell_text, keep_ranges
         from semtui.tui.text import fit
 
         col = [c for c, _ in layout].index(1)

@@ -227,7 +227,7 @@ def _cover_report(labels: bool):
 async def test_one_name_per_chunk_in_every_view(tmp_path, labels):
     """The shared chunk is J1/S1 in the chunks view, the cover list (x's chunk and I's), the
     problem's inspector and the records at risk; never C2 (its number among the cluster's chunks)."""
-    from semtui.tui.components.clusters import ProblemsView
+    from semtui.tui.components.problems import ProblemsView
     from semtui.tui.components.records import records_at_risk
     from semtui.tui.screens.disassociated import DisassociatedScreen
 
@@ -311,7 +311,7 @@ async def test_the_cover_column_is_named_for_what_it_counts(tmp_path):
         assert labels["vulnerable"] == MOST_BREACHES_LABEL and "vuln" not in labels["vulnerable"]
         assert "exceed the cluster's size" in app.screen.list_pane.tooltip
         # the cluster's own cover problems say it too
-        from semtui.tui.components.clusters import ProblemsView
+        from semtui.tui.components.problems import ProblemsView
 
         pv = app.screen.query_one(ProblemsView)
         pv.all_clusters = False
