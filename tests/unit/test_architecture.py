@@ -84,3 +84,15 @@ def test_cli_registers_every_command_group():
 
     names = {g.name for g in app.registered_groups} | {c.name or c.callback.__name__ for c in app.registered_commands}
     assert {"table", "attack", "corpus", "anonymize", "check", "info", "open", "score"} <= names
+
+
+#: a module a job (issue 36): none much over 500 lines. The compiled eliminator loop is one numba
+#: kernel whose steps must stay in one function to be compiled together.
+MODULE_LINES = 540
+
+
+def test_no_module_holds_several_jobs():
+    long = {str(p.relative_to(REPO)): n for p in sorted((REPO / "semtui").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert len(list((REPO / "semtui").rglob("*.py"))) > 100   # the package was found
+    assert not long, f"split by job (over {MODULE_LINES} lines): {long}"
