@@ -24,6 +24,7 @@ from semtui.model.belongs import check_belongs
 from semtui.model.disassociated import DisassociatedData, DisassociationKey
 from semtui.model.sidecar import KM_SIDECAR, read_release_sidecar, read_sidecar_doc
 from semtui.model.transactions import TransactionData
+from semtui.reports import paused_gc
 
 #: the families of anonymisation a release can come from (and ``plain``: no generalised item)
 SETGEN, KM, DISASSOC, PLAIN = "setgen", "km", "disassoc", "plain"
@@ -141,6 +142,7 @@ def open_release(
                            recovery_k=recovery_k, read_sidecar=read_sidecar)
 
 
+@paused_gc()
 def read_release(path: str | Path, *, require: str | None = None, format: str | None = None,
                  spool: bool = False, names: str | Path | None = None) -> TransactionData | DisassociatedData:
     """The release file alone, read once (:func:`open_release`'s first half: a face that must see
@@ -154,6 +156,7 @@ def read_release(path: str | Path, *, require: str | None = None, format: str | 
     return data
 
 
+@paused_gc()
 def with_companions(
     data: TransactionData | DisassociatedData,
     path: str | Path | None,

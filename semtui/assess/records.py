@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from semtui.assess.results import Breach, DisassocRecord, ItemExposed, SetgenRecord
+from semtui.reports import paused_gc
 from semtui.runtime.progress import ProgressCallback, throttled
 
 if TYPE_CHECKING:
@@ -206,15 +207,8 @@ def disassoc_record_rows(cover: CoverReport | None, reassoc: ReassociationReport
     ``progress``: as :func:`cover_breaches` (over the records too).  The cyclic garbage
     collector is paused meanwhile: the hundreds of thousands of rows it makes (260,585 on MEPS)
     hold no cycle, and its full passes over them took 0.3-0.5 s each, between two progress calls."""
-    import gc
-
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _record_rows(cover, reassoc, original, key, data, progress)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _record_rows(cover, reassoc, original, key, data, progress) -> list[dict]:

@@ -57,6 +57,7 @@ from semtui.attacks.cover_report import (
 )
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, RecordChunk, TransactionData
+from semtui.reports import paused_gc
 
 __all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverProblem", "CoverReport",
            "CoverSummary", "ProblemEntry", "ReachedRecord", "covering_words", "problem_records", "run_cover"]
@@ -260,7 +261,13 @@ def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, k
     reaches, and (with the original) of those that really hold the pair.
 
     Whether a record holds a covered item is one sorted search over every (record reached, item
-    covered) pair at once, not a set of names per record (260,585 records on disassociated MEPS)."""
+    covered) pair at once, not a set of names per record (260,585 records on disassociated MEPS);
+    the cyclic collector is paused meanwhile (:func:`~semtui.reports.paused_gc`)."""
+    with paused_gc():
+        return _with_records(problems_out, data, key, original, rows)
+
+
+def _with_records(problems_out, data, key, original, rows):
     reached = problem_records(data, key, problems_out)
     counts = np.fromiter((len(ts) for ts in reached), dtype=np.int64, count=len(reached))
     t_all = np.fromiter((t for ts in reached for t in ts), dtype=np.int64, count=int(counts.sum()))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from semtui.reports import Report
+from semtui.reports import Report, paused_gc
 
 REPORT_FORMAT = "semtui-cover-report/1"
 
@@ -198,11 +198,12 @@ class CoverReport(Report):
         """A report as a document holds it (what :func:`semtui.reports.read` gives)."""
         known = {"format", "semtui_version", "attacker", "seed", "knowledge_itemsets", "outside_words", "summary",
                  "clusters", "cover_problems"}
-        return cls(doc.get("attacker"), doc.get("seed"), doc.get("knowledge_itemsets"), _tuple(doc.get("outside_words")),
-                   CoverSummary.from_json(doc.get("summary") or {}),
-                   tuple(CoverCluster.from_json(c) for c in doc.get("clusters") or ()),
-                   tuple(ProblemEntry.from_json(p) for p in doc.get("cover_problems") or ()),
-                   {k: v for k, v in doc.items() if k not in known})
+        with paused_gc():
+            return cls(doc.get("attacker"), doc.get("seed"), doc.get("knowledge_itemsets"), _tuple(doc.get("outside_words")),
+                       CoverSummary.from_json(doc.get("summary") or {}),
+                       tuple(CoverCluster.from_json(c) for c in doc.get("clusters") or ()),
+                       tuple(ProblemEntry.from_json(p) for p in doc.get("cover_problems") or ()),
+                       {k: v for k, v in doc.items() if k not in known})
 
 
 def covering_words(problem: ProblemEntry | dict) -> str:

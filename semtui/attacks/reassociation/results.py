@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from semtui.metrics.intervals import Intervals
-from semtui.reports import Report, Streamed
+from semtui.reports import Report, Streamed, paused_gc
 
 REPORT_FORMAT = "semtui-disassoc-report/2"
 #: the re-association reports semtui reads: /1 wrote its intervals as ``[low, high]`` (docs/formats.md)
@@ -408,13 +408,14 @@ class ReassociationReport(Report):
                  "term_placements", "seed", "ties", "unknown_terms", "summary", "metrics", "clusters",
                  "joint_clusters"}
         metrics = doc.get("metrics")
-        return cls(doc.get("method"), doc.get("measure"), doc.get("measure_kind"), doc.get("background"),
-                   doc.get("k"), doc.get("term_placements"), doc.get("seed"), doc.get("ties"),
-                   _tuple(doc.get("unknown_terms")), ReassocSummary.from_json(doc.get("summary") or {}),
-                   None if metrics is None else ReassocMetrics.from_json(metrics),
-                   [ReassocCluster.from_json(c) for c in doc.get("clusters") or ()],
-                   [ReassocJoint.from_json(j) for j in doc.get("joint_clusters") or ()],
-                   {k: v for k, v in doc.items() if k not in known})
+        with paused_gc():
+            return cls(doc.get("method"), doc.get("measure"), doc.get("measure_kind"), doc.get("background"),
+                       doc.get("k"), doc.get("term_placements"), doc.get("seed"), doc.get("ties"),
+                       _tuple(doc.get("unknown_terms")), ReassocSummary.from_json(doc.get("summary") or {}),
+                       None if metrics is None else ReassocMetrics.from_json(metrics),
+                       [ReassocCluster.from_json(c) for c in doc.get("clusters") or ()],
+                       [ReassocJoint.from_json(j) for j in doc.get("joint_clusters") or ()],
+                       {k: v for k, v in doc.items() if k not in known})
 
 
 def _entries(entries: Sequence) -> list | Streamed:
