@@ -185,3 +185,30 @@ class NoMeasure(Measure):
         import numpy as np
 
         return np.zeros((len(a), len(b)))
+
+
+def first_paint_releases(work: Path) -> dict[str, list[str]]:
+    """The first-paint releases of issue 39 (bench_tui_waits.py, bench_tui_paint_tmux.py) (made once into ``work``): name -> release and its companions."""
+    meps, bms2 = SHARED_DATA / "meps2005-conditions.txt", SHARED_DATA / "bms-webview-2.dat"
+    out = {
+        "setgen MEPS k=3 + original": (["anonymize", "setgen", meps, "-k", 3, "--random-privacy", 300, "--sizes",
+                                        "3-6", "--seed", 1, "-o", work / "meps-setgen.txt"],
+                                       [work / "meps-setgen.txt", f"original={meps}"]),
+        "disassoc BMS-WebView-2 + key + original": (
+            ["anonymize", "disassoc", bms2, "-k", 5, "-m", 2, "--max-cluster-size", 30, "-o", work / "bms2.json",
+             "--key", work / "bms2.key.json"],
+            [work / "bms2.json", f"key={work / 'bms2.key.json'}", f"original={bms2}"]),
+        "k^m BMS-WebView-2 + report": (
+            ["anonymize", "km", bms2, "--hierarchy", SHARED_DATA / "bms-webview-2.hierarchy.txt", "-k", 5, "-m", 2,
+             "-o", work / "bms2-km.txt"],
+            [work / "bms2-km.txt", f"report={work / 'bms2-km.txt.json'}"]),
+        "k^m MEPS + report": (
+            ["anonymize", "km", meps, "--hierarchy", work / "meps-h.txt", "-k", 5, "-m", 2, "-o", work / "meps-km.txt"],
+            [work / "meps-km.txt", f"report={work / 'meps-km.txt.json'}"]),
+    }
+    if not (work / "meps-h.txt").exists():
+        semtui("hierarchy", "build", meps, "--fanout", 5, "--order", "support", "-o", work / "meps-h.txt")
+    for make, opened in out.values():
+        if not Path(opened[0]).exists():
+            semtui(*make)
+    return {name: [str(a) for a in opened] for name, (_, opened) in out.items()}

@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from _data import first_paint_releases as releases
 from _util import SHARED_DATA, env_for, machine, meps_halves, run_once, semtui
 
 PAINT = r'''
@@ -124,33 +125,6 @@ def child(code: str, *args: object) -> dict:
     r = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
                        env=env_for(), check=True, timeout=1800)
     return json.loads(r.stdout.strip().splitlines()[-1])
-
-
-def releases(work: Path) -> dict[str, list[str]]:
-    """The first-paint releases (made once into ``work``): name -> release and its companions."""
-    meps, bms2 = SHARED_DATA / "meps2005-conditions.txt", SHARED_DATA / "bms-webview-2.dat"
-    out = {
-        "setgen MEPS k=3 + original": (["anonymize", "setgen", meps, "-k", 3, "--random-privacy", 300, "--sizes",
-                                        "3-6", "--seed", 1, "-o", work / "meps-setgen.txt"],
-                                       [work / "meps-setgen.txt", f"original={meps}"]),
-        "disassoc BMS-WebView-2 + key + original": (
-            ["anonymize", "disassoc", bms2, "-k", 5, "-m", 2, "--max-cluster-size", 30, "-o", work / "bms2.json",
-             "--key", work / "bms2.key.json"],
-            [work / "bms2.json", f"key={work / 'bms2.key.json'}", f"original={bms2}"]),
-        "k^m BMS-WebView-2 + report": (
-            ["anonymize", "km", bms2, "--hierarchy", SHARED_DATA / "bms-webview-2.hierarchy.txt", "-k", 5, "-m", 2,
-             "-o", work / "bms2-km.txt"],
-            [work / "bms2-km.txt", f"report={work / 'bms2-km.txt.json'}"]),
-        "k^m MEPS + report": (
-            ["anonymize", "km", meps, "--hierarchy", work / "meps-h.txt", "-k", 5, "-m", 2, "-o", work / "meps-km.txt"],
-            [work / "meps-km.txt", f"report={work / 'meps-km.txt.json'}"]),
-    }
-    if not (work / "meps-h.txt").exists():
-        semtui("hierarchy", "build", meps, "--fanout", 5, "--order", "support", "-o", work / "meps-h.txt")
-    for make, opened in out.values():
-        if not Path(opened[0]).exists():
-            semtui(*make)
-    return {name: [str(a) for a in opened] for name, (_, opened) in out.items()}
 
 
 def main() -> None:

@@ -101,8 +101,9 @@ def _to_release_ids(release_vocab, original: TransactionData) -> np.ndarray:
 def _original_codes(release_vocab, original: TransactionData) -> np.ndarray:
     """Sorted distinct codes ``row * V + item`` of the original, over the release vocabulary:
     its incidence's entries in order (sorted and distinct within each row)."""
-    x = original.incidence(release_vocab)
-    return np.repeat(np.arange(x.shape[0], dtype=np.int64), np.diff(x.indptr)) * len(release_vocab) + x.indices
+    indptr, indices = original.incidence_arrays(release_vocab)
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    return np.unique(rows * len(release_vocab) + indices)
 
 
 def _member(sorted_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:

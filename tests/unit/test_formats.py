@@ -208,3 +208,23 @@ def test_a_setgen_line_reads_as_its_careful_reading_says(parts):
 
     assert outcome(parse_setgen_line) == outcome(_parse_setgen_line_closely)
     assert outcome(parse_setgen_line) == outcome(parse_setgen_line)  # and again, from the memo
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from("abcdef"), st.lists(st.sampled_from("abcdef"), min_size=2,
+                                                                         max_size=3, unique=True)),
+                         max_size=6), min_size=1, max_size=12),
+       st.lists(st.sampled_from("abcdefxy"), min_size=1, max_size=8, unique=True))
+def test_the_incidence_arrays_hold_the_incidence_matrix(rows, names):
+    """The belonging check reads the original's incidence from its arrays (no scipy before the
+    first screen): each row's distinct plain items over another vocabulary, as the CSR matrix."""
+    from semtui.model import Vocabulary
+    from semtui.model.belongs import _original_codes
+
+    data = TransactionData.from_lists(rows)
+    vocab = Vocabulary(names)
+    m = data.incidence(vocab)
+    codes = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr)) * len(vocab) + m.indices
+    assert _original_codes(vocab, data).tolist() == codes.tolist()
+    indptr, indices = data.incidence_arrays(vocab)
+    assert len(indptr) == data.n_transactions + 1 and int(indptr[-1]) == len(indices)
