@@ -57,10 +57,44 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
     return np.asarray(hits[rows, -data.tokens[gen].astype(np.int64) - 1]).ravel().astype(np.int64)
 
 
+#: the members of the generalised tokens, expanded, may be this many times the original's
+#: entries (or 2^20, ~40 MB of temporaries) before :func:`group_densities` takes the sparse
+#: product instead (a k^m release's high nodes have hundreds of members and occur in most
+#: transactions; COAT's groups on MEPS k = 3 expand to 4.5x the original's entries)
+EXPAND_AT_MOST = 16
+
+
+def _members_held_by_search(data: TransactionData, original: TransactionData) -> np.ndarray | None:
+    """:func:`_members_held` without scipy (the TUI's group list shows densities on its first
+    screen, which need not wait ~0.1 s for scipy's import): every generalised token expanded to
+    its members, each looked up among the original's sorted (row, item) codes.  None when the
+    expansion would be over :data:`EXPAND_AT_MOST` times the original's entries."""
+    gen = data.tokens < 0
+    g = -data.tokens[gen].astype(np.int64) - 1
+    counts = (data.gen_indptr[g + 1] - data.gen_indptr[g]).astype(np.int64)
+    total = int(counts.sum())
+    indptr, indices = original.incidence_arrays(data.vocab)
+    if total > max(EXPAND_AT_MOST * len(indices), 1 << 20):
+        return None
+    v = len(data.vocab)
+    held = np.unique(np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr)) * v + indices)
+    rows = data.row_of_token()[gen]
+    starts = data.gen_indptr[g].astype(np.int64)
+    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    codes = np.repeat(rows, counts) * v + data.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
+    if not len(held):
+        return np.zeros(len(g), dtype=np.int64)
+    pos = np.minimum(np.searchsorted(held, codes), len(held) - 1)
+    hit = held[pos] == codes
+    return np.bincount(np.repeat(np.arange(len(g), dtype=np.int64), counts)[hit], minlength=len(g)).astype(np.int64)
+
+
 def group_densities(data: TransactionData, original: TransactionData) -> np.ndarray:
     """Pooled density of every equivalence group (thesis Def. 16): the share of its member cells
     (rows x members) that are original items.  Needs no measure and no attack."""
-    _, found = align_original(data, original)
+    found = _members_held_by_search(data, original)
+    if found is None:
+        _, found = align_original(data, original)
     gs = -data.tokens[data.tokens < 0].astype(np.int64) - 1
     cells = data.group_sizes() * np.diff(data.gen_indptr)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import paused_at, run_attack, wait_paused
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from semtui import formats
 from semtui.attacks.setgen import (
@@ -406,3 +408,42 @@ def test_a_group_s_cost_counts_the_rows_that_reach_a_table():
     # the knowledge attack also scores row 3 by its generalised context
     informed = replace(unit, gctx_indptr=np.array([0, 0, 0, 0, 1]), gctx_items=np.array([11]))
     assert informed.cost == 3 * 4 + 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=5, unique=True), min_size=2, max_size=12),
+       st.integers(0, 2**16))
+def test_densities_by_search_equal_the_sparse_product(rows, seed):
+    """The group list's densities, found without scipy, are the sparse product's, and the two
+    ways meet on every release (each row's items generalised in random groups)."""
+    import random
+
+    from semtui.metrics import elimination as em
+
+    rnd = random.Random(seed)
+    items = sorted({x for r in rows for x in r})
+    rnd.shuffle(items)
+    groups = [items[i:i + 3] for i in range(0, len(items), 3)]
+    of = {x: tuple(sorted(g)) for g in groups if len(g) > 1 for x in g}
+    released = []
+    for r in rows:
+        out, seen = [], set()
+        for x in r:
+            if x in of:
+                if of[x] not in seen:
+                    seen.add(of[x])
+                    out.append(list(of[x]))
+            else:
+                out.append(x)
+        released.append(out)
+    data, original = TransactionData.from_lists(released), TransactionData.from_lists(rows)
+    by_search = em._members_held_by_search(data, original)
+    assert by_search is not None
+    assert by_search.tolist() == em._members_held(data, original.incidence(data.vocab)).tolist()
+    searched = em.group_densities(data, original)
+    at_most, em.EXPAND_AT_MOST = em.EXPAND_AT_MOST, 0   # every expansion too large: the sparse product
+    try:
+        assert em._members_held_by_search(data, original) is None or not (data.tokens < 0).any()
+        np.testing.assert_array_equal(em.group_densities(data, original), searched)
+    finally:
+        em.EXPAND_AT_MOST = at_most
