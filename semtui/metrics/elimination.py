@@ -58,10 +58,11 @@ def _members_held(data: TransactionData, orig) -> np.ndarray:
 
 
 #: the members of the generalised tokens, expanded, may be this many times the original's
-#: entries (or 2^20, ~40 MB of temporaries) before :func:`group_densities` takes the sparse
+#: entries (or EXPAND_FLOOR, ~40 MB of temporaries) before :func:`group_densities` takes the sparse
 #: product instead (a k^m release's high nodes have hundreds of members and occur in most
 #: transactions; COAT's groups on MEPS k = 3 expand to 4.5x the original's entries)
 EXPAND_AT_MOST = 16
+EXPAND_FLOOR = 1 << 20
 
 
 def _members_held_by_search(data: TransactionData, original: TransactionData) -> np.ndarray | None:
@@ -74,7 +75,7 @@ def _members_held_by_search(data: TransactionData, original: TransactionData) ->
     counts = (data.gen_indptr[g + 1] - data.gen_indptr[g]).astype(np.int64)
     total = int(counts.sum())
     indptr, indices = original.incidence_arrays(data.vocab)
-    if total > max(EXPAND_AT_MOST * len(indices), 1 << 20):
+    if total > max(EXPAND_AT_MOST * len(indices), EXPAND_FLOOR):
         return None
     v = len(data.vocab)
     held = np.unique(np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr)) * v + indices)

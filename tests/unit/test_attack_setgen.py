@@ -441,9 +441,10 @@ def test_densities_by_search_equal_the_sparse_product(rows, seed):
     assert by_search is not None
     assert by_search.tolist() == em._members_held(data, original.incidence(data.vocab)).tolist()
     searched = em.group_densities(data, original)
-    at_most, em.EXPAND_AT_MOST = em.EXPAND_AT_MOST, 0   # every expansion too large: the sparse product
+    bounds = em.EXPAND_AT_MOST, em.EXPAND_FLOOR
+    em.EXPAND_AT_MOST = em.EXPAND_FLOOR = 0   # every expansion too large: the sparse product
     try:
         assert em._members_held_by_search(data, original) is None or not (data.tokens < 0).any()
         np.testing.assert_array_equal(em.group_densities(data, original), searched)
     finally:
-        em.EXPAND_AT_MOST = at_most
+        em.EXPAND_AT_MOST, em.EXPAND_FLOOR = bounds
