@@ -65,7 +65,7 @@ class DisassociatedScreen(BaseScreen):
         extra = " + key" if opened.key is not None else ""
         extra += " + original" if opened.original is not None else ""
         if reading:
-            extra += f" (reading the {' and the '.join(reading)}…)"
+            extra += f" (reading {' + '.join(reading)}…)"   # short: the title fits 80 columns
         self.sub_title = f"{self.session.kind}{extra}"
 
     def companions_opened(self) -> None:

@@ -52,7 +52,7 @@ async def test_the_first_screen_is_up_before_the_key_and_original_are_read():
         screen = app.screen
         # painted: the clusters listed, and the title says what is still being read
         assert screen.list_pane.row_count > 0
-        assert "reading the key and the original" in screen.sub_title
+        assert "reading key + original" in screen.sub_title
         assert screen.detail.cluster_index.keys is None
         go.set()
         for _ in range(200):
@@ -158,7 +158,7 @@ async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
-        assert "reading the key" in screen.sub_title
+        assert "reading key" in screen.sub_title
         threading.Timer(0.3, go.set).start()
         assert session.key is not None  # waits for them, here, as a key's action would
         for _ in range(100):
