@@ -65,6 +65,13 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/semtui-tui-waits"))
     ap.add_argument("--before", type=Path, help="an earlier revision's worktree, run interleaved")
     a = ap.parse_args()
+    # the command runs from /tmp: every path absolute, and a --before that is no checkout refused
+    # (PYTHONPATH pointing nowhere would quietly import the installed semtui instead)
+    a.work = a.work.resolve()
+    if a.before is not None:
+        a.before = a.before.resolve()
+        if not (a.before / "semtui" / "__init__.py").is_file():
+            sys.exit(f"--before {a.before}: not a semtui checkout")
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed")
     a.work.mkdir(parents=True, exist_ok=True)

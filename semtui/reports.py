@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
@@ -42,21 +43,35 @@ class Report(ABC):
             return document(self.FORMAT, self.payload())
 
 
+_GC_LOCK = threading.Lock()
+#: how many paused_gc blocks are open (in any thread), and whether the collector was on when the first opened
+_gc_depth = 0
+_gc_was_on = False
+
+
 @contextmanager
 def paused_gc():
     """The cyclic garbage collector paused while a large document or typed report is built (or
     read back): they hold no cycle, and the collector's passes over the hundreds of thousands
     of containers being made cost 2-4x the building itself (a 75 MB cover report read back:
-    1.1-1.5 s with it, 0.4 s without).  Reference counting still frees everything; the
-    collector is back on afterwards (unless it was off before).  Also a decorator: the release
-    and its companions are read with it paused (:mod:`semtui.release`)."""
-    was = gc.isenabled()
-    gc.disable()
+    1.1-1.5 s with it, 0.4 s without).  Reference counting still frees everything.  Blocks may
+    overlap, in any thread (the TUI reads a release's companions in one while a worker writes a
+    report up): the first to open pauses it, the last to close turns it back on (unless it was
+    off before the first).  Also a decorator: the release and its companions are read with it
+    paused (:mod:`semtui.release`)."""
+    global _gc_depth, _gc_was_on
+    with _GC_LOCK:
+        if _gc_depth == 0:
+            _gc_was_on = gc.isenabled()
+            gc.disable()
+        _gc_depth += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with _GC_LOCK:
+            _gc_depth -= 1
+            if _gc_depth == 0 and _gc_was_on:
+                gc.enable()
 
 
 def json_float(x: float | None, digits: int = 6) -> float | None:

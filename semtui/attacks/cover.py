@@ -275,8 +275,10 @@ def _with_records(problems_out, data, key, original, rows):
     if original is not None:
         n = original.n_transactions
         inside = (t_all >= 0) & (t_all < n)
-        line_all = np.where(inside, original.lines[np.clip(t_all, 0, max(n - 1, 0))] if original.lines is not None
-                            else t_all + 1, -1)
+        if original.lines is not None and n:
+            line_all = np.where(inside, original.lines[np.clip(t_all, 0, n - 1)], -1)
+        else:
+            line_all = np.where(inside, t_all + 1, -1)
         holds_all = _holds_covered(problems_out, counts, t_all, inside, data, rows)
     out = []
     breached: set[int] = set()

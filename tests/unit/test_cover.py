@@ -253,3 +253,24 @@ def test_a_reached_record_holds_a_covered_item_exactly_when_its_original_does(ro
             names = {original.vocab.items[i] for i in original.transaction(r.transaction).tolist()}
             assert r.holds_covered == bool(names & set(p.covered))
             assert r.line == original.line_of(r.transaction)
+
+
+def test_records_reached_outside_an_empty_original_are_listed_without_a_line():
+    """An original with no transaction (its lines given, empty): every record a problem reaches
+    is listed by its transaction alone, as when it lies beyond the original."""
+    import random
+
+    from semtui.anonymize.disassociation import disassociate
+
+    empty = TransactionData.from_lists([])
+    empty.lines = np.zeros(0, dtype=np.int32)
+    for seed in range(40):   # the first of the random releases of the property above with a record reached
+        rnd = random.Random(seed)
+        original = TransactionData.from_lists([sorted(rnd.sample("abcdefgh", rnd.randint(1, 5)))
+                                               for _ in range(rnd.randint(6, 30))])
+        made = disassociate(original, 2, 2, 6)
+        rep = run_cover(made.data, CoverOptions(), original=empty, key=made.key)
+        records = [r for p in rep.cover_problems for r in p.records]
+        if records:
+            break
+    assert records and all(r.line is None and r.holds_covered is None for r in records)

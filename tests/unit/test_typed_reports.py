@@ -272,3 +272,47 @@ def test_the_check_finds_what_it_looks_for():
     fine = ("def f(x):\n    s = x['a']\n    return s['b'], run_cover(x).summary.breaches\n"
             "def g(x):\n    s = run_reassociation(x).report.metrics\n    return s.intervals.get('accuracy')\n")
     assert _subscripts_of_reports(ast.parse(fine)) == []
+
+
+def test_the_collector_is_paused_while_any_block_is_open_and_back_after_the_last():
+    """paused_gc blocks that overlap (as the TUI's companions thread and a worker's write-up do)
+    leave the collector off until the last closes, then on; one that was off stays off; and two
+    threads entering and leaving many times at once always leave it on."""
+    import gc
+    import threading
+
+    from semtui.reports import paused_gc
+
+    assert gc.isenabled()
+    a, b = paused_gc(), paused_gc()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert not gc.isenabled()          # b is still open
+    b.__exit__(None, None, None)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()      # it was off before: left off
+    finally:
+        gc.enable()
+
+    def work():
+        for _ in range(3000):
+            with paused_gc():
+                pass
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(10):
+            threads = [threading.Thread(target=work) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert gc.isenabled()
+    finally:
+        sys.setswitchinterval(switch)
