@@ -60,7 +60,7 @@ def setgen_records(groups: Iterable[GroupWriteUp]) -> tuple[list[SetgenRecord], 
             per_row.setdefault(e.row, []).append(e)
         exposed = set(g.exposed)
         if truth is None:
-            exposed_count.update(exposed)
+            exposed_count.update(g.exposed)   # in the group's order: ties rank the same in every run
         else:
             gone = {(e.row, e.column) for e in g.eliminations}
             for j, member in enumerate(g.members):
