@@ -57,6 +57,7 @@ from semtui.attacks.cover_report import (
 )
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, DisassociationKey, RecordChunk, TransactionData
+from semtui.model.transactions import in_sorted
 from semtui.reports import paused_gc
 
 __all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverProblem", "CoverReport",
@@ -252,22 +253,20 @@ def problem_records(data: DisassociatedData, key: DisassociationKey, problems: l
 
 
 def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, key: DisassociationKey,
-                    original: TransactionData | None,
-                    rows: list[np.ndarray] | None) -> tuple[list[ProblemEntry], int, int | None]:
+                    original: TransactionData | None) -> tuple[list[ProblemEntry], int, int | None]:
     """Each problem with its ``records`` (:class:`ReachedRecord`: with the original its line, and
     whether it ``holds_covered``: really holds x with a covered item, so an attacker who knows
-    that pair of it is right).  ``rows``: the original's records over the release vocabulary
-    (:func:`~semtui.attacks.cover_knowledge.original_rows`).  Returns the problems, the number of distinct records a breach
+    that pair of it is right).  Returns the problems, the number of distinct records a breach
     reaches, and (with the original) of those that really hold the pair.
 
     Whether a record holds a covered item is one sorted search over every (record reached, item
     covered) pair at once, not a set of names per record (260,585 records on disassociated MEPS);
     the cyclic collector is paused meanwhile (:func:`~semtui.reports.paused_gc`)."""
     with paused_gc():
-        return _with_records(problems_out, data, key, original, rows)
+        return _with_records(problems_out, data, key, original)
 
 
-def _with_records(problems_out, data, key, original, rows):
+def _with_records(problems_out, data, key, original):
     reached = problem_records(data, key, problems_out)
     counts = np.fromiter((len(ts) for ts in reached), dtype=np.int64, count=len(reached))
     t_all = np.fromiter((t for ts in reached for t in ts), dtype=np.int64, count=int(counts.sum()))
@@ -279,7 +278,7 @@ def _with_records(problems_out, data, key, original, rows):
             line_all = np.where(inside, original.lines[np.clip(t_all, 0, n - 1)], -1)
         else:
             line_all = np.where(inside, t_all + 1, -1)
-        holds_all = _holds_covered(problems_out, counts, t_all, inside, data, rows)
+        holds_all = _holds_covered(problems_out, counts, t_all, inside, data, original)
     out = []
     breached: set[int] = set()
     real: set[int] = set()
@@ -299,7 +298,7 @@ def _with_records(problems_out, data, key, original, rows):
 
 
 def _holds_covered(problems: list[ProblemEntry], counts: np.ndarray, t_all: np.ndarray, inside: np.ndarray,
-                   data: DisassociatedData, rows: list[np.ndarray]) -> np.ndarray:
+                   data: DisassociatedData, original: TransactionData) -> np.ndarray:
     """Per record reached (``t_all``, problem by problem, ``counts`` each): whether the original
     record holds one of its problem's covered items."""
     vocab = data.vocab
@@ -308,21 +307,13 @@ def _holds_covered(problems: list[ProblemEntry], counts: np.ndarray, t_all: np.n
     cov_ptr = np.zeros(len(cov) + 1, dtype=np.int64)
     np.cumsum(cov_len, out=cov_ptr[1:])
     cov_flat = np.concatenate(cov) if len(cov) and cov_ptr[-1] else np.zeros(0, dtype=np.int64)
-    # the original's (record, item) codes, sorted
-    width = len(vocab) + 1
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    flat = np.concatenate(rows) if rows and lengths.sum() else np.zeros(0, dtype=np.int64)
-    held = np.sort(np.repeat(np.arange(len(rows), dtype=np.int64), lengths) * width + flat)
-    # every (record reached, item covered) pair
+    # every (record reached, item covered) pair, looked up among the original's (record, item) codes
     problem_of = np.repeat(np.arange(len(problems), dtype=np.int64), counts)
     per = cov_len[problem_of]
     rec_of = np.repeat(np.arange(len(t_all), dtype=np.int64), per)
     offset = np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
     item = cov_flat[cov_ptr[problem_of][rec_of] + offset]
-    codes = t_all[rec_of] * width + item
-    pos = np.minimum(np.searchsorted(held, codes), max(len(held) - 1, 0))
-    found = (held[pos] == codes) if len(held) else np.zeros(len(codes), dtype=bool)
-    found &= inside[rec_of]
+    found = in_sorted(original.incidence_codes(vocab), t_all[rec_of] * len(vocab) + item) & inside[rec_of]
     return np.bincount(rec_of[found], minlength=len(t_all)) > 0
 
 
@@ -442,7 +433,7 @@ def run_cover(
     progress(n_clusters, n_clusters, "cover problems")
     breached_records = real_records = None
     if key is not None:
-        problems_out, breached_records, real_records = _attach_records(problems_out, data, key, original, rows)
+        problems_out, breached_records, real_records = _attach_records(problems_out, data, key, original)
     summary = CoverSummary(n_clusters, data.n_transactions, totals["cover_problems"], totals["breaches"],
                            totals["vulnerable_records"], totals["clusters_with_breaches"],
                            real_pairs=None if real_pairs is None else totals["real_pairs"],

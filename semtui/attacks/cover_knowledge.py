@@ -11,6 +11,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.model import DisassociatedData, TransactionData
+from semtui.model.transactions import in_sorted
 
 #: the weak attacker's knowledge, as in the paper's experiments: 2-combinations of this many release
 #: items and this many outside words
@@ -93,9 +94,5 @@ def read_knowledge(path, data: DisassociatedData) -> tuple[list[np.ndarray], int
 
 
 def holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
-    """Whether any of ``codes`` is in the sorted array ``sorted_codes`` (a binary search: np.isin
-    would sort the large array again for every cover problem)."""
-    if len(sorted_codes) == 0:
-        return False
-    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
-    return bool((sorted_codes[pos] == codes).any())
+    """Whether any of ``codes`` is in the sorted array ``sorted_codes``."""
+    return bool(in_sorted(sorted_codes, codes).any())

@@ -68,26 +68,13 @@ EXPAND_FLOOR = 1 << 20
 def _members_held_by_search(data: TransactionData, original: TransactionData) -> np.ndarray | None:
     """:func:`_members_held` without scipy (the TUI's group list shows densities on its first
     screen, which need not wait ~0.1 s for scipy's import): every generalised token expanded to
-    its members, each looked up among the original's sorted (row, item) codes.  None when the
-    expansion would be over :data:`EXPAND_AT_MOST` times the original's entries."""
-    gen = data.tokens < 0
-    g = -data.tokens[gen].astype(np.int64) - 1
-    counts = (data.gen_indptr[g + 1] - data.gen_indptr[g]).astype(np.int64)
-    total = int(counts.sum())
-    indptr, indices = original.incidence_arrays(data.vocab)
-    if total > max(EXPAND_AT_MOST * len(indices), EXPAND_FLOOR):
+    its members, each looked up among the original's sorted (row, item) codes
+    (:meth:`~semtui.model.TransactionData.members_held`).  None when the expansion would be over
+    :data:`EXPAND_AT_MOST` times the original's entries."""
+    codes = original.incidence_codes(data.vocab)
+    if data.member_expansion() > max(EXPAND_AT_MOST * len(codes), EXPAND_FLOOR):
         return None
-    v = len(data.vocab)
-    held = np.unique(np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr)) * v + indices)
-    rows = data.row_of_token()[gen]
-    starts = data.gen_indptr[g].astype(np.int64)
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    codes = np.repeat(rows, counts) * v + data.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
-    if not len(held):
-        return np.zeros(len(g), dtype=np.int64)
-    pos = np.minimum(np.searchsorted(held, codes), len(held) - 1)
-    hit = held[pos] == codes
-    return np.bincount(np.repeat(np.arange(len(g), dtype=np.int64), counts)[hit], minlength=len(g)).astype(np.int64)
+    return data.members_held(codes).astype(np.int64)
 
 
 def group_densities(data: TransactionData, original: TransactionData) -> np.ndarray:

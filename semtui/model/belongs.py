@@ -34,7 +34,7 @@ import numpy as np
 
 from semtui.errors import InputError
 from semtui.model.disassociated import DisassociatedData, DisassociationKey
-from semtui.model.transactions import TransactionData, column_counts
+from semtui.model.transactions import TransactionData, column_counts, in_sorted
 
 #: occurrences (sub-record items, term holders) counted or checked at once: a release kept on
 #: disk (a Spool) is read a block of clusters at a time (100,000: the key's lists of a block,
@@ -98,48 +98,25 @@ def _to_release_ids(release_vocab, original: TransactionData) -> np.ndarray:
                        dtype=np.int64, count=len(original.vocab))
 
 
-def _original_codes(release_vocab, original: TransactionData) -> np.ndarray:
-    """Sorted distinct codes ``row * V + item`` of the original, over the release vocabulary:
-    its incidence's entries in order (sorted and distinct within each row)."""
-    indptr, indices = original.incidence_arrays(release_vocab)
-    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-    return np.unique(rows * len(release_vocab) + indices)
-
-
-def _member(sorted_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Which of ``codes`` are in the sorted array ``sorted_codes``."""
-    if len(sorted_codes) == 0 or len(codes) == 0:
-        return np.zeros(len(codes), dtype=bool)
-    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
-    return sorted_codes[pos] == codes
-
-
 def _aligned(release: TransactionData, original: TransactionData, rel: str, original_path) -> None:
     v = len(release.vocab)
-    codes = _original_codes(release.vocab, original)
+    codes = original.incidence_codes(release.vocab)
     rows = release.row_of_token()
     tokens = release.tokens.astype(np.int64)
     plain = tokens >= 0
-    bad_plain = rows[plain][~_member(codes, rows[plain] * v + tokens[plain])]
+    bad_plain = rows[plain][~in_sorted(codes, rows[plain] * v + tokens[plain])]
     # generalised tokens: is any member held?  Either expand each token to (row, member) codes,
     # or each original occurrence to the generalised items holding its item: whichever is smaller
     # (a k^m release's high nodes have hundreds of members and occur in most transactions)
     gen_rows = rows[~plain]
     g = -tokens[~plain] - 1
-    counts = (release.gen_indptr[g + 1] - release.gen_indptr[g]).astype(np.int64)
     n_gen = release.n_generalised
     holders = np.bincount(release.gen_members.astype(np.int64), minlength=v) if n_gen else np.zeros(v, np.int64)
     by_original = int(holders[codes % v].sum()) if v else 0
-    if n_gen and by_original < int(counts.sum()):
+    if n_gen and by_original < release.member_expansion():
         any_held = _held_by_original(release, codes, v, gen_rows, g)
     else:
-        starts = release.gen_indptr[g].astype(np.int64)
-        total = int(counts.sum())
-        offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        members = release.gen_members[np.repeat(starts, counts) + offs].astype(np.int64)
-        held = _member(codes, np.repeat(gen_rows, counts) * v + members)
-        token_of = np.repeat(np.arange(len(g), dtype=np.int64), counts)
-        any_held = np.bincount(token_of[held], minlength=len(g)) > 0
+        any_held = release.members_held(codes) > 0
     bad_gen = gen_rows[~any_held]
     bad = np.concatenate([bad_plain, bad_gen])
     if bad.size:
@@ -167,7 +144,7 @@ def _held_by_original(release: TransactionData, codes: np.ndarray, v: int, gen_r
     starts = np.repeat(by_item[o_items], cnt)
     offs = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     pairs = np.unique(np.repeat(o_rows, cnt) * n_gen + owners[starts + offs])
-    return _member(pairs, gen_rows * n_gen + g)
+    return in_sorted(pairs, gen_rows * n_gen + g)
 
 
 def _release_occurrences(release: DisassociatedData) -> np.ndarray:
@@ -298,7 +275,7 @@ def _placed_where_key_says(release: DisassociatedData, key: DisassociationKey, o
             np.fromiter(chain.from_iterable(holders), dtype=np.int64, count=int(t_lens.sum()))])
         i_all = np.concatenate([flat(sub_items), np.repeat(flat(term_items), t_lens)])
         rows = np.unique(t_all)
-        held = _member(_rows_codes(x, rows[(rows >= 0) & (rows < x.shape[0])]), t_all * v + i_all)
+        held = in_sorted(_rows_codes(x, rows[(rows >= 0) & (rows < x.shape[0])]), t_all * v + i_all)
         if not held.all():
             bad = int(np.flatnonzero(~held)[0])
             key_name = "the key" if key_path is None else str(key_path)

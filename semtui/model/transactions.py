@@ -68,6 +68,15 @@ def row_blocks(x, rows: int) -> Iterator[tuple[int, object]]:
         drop_pages(x)
 
 
+def in_sorted(sorted_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Which of ``codes`` are in the sorted array ``sorted_codes`` (a binary search each: np.isin
+    would sort the large array again for every call)."""
+    if len(sorted_codes) == 0 or len(codes) == 0:
+        return np.zeros(len(codes), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    return sorted_codes[pos] == codes
+
+
 @dataclass
 class TransactionData:
     """Plain or set-generalised transactions (see the module docstring for the encoding).
@@ -142,6 +151,32 @@ class TransactionData:
         m.sum_duplicates()  # sorted within each row, a repeated item once (in place)
         m.data[:] = 1
         return m
+
+    def incidence_codes(self, vocab: Vocabulary) -> np.ndarray:
+        """The plain items as sorted distinct codes ``row * len(vocab) + item`` over ``vocab``
+        (:meth:`incidence`'s entries in order, without scipy)."""
+        indptr, indices = self.incidence_arrays(vocab)
+        rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+        return np.unique(rows * len(vocab) + indices)
+
+    def member_expansion(self) -> int:
+        """How many (row, member) pairs the generalised tokens hold: what :meth:`members_held`
+        expands them to."""
+        g = -self.tokens[self.tokens < 0].astype(np.int64) - 1
+        return int(np.diff(self.gen_indptr)[g].sum())
+
+    def members_held(self, codes: np.ndarray) -> np.ndarray:
+        """For every generalised token (in token order), how many of its members the rows of
+        ``codes`` hold (sorted ``row * len(self.vocab) + item`` codes, as :meth:`incidence_codes`
+        gives an original's): each token expanded to its (row, member) codes and looked up."""
+        gen = self.tokens < 0
+        g = -self.tokens[gen].astype(np.int64) - 1
+        counts = (self.gen_indptr[g + 1] - self.gen_indptr[g]).astype(np.int64)
+        starts = np.repeat(self.gen_indptr[g].astype(np.int64), counts)
+        offs = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        members = self.gen_members[starts + offs].astype(np.int64)
+        held = in_sorted(codes, np.repeat(self.row_of_token()[gen], counts) * len(self.vocab) + members)
+        return np.bincount(np.repeat(np.arange(len(g), dtype=np.int64), counts)[held], minlength=len(g))
 
     def incidence_arrays(self, vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`incidence`'s CSR arrays as the tokens give them (``indptr``, ``indices`` over

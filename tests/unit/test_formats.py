@@ -219,12 +219,10 @@ def test_the_incidence_arrays_hold_the_incidence_matrix(rows, names):
     """The belonging check reads the original's incidence from its arrays (no scipy before the
     first screen): each row's distinct plain items over another vocabulary, as the CSR matrix."""
     from semtui.model import Vocabulary
-    from semtui.model.belongs import _original_codes
-
     data = TransactionData.from_lists(rows)
     vocab = Vocabulary(names)
     m = data.incidence(vocab)
     codes = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr)) * len(vocab) + m.indices
-    assert _original_codes(vocab, data).tolist() == codes.tolist()
+    assert data.incidence_codes(vocab).tolist() == codes.tolist()
     indptr, indices = data.incidence_arrays(vocab)
     assert len(indptr) == data.n_transactions + 1 and int(indptr[-1]) == len(indices)
