@@ -194,6 +194,7 @@ def record_clusters(key) -> dict[int, str]:
     return home
 
 
+@paused_gc()
 def disassoc_record_rows(cover: CoverReport | None, reassoc: ReassociationReport | None, original, key, data=None,
                          progress: ProgressCallback | None = None) -> list[dict]:
     """The records a disassociated release's attacks reach (:func:`disassoc_records`, as
@@ -207,11 +208,6 @@ def disassoc_record_rows(cover: CoverReport | None, reassoc: ReassociationReport
     ``progress``: as :func:`cover_breaches` (over the records too).  The cyclic garbage
     collector is paused meanwhile: the hundreds of thousands of rows it makes (260,585 on MEPS)
     hold no cycle, and its full passes over them took 0.3-0.5 s each, between two progress calls."""
-    with paused_gc():
-        return _record_rows(cover, reassoc, original, key, data, progress)
-
-
-def _record_rows(cover, reassoc, original, key, data, progress) -> list[dict]:
     reassociated = reassoc_records(reassoc, original)[0] if reassoc is not None and original is not None else []
     # the records the report lists
     breaches = cover_breaches(cover, data, progress=progress) if cover is not None else {}

@@ -252,6 +252,7 @@ def problem_records(data: DisassociatedData, key: DisassociationKey, problems: l
     return out
 
 
+@paused_gc()
 def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, key: DisassociationKey,
                     original: TransactionData | None) -> tuple[list[ProblemEntry], int, int | None]:
     """Each problem with its ``records`` (:class:`ReachedRecord`: with the original its line, and
@@ -262,11 +263,6 @@ def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, k
     Whether a record holds a covered item is one sorted search over every (record reached, item
     covered) pair at once, not a set of names per record (260,585 records on disassociated MEPS);
     the cyclic collector is paused meanwhile (:func:`~semtui.reports.paused_gc`)."""
-    with paused_gc():
-        return _with_records(problems_out, data, key, original)
-
-
-def _with_records(problems_out, data, key, original):
     reached = problem_records(data, key, problems_out)
     counts = np.fromiter((len(ts) for ts in reached), dtype=np.int64, count=len(reached))
     t_all = np.fromiter((t for ts in reached for t in ts), dtype=np.int64, count=int(counts.sum()))
