@@ -53,6 +53,10 @@ def test_methods_take_each_others_draws_and_every_report_is_the_one_a_run_alone_
             assert store.taken > taken_before, f"{method} drew every baseline anew"
     # regular clusters and joint clusters alike were kept
     assert len(store.drawn) == len(r.data.clusters) and store.joint
+    # each run judged every cluster and joint cluster's placements (the first run its informed
+    # reference's too): judged again only where no earlier run made the same placements
+    units = len(r.data.clusters) + len(r.data.joint_clusters)
+    assert units <= len(store.judged) < 4 * units, "no placement judged once was taken again"
 
 
 @pytest.mark.slow

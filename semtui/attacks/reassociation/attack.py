@@ -80,6 +80,10 @@ def run_reassociation(
         # the same release and WMD measure: a process that runs several methods (an alternative's
         # worker, a run with one job) solves each pair of bags once for all of them
         plan.ctx.run = kept.token
+        if options.jobs <= 1:
+            # run here, one cluster after another: placements judged by an earlier method are
+            # taken (in worker processes each would need the whole memo)
+            plan.ctx.judged = kept.judged
     from semtui.runtime.cluster import session
     from semtui.runtime.scheduler import give_back_memory
 
@@ -118,6 +122,8 @@ class Baselines:
     joint: dict = field(default_factory=dict)   # joint cluster index -> draws (:func:`.kernel.baseline_draws`)
     wmd_measure: str | None = None
     taken: int = 0                              # clusters that took earlier draws
+    #: the judgements of the placements of earlier serial runs (:func:`.kernel.judged_key`)
+    judged: dict = field(default_factory=dict)
     #: the runs' token for the kernels' WMD memo (item ids and the measure are the same in every run)
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     made: int = 0                               # clusters drawn anew
@@ -299,7 +305,7 @@ def _cluster_output(ctx: _Context, ci: int, baseline: dict | None = None) -> dic
     from semtui.metrics.reassociation import accuracy, transaction_breakage
 
     p, task = _build(ctx, ci)
-    res = run_cluster(task, baseline)
+    res = run_cluster(task, baseline, ctx.judged)
     if ctx.light:
         at, bl = res.evaluation["attack"], res.evaluation["baseline"]
         return {"placements": len(res.place_unit), "correct": int(at["correct"].sum()), "broken": at["broken"],

@@ -83,7 +83,7 @@ def joint_output(ctx, ji: int, members: list[int], anchors_of, aligned: dict | N
         task.anchor_class = np.arange(n_anchors, dtype=np.int64)   # aligned already: no second alignment
         task.unit_truth = [frozenset(jk.shared_chunks[s][r] for r in rows)
                            for s, rows in zip(p["unit_chunk"], p["unit_rows"])]
-    res = run_cluster(task, baseline)
+    res = run_cluster(task, baseline, ctx.judged)
     out = {"joint": ji, "members": p["members"], "member_of": p["member_of"], "local": p["local"],
            "place_unit": res.place_unit, "place_anchor": res.place_anchor, "units": p["units"],
            "n_units": len(p["units"]), "placements": len(res.place_unit)}

@@ -141,6 +141,9 @@ class _Context:
     joint_members: Any = None  # each joint cluster's member clusters (JointMembers)
     run: str = ""            # this run's token (the kernels' WMD memo is per run)
     baselines: dict | None = None  # cluster index -> budget-matched draws of an earlier run (Baselines)
+    #: the judgements of earlier runs' placements (Baselines.judged; a serial run only): a cluster
+    #: whose placements an earlier method made too takes their judgement (:func:`.kernel.judged_key`)
+    judged: dict | None = None
 
 
 @dataclass
