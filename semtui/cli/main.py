@@ -239,24 +239,6 @@ for _name, _what, _panel in COMMANDS:
         app.command(_name, rich_help_panel=_panel)(_what)
 
 
-def _no_value_shown_for_flags() -> None:
-    """Typer's rich help prints every option's type, a flag's too (``--version <bool>``, as if
-    it took a value); its plain help skips flags.  Skip them in the rich help as well."""
-    from typer.core import TyperOption
-
-    shown = TyperOption.display_type_rich
-    if getattr(shown, "_semtui", False):
-        return
-
-    def display_type_rich(self, ctx):
-        return None if self.is_flag and self.metavar is None else shown(self, ctx)
-
-    display_type_rich._semtui = True
-    TyperOption.display_type_rich = display_type_rich
-
-
-_no_value_shown_for_flags()
-
 def _usage_line(exc) -> str:
     """click's usage error as one line: the message and where to read the usage."""
     msg = " ".join(exc.format_message().split())
