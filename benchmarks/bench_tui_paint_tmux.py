@@ -6,9 +6,12 @@ Textual's terminal driver.  benchmarks/bench_tui_waits.py --only paint times the
 process (to the main screen's first refresh).
 
 The releases are bench_tui_waits.py's (benchmarks/_data.py, made once into --work).  With ``--before CHECKOUT`` (an
-earlier revision's worktree) the two run interleaved, the order the same each round.
+earlier revision's worktree) the two run interleaved, the order the same each round; ``--before-python
+PY`` runs the before side with another interpreter (another environment: e.g. other versions of the
+dependencies, on the same code when ``--before`` is not given).
 
 Run: python benchmarks/bench_tui_paint_tmux.py [--rounds 3] [--work /tmp/semtui-tui-waits] [--before DIR]
+     [--before-python PY]
 """
 
 from __future__ import annotations
@@ -39,10 +42,11 @@ def _args(opened: list[str]) -> list[str]:
     return out
 
 
-def first_row(code: Path, opened: list[str], timeout: float = 30.0) -> float | None:
-    """Seconds from launching `semtui open` (the checkout ``code``) to its list's first row."""
+def first_row(code: Path, opened: list[str], timeout: float = 30.0, python: str | None = None) -> float | None:
+    """Seconds from launching `semtui open` (the checkout ``code``, with ``python`` or this
+    interpreter) to its list's first row."""
     name = f"semtui-paint-{time.time_ns()}"
-    cmd = f"cd /tmp && PYTHONPATH={shlex.quote(str(code))} {shlex.join(command('open', *_args(opened)))}"
+    cmd = f"cd /tmp && PYTHONPATH={shlex.quote(str(code))} {shlex.join(command('open', *_args(opened), python=python))}"
     started = time.monotonic()
     subprocess.run(["tmux", "new", "-d", "-s", name, "-x", "120", "-y", "40", cmd], check=True)
     seen = None
@@ -64,6 +68,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", type=Path, default=Path("/tmp/semtui-tui-waits"))
     ap.add_argument("--before", type=Path, help="an earlier revision's worktree, run interleaved")
+    ap.add_argument("--before-python", help="the interpreter of the before side (another environment)")
     a = ap.parse_args()
     # the command runs from /tmp: every path absolute, and a --before that is no checkout refused
     # (PYTHONPATH pointing nowhere would quietly import the installed semtui instead)
@@ -76,16 +81,18 @@ def main() -> None:
         sys.exit("tmux is needed")
     a.work.mkdir(parents=True, exist_ok=True)
     cases = first_paint_releases(a.work)
-    sides = ([("before", a.before)] if a.before else []) + [("this checkout", REPO)]
+    if a.before is None and a.before_python:
+        a.before = REPO   # the same code in another environment
+    sides = ([("before", a.before, a.before_python)] if a.before else []) + [("this checkout", REPO, None)]
     print(f"# first paint through `semtui open` in tmux 120x40 — {machine()}")
     print()
     print("| release | round | side | seconds | load before |")
     print("|---|---:|---|---:|---:|")
     for r in range(a.rounds):
         for case, opened in cases.items():
-            for side, code in sides:
+            for side, code, python in sides:
                 load = Path("/proc/loadavg").read_text().split()[0]
-                s = first_row(code, opened)
+                s = first_row(code, opened, python=python)
                 shown = "no first row in 30 s" if s is None else f"{s:.2f}"
                 print(f"| {case} | {r + 1} | {side} | {shown} | {load} |", flush=True)
 
