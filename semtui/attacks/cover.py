@@ -349,10 +349,12 @@ def run_cover(
     started = time.perf_counter()
     n_items = len(data.vocab)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xC0E]))
-    rows = original_rows(data, original) if original is not None else None
+    # the original over the release vocabulary, as CSR arrays (read once: the moderate attacker's
+    # records and the pairs the records really hold)
+    csr = original.incidence_arrays(data.vocab) if original is not None else None
     outside: list[str] = []
     if attacker == "moderate":
-        knowledge = moderate_knowledge(rows, rng)
+        knowledge = moderate_knowledge(original_rows(*csr), rng)
     elif attacker == "weak":
         knowledge, outside = weak_knowledge(n_items, rng)
     width = n_items + WEAK_OUTSIDE_WORDS
@@ -361,14 +363,10 @@ def run_cover(
         raise InputError(f"nothing to check: no itemset of the background knowledge holds two items of "
                          f"{src.get('data') or 'the release'} (knowledge of another dataset?)", src.get("knowledge"))
     real_pairs = None
-    if rows is not None:
+    if csr is not None:
         from semtui.metrics.reassociation import row_pairs
 
-        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        flat = np.concatenate(rows) if rows and ptr[-1] else np.zeros(0, dtype=np.int64)
-        _, a, b = row_pairs(ptr, flat)
+        _, a, b = row_pairs(*csr)
         real_pairs = np.unique(pair_codes(a, b, width))
 
     names = data.vocab.names

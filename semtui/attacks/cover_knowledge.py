@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from semtui.errors import InputError
-from semtui.model import DisassociatedData, TransactionData
+from semtui.model import DisassociatedData
 from semtui.model.transactions import in_sorted
 
 #: the weak attacker's knowledge, as in the paper's experiments: 2-combinations of this many release
@@ -38,15 +38,12 @@ def knowledge_pairs(itemsets: list[np.ndarray], n_items: int) -> np.ndarray:
     return np.unique(pair_codes(a, b, n_items))
 
 
-def original_rows(data: DisassociatedData, original: TransactionData) -> list[np.ndarray]:
-    """The original's records over the release vocabulary (items the release lacks dropped)."""
-    lookup = np.fromiter((data.vocab.get(s) if s in data.vocab else -1 for s in original.vocab.items),
-                         dtype=np.int64, count=len(original.vocab))
-    out = []
-    for i in range(original.n_transactions):
-        t = lookup[original.transaction(i)]
-        out.append(t[t >= 0])
-    return out
+def original_rows(indptr: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
+    """The original's records, one int64 array each, from its CSR over the release vocabulary
+    (:meth:`~semtui.model.TransactionData.incidence_arrays`: items the release lacks dropped)."""
+    if len(indptr) <= 1:
+        return []
+    return np.split(np.asarray(indices, dtype=np.int64), np.asarray(indptr[1:-1], dtype=np.int64))
 
 
 def moderate_knowledge(rows: list[np.ndarray], rng: np.random.Generator, share: float = MODERATE_SHARE) -> list[np.ndarray]:
