@@ -27,11 +27,10 @@ EMPTY_TRANSACTION = "-"
 _BRACKETS = re.compile(r"([(),])")
 
 
-#: a generalised item (no bracket inside) or a run of plain text between commas and brackets
-_TOKEN = re.compile(r"\(([^()]*)\)|([^,()]+)")
-_GROUP = re.compile(r"\([^()]*\)")
-#: generalised items' text already parsed: a release repeats each one on thousands of lines
-_MEMBERS: dict[str, list[str] | str] = {}
+#: generalised items' text already read: a release repeats each one on thousands of lines.  The
+#: text maps to the members (a list; one member: that item) and the key a line's repeats are
+#: found by (a frozenset of the members; one member: that item)
+_MEMBERS: dict[str, tuple[list[str] | str, frozenset | str]] = {}
 _MEMO_CAP = 1 << 16
 
 
@@ -39,30 +38,39 @@ def parse_setgen_line(line: str, path: str | Path, lineno: int) -> list:
     """Parse one line of set-generalised text into plain items and member lists."""
     if "(" not in line and ")" not in line:
         return _dedupe(p.strip() for p in line.split(","))
-    # the common line: brackets that pair up, none nested, none empty; each generalised item's
-    # text parsed once (reading the MEPS k = 3 release, 26,735 lines: 0.52 s -> see performance.md)
-    if ")" not in _GROUP.sub("", line).replace("(", ")"):
-        out: list = []
-        for m in _TOKEN.finditer(line):
-            group = m.group(1)
-            if group is None:
-                item = m.group(2).strip()
-                if item:
-                    out.append(item)
-                continue
-            members = _MEMBERS.get(group)
-            if members is None:
-                got = _dedupe(p.strip() for p in group.split(","))
-                if not got:
-                    break  # an empty generalised item: said below
-                members = got if len(got) > 1 else got[0]
-                if len(_MEMBERS) >= _MEMO_CAP:
-                    _MEMBERS.clear()
-                _MEMBERS[group] = members
-            out.append(members)
-        else:
-            return _dedupe_tokens(out)
-    return _parse_setgen_line_closely(line, path, lineno)
+    # the common line: brackets that pair up, none nested, none empty, read with str.split and
+    # str.partition (no regular expression over the line) and each generalised item's text parsed
+    # once (reading the MEPS k = 3 release, 26,735 lines of ~650 characters: docs/performance.md);
+    # anything else is read a bracket at a time, which says what is wrong
+    first, *rest = line.split("(")
+    if ")" in first:
+        return _parse_setgen_line_closely(line, path, lineno)
+    out = [p for p in (p.strip() for p in first.split(",")) if p]
+    keys = list(out)
+    for part in rest:
+        group, closed, tail = part.partition(")")
+        if not closed or ")" in tail:
+            return _parse_setgen_line_closely(line, path, lineno)
+        got = _MEMBERS.get(group)
+        if got is None:
+            members = _dedupe(p.strip() for p in group.split(","))
+            if not members:
+                return _parse_setgen_line_closely(line, path, lineno)  # an empty generalised item: said there
+            got = (members, frozenset(members)) if len(members) > 1 else (members[0], members[0])
+            if len(_MEMBERS) >= _MEMO_CAP:
+                _MEMBERS.clear()
+            _MEMBERS[group] = got
+        out.append(got[0])
+        keys.append(got[1])
+        for p in tail.split(","):
+            p = p.strip()
+            if p:
+                out.append(p)
+                keys.append(p)
+    if len(set(keys)) == len(keys):
+        return out
+    seen: set = set()
+    return [t for t, key in zip(out, keys) if not (key in seen or seen.add(key))]
 
 
 def _parse_setgen_line_closely(line: str, path: str | Path, lineno: int) -> list:
@@ -114,7 +122,7 @@ def parse_text(text: str, path: str | Path, *, generalised: bool = True) -> Tran
 
 def parse_lines(lines: Iterable[str], path: str | Path, *, generalised: bool = True) -> TransactionData:
     """Transactions from their lines, one at a time (a large file never held whole)."""
-    builder = TransactionBuilder()
+    builder = TransactionBuilder(shared_lists=True)  # parse_setgen_line's memo hands its lists again
     add = builder.add
     for lineno, raw in enumerate(lines, start=1):
         line = raw.strip()

@@ -285,8 +285,12 @@ class TransactionData:
 class TransactionBuilder:
     """Accumulates transactions token by token into flat arrays (used by the readers)."""
 
-    def __init__(self, vocab: Vocabulary | None = None):
+    def __init__(self, vocab: Vocabulary | None = None, *, shared_lists: bool = False):
+        """``shared_lists``: the caller hands the same list object for every transaction that
+        holds the same generalised item written alike, and never changes one it has handed
+        (the set-generalised text reader's memo): its token is then found by the list's identity."""
         self.vocab = vocab if vocab is not None else Vocabulary()
+        self._shared_lists = shared_lists
         # machine integers, 4 bytes a token (a list of Python ints took ~36: reading MEPS x 32's
         # original peaked at 458 MB for a 64 MB result)
         self._tokens = array("i")
@@ -294,6 +298,9 @@ class TransactionBuilder:
         self._gen_index: dict[frozenset, int] = {}
         self._gen_members: list[list[int]] = []
         self._gen_by_names: dict[tuple, int] = {}   # members as written -> token
+        # shared_lists: a member list's identity -> (the list, its token), the token found without
+        # hashing the members again; the list is held, so its id is never another's
+        self._gen_by_object: dict[int, tuple[object, int]] = {}
         self.lines = array("i")
 
     def generalised(self, members: Sequence[str]) -> int:
@@ -317,15 +324,20 @@ class TransactionBuilder:
         """Add one transaction.  A transaction is a set: repeated tokens are kept once,
         and a generalised item with a single member is that (plain) item."""
         vocab_add = self.vocab.add
+        by_object = self._gen_by_object
         seen: set[int] = set()
         tokens = self._tokens
         for tok in transaction:
             if isinstance(tok, str):
                 t = vocab_add(tok)
+            elif (hit := by_object.get(id(tok))) is not None and hit[0] is tok:
+                t = hit[1]
             elif len(set(tok)) == 1:
                 t = vocab_add(next(iter(tok)))
             else:
                 t = self.generalised(tok)
+                if self._shared_lists and len(by_object) < 1 << 16:
+                    by_object[id(tok)] = (tok, t)
             if t not in seen:
                 seen.add(t)
                 tokens.append(t)
