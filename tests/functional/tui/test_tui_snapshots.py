@@ -16,6 +16,14 @@ from semtui.tui.app import SemtuiApp
 SIZE = (80, 24)
 
 
+@pytest.fixture(autouse=True)
+def toasts_stay(monkeypatch):
+    """A toast stays until the snapshot is taken: the app's 2.5 s is shorter than the keys before
+    the snapshot take on a loaded machine (the suite on 2 cores), where a toast the snapshot shows
+    had gone before it was taken."""
+    monkeypatch.setattr(SemtuiApp, "NOTIFICATION_TIMEOUT", 600.0)
+
+
 class TestPhaseOneScreens:
     def test_setgen_sample(self, snap_compare):
         assert snap_compare(app_for(SAMPLES / "medical-setgen.txt"), terminal_size=SIZE)
