@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import first_paint_releases
-from _util import REPO, command, machine
+from _util import REPO, bytecode, command, machine
 
 #: what the first row of each release's list starts with once painted (the cursor mark)
 CURSOR = "▶"
@@ -84,6 +84,8 @@ def main() -> None:
     if a.before is None and a.before_python:
         a.before = REPO   # the same code in another environment
     sides = ([("before", a.before, a.before_python)] if a.before else []) + [("this checkout", REPO, None)]
+    for _, code, python in sides:
+        bytecode(code, python)
     print(f"# first paint through `semtui open` in tmux 120x40 — {machine()}")
     print()
     print("| release | round | side | seconds | load before |")

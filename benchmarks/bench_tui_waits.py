@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from _data import first_paint_releases as releases
-from _util import SHARED_DATA, env_for, machine, meps_halves, run_once, semtui
+from _util import SHARED_DATA, bytecode, env_for, machine, meps_halves, run_once, semtui
 
 PAINT = r'''
 import sys, time
@@ -133,6 +133,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/semtui-tui-waits"))
     ap.add_argument("--only", choices=("paint",), help="the first paints only")
     a = ap.parse_args()
+    bytecode()   # timed as installed: the modules compiled once
     if not SHARED_DATA.is_dir():
         sys.exit("needs ../shared/data")
     a.work.mkdir(parents=True, exist_ok=True)
