@@ -128,6 +128,7 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
             chunks.append(RecordChunk.from_lists(subs))
         return chunks
 
+    known_term = term_ids.get
     for ci, c in enumerate(clusters_doc):
         where = f"clusters[{ci}]"
         _need(isinstance(c, dict), f"{where} must be an object", path)
@@ -135,11 +136,18 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
         chunks = read_chunks(c.get("record_chunks", []), where, "record_chunks")
         longest = max((len(ch) for ch in chunks), default=0)
         term = c.get("term_chunk", [])
-        _need(
-            isinstance(term, list) and all(isinstance(t, str) and (t in term_ids or t.strip()) for t in term),
-            f"{where}.term_chunk must be a list of item names",
-            path,
-        )
+        # the common term chunk: every term met before, looked up once; else each checked, then added
+        try:
+            tids = [known_term(t) for t in term] if type(term) is list else None
+        except TypeError:  # an unhashable entry: the check below says what is wrong
+            tids = None
+        if tids is None or None in tids:
+            _need(
+                isinstance(term, list) and all(isinstance(t, str) and (t in term_ids or t.strip()) for t in term),
+                f"{where}.term_chunk must be a list of item names",
+                path,
+            )
+            tids = [term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip())) for t in term]
         size = c.get("size", longest)
         _need(_is_int(size) and size >= longest, f"{where}.size must be an integer >= its largest chunk", path)
         # A transaction of the cluster has a sub-record in a chunk or holds a term, and a term
@@ -150,10 +158,7 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
         if size > most:  # a joint cluster's shared chunks may back it: checked below
             unbacked.extend((ci, size, subs, len(term), most))
         hashes.append(id_hash(cid))
-        clusters.append(
-            Cluster(cid, size, chunks, np.asarray([term_ids[t] if t in term_ids else term_ids.setdefault(t, vocab.add(t.strip()))
-                                                   for t in term], dtype=np.int32))
-        )
+        clusters.append(Cluster(cid, size, chunks, np.array(tids, dtype=np.int32)))
     by_id = IdIndex(clusters, np.frombuffer(hashes, dtype=np.int64))
     del hashes
     twice = by_id.repeated()

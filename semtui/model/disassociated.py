@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from hashlib import blake2b as _blake2b  # at import: one per id read (a release has tens of thousands)
 
 import numpy as np
 
@@ -139,9 +140,7 @@ class JointClusterKey:
 def id_hash(cid) -> int:
     """A 64-bit hash of an id, the same in every process (Python's ``hash`` of a string is not:
     an index shipped to a worker process must still find its ids)."""
-    from hashlib import blake2b
-
-    return int.from_bytes(blake2b(str(cid).encode(), digest_size=8).digest(), "little", signed=True)
+    return int.from_bytes(_blake2b(str(cid).encode(), digest_size=8).digest(), "little", signed=True)
 
 
 class IdIndex(Mapping):
@@ -161,8 +160,8 @@ class IdIndex(Mapping):
     def find(self, cid):
         """``(position, item)`` of the last item with id ``cid``; KeyError if none has it."""
         h = id_hash(cid)
-        lo = int(np.searchsorted(self._hashes, h, side="left"))
-        hi = int(np.searchsorted(self._hashes, h, side="right"))
+        lo = int(self._hashes.searchsorted(h, side="left"))
+        hi = int(self._hashes.searchsorted(h, side="right"))
         for j in range(hi - 1, lo - 1, -1):   # the same hash in position order: the last first
             i = int(self._order[j])
             item = self.items[i]

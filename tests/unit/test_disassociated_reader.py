@@ -210,3 +210,18 @@ def test_a_bounded_memory_of_sub_records_reads_the_same_release(tmp_path, monkey
     whole = read_disassociated(path)
     monkeypatch.setattr(fd, "_SEEN_SUBS", 1)
     assert _same(read_disassociated(path), whole)
+
+
+@pytest.mark.parametrize("term", [[1], [""], ["  "], [["a"]], "a, b", [True], ["a", None], {"a": 1}])
+def test_a_term_chunk_that_is_not_a_list_of_item_names_is_one_error_naming_it(term):
+    """The term chunk's quick reading (every term met before, looked up at once) leaves the check of
+    a term it has not met -- or cannot look up -- to the careful one, which names the cluster."""
+    doc = {"format": "semtui-disassociated/2", "k": 2, "m": 2, "clusters": [
+        {"id": "P1", "size": 2, "record_chunks": [[["a"], ["a"]]], "term_chunk": ["a", "b"]},
+        {"id": "P2", "size": 2, "record_chunks": [], "term_chunk": term}]}
+    with pytest.raises(InputError, match=r"clusters\[1\]\.term_chunk must be a list of item names"):
+        parse_disassociated(doc, "r.json")
+    doc["clusters"][1]["term_chunk"] = ["b", " a ", "c"]   # met before, new, stripped as before
+    got = parse_disassociated(doc, "r.json")
+    assert got.vocab.items == ["a", "b", "c"]
+    assert [got.vocab[int(t)] for t in got.clusters[1].term_chunk] == ["b", "a", "c"]
