@@ -188,14 +188,17 @@ def _allowed(data, p: dict, n_anchors: int) -> np.ndarray:
 
 
 def _recon(e: dict, p: dict, task) -> tuple[np.ndarray, np.ndarray]:
-    rows, items = [], []
-    trans = e["transactions"]
-    for u, a in zip(e["place_unit"].tolist(), e["place_anchor"].tolist()):
-        t = int(trans[a])
-        if t >= 0:
-            unit = p["units"][u]
-            rows.append(np.full(len(unit), t, dtype=np.int64))
-            items.append(np.asarray(unit, dtype=np.int64))
-    return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
-            np.concatenate(items) if items else np.zeros(0, dtype=np.int64))
-
+    """The reconstruction's (transaction, item) pairs: every placement's unit's items, in the order
+    of the placements, on the transaction its anchor stands for (anchors of no transaction left
+    out) -- as arrays, not an array a placement."""
+    units = p["units"]
+    lengths = np.fromiter(map(len, units), dtype=np.int64, count=len(units))
+    flat = np.concatenate([np.asarray(u, dtype=np.int64) for u in units] + [np.zeros(0, dtype=np.int64)])
+    starts = np.cumsum(lengths) - lengths
+    trans = np.asarray(e["transactions"], dtype=np.int64)[np.asarray(e["place_anchor"], dtype=np.int64)]
+    keep = trans >= 0
+    placed = np.asarray(e["place_unit"], dtype=np.int64)[keep]
+    n = lengths[placed]
+    rows = np.repeat(trans[keep], n)
+    offset = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+    return rows, flat[np.repeat(starts[placed], n) + offset]
