@@ -625,3 +625,22 @@ def test_informed_reference_runs_under_the_attacks_tie_rule(tmp_path):
     aba = run_reassociation(data, key, orig, Opts(seed=1, wmd_measure=None), measure=TableMeasure()).report.to_json()
     assert aba["ties"] == aba["metrics"]["informed_reference"]["ties"] == "first"
     assert aba["metrics"]["informed_reference"]["accuracy"] == pytest.approx(out["first"]["metrics"]["accuracy"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_joint_clusters_reconstruction_is_each_placed_units_items_on_its_anchors_transaction(data):
+    """joint._recon's arrays: for every placement in order whose anchor stands for a transaction, the
+    placed unit's items, each paired with that transaction (anchors of no transaction, -1, left out)."""
+    from semtui.attacks.reassociation.joint import _recon
+
+    units = data.draw(st.lists(st.lists(st.integers(0, 40), max_size=4), max_size=6))
+    trans = data.draw(st.lists(st.integers(-1, 30), min_size=1, max_size=8))
+    places = data.draw(st.lists(st.tuples(st.integers(0, max(len(units) - 1, 0)), st.integers(0, len(trans) - 1)),
+                                max_size=12)) if units else []
+    e = {"transactions": np.array(trans), "place_unit": np.array([u for u, _ in places], dtype=np.int64),
+         "place_anchor": np.array([a for _, a in places], dtype=np.int64)}
+    rows, items = _recon(e, {"units": [np.array(u, dtype=np.int32) for u in units]}, None)
+    want = [(trans[a], x) for u, a in places if trans[a] >= 0 for x in units[u]]
+    assert list(zip(rows.tolist(), items.tolist())) == want
+    assert rows.dtype == items.dtype == np.int64
