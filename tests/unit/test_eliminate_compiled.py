@@ -141,3 +141,22 @@ def _without_timings(doc):
     if isinstance(doc, list):
         return [_without_timings(v) for v in doc]
     return doc
+
+
+def test_each_kernel_is_compiled_once_whatever_it_is_called_with():
+    """A cold numba cache compiles every kernel the loops call once: a constant passed from compiled
+    code (a literal -1 for 'no candidate yet') made numba compile a kernel again, specialised on the
+    constant, and the first run after install took ~4 s longer (docs/performance.md).  A kernel only
+    compiled code calls shows its signatures when it was compiled in this process (a change to the
+    source empties numba's cache for it, so a change that brings the constant back is seen)."""
+    import numba
+
+    import semtui.attacks.setgen._compiled as C
+
+    rng = np.random.default_rng(3)
+    for method in ("gba", "rba", "wba"):
+        eliminate(rng.random((40, 60)), method, engine="compiled")
+    kernels = {n: f for n, f in vars(C).items() if isinstance(f, numba.core.registry.CPUDispatcher)}
+    used = {n: [str(s) for s in f.signatures] for n, f in kernels.items() if f.signatures}
+    assert {"_grouping_steps", "_wba_steps"} <= set(used)
+    assert {n: s for n, s in used.items() if len(s) > 1} == {}
