@@ -226,11 +226,17 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
     else:
         sp, tp = pick["utility"].get("pair_support_error"), this["utility"].get("pair_support_error")
+        # "no cost" only where nothing measured is worse: a pair-support error above this release's
+        # is a cost the utility score does not show
+        pairs_worse = sp is not None and tp is not None and round(sp, 2) > round(tp, 2)
         pairs = ("" if sp is None or tp is None else
-                 f"; the original's most frequent pairs' supports off by {sp:.0%} where this release is off by {tp:.0%}")
+                 f"; {'but ' if su >= tu and pairs_worse else ''}the original's most frequent pairs' supports off by "
+                 f"{sp:.0%} where this release is off by {tp:.0%}")
+        cost = ("a cost of " + format(tu - su, ".3f") if su < tu else
+                "no cost in the utility score" if pairs_worse else "no cost")
         said = (f"Publish instead: {pick['label']} — there {_far(pick)} (in this release {_far(this)}); the "
                 f"strongest attacker takes back {_r(pick)} (here {_r(this)}), at utility {su:.3f} against {tu:.3f} "
-                f"({'a cost of ' + format(tu - su, '.3f') if su < tu else 'no cost'}{pairs}).")
+                f"({cost}{pairs}).")
     least = _least_taken(alts)
     if least is not None and least != k:
         low, mine = _taken(alts[least]), _taken(pick)

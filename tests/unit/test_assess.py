@@ -208,6 +208,24 @@ def test_the_verdict_also_names_the_release_that_lets_the_least_come_back():
     assert "lets the least come back" not in chosen_sentence(near, choose(near))  # 0.55 is not far less
 
 
+@pytest.mark.parametrize("pick_pairs, said", [(0.35, "no cost in the utility score; but the original's most frequent "
+                                                         "pairs' supports off by 35% where this release is off by 26%"),
+                                               (0.20, "no cost; the original's most frequent pairs' supports off by 20%"),
+                                               (0.26, "no cost; the original's")])
+def test_no_cost_is_said_only_where_no_measured_utility_is_worse(pick_pairs, said):
+    """The quick start's sample: freq:8 keeps the utility score (0.995 against 0.995) but answers the
+    original's most frequent pairs worse (35 % off against 26 %): not "no cost" then, as the verdict said."""
+    from semtui.experiment.alternatives import chosen_sentence
+
+    def cell(label, risk, er, pairs):
+        return {"label": label, "cell": {"family": "setgen"}, "check": {"passed": True},
+                "utility": {"score": 0.995, "pair_support_error": pairs},
+                "privacy": {"attack": "PBA", "risk": risk, "beats_chance": True, "figures": {"error_ratio": er}}}
+
+    text = chosen_sentence([cell("this release", 0.68, 0.37, 0.26), cell("freq:8", 0.62, 0.92, pick_pairs)], 1)
+    assert text.startswith("Publish instead: freq:8") and said in text
+
+
 def test_records_at_risk_report_progress_and_stop_when_it_raises():
     """The records a cover report reaches (the TUI's ``r``, seconds on a large release) are found
     with a progress callback every BEAT seconds (runtime.progress), which stops the work when it
