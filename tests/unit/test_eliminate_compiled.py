@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from test_eliminate_properties import _reference, tables, tall_tables
 
 from semtui.attacks.setgen.eliminate import MIN_CELLS_ENV, NO_NUMBA_ENV, eliminate
+from semtui.attacks.setgen.eliminate.engine import COLD_SECONDS_ENV
 
 pytest.importorskip("numba", reason="the compiled loop needs numba (the fast extra)")
 
@@ -99,6 +100,7 @@ def test_environment_variables_choose_the_loop(monkeypatch):
 
     monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
     monkeypatch.delenv(MIN_CELLS_ENV, raising=False)
+    monkeypatch.setenv(COLD_SECONDS_ENV, "0")   # whether numba's cache is warm: the test below
     monkeypatch.delitem(sys.modules, _COMPILED_MODULE)  # as in a fresh process
     assert _compiled_kernel("auto", (400, 5)) is None
     assert _COMPILED_MODULE not in sys.modules
@@ -161,3 +163,31 @@ def test_each_kernel_is_compiled_once_whatever_it_is_called_with():
     used = {n: [str(s) for s in f.signatures] for n, f in kernels.items() if f.signatures}
     assert {"_grouping_steps", "_wba_steps"} <= set(used)
     assert {n: s for n, s in used.items() if len(s) > 1} == {}
+
+
+def test_a_cold_cache_keeps_the_numpy_loop_until_it_has_spent_the_compile_budget(monkeypatch):
+    """While the kernels are not compiled (numba's cache cold: the first run after an install),
+    ``auto`` runs the numpy loop -- the same result -- until it has spent SEMTUI_NUMBA_COLD_SECONDS
+    (default 3 s) in the process on such tables, then compiles; once compiled (here or, through
+    numba's cache, in an earlier process) every table of 2,048+ cells uses the kernels."""
+    from semtui.attacks.setgen.eliminate import engine as E
+
+    monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
+    monkeypatch.delenv(MIN_CELLS_ENV, raising=False)
+    monkeypatch.delenv(COLD_SECONDS_ENV, raising=False)
+    module = E._compiled_kernel("compiled", (40, 60))
+    monkeypatch.setattr(E, "ready", lambda module, loop="grouping": False)
+    monkeypatch.setattr(E, "_SPENT", [0.0])
+    D = np.random.default_rng(5).random((55, 42))   # the size of the README sample's alternatives' tables
+    cold = eliminate(D, "rba")
+    assert 0.0 < E.cold_numpy_seconds() < 3.0               # it ran on the numpy loop, and counted
+    assert E._compiled_kernel("auto", (55, 42)) is None     # still within the budget: numpy again
+    E.numpy_loop_done()
+    assert E._compiled_kernel("compiled", (55, 42)) is module   # asked for: always
+    monkeypatch.setattr(E, "_SPENT", [3.0])                  # the budget spent: compile from now on
+    assert E._compiled_kernel("auto", (55, 42)) is module
+    monkeypatch.setattr(E, "_SPENT", [0.0])
+    monkeypatch.setattr(E, "ready", lambda module, loop="grouping": True)       # compiled already: as before
+    assert E._compiled_kernel("auto", (55, 42)) is module
+    same(cold, eliminate(D, "rba"))
+    assert E.cold_numpy_seconds() == 0.0                     # a compiled table adds nothing

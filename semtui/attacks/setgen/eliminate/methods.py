@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from semtui.attacks.setgen.eliminate.engine import ENGINES
+from semtui.attacks.setgen.eliminate.engine import ENGINES, numpy_loop_done
 from semtui.attacks.setgen.eliminate.grouping import _grouping
 from semtui.attacks.setgen.eliminate.raw import DEFAULT_PROBABILITY, _mda, _pba, _ra, _tba
 from semtui.attacks.setgen.eliminate.result import EliminationResult
@@ -82,10 +82,16 @@ def eliminate(
     elif method == "ra":
         result = _ra(state, seed, probability, limit)
     elif method == "wba":
-        result = _wba(state, threshold, limit, engine)
+        try:
+            result = _wba(state, threshold, limit, engine)
+        finally:
+            numpy_loop_done()
     elif method == "pba":
         result = _pba(state, threshold, limit)
     else:
-        result = _grouping(state, method, threshold, limit, engine)
+        try:
+            result = _grouping(state, method, threshold, limit, engine)
+        finally:
+            numpy_loop_done()
     result.options = options
     return result

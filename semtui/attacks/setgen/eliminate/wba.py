@@ -17,7 +17,7 @@ def _wba(state: _Table, threshold: float | None, limit: int, engine: str = "auto
     sc = state.scorable
     delta = _mean_scorable(W, sc) if threshold is None else float(threshold)
     rf, cf = state.row_factor(), state.col_factor()
-    kernel = _compiled_kernel(engine, W.shape)
+    kernel = _compiled_kernel(engine, W.shape, "wba")
     if kernel is not None:
         return _wba_compiled(kernel, state, delta, limit, W, initial, rf, cf)
 
