@@ -29,13 +29,14 @@ COMPILED_MIN_CELLS = 2048
 #: seconds in the process on tables that would have compiled (default
 #: :data:`COMPILED_COLD_SECONDS`), then compiles: compiling costs ~8-10 s of CPU, once, so a run
 #: whose tables the numpy loop finishes sooner never pays it (the README's first command: six
-#: tables of 2,067-2,310 cells, 13.1 s compiling against 6.9 s), and a run with more work pays at
+#: tables of 2,067-2,310 cells, 13.1 s compiling against 6.1-7.3 s), and a run with more work pays at
 #: most this much before the compiled loop takes over (all of MEPS k = 3 with RBA: 48 s on numpy).
 #: Once compiled -- in this process or in an earlier one, through numba's cache -- every table of
 #: 2,048+ cells uses the kernels, as before.  The choice never changes a result.
 COLD_SECONDS_ENV = "SEMTUI_NUMBA_COLD_SECONDS"
 COMPILED_COLD_SECONDS = 3.0
-#: seconds the numpy loop spent in this process on tables it ran because the kernels were cold
+#: when the numpy loop started the table it runs because the kernels are cold (per thread: the TUI
+#: attacks in a worker thread); :func:`numpy_loop_done` adds its time to ``_SPENT``
 _COLD_NUMPY = threading.local()
 _COMPILED_MODULE = "semtui.attacks.setgen._compiled"
 
@@ -118,6 +119,7 @@ def cold_numpy_seconds() -> float:
     return _SPENT[0]
 
 
+#: seconds the numpy loop spent in this process on tables it ran because the kernels were cold
 _SPENT = [0.0]
 
 
