@@ -22,6 +22,14 @@ def toasts_stay(monkeypatch):
     the snapshot take on a loaded machine (the suite on 2 cores), where a toast the snapshot shows
     had gone before it was taken."""
     monkeypatch.setattr(SemtuiApp, "NOTIFICATION_TIMEOUT", 600.0)
+    notify = SemtuiApp.notify
+
+    def staying(self, *args, **kw):   # a toast given its own timeout (a few are) stays too
+        if kw.get("timeout") is not None:
+            kw["timeout"] = 600.0
+        return notify(self, *args, **kw)
+
+    monkeypatch.setattr(SemtuiApp, "notify", staying)
 
 
 class TestPhaseOneScreens:
