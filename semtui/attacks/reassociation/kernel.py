@@ -325,15 +325,21 @@ def drawn_for(task: ClusterTask, budget: np.ndarray) -> tuple:
     """What a cluster's baseline draws depend on: the cluster, the seed, its anchors, and a
     128-bit digest of the budget, the units' chunks, the anchors' truth and classes and the
     release's rules (each array's type, shape and bytes)."""
+    return (int(task.index), int(task.seed), int(task.n_anchors),
+            _digest(budget, task.unit_chunk, task.anchor_truth, task.anchor_class, task.allowed))
+
+
+def _digest(*arrays) -> bytes:
+    """A 128-bit digest of ``arrays`` (each one's type, shape and bytes; None marked as such)."""
     h = hashlib.blake2b(digest_size=16)
-    for a in (budget, task.unit_chunk, task.anchor_truth, task.anchor_class, task.allowed):
+    for a in arrays:
         if a is None:
             h.update(b"none;")
             continue
         a = np.ascontiguousarray(a)
         h.update(f"{a.dtype.str}{a.shape};".encode())
         h.update(a.tobytes())
-    return int(task.index), int(task.seed), int(task.n_anchors), h.digest()
+    return h.digest()
 
 
 def judged_key(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray) -> tuple:
@@ -343,12 +349,8 @@ def judged_key(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarr
     alignment, which differs between methods).  The methods of one assessment place most
     clusters alike (on disassociated MEPS RGA, MRA and assign make ABA's placements in 93-96 % of
     the clusters), so each such placement is judged once."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in (place_unit, place_anchor, task.anchor_truth, task.anchor_class):
-        a = np.ascontiguousarray(a, dtype=np.int64)
-        h.update(f"{a.shape};".encode())
-        h.update(a.tobytes())
-    return int(task.index), task.wmd_dist is not None, h.digest()
+    return int(task.index), task.wmd_dist is not None, _digest(
+        *(np.asarray(a, dtype=np.int64) for a in (place_unit, place_anchor, task.anchor_truth, task.anchor_class)))
 
 
 def pack_baseline(bl: dict) -> tuple:
