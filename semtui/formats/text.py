@@ -67,10 +67,8 @@ def parse_setgen_line(line: str, path: str | Path, lineno: int) -> list:
             if p:
                 out.append(p)
                 keys.append(p)
-    if len(set(keys)) == len(keys):
-        return out
-    seen: set = set()
-    return [t for t, key in zip(out, keys) if not (key in seen or seen.add(key))]
+    # a line that repeats an item (rare) drops the repeats as the careful reading does
+    return out if len(set(keys)) == len(keys) else _dedupe_tokens(out)
 
 
 def _parse_setgen_line_closely(line: str, path: str | Path, lineno: int) -> list:
