@@ -62,11 +62,7 @@ def _compiled_kernel(engine: str, shape: tuple[int, int], loop: str = "grouping"
     if engine == "auto":
         if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0"):
             return None
-        try:
-            least = int(os.environ.get(MIN_CELLS_ENV, COMPILED_MIN_CELLS))
-        except ValueError:
-            least = COMPILED_MIN_CELLS
-        if shape[0] * shape[1] < least and _COMPILED_MODULE not in sys.modules:
+        if shape[0] * shape[1] < _number(MIN_CELLS_ENV, COMPILED_MIN_CELLS) and _COMPILED_MODULE not in sys.modules:
             return None
     if _FALLBACK and engine != "compiled":
         return None  # it could not load before: not tried again for every table
@@ -132,9 +128,10 @@ def numpy_loop_done() -> None:
         _SPENT[0] += time.perf_counter() - started
 
 
-def _number(env: str, default: float) -> float:
+def _number(env: str, default: int | float) -> int | float:
+    """The setting ``env`` as a number of ``default``'s type (``default`` where unset or not one)."""
     try:
-        return float(os.environ.get(env, default))
+        return type(default)(os.environ.get(env, default))
     except ValueError:
         return default
 
