@@ -187,6 +187,16 @@ class NoMeasure(Measure):
         return np.zeros((len(a), len(b)))
 
 
+def meps_disassociated(work: Path, stem: str = "meps-disassoc") -> tuple[Path, Path]:
+    """All of MEPS disassociated as the assess benchmarks measure it (k = 3, m = 2, clusters <= 30,
+    REFINE) and its key: ``WORK/STEM.json`` and ``WORK/STEM.key.json``, made once."""
+    dis, key = work / f"{stem}.json", work / f"{stem}.key.json"
+    if not (dis.exists() and key.exists()):
+        semtui("anonymize", "disassoc", SHARED_DATA / "meps2005-conditions.txt", "-k", 3, "-m", 2,
+               "--max-cluster-size", 30, "-o", dis, "--key", key, env=env_for())
+    return dis, key
+
+
 def first_paint_releases(work: Path) -> dict[str, list[str]]:
     """The first-paint releases of issue 39 (bench_tui_waits.py, bench_tui_paint_tmux.py) (made once into ``work``): name -> release and its companions."""
     meps, bms2 = SHARED_DATA / "meps2005-conditions.txt", SHARED_DATA / "bms-webview-2.dat"

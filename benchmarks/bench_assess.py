@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _data import meps_disassociated
 from _util import SHARED_DATA, env_for, machine, meps_halves, run_measured
 from _util import semtui as run_semtui
 
@@ -43,10 +44,7 @@ def _releases(work: Path) -> tuple[Path, Path, Path]:
     if not rel.exists():
         semtui("anonymize", "setgen", str(first), "-k", "3", "-o", str(rel), "--random-privacy", "300",
                "--seed", "1", "--sizes", "3-6", "--utility", "all")
-    dis, key = work / "meps-disassoc.json", work / "meps-disassoc.key.json"
-    if not dis.exists():
-        semtui("anonymize", "disassoc", str(MEPS), "-k", "3", "-m", "2", "--max-cluster-size", "30",
-               "-o", str(dis), "--key", str(key))
+    dis, key = meps_disassociated(work)
     return rel, dis, key
 
 

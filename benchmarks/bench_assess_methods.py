@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _data import meps_disassociated
 from _util import REPO, SHARED_DATA, env_for, machine
-from _util import semtui as run_semtui
 
 MEPS = SHARED_DATA / "meps2005-conditions.txt"
 METHODS = ("aba", "rga", "mra", "assign", "ra")
@@ -42,14 +42,6 @@ print(json.dumps(took))
 """
 
 
-def _release(work: Path) -> tuple[Path, Path]:
-    dis, key = work / "meps-disassoc.json", work / "meps-disassoc.key.json"
-    if not dis.exists():
-        run_semtui("anonymize", "disassoc", str(MEPS), "-k", "3", "-m", "2", "--max-cluster-size", "30",
-                   "-o", str(dis), "--key", str(key), env=env_for())
-    return dis, key
-
-
 def _once(code: Path, dis: Path, key: Path) -> dict:
     r = subprocess.run([sys.executable, "-P", "-c", _RUN, str(dis), str(key), str(MEPS), ",".join(METHODS)],
                        env=env_for(code), capture_output=True, text=True, check=True)
@@ -63,7 +55,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
-    dis, key = _release(a.work)
+    dis, key = meps_disassociated(a.work)
     sides = [("this", REPO)] + ([("before", a.before.resolve())] if a.before else [])
     print(f"# the re-associations of one assessment, in process — {machine()}\n")
     print("| round | side | load before | " + " | ".join(METHODS) + " | total |")

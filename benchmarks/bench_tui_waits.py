@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from _data import first_paint_releases as releases
+from _data import meps_disassociated
 from _util import SHARED_DATA, bytecode, env_for, machine, meps_halves, run_once, semtui
 
 PAINT = r'''
@@ -145,9 +146,9 @@ def main() -> None:
         semtui("hierarchy", "build", half1, "--fanout", 5, "--order", "support", "-o", a.work / "half-h.txt")
         semtui("anonymize", "km", half1, "--hierarchy", a.work / "half-h.txt", "-k", 5, "-m", 2, "-o", km_half)
     meps = SHARED_DATA / "meps2005-conditions.txt"
-    dis, key, cover = a.work / "meps-dis.json", a.work / "meps-dis.key.json", a.work / "meps-dis.cover.json"
+    dis, key = meps_disassociated(a.work, "meps-dis")
+    cover = a.work / "meps-dis.cover.json"
     if not cover.exists():
-        semtui("anonymize", "disassoc", meps, "-k", 3, "-m", 2, "--max-cluster-size", 30, "-o", dis, "--key", key)
         r = semtui("cover", dis, "--key", key, "--original", meps, "--json", check=False)
         cover.write_text(r.stdout)
     for rnd in range(1, a.rounds + 1):
