@@ -131,11 +131,46 @@ def auc(added: np.ndarray, original: np.ndarray) -> float | None:
     # Mann-Whitney's U counted directly: for each added cell, the original cells below it and
     # half those equal to it (integers and halves: exact in float64, as the rank sum was; no
     # scipy.stats, whose import alone costs the merge more than half a second)
-    o = np.sort(original)
-    below = np.searchsorted(o, added, side="left")
-    upto = np.searchsorted(o, added, side="right")
+    rank, _ = tie_ranks(np.concatenate([added, original]))  # near-ties one value (TIE_RTOL)
+    a_rank, o = rank[:added.size], np.sort(rank[added.size:])
+    below = np.searchsorted(o, a_rank, side="left")
+    upto = np.searchsorted(o, a_rank, side="right")
     u = float(below.sum()) + 0.5 * float((upto - below).sum())
     return float(u / (added.size * original.size))
+
+
+#: two scores closer than this, relative to the larger, are one tie in an AUC: the same number
+#: computed along two paths (a sum of logarithms in another order, another CPU's vectorised
+#: logarithm) comes out equal on one machine and an ulp or two apart on another, and which it did
+#: must not move a reported figure (the within-table AUC of the MEPS k^m release against a
+#: background differed in its fifth digit between two 2-core machines before this)
+TIE_RTOL = 1e-9
+#: ... and two scores closer than this absolutely (near zero, where a relative ulp is no width)
+TIE_ATOL = 1e-12
+
+
+def new_ties(sorted_values: np.ndarray) -> np.ndarray:
+    """For ascending ``sorted_values`` (finite): True where a value starts a new tie block, i.e.
+    lies more than :data:`TIE_RTOL` (relative) and :data:`TIE_ATOL` above the one before it; the
+    first always does."""
+    s = sorted_values
+    if s.size == 0:
+        return np.zeros(0, dtype=bool)
+    gap = np.diff(s) > TIE_RTOL * np.maximum(np.abs(s[1:]), np.abs(s[:-1])) + TIE_ATOL
+    return np.concatenate(([True], gap))
+
+
+def tie_ranks(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer ranks of ``values`` (finite), one rank a tie block (:func:`new_ties`), and how
+    many ranks there are."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    order = np.argsort(v, kind="stable")
+    sorted_rank = np.cumsum(new_ties(v[order])) - 1
+    rank = np.empty(v.size, dtype=np.int64)
+    rank[order] = sorted_rank
+    return rank, int(sorted_rank[-1]) + 1
 
 
 def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
@@ -155,10 +190,10 @@ def within_table_pairs(table: np.ndarray, truth: np.ndarray) -> tuple[float, int
     # values as integer ranks (equal values one rank), keyed row * R + rank and sorted, so that
     # one search over every row's original keys finds, within the added cell's own row, the
     # original cells below it and those equal to it (rows x cells, never rows x cells x cells)
-    values, rank = np.unique(table[scored], return_inverse=True)
+    rank, n_ranks = tie_ranks(table[scored])
     ranks = np.zeros(table.shape, dtype=np.int64)
-    ranks[scored] = rank.ravel()
-    r_span = np.int64(len(values) + 1)
+    ranks[scored] = rank
+    r_span = np.int64(n_ranks + 1)
     row = np.arange(table.shape[0], dtype=np.int64)[:, None]
     keys = row * r_span + ranks
     o_keys = np.sort(keys[o])
@@ -247,7 +282,7 @@ def _pooled_auc_by_units(values, is_added, unit, weights, per_pass: int = 1 << 1
     n_units = weights.shape[1]
     order = np.argsort(values, kind="stable")
     v, add, u = values[order], is_added[order], unit[order]
-    block = np.cumsum(np.r_[True, v[1:] != v[:-1]]) - 1  # tie blocks, ascending values
+    block = np.cumsum(new_ties(v)) - 1  # tie blocks, ascending values
     n_blocks = int(block[-1]) + 1
     a_block, a_unit = block[add], u[add]  # both ascending in block
     o_block, o_unit = block[~add], u[~add]
@@ -279,7 +314,7 @@ def _pooled_auc_by_cells(values, is_added, unit, weights, chunk) -> np.ndarray:
     order = np.argsort(values, kind="stable")
     v, add, u = values[order], is_added[order], unit[order]
     # tie blocks: cells with equal values share a block
-    new_block = np.r_[True, v[1:] != v[:-1]]
+    new_block = new_ties(v)
     starts = np.flatnonzero(new_block)
     block = np.cumsum(new_block) - 1
     out = []

@@ -233,3 +233,37 @@ def test_pooled_auc_by_units_is_each_resample_s_auc(cells, seed, per_pass):
         if a.size and o.size:
             expect.append(em.auc(a, o))
     assert got.tolist() == pytest.approx(expect, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- near-ties
+def test_scores_an_ulp_apart_are_one_tie():
+    # the same number computed along two paths comes out equal on one machine and an ulp apart on
+    # another (the MEPS k^m golden report's AUC differed in its fifth digit): both count as a tie
+    x = 3.9897510157952745
+    up = np.nextafter(x, np.inf)
+    table = np.array([[x, up], [up, x]])
+    truth = np.array([[True, False], [False, True]])
+    assert em.within_table_pairs(table, truth) == (1.0, 2)  # two ties: one half each
+    assert em.auc(np.array([up, x]), np.array([x, up])) == 0.5
+    iv = em.pooled_auc_interval(np.array([x, up, up, x]), np.array([False, True, True, False]),
+                                np.array([0, 0, 1, 1]), np.ones((1, 2)))
+    assert iv.low == 0.5
+    # a real difference is not a tie, small as it may be
+    assert em.within_table_pairs(np.array([[1e-9, 2e-9]]), np.array([[True, False]])) == (1.0, 1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, 3.989751015795275, np.nan]),
+                         min_size=4, max_size=4), min_size=1, max_size=6),
+       st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=6, max_size=6),
+       st.integers(0, 2**16))
+def test_figures_do_not_move_when_scores_move_by_a_few_ulps(values, flags, seed):
+    table = np.array(values, dtype=float)
+    truth = np.array(flags[:len(values)], dtype=bool)
+    steps = np.random.default_rng(seed).integers(-3, 4, table.shape)
+    moved = table.copy()
+    for (i, j), s in np.ndenumerate(steps):
+        for _ in range(abs(int(s))):
+            moved[i, j] = np.nextafter(moved[i, j], np.inf if s > 0 else -np.inf)
+    assert em.within_table_pairs(moved, truth) == em.within_table_pairs(table, truth)
+    assert em.auc(moved[~truth], moved[truth]) == em.auc(table[~truth], table[truth])
