@@ -191,3 +191,15 @@ def test_a_cold_cache_keeps_the_numpy_loop_until_it_has_spent_the_compile_budget
     assert E._compiled_kernel("auto", (55, 42)) is module
     same(cold, eliminate(D, "rba"))
     assert E.cold_numpy_seconds() == 0.0                     # a compiled table adds nothing
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.25, -1.0]), min_size=0, max_size=90), st.integers(0, 3))
+def test_the_kernels_sort_is_numpys_stable_argsort(values, extra):
+    # the kernels' own merge sort (runs of 16, merged): the permutation np.argsort(kind="stable") gives,
+    # on lengths around the runs' and merges' edges and with ties
+    from semtui.attacks.setgen.eliminate.engine import _compiled_kernel
+
+    C = _compiled_kernel("compiled", (40, 60))
+    v = np.array(values + [0.75] * extra, dtype=np.float64)
+    assert C._argsort(v).tolist() == np.argsort(v, kind="stable").tolist()
