@@ -130,7 +130,7 @@ def harden(
 
     with StderrProgress("hardening") as progress:
         done = run_harden(data, family=family, params=params, knowledge=knowledge, original_path=orig, output=out,
-                          hierarchy=given_h, progress=progress, note=warn)
+                          hierarchy=given_h, progress=progress, note=warn, key=key)
     doc = done.report
     writes = hardening.outputs(done, output=out, sidecar=side, hierarchy_path=hierarchy if hierarchy is not None
                                else built, knowledge=knowledge, key=key)

@@ -74,11 +74,12 @@ from semtui.model import TransactionData
 # --------------------------------------------------------------------------- hardening
 def harden(original: TransactionData, *, family: str, params: dict, knowledge: str = SELF,
            original_path, output, hierarchy=None, rounds: int = DEFAULT_ROUNDS, bands: int = DEFAULT_BANDS,
-           size: int = DEFAULT_CLASS_SIZE, progress=None, note=None) -> Hardened:
+           size: int = DEFAULT_CLASS_SIZE, progress=None, note=None, key=None) -> Hardened:
     """Harden ``original`` (see the module docstring).  ``params``: the family's parameters as
     ``anonymize`` takes them (setgen: k, privacy or random_privacy/sizes/seed, utility; km: k, m,
     algorithm, hierarchy (a path, read as ``hierarchy``) or none); ``knowledge``: ``self`` or a
-    background spec; ``note``: called with what a face warns about."""
+    background spec; ``note``: called with what a face warns about; ``key``: where the face writes a
+    disassociated release's key (None: it writes none), for the commands of the proof."""
     from semtui.runtime import no_progress
 
     hardening = hardening_of(family)
@@ -90,7 +91,7 @@ def harden(original: TransactionData, *, family: str, params: dict, knowledge: s
                output=output, hierarchy=hierarchy, rounds=rounds, bands=bands, size=size, progress=progress, note=note)
     made, rounds_doc, method, ucons, hier = out.made, out.rounds, out.method, out.utility, out.hierarchy
     progress(0, 1, "the proof: attacking the hardened and the plain release")
-    proofs = hardening.prove(out, original=original, params=params, knowledge=knowledge, bg=bg,
+    proofs = hardening.prove(out, original=original, params=params, knowledge=knowledge, bg=bg, key=key,
                              original_path=original_path, output=output, progress=progress)
     report = HardenReport(family, _params_doc(params), knowledge, str(original_path), str(output),
                           proofs[0], proofs[1], method, rounds_doc, ucons, time.perf_counter() - started,

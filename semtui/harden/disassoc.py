@@ -28,6 +28,7 @@ from semtui.harden.proof import (
     SELF,
     Made,
     ReleaseProof,
+    _after,
     _family,
     _harden_command,
     _plain_name,
@@ -169,7 +170,7 @@ class DisassocHardening:
         return _family(self.name).command({**params, "refine": refine, "safe": False}, original_path, name)
 
     def prove(self, out: Made, *, original, params: dict, knowledge: str, bg, original_path, output,
-              progress) -> list[ReleaseProof]:
+              progress, key=None) -> list[ReleaseProof]:
         """The hardened, the plain and the two-step release, each checked, attacked by the cover
         attackers and re-associated by NBA with the knowledge (and the informed reference)."""
         from semtui.attacks.cover import CoverOptions, run_cover
@@ -178,6 +179,7 @@ class DisassocHardening:
         from semtui.metrics.supports import support_errors
 
         fam = _family(self.name)
+        key_written = key   # where the face writes the hardened release's key (``key`` below: each release's)
         spec = str(original_path) if knowledge == SELF else knowledge
         releases = [("hardened", out.made, str(output), out.method["command"]),
                     ("plain", out.plain, _plain_name(output),
@@ -190,13 +192,19 @@ class DisassocHardening:
             rel = fam.publish(m, name).release
             key = m.key
             check = fam.check(rel, m)
-            keyfile = key_path(name)
+            # each command as a user can run it: the plain and the two-step release are measured,
+            # never written, so their commands make them first (with their keys); the hardened
+            # release's key is where the face writes it, or made by the harden command again
+            keyfile = str(key_written) if label == "hardened" and key_written is not None else key_path(name)
+            makes = None if label == "hardened" and key_written is not None else \
+                f"{how} --key {_q(keyfile)}" if label == "hardened" else how
             attacks = []
             for who in ATTACKERS:
                 progress(0, 1, f"the proof: the {who} cover attacker on the {label} release")
                 s = run_cover(rel, CoverOptions(attacker=who), original=original, key=key).summary
                 attacks.append(CoverFigures(who, int(s.cover_problems), int(s.breaches), int(s.vulnerable_records),
-                                            f"semtui cover {_q(name)} --attacker {who} --original {_q(original_path)}"))
+                                            _after(None if label == "hardened" else makes,
+                                                   f"semtui cover {_q(name)} --attacker {who} --original {_q(original_path)}")))
             progress(0, 1, f"the proof: NBA on the {label} release")
             opts = ReassociationOptions(method="nba", background=spec, informed=knowledge != SELF, summary_only=True)
             mt = run_reassociation(rel, key, original, opts, background=bg, progress=progress).report.metrics
@@ -208,8 +216,8 @@ class DisassocHardening:
             attacks.append(ReassociationFigures(
                 knowledge, spec, mt.accuracy, mt.baseline.accuracy, lift,
                 _interval(mt.intervals.get("lift_over_random")), informed, _interval(informed_iv),
-                f"semtui attack disassoc {_q(name)} --key {_q(keyfile)} --original {_q(original_path)} "
-                f"--background {_q(spec)}"))
+                _after(makes, f"semtui attack disassoc {_q(name)} --key {_q(keyfile)} --original {_q(original_path)} "
+                              f"--background {_q(spec)}")))
             summary = m.result.summary()
             utility = {**support_errors(original, rel, answers=fam.supports(original, rel)),
                        "associated_share": summary.get("associated_share"),

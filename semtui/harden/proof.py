@@ -299,6 +299,13 @@ def _plain_name(output) -> str:
     return str(p.with_name(p.stem + ".plain" + (p.suffix or ".txt")))
 
 
+def _after(makes: str | None, command: str) -> str:
+    """``command`` as a user can run it: after ``makes``, the command that writes the release it
+    reads, where this run of harden does not write it (the plain and the two-step release are
+    measured, never written); ``makes`` None: the file is written."""
+    return command if makes is None else f"{makes} && {command}"
+
+
 def _params_doc(params: dict) -> dict:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in params.items() if v is not None}
 
@@ -338,7 +345,7 @@ def _harden_command(family: str, own: list[str], k, knowledge, original_path, ou
 
 
 def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge: str, bg, original_path, output,
-                      progress) -> list[ReleaseProof]:
+                      progress, key=None) -> list[ReleaseProof]:
     """The proof of a set-generalised hardening (setgen, k^m): the hardened and the plain release,
     each published as the CLI writes it, checked by the family's checker and attacked by the
     strongest attacker with the knowledge given and with the original's own statistics."""
@@ -352,6 +359,7 @@ def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge
     proofs = []
     fam = _family(hardening.name)
     for label, m, name in (("hardened", out.made, str(output)), ("plain", out.plain, _plain_name(output))):
+        how = out.method["command"] if label == "hardened" else hardening.plain_command(params, original_path, name)
         rel = fam.publish(m, name).release
         check = fam.check(rel, m)
         attacks = []
@@ -359,10 +367,9 @@ def prove_generalised(out: Made, *, hardening, original, params: dict, knowledge
             bgfile = str(original_path) if kn == SELF else kn
             rep = _attack(rel, original, b, bgfile, int(params["k"]), write_up=False, progress=progress)
             cmd = f"semtui attack setgen {_q(name)} --original {_q(original_path)} --background {_q(bgfile)}"
-            attacks.append(_figures(rep, kn, bgfile, cmd))
+            attacks.append(_figures(rep, kn, bgfile, _after(None if label == "hardened" else how, cmd)))
             del rep
             gc.collect()
         utility = _own_utility(fam, original, rel, m)
-        how = out.method["command"] if label == "hardened" else hardening.plain_command(params, original_path, name)
         proofs.append(ReleaseProof(label, how, check, attacks, utility))
     return proofs

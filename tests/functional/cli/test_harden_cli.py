@@ -45,6 +45,19 @@ def test_setgen_hardened_release_is_ordinary_and_checked(semtui, tmp_path):
     assert m["auc_within_table"] == fig["auc_within_table"]
     assert m["recall"] == fig["recall"] and m["precision"] == fig["precision"]
     assert m["baseline"]["error_ratio"] == fig["error_ratio"]
+    # ... and the plain release's, which harden measures but never writes: its command makes it first
+    # (a new user ran the attack command alone and met "h.plain.txt: no such file")
+    plain = doc["plain"]["attacks"][0]
+    *makes, attack = plain["command"].split(" && ")
+    assert makes == [doc["plain"]["command"]] and not (tmp_path / "h.plain.txt").exists()
+    for part in makes:
+        made = semtui(*shlex.split(part)[1:])
+        assert made.rc == 0, made.err
+    again = semtui(*shlex.split(attack)[1:], "--json")
+    assert again.rc == 0, again.err
+    m = _json(again.out)["metrics"]
+    assert (m["auc_within_table"], m["recall"], m["precision"], m["baseline"]["error_ratio"]) == \
+        (plain["auc_within_table"], plain["recall"], plain["precision"], plain["error_ratio"])
 
 
 def test_setgen_with_a_background_reports_both_knowledges(semtui, tmp_path):
