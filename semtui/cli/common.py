@@ -90,7 +90,11 @@ def write_outputs(outputs: list[tuple], *, private: bool = False) -> None:
 
 
 def default_sidecar(out, option: str):
-    """A second output's default name, ``OUT.json``; standard output has no name to extend."""
+    """A second output's default name, ``OUT.json``; standard output has no name to extend, and a
+    device or FIFO (``-o /dev/null``) none to put a file beside: ``/dev/null.json`` would be a
+    real file in /dev."""
+    import os
+    import stat
     from pathlib import Path
 
     from semtui.fileio import is_stdout
@@ -98,6 +102,13 @@ def default_sidecar(out, option: str):
     if is_stdout(out):
         raise InputError(f"-o - writes to standard output: give {option} FILE (its default, OUT.json, needs a "
                          "file name)")
+    try:
+        special = not stat.S_ISREG(os.stat(out).st_mode)
+    except OSError:   # not there yet (or not reachable: writing it says why)
+        special = False
+    if special:
+        raise InputError(f"-o {out} is not a regular file: give {option} FILE (its default, OUT.json, would be made "
+                         "beside it)")
     return Path(str(out) + ".json")
 
 

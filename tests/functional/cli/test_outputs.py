@@ -271,6 +271,25 @@ def test_a_default_name_needs_a_file(semtui, inputs, tmp_path):
         r.one_error_line(option, "file name")
 
 
+def test_a_default_name_needs_a_regular_file(semtui, inputs, tmp_path):
+    """-o /dev/null (or a FIFO): its default second output, /dev/null.json, would be a real file
+    made in /dev (a new user found one there); refused with the option to give, and with it given
+    the device is written and the named file made."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for name, option in (("anonymize setgen", "--sidecar"), ("anonymize km", "--report")):
+        cmd = commands(inputs)[name]
+        for special in ("/dev/null", str(fifo)):
+            r = semtui(*cmd.argv({"-o": special}))
+            assert r.rc == 2
+            r.one_error_line(special, "not a regular file", option)
+        assert not Path("/dev/null.json").exists() and not (tmp_path / "pipe.json").exists()
+        side = tmp_path / f"{name.replace(' ', '-')}.json"
+        ok = semtui(*cmd.argv({"-o": "/dev/null"}), option, side)
+        assert ok.rc == 0, ok.err
+        assert side.is_file()
+
+
 @pytest.mark.slow
 def test_an_index_goes_to_standard_output(tmp_path):
     from semtui.measures.corpus import CorpusIndex
