@@ -138,6 +138,7 @@ def print_summary(doc: dict) -> None:
     from rich.markup import escape
 
     from semtui.assess import RECORDS_SHOWN
+    from semtui.experiment.alternatives import UNSCORED, unscored
     from semtui.families import family_of
     from semtui.wording import how_sure_text, items_heading, record_line
 
@@ -199,7 +200,9 @@ def print_summary(doc: dict) -> None:
             pr, ut = a["privacy"], a["utility"]
             f = pr.get("figures") or {}
             far = family_of(a["cell"]["family"]).figure(f)
-            if pr.get("beats_chance") is False:
+            if unscored(a):
+                far = UNSCORED
+            elif pr.get("beats_chance") is False:
                 far = "no attack beats chance"
             elif pr.get("attack") is None:
                 far = "no attack applies (nothing generalised)"

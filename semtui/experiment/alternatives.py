@@ -200,11 +200,24 @@ def choose(cells: list[dict]) -> int | None:
                                     -((cells[i]["privacy"].get("risk")) or 0.0), cells[i]["label"] == "this release"))
 
 
+#: an alternative whose attacks ran but could not score a single row (nothing plain, no background):
+#: its risk is unknown, not 0, and it is never chosen (:func:`distance`)
+UNSCORED = "no attack tried could score a row (its risk is unknown: give a background)"
+
+
+def unscored(c: dict) -> bool:
+    """Whether the cell's attacks ran but scored nothing (:data:`UNSCORED`)."""
+    p = c.get("privacy") or {}
+    return p.get("attack") is not None and p.get("risk") is None
+
+
 def _far(c: dict) -> str:
     """How far the release's strongest attack is from chance, as a clause."""
     p = c["privacy"]
     if p.get("attack") is None:
         return "nothing is generalised" if p.get("risk") == 1.0 else "no attack applies"
+    if unscored(c):
+        return UNSCORED
     cover = ""
     if "cover_vulnerable_share" in p:
         n = (p.get("cover_vulnerable_records") or {}).get("strong")
@@ -221,7 +234,8 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     su, tu = pick["utility"].get("score"), this["utility"].get("score")
     if k == 0:
         others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
-        said = (f"Keep this release: none of the {n} alternative(s) measured brings the strongest attacker closer to "
+        brings = "is shown to bring" if any(unscored(a) for a in alts[1:]) else "brings"
+        said = (f"Keep this release: none of the {n} alternative(s) measured {brings} the strongest attacker closer to "
                 f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
     else:
@@ -260,5 +274,5 @@ def _r(c: dict) -> str:
     """What the strongest attacker takes back, in words that say of what."""
     r = c["privacy"].get("risk")
     if r is None:
-        return "-"
+        return "an unknown share" if unscored(c) else "-"
     return f"{r:.0%} of {family_of(c['cell']['family']).risk_of}"

@@ -226,6 +226,25 @@ def test_no_cost_is_said_only_where_no_measured_utility_is_worse(pick_pairs, sai
     assert text.startswith("Publish instead: freq:8") and said in text
 
 
+def test_an_alternative_no_attack_could_score_is_said_to_be_unknown_not_at_chance():
+    """A new user's reading of the medical sample's assessment: the hardened release generalises
+    everything, so without a background no attack can score a row; the alternatives' lines said "no
+    attack beats chance, takes back -" while the verdict said none brings the attacker closer to
+    chance.  Its risk is unknown (never chosen), and the words say so."""
+    from semtui.experiment.alternatives import UNSCORED, choose, chosen_sentence
+
+    this = {"label": "this release", "cell": {"family": "setgen"}, "check": {"passed": None},
+            "utility": {"score": 0.857},
+            "privacy": {"attack": "RBA", "risk": 0.8, "beats_chance": True, "figures": {"error_ratio": 0.82}}}
+    hardened = {"label": "hardened", "cell": {"family": "setgen"}, "check": {"passed": True},
+                "utility": {"score": 0.357},
+                "privacy": {"attack": "MDA", "risk": None, "beats_chance": False, "figures": {"error_ratio": None}}}
+    assert choose([this, hardened]) == 0
+    text = chosen_sentence([this, hardened], 0)
+    assert "is shown to bring" in text and f"hardened: {UNSCORED}, takes back an unknown share" in text
+    assert "no attack beats chance" not in text
+
+
 def test_records_at_risk_report_progress_and_stop_when_it_raises():
     """The records a cover report reaches (the TUI's ``r``, seconds on a large release) are found
     with a progress callback every BEAT seconds (runtime.progress), which stops the work when it
