@@ -142,15 +142,22 @@ class HardenReport(Report):
         ppe = self.plain.utility.get("pair_support_error")
         cost = ("" if pe is None or ppe is None else
                 f"; pair supports off by {pe:.1%} where the plain release is off by {ppe:.1%}")
+        # said plainly where hardening made it worse: more comes back than from the plain release
+        worse = ""
+        if worst.recall is not None and base.recall is not None and worst.recall > base.recall:
+            pairs = ("" if pe is None or ppe is None or pe <= ppe else
+                     f", and it answers pair supports worse ({pe:.1%} off against {ppe:.1%})")
+            worse = (f". Hardening did worse than the plain anonymiser here: the hardened release lets more come "
+                     f"back ({_pct(worst.recall)} of the added items against {_pct(base.recall)}){pairs}")
         if self.at_chance:
             return (f"at chance against the attackers modelled (AUC within table {worst.auc_within_table:.3f}, "
                     f"error ratio {_fmt(worst.error_ratio)} at worst; the plain release: "
-                    f"{_fmt(base.auc_within_table, 3)}, {_fmt(base.error_ratio)}){cost}")
+                    f"{_fmt(base.auc_within_table, 3)}, {_fmt(base.error_ratio)}){cost}{worse}")
         return (f"not at chance: the strongest attack ({worst.knowledge} knowledge) has AUC within table "
                 f"{_fmt(worst.auc_within_table, 3)} and error ratio {_fmt(worst.error_ratio)} (chance: AUC <= "
                 f"{CHANCE_AUC}, error ratio >= {CHANCE_ERROR_RATIO}) and takes back {_pct(worst.recall)} of the added "
                 f"items{_more(worst)}; on the plain release {_fmt(base.auc_within_table, 3)}, "
-                f"{_fmt(base.error_ratio)}, {_pct(base.recall)}{cost}")
+                f"{_fmt(base.error_ratio)}, {_pct(base.recall)}{cost}{worse}")
 
     def _verdict_by_clauses(self) -> str:
         """The verdict of a proof whose attacks each say their own clause (disassociation: the
