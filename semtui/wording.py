@@ -10,6 +10,14 @@ from pathlib import Path
 
 
 # --------------------------------------------------------------------------- chunks
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1 ("1 cluster", "3 clusters"); the plural of a
+    noun ending in "y" after a consonant takes "ies" ("1 breach" is not a case met here)."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{n} {noun}s"
+
+
 def chunk_label(j: int, joint: str | None = None) -> str:
     """The one name of a disassociated cluster's chunk, everywhere: ``C2`` for its second record
     chunk, ``J3/S1`` for the first shared chunk of joint cluster J3 (REFINE).  ``j`` counts from 1

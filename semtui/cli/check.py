@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from semtui.cli.common import emit_json
+from semtui.wording import counted
 
 app = typer.Typer(help="Check a release independently of the tool that made it.", no_args_is_help=True)
 
@@ -118,7 +119,8 @@ def km(
 
 def _km_lines(file: Path, doc: dict) -> list[str]:
     verdict = "holds" if doc["holds"] else "VIOLATED"
-    what = (f"{doc['rows_checked']} sub-records in {doc['record_chunks']} record chunks of {doc['clusters']} clusters"
+    what = (f"{counted(doc['rows_checked'], 'sub-record')} in {counted(doc['record_chunks'], 'record chunk')} of "
+            f"{counted(doc['clusters'], 'cluster')}"
             if doc["kind"] == "disassociated" else f"{doc['rows_checked']} transactions")
     lines = [f"{file}: k^m-anonymity {verdict} for k={doc['k']}, m={doc['m']}: {what}, "
              f"{doc['n_violations']} minimal violating itemsets"]

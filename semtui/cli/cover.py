@@ -9,6 +9,7 @@ import typer
 
 from semtui.cli import exitcodes
 from semtui.cli.common import emit_json
+from semtui.wording import counted
 
 
 def cover(
@@ -61,9 +62,10 @@ def _print(report) -> None:
     s = report.summary
     data = report.source("data")
     who = report.attacker if report.attacker != "knowledge" else f"knowledge from {report.source('knowledge')}"
-    lines = [f"{data}: {s.cover_problems} cover problems in {s.clusters} clusters; "
-             f"attacker {who}: {s.breaches} breaches, {s.vulnerable_records} vulnerable records "
-             f"of {s.transactions} ({s.clusters_with_breaches} clusters)."]
+    lines = [f"{data}: {counted(s.cover_problems, 'cover problem')} in {counted(s.clusters, 'cluster')}; "
+             f"attacker {who}: {s.breaches} breach{'' if s.breaches == 1 else 'es'}, "
+             f"{counted(s.vulnerable_records, 'vulnerable record')} of {s.transactions} "
+             f"({counted(s.clusters_with_breaches, 'cluster')})."]
     unbreached = s.cover_problems - s.breaches
     if report.attacker != "strong" and unbreached > 0:
         # never an all-clear from a weaker attacker: say what the paper's attacker gets
