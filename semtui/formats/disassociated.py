@@ -84,8 +84,12 @@ def parse_disassociated(doc, path, clusters: list | None = None, joint_clusters:
     where its clusters and joint clusters go (a :class:`semtui.fileio.Spool` keeps a large
     release's on disk), new lists by default."""
     _need(isinstance(doc, dict), "expected a JSON object", path)
-    _need(doc.get("format") in FORMATS, f"'format' must be {FORMAT!r} (or {FORMATS[0]!r}), got {doc.get('format')!r}",
-          path)
+    fmt = doc.get("format")
+    if isinstance(fmt, str) and fmt.startswith("semtui-") and fmt not in FORMATS:
+        # another semtui document (a sidecar, a report, a key): say what it is, not only what it is not
+        raise InputError(f"this is a {fmt} document, not a release: give the release it belongs to (a sidecar "
+                         f"or report sits beside its release as RELEASE.json)", path)
+    _need(fmt in FORMATS, f"'format' must be {FORMAT!r} (or {FORMATS[0]!r}), got {fmt!r}", path)
     k, m = doc.get("k"), doc.get("m")
     _need(_is_int(k) and k >= 1, "'k' must be a positive integer", path)
     _need(_is_int(m) and m >= 1, "'m' must be a positive integer", path)

@@ -225,3 +225,20 @@ def test_a_term_chunk_that_is_not_a_list_of_item_names_is_one_error_naming_it(te
     got = parse_disassociated(doc, "r.json")
     assert got.vocab.items == ["a", "b", "c"]
     assert [got.vocab[int(t)] for t in got.clusters[1].term_chunk] == ["b", "a", "c"]
+
+
+def test_another_semtui_document_given_as_a_release_is_named(tmp_path):
+    """A new user ran `semtui info OUT.txt.json` (the release's sidecar) and read "'format' must be
+    'semtui-disassociated/2' ..., got 'semtui-setgen-sidecar/1'": it now says what the file is."""
+    import json
+
+    import pytest
+
+    from semtui.errors import InputError
+    from semtui.formats.disassociated import parse_disassociated
+
+    for fmt in ("semtui-setgen-sidecar/1", "semtui-km-report/1", "semtui-assessment/2"):
+        with pytest.raises(InputError, match=f"this is a {fmt} document, not a release"):
+            parse_disassociated(json.loads(json.dumps({"format": fmt})), tmp_path / "x.json")
+    with pytest.raises(InputError, match="'format' must be"):
+        parse_disassociated({"format": "something-else"}, tmp_path / "x.json")
