@@ -213,8 +213,12 @@ def _print_summary(report: dict) -> None:
             + (f" ({p['reidentified_rows_correct']} of them to the row's own item)."
                if p.get("reidentified_rows_correct") is not None else " (unscored: is it the right one?).")
         )
-    groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:10]
-    t = Table(title="Groups (most eliminations first)", title_justify="left")
+    shown = 10
+    groups = sorted(report["groups"], key=lambda g: -len(g["eliminations"]))[:shown]
+    n_groups = len(report["groups"])
+    t = Table(title="Groups (most eliminations first" + (f"; the first {shown} of {n_groups}: the JSON report lists "
+                                                         "every one)" if n_groups > shown else ")"),
+              title_justify="left")
     room = max(console.width - 45, 30)  # what the three numeric columns and the borders leave
     t.add_column("generalised item", overflow="ellipsis", no_wrap=True, max_width=room * 3 // 5)
     for col in ("rows", "eliminated", "precision"):
