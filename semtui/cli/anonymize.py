@@ -81,11 +81,11 @@ def setgen(
 
     s = result.summary()
     echo(
-        f"{out}: {s['n_transactions']} transactions, {s['n_privacy_constraints']} privacy constraints "
-        f"({s['violated_before']} unprotected before), k={k}\n"
-        f"  {s['generalised_items']} generalised items over {s['items_generalised']} items, "
-        f"{s['added_items']} added items, {s['suppressed_items']} items suppressed "
-        f"({s['suppressed_occurrences']} occurrences)\n"
+        f"{out}: {s['n_transactions']:,} transactions, {s['n_privacy_constraints']:,} privacy constraints "
+        f"({s['violated_before']:,} unprotected before), k={k}\n"
+        f"  {s['generalised_items']:,} generalised items over {s['items_generalised']:,} items, "
+        f"{s['added_items']:,} added items, {s['suppressed_items']:,} items suppressed "
+        f"({s['suppressed_occurrences']:,} occurrences)\n"
         f"  {utility_loss_words(s['utility_loss'], s['added_items'], s['n_transactions'])}\n"
         f"  {s['seconds']:.2f} s; sidecar {side}"
         + ("\n  unmarked: each generalised item written as its members, as plain items; the sidecar records "

@@ -122,7 +122,9 @@ def _assess_and_choose(assessor, alternatives, bar, no_alternatives: bool, repor
 
 
 def _f(v, digits: int = 3) -> str:
-    return "-" if v is None else f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+    """A figure as the summary prints it: thousands separated, as every count beside it is."""
+    return "-" if v is None else f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) \
+        else str(v)
 
 
 def _iv(f: dict, key: str) -> str:

@@ -37,6 +37,7 @@ from semtui.experiment.spec import PARAMS, make_cell
 from semtui.families import Assessed, family_of
 from semtui.families import assessed_params as _assessed_params
 from semtui.families.setgen import ASSUMED_SETGEN
+from semtui.wording import counted
 
 #: distances from chance this close to the smallest count as equal (the choice then goes to utility)
 TOLERANCE = 0.05
@@ -235,7 +236,8 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     if k == 0:
         others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
         brings = "is shown to bring" if any(unscored(a) for a in alts[1:]) else "brings"
-        said = (f"Keep this release: none of the {n} alternative(s) measured {brings} the strongest attacker closer to "
+        said = (f"Keep this release: none of the {counted(n, 'alternative')} measured {brings} the strongest attacker "
+                f"closer to "
                 f"chance without taking back more or costing more utility (here {_far(this)}, takes back "
                 f"{_r(this)}, utility {tu:.3f}; {others}).")
     else:

@@ -476,7 +476,7 @@ LONG_VERDICT = (
     "At risk: RBA with embedding takes back 856 of the 1,394 items generalisation added (61%) at precision "
     "0.845, 1.01x what a random attacker with the same budget takes back, error ratio 0.93; it needs the "
     "release and the meaning of the items (embedding). An attacker who knows how common each item is was "
-    "not modelled. Keep this release: none of the 4 alternative(s) measured brings the strongest attacker "
+    "not modelled. Keep this release: none of the 4 alternatives measured brings the strongest attacker "
     "closer to chance without taking back more or costing more utility (here the strongest attack has error "
     "ratio 0.93, takes back 61%, utility 0.995; k doubled (setgen k=6): the strongest attack has error ratio "
     "0.81, takes back 43%; k tripled (setgen k=9): the strongest attack has error ratio 0.84, takes back 22%; "
