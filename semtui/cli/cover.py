@@ -9,7 +9,7 @@ import typer
 
 from semtui.cli import exitcodes
 from semtui.cli.common import emit_json
-from semtui.wording import counted
+from semtui.wording import counted, problem_chunks
 
 
 def cover(
@@ -77,7 +77,9 @@ def _print(report) -> None:
                      "together in some original record.")
     shown = report.breached[:20]
     for p in shown:
-        lines.append(f"  {p.cluster} C{p.chunk} {p.x} (support {p.support_x}) -> C{p.earlier_chunk} "
+        # the chunks by their one name (a shared chunk of REFINE's joint cluster is J1/S1, as the TUI says)
+        at, earlier = problem_chunks(p)
+        lines.append(f"  {p.cluster} {at} {p.x} (support {p.support_x}) -> {earlier} "
                      f"covered {', '.join(p.covered)} by {covering_words(p)} "
                      f"(itemset support {p.itemset_support})")
     more = s.breaches - len(shown)

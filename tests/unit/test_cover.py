@@ -274,3 +274,18 @@ def test_records_reached_outside_an_empty_original_are_listed_without_a_line():
         if records:
             break
     assert records and all(r.line is None and r.holds_covered is None for r in records)
+
+
+def test_the_cli_names_a_shared_chunk_as_the_report_and_the_tui_do(semtui, tmp_path, samples):
+    """A new user saw the TUI name x's chunk J1/S1 (REFINE's shared chunk) where `semtui cover`
+    printed 'P1 C2', a chunk P1 does not have: the CLI now words the chunks by their one name."""
+    out, key = tmp_path / "d.json", tmp_path / "d.key.json"
+    made = semtui("anonymize", "disassoc", samples / "meps400-original.txt", "-k", "3", "-m", "2",
+                  "--max-cluster-size", "20", "-o", out, "--key", key)
+    assert made.rc == 0, made.err
+    args = ("cover", out, "--original", samples / "meps400-original.txt")
+    problems = [p for p in json.loads(semtui(*args, "--json").out)["cover_problems"] if p["breach"]][:20]
+    assert any("/S" in p["chunk_label"] for p in problems)   # a shared chunk is among those shown
+    text = semtui(*args).out
+    for p in problems:
+        assert f"  {p['cluster']} {p['chunk_label']} {p['x']} (support {p['support_x']}) -> {p['earlier_label']} " in text
