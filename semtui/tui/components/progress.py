@@ -21,7 +21,7 @@ class AttackProgressBar(Horizontal):
     DEFAULT_CSS = """
     AttackProgressBar { height: 1; display: none; background: $boost; padding: 0 1; }
     AttackProgressBar.-running { display: block; }
-    AttackProgressBar > #what { width: auto; max-width: 65%; margin-right: 1; }  /* what it is doing moves: keep it */
+    AttackProgressBar > #what { width: auto; max-width: 65%; margin-right: 1; text-wrap: nowrap; text-overflow: ellipsis; }  /* what it is doing moves: keep it; cut, it says so */
     AttackProgressBar > ProgressBar { width: 1fr; }
     AttackProgressBar Bar { width: 1fr; min-width: 8; }  /* the ETA and percentage keep their room */
     AttackProgressBar > #eta { width: auto; min-width: 9; color: $text-muted; }

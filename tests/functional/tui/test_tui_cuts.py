@@ -394,6 +394,15 @@ async def test_the_progress_bar_draws_the_shared_count(meps_disassoc):
         pb = bar.query_one(ProgressBar)
         assert pb.percentage is not None and pb.percentage > 0
         assert "602/4962" not in screen_text(app)
+        # a label longer than its room ends in an ellipsis, never mid-phrase as if whole (a new
+        # user read "attacking: [8/8] RA (the papers' random" at 80 columns)
+        long = "[8/8] RA (the papers' random attacker, the baseline) with embedding and every knowledge table"
+        bar.update("assess", 7, 8, long)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        line = next(x for x in screen_text(app).splitlines() if "[8/8] RA" in x)
+        assert "knowledge table" not in line and "…" in line, line
         bar.stop()
 
 
