@@ -248,9 +248,13 @@ class VirtualTable(TableLayout, TableExport, ScrollView, can_focus=True):
             else:
                 row -= h - 1
         if row >= self.row_count:
-            if self.row_count == 0 and y == 1:
+            if self.row_count == 0 and y >= 1:
+                # what an empty table says, wrapped between words over the lines it needs: a long
+                # one (an assessment's items view) was cut mid-sentence with no sign of it
                 text = Text(" " + self.empty_message, style=self.get_component_rich_style("vtable--empty"))
-                return self._to_strip(text, base, 0, width)
+                lines = text.wrap(self.app.console, max(width - 1, 10))
+                if y - 1 < len(lines):
+                    return self._to_strip(lines[y - 1], base, 0, width)
             return Strip.blank(width, base)
         is_cursor = row == self.cursor_row
         key = (row, sub, is_cursor, self.first_col, width, self.has_focus, self.wrap)

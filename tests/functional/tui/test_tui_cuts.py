@@ -531,3 +531,25 @@ async def test_a_dive_from_a_record_lands_on_its_own_sub_record(tmp_path, meps_d
         assert detail.cluster_view == "subrecords" and app.focused is detail
         assert t in detail.row_transactions[detail.cursor_row]
         assert x in detail.cell_text(detail.cursor_row, 1).split(", ")
+
+
+async def test_what_an_empty_view_says_is_wrapped_whole():
+    """A new user's items-exposed view at 80 columns: "…(exposed); but 20 records have a generalise"
+    and nothing more, the end of the sentence (which says where those records are) cut with no sign
+    of it. An empty view's message now wraps between words over the lines it needs."""
+    from textual.app import App
+
+    from semtui.tui.components.assessment_views import ItemsTable
+
+    said = ("no member item can now appear in fewer than k transactions of its group (exposed); but 20 records "
+            "have a generalised item re-identified (reduced to its one member): 2 lists them")
+
+    class One(App):
+        def compose(self):
+            yield ItemsTable([], empty=said)
+
+    app = One()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        flat = " ".join(screen_text(app).split())
+        assert "(reduced to its one member): 2 lists them" in flat, flat
