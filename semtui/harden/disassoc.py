@@ -179,7 +179,6 @@ class DisassocHardening:
         from semtui.metrics.supports import support_errors
 
         fam = _family(self.name)
-        key_written = key   # where the face writes the hardened release's key (``key`` below: each release's)
         spec = str(original_path) if knowledge == SELF else knowledge
         releases = [("hardened", out.made, str(output), out.method["command"]),
                     ("plain", out.plain, _plain_name(output),
@@ -190,24 +189,25 @@ class DisassocHardening:
         proofs = []
         for label, m, name, how in releases:
             rel = fam.publish(m, name).release
-            key = m.key
             check = fam.check(rel, m)
-            # each command as a user can run it: the plain and the two-step release are measured,
-            # never written, so their commands make them first (with their keys); the hardened
-            # release's key is where the face writes it, or made by the harden command again
-            keyfile = str(key_written) if label == "hardened" and key_written is not None else key_path(name)
-            makes = None if label == "hardened" and key_written is not None else \
-                f"{how} --key {_q(keyfile)}" if label == "hardened" else how
+            # each command as a user can run it (what makes the release, what makes its key first)
+            if label != "hardened":    # measured, never written: its anonymize command makes it and its key
+                keyfile, makes_release, makes_key = key_path(name), how, how
+            elif key is not None:      # written, and its key where --key put it
+                keyfile, makes_release, makes_key = str(key), None, None
+            else:                      # written, its key not: the harden command again, with --key
+                keyfile = key_path(name)
+                makes_release, makes_key = None, f"{how} --key {_q(keyfile)}"
             attacks = []
             for who in ATTACKERS:
                 progress(0, 1, f"the proof: the {who} cover attacker on the {label} release")
-                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=key).summary
+                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=m.key).summary
                 attacks.append(CoverFigures(who, int(s.cover_problems), int(s.breaches), int(s.vulnerable_records),
-                                            _after(None if label == "hardened" else makes,
-                                                   f"semtui cover {_q(name)} --attacker {who} --original {_q(original_path)}")))
+                                            _after(makes_release, f"semtui cover {_q(name)} --attacker {who} "
+                                                                  f"--original {_q(original_path)}")))
             progress(0, 1, f"the proof: NBA on the {label} release")
             opts = ReassociationOptions(method="nba", background=spec, informed=knowledge != SELF, summary_only=True)
-            mt = run_reassociation(rel, key, original, opts, background=bg, progress=progress).report.metrics
+            mt = run_reassociation(rel, m.key, original, opts, background=bg, progress=progress).report.metrics
             ref = mt.informed_reference
             lift = mt.lift_over_random
             # self: NBA with the original's own statistics
@@ -216,7 +216,7 @@ class DisassocHardening:
             attacks.append(ReassociationFigures(
                 knowledge, spec, mt.accuracy, mt.baseline.accuracy, lift,
                 _interval(mt.intervals.get("lift_over_random")), informed, _interval(informed_iv),
-                _after(makes, f"semtui attack disassoc {_q(name)} --key {_q(keyfile)} --original {_q(original_path)} "
+                _after(makes_key, f"semtui attack disassoc {_q(name)} --key {_q(keyfile)} --original {_q(original_path)} "
                               f"--background {_q(spec)}")))
             summary = m.result.summary()
             utility = {**support_errors(original, rel, answers=fam.supports(original, rel)),
