@@ -10,12 +10,10 @@ from pathlib import Path
 
 
 # --------------------------------------------------------------------------- chunks
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural unless ``n`` is 1 ("1 cluster", "3 clusters"); the plural of a
-    noun ending in "y" after a consonant takes "ies" ("1 breach" is not a case met here)."""
-    if n == 1:
-        return f"{n} {noun}"
-    return f"{n} {noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{n} {noun}s"
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun``, in the plural (``plural``, else ``noun`` + "s") unless ``n`` is 1:
+    "1 cluster", "3 clusters", "2 breaches"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def chunk_label(j: int, joint: str | None = None) -> str:

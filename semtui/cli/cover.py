@@ -63,7 +63,7 @@ def _print(report) -> None:
     data = report.source("data")
     who = report.attacker if report.attacker != "knowledge" else f"knowledge from {report.source('knowledge')}"
     lines = [f"{data}: {counted(s.cover_problems, 'cover problem')} in {counted(s.clusters, 'cluster')}; "
-             f"attacker {who}: {s.breaches} breach{'' if s.breaches == 1 else 'es'}, "
+             f"attacker {who}: {counted(s.breaches, 'breach', 'breaches')}, "
              f"{counted(s.vulnerable_records, 'vulnerable record')} of {s.transactions} "
              f"({counted(s.clusters_with_breaches, 'cluster')})."]
     unbreached = s.cover_problems - s.breaches
