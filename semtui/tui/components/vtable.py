@@ -29,7 +29,7 @@ from semtui.tui.components.cells import Cell, cell_text, keep_ranges
 from semtui.tui.components.table_export import TableExport
 from semtui.tui.components.table_layout import TableLayout
 from semtui.tui.keys import only
-from semtui.tui.text import elide, fit
+from semtui.tui.text import elide, fit, wrap_words
 
 RowGetter = Callable[[int], Sequence[Cell]]
 
@@ -252,7 +252,7 @@ class VirtualTable(TableLayout, TableExport, ScrollView, can_focus=True):
                 # what an empty table says, wrapped between words over the lines it needs: a long
                 # one (an assessment's items view) was cut mid-sentence with no sign of it
                 text = Text(" " + self.empty_message, style=self.get_component_rich_style("vtable--empty"))
-                lines = text.wrap(self.app.console, max(width - 1, 10))
+                lines = wrap_words(text, max(width - 1, 10), self.app.console)
                 if y - 1 < len(lines):
                     return self._to_strip(lines[y - 1], base, 0, width)
             return Strip.blank(width, base)
