@@ -71,27 +71,24 @@ def eliminate(
     limit = np.iinfo(np.int64).max if max_steps is None else int(max_steps)
     state = _Table(D, prot)
     state.lean = lean and method in ("tba", "pba", "ra")
-    if D.size == 0:  # nothing to attack; keep the shape
-        empty = np.full(D.shape, np.nan)
-        result = state.result(method, None if method in ("mda", "ra") else threshold,
-                              empty, empty.copy())
-    elif method == "mda":
-        result = _mda(state, limit)
-    elif method == "tba":
-        result = _tba(state, threshold, limit)
-    elif method == "ra":
-        result = _ra(state, seed, probability, limit)
-    elif method == "wba":
-        try:
+    try:
+        if D.size == 0:  # nothing to attack; keep the shape
+            empty = np.full(D.shape, np.nan)
+            result = state.result(method, None if method in ("mda", "ra") else threshold,
+                                  empty, empty.copy())
+        elif method == "mda":
+            result = _mda(state, limit)
+        elif method == "tba":
+            result = _tba(state, threshold, limit)
+        elif method == "ra":
+            result = _ra(state, seed, probability, limit)
+        elif method == "wba":
             result = _wba(state, threshold, limit, engine)
-        finally:
-            numpy_loop_done()
-    elif method == "pba":
-        result = _pba(state, threshold, limit)
-    else:
-        try:
+        elif method == "pba":
+            result = _pba(state, threshold, limit)
+        else:
             result = _grouping(state, method, threshold, limit, engine)
-        finally:
-            numpy_loop_done()
+    finally:
+        numpy_loop_done()   # a table the numpy loop ran while the kernels were cold (GBA, RBA, WBA) counts
     result.options = options
     return result
