@@ -129,6 +129,7 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     # records at risk of a disassociated release
     "records.close": ("escape", "close", "Back", True),
     "records.open": ("enter", "open_record", "Go to the record", True),
+    "records.wrap": ("z", "wrap", "Row whole", False),
 }
 
 #: One-line explanations of the words on screen (help screens and tooltips).

@@ -3,16 +3,20 @@
 Textual's footer lists the focused widget's and the screen's keys before the app's, and a
 narrow terminal cuts the row from the right: at 80 columns ``? Help`` and ``q`` fell off.
 Here the app's help and close keys lead, the rest follow in their usual order, and the
-footer is compact (one space between keys).
+footer is compact (one space between keys). Keys that share an action but not a description
+(``escape`` Back and ``q`` Close on a view over the main screen) are both shown. What does not fit
+the width is left out whole, never cut mid-word, and an ellipsis says that more keys exist (``?``
+lists them all).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey, FooterLabel
 
 #: actions shown first, in this order, whatever the screen: help and quit / close, then what the
 #: screen is for (attacks and what they found), before moving about
@@ -32,17 +36,34 @@ class KeyFooter(Footer):
         kw.setdefault("show_command_palette", False)  # ctrl+p is in the help; the room goes to keys
         super().__init__(**kw)
 
+    _composed_width = 0
+
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        by_action: dict[str, list] = defaultdict(list)
+        by_key: dict[tuple[str, str], list] = defaultdict(list)
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.show:
-                by_action[binding.action].append((binding, enabled, tooltip))
-        first = [a for a in FIRST if a in by_action]
-        order = first + [a for a in by_action if a not in first]
-        self.styles.grid_size_columns = len(order)
-        for action in order:
-            binding, enabled, tooltip = by_action[action][0]
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                by_key[binding.action, binding.description].append((binding, enabled, tooltip))
+        first = [k for a in FIRST for k in by_key if k[0] == a]
+        order = first + [k for k in by_key if k not in first]
+        room = self._composed_width = self.app.size.width
+        shown = []
+        for k in order:
+            binding, enabled, tooltip = by_key[k][0]
+            display = self.app.get_key_display(binding)
+            width = len(display) + 1 + len(binding.description) + 1  # "key description" and a space
+            if width > room - (2 if k != order[-1] else 0):  # the last key needs no room for "…"
+                break
+            room -= width
+            shown.append((binding, display, enabled, tooltip))
+        self.styles.grid_size_columns = len(shown) + (len(shown) < len(order))
+        for binding, display, enabled, tooltip in shown:
+            yield FooterKey(binding.key, display, binding.description, binding.action,
                             disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
+        if len(shown) < len(order):
+            yield FooterLabel("…")
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._bindings_ready and self.app.size.width != self._composed_width:
+            self.call_after_refresh(self.recompose)

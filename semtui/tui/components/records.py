@@ -133,7 +133,7 @@ class RecordsScreen(Screen[dict | None]):
     HELP = ("Every record a cover breach or a re-association reaches, by T# (the original transaction) and its "
             "source line. real: yes when the record really holds x with the covered item (cover) — an attacker "
             "who knows that pair of it is right — or got items back correctly (re-association); no: it holds x "
-            "only. [ ] sort by the current column, enter dives into the record in its cluster, ctrl+s saves the "
+            "only. [ ] sort by the current column, z draws the cursor row whole, enter dives into the record in its cluster, ctrl+s saves the "
             "list as CSV (private).")
 
     DEFAULT_CSS = """
@@ -213,3 +213,8 @@ class RecordsScreen(Screen[dict | None]):
     def action_close(self) -> None:
         cancel_job(self, "records")  # the worker stops at its next progress call (milliseconds)
         self.dismiss(None)
+
+    def action_wrap(self) -> None:
+        """``z``: the cursor row drawn whole (a long list of items wrapped), or not."""
+        table = self.query_one(RecordsTable)
+        table.set_wrap(not table.wrap)

@@ -95,6 +95,17 @@ def rows(table) -> list[list[str]]:
     return [plain(table._getter(i)) for i in range(table.row_count)]
 
 
+async def footer_text(app, pilot, changed_from: str | None = None) -> str:
+    """The footer's row as drawn, once it is composed (later under load) and, with
+    ``changed_from``, once it differs from that."""
+    for _ in range(40):
+        await pilot.pause(0.05)
+        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        if footer.strip() and footer != changed_from:
+            return footer
+    raise AssertionError(f"no footer (or none other than {changed_from!r})")
+
+
 def app_for(path, **kw):
     """The TUI on ``path`` (``load_session``'s keywords: original, key, report, …), no animation."""
     from semtui.tui.app import SemtuiApp

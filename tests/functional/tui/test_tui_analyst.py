@@ -16,6 +16,7 @@ from conftest import (
     SETGEN,
     app_for,
     app_with,
+    footer_text,
     open_compare,
     render_text,
     report_file,
@@ -393,6 +394,9 @@ async def test_b_shows_what_the_attacker_now_believes_beside_the_lines(tmp_path,
         assert "what the attacker now believes" in text and "ruled out" in text
         await pilot.press("b")
         assert "what the attacker now believes" not in screen_text(app)
+        # back (escape, the view's) and close (q, the app's) share an action: both in the footer
+        footer = await footer_text(app, pilot)
+        assert "esc Back" in footer and "q Close" in footer, footer
 
 
 async def test_a_key_is_remapped_by_its_id(tmp_path, fig4_scores, monkeypatch):

@@ -334,6 +334,10 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         assert got == want and len({t for t, _, _ in got}) == expected["summary"]["breached_records"]
         shown = [table.cell_text(i, 0) for i in range(table.row_count)]
         assert shown[0].startswith("T") and table.cell_text(0, 1).isdigit()
+        await pilot.press("z")  # the cursor row whole, as on the other lists
+        assert table.wrap
+        await pilot.press("z")
+        assert not table.wrap
         # really reached first; a real record holds x and the covered item in the original
         first = view.rows[0]
         assert first["real"] is True

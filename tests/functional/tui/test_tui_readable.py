@@ -6,7 +6,7 @@ footer, and a view that shows nothing says why — at 80x24 and 120x40."""
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLES, app_for, notices, run_attack, run_from_form, screen_text
+from conftest import SAMPLES, app_for, footer_text, notices, run_attack, run_from_form, screen_text
 from rich.text import Text
 
 from semtui.tui.components.attack_form import AttackForm
@@ -68,12 +68,23 @@ async def test_help_and_quit_are_always_in_the_footer(size, release):
     path = {"setgen": SETGEN, "disassoc": SAMPLES / "disassociated.json", "plain": ORIGINAL}[release]
     app = app_for(path)
     async with app.run_test(size=SIZES[size]) as pilot:
-        for _ in range(40):  # the footer composes once the bindings are known (later under load)
-            await pilot.pause(0.05)
-            footer = screen_text(app).rstrip("\n").splitlines()[-1]
-            if footer.strip():
-                break
+        footer = await footer_text(app, pilot)
         assert footer.startswith("? Help") and " q " in footer, footer
+
+
+
+async def test_the_footer_leaves_out_whole_keys_and_says_so():
+    """At 80 columns the keys that do not fit are left out whole and an ellipsis says more exist
+    (not "s Sum" cut mid-word); wider, every key is there and no ellipsis."""
+    app = app_for(SETGEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        narrow = await footer_text(app, pilot)
+        shown = [b.description for _node, b, _enabled, _tip in app.screen.active_bindings.values() if b.show]
+        await pilot.resize_terminal(200, 24)
+        wide = await footer_text(app, pilot, changed_from=narrow)
+    assert narrow.rstrip().endswith("…") and len(narrow.rstrip()) <= 80, narrow
+    assert wide.startswith(narrow.rstrip().removesuffix("…").rstrip()), (narrow, wide)
+    assert "…" not in wide and all(d in wide for d in shown), (shown, wide)
 
 
 # ---------------------------------------------------------------- 8. forms
