@@ -261,9 +261,16 @@ class Verdict(Static):
     its last line ends with an ellipsis and the key that shows it whole (``i``), never cut
     silently."""
 
-    #: the lines the box shows (CSS ``max-height`` below)
+    #: the lines the box shows (the screen's CSS ``max-height``), fewer on a terminal shorter than
+    #: SHORT rows (80x24), where the views below would keep only a few rows
     LINES = 6
+    SHORT_LINES = 4
+    SHORT = 30
     MORE = " … i: the whole verdict"
+
+    @property
+    def lines(self) -> int:
+        return self.SHORT_LINES if self.app.size.height < self.SHORT else self.LINES
 
     def __init__(self, text: Text, **kw) -> None:
         super().__init__(text, **kw)
@@ -274,10 +281,10 @@ class Verdict(Static):
     def clamp(self, width: int) -> Text:
         """The verdict wrapped at ``width`` cells, cut to :attr:`LINES` with the marker."""
         lines = self.full.wrap(self.app.console, max(width, len(self.MORE) + 1))
-        self.clamped = len(lines) > self.LINES
+        self.clamped = len(lines) > self.lines
         if not self.clamped:
             return self.full
-        shown = list(lines)[: self.LINES]
+        shown = list(lines)[: self.lines]
         last = shown[-1]
         last.rstrip()
         room = max(width - len(self.MORE), 1)

@@ -80,6 +80,9 @@ class AssessmentScreen(Screen):
     AssessmentScreen #alt-table { height: 1fr; width: 1fr; }
     AssessmentScreen.-wide #alt-table { width: 1fr; }
     AssessmentScreen #no-alternatives { padding: 1 2; }
+    /* a short terminal (80x24) keeps the views (the risk-utility plot) more than a few rows:
+       the verdict's box ends in "… i: the whole verdict" sooner */
+    AssessmentScreen.-short #verdict { max-height: 4; }  /* Verdict.SHORT_LINES */
     """
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("assess")
@@ -157,6 +160,7 @@ class AssessmentScreen(Screen):
         self.title = f"semtui — assessment of {name}"
         self.sub_title = f"{d.get('kind', '?')} · {'scored' if d.get('scored') else 'not scored'}"
         self.set_class(self.app.size.width >= 110, "-wide")
+        self.set_class(self.app.size.height < Verdict.SHORT, "-short")
         self.show_view("attacks")
         if self.alternatives:
             table = self.query_one("#alt-table", CellsTable)
@@ -164,6 +168,7 @@ class AssessmentScreen(Screen):
 
     def on_resize(self, event) -> None:
         self.set_class(event.size.width >= 110, "-wide")
+        self.set_class(event.size.height < Verdict.SHORT, "-short")
         self.show_viewbar()
 
     def show_viewbar(self) -> None:

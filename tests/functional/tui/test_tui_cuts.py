@@ -271,6 +271,32 @@ async def test_alternatives_labels_are_whole_when_there_is_room(tmp_path, size):
             assert lab in text, text
 
 
+async def test_at_80x24_a_long_verdict_gives_way_to_the_plot(tmp_path):
+    """80x24: the verdict's box holds 4 lines (ending in "… i: the whole verdict"), so the
+    risk-utility plot keeps rows enough to read (it had 4 at 6 verdict lines); 120x40 keeps 6."""
+    from semtui import reports
+    from semtui.tui.app import document_screen
+    from semtui.tui.components.assessment_views import Verdict
+
+    cells = [{"label": f"k={3 * (n + 1)}", "cell": {"family": "setgen", "k": 3 * (n + 1)}, "release": None,
+              "strongest": {"figures": {"precision": 0.9, "recall": 0.6 - n / 10}},
+              "utility": {"score": 0.99 - n / 50}, "check": {"passed": True}} for n in range(3)]
+    doc = {**_assessment_doc(1, 1), "alternatives": cells, "verdict": "At risk: " + "the strongest attack " * 80}
+    path = tmp_path / "a.json"
+    path.write_text(reports.dumps(doc))
+    for size, lines, plot_rows in (((80, 24), 4, 8), ((120, 40), 6, 20)):
+        app = SemtuiApp(None, document=document_screen(path))
+        app.animation_level = "none"
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await pilot.press("4")
+            await pilot.pause()
+            verdict = app.screen.query_one(Verdict)
+            assert verdict.region.height == lines and verdict.clamped
+            assert "i: the whole verdict" in screen_text(app)
+            assert app.screen.query_one("#alt-plot").region.height >= plot_rows, size
+
+
 # --------------------------------------------------------------------------- 4: a hit inside an elided item
 def test_a_search_hit_inside_the_rows_own_generalised_item_stays_visible():
     from rich.text import Text
