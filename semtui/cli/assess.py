@@ -140,8 +140,7 @@ def print_summary(doc: dict) -> None:
     from rich.markup import escape
 
     from semtui.assess import RECORDS_SHOWN
-    from semtui.experiment.alternatives import UNSCORED, unscored
-    from semtui.families import family_of
+    from semtui.experiment.alternatives import short_far
     from semtui.wording import how_sure_text, items_heading, record_line
 
     con = stdout_console()
@@ -200,16 +199,7 @@ def print_summary(doc: dict) -> None:
         p(f"Publish this instead? ({doc.get('alternatives_note')})")
         for a in alts:
             pr, ut = a["privacy"], a["utility"]
-            f = pr.get("figures") or {}
-            far = family_of(a["cell"]["family"]).figure(f)
-            if unscored(a):
-                far = UNSCORED
-            elif pr.get("beats_chance") is False:
-                far = "no attack beats chance"
-            elif pr.get("attack") is None:
-                far = "no attack applies (nothing generalised)"
-            if "cover_vulnerable_share" in pr:  # disassociation: the records a cover attacker breaches
-                far += f", cover: {pr['cover_vulnerable_share']:.0%} of the records breachable"
+            far = short_far(a)
             chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")

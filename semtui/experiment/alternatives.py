@@ -212,13 +212,33 @@ def unscored(c: dict) -> bool:
     return p.get("attack") is not None and p.get("risk") is None
 
 
-def _far(c: dict) -> str:
-    """How far the release's strongest attack is from chance, as a clause."""
+def _unmeasured(c: dict) -> str | None:
+    """Why the cell has no distance from chance to give (no attack applies, or none scored a
+    row), as a clause; None when it has one."""
     p = c["privacy"]
     if p.get("attack") is None:
         return "nothing is generalised" if p.get("risk") == 1.0 else "no attack applies"
-    if unscored(c):
-        return UNSCORED
+    return UNSCORED if unscored(c) else None
+
+
+def short_far(c: dict) -> str:
+    """How far the release's strongest attack is from chance, short: an alternative's line in
+    ``semtui assess`` (its distance as a figure, ``error ratio 0.62``, ``lift 1.02``); the same
+    cases, in the same words, as the verdict's clause (:func:`_far`)."""
+    p = c["privacy"]
+    family = family_of(c["cell"]["family"])
+    said = _unmeasured(c) or (family.figure(p.get("figures") or {}) if p.get("beats_chance") else family.far(p, ""))
+    if "cover_vulnerable_share" in p:  # disassociation: the records a cover attacker breaches
+        said += f", cover: {p['cover_vulnerable_share']:.0%} of the records breachable"
+    return said
+
+
+def _far(c: dict) -> str:
+    """How far the release's strongest attack is from chance, as a clause."""
+    p = c["privacy"]
+    said = _unmeasured(c)
+    if said is not None:
+        return said
     cover = ""
     if "cover_vulnerable_share" in p:
         n = (p.get("cover_vulnerable_records") or {}).get("strong")

@@ -245,6 +245,28 @@ def test_an_alternative_no_attack_could_score_is_said_to_be_unknown_not_at_chanc
     assert "no attack beats chance" not in text
 
 
+def test_an_alternatives_line_words_each_case_as_the_verdict_does():
+    """`semtui assess` gives each alternative a line (short_far) beside the verdict's clause
+    (_far): the same words for the same case. Its own chain said "no attack beats chance" of a
+    release with nothing generalised (no attack applies) and of a disassociated one, whose
+    attacks are re-associations."""
+    from semtui.experiment.alternatives import UNSCORED, _far, short_far
+
+    def cell(family, **privacy):
+        return {"label": "x", "cell": {"family": family}, "privacy": privacy}
+
+    nothing = cell("setgen", attack=None, risk=1.0, beats_chance=False, figures={})
+    unscored = cell("setgen", attack="MDA", risk=None, beats_chance=False, figures={"error_ratio": None})
+    at_chance = cell("disassoc", attack="ABA", risk=0.1, beats_chance=False, figures={"lift": 0.9},
+                     cover_vulnerable_share=0.25, cover_vulnerable_records={"strong": 5})
+    beats = cell("setgen", attack="RBA", risk=0.6, beats_chance=True, figures={"error_ratio": 0.62})
+    assert short_far(nothing) == _far(nothing) == "nothing is generalised"
+    assert short_far(unscored) == _far(unscored) == UNSCORED
+    assert short_far(at_chance) == "no re-association beats chance, cover: 25% of the records breachable"
+    assert _far(at_chance).startswith("no re-association beats chance")
+    assert short_far(beats) == "error ratio 0.62" and "error ratio 0.62" in _far(beats)
+
+
 def test_records_at_risk_report_progress_and_stop_when_it_raises():
     """The records a cover report reaches (the TUI's ``r``, seconds on a large release) are found
     with a progress callback every BEAT seconds (runtime.progress), which stops the work when it
