@@ -75,18 +75,20 @@ class ProblemsView(VirtualTable):
             self.rows = index.problems(result).get(cid, [])
         has_real = any(problems[i].real is not None for i in self.rows[:1])
         shown = [problems[i] for i in self.rows[:2000]]
-        room = self.scrollable_content_region.width or 80
-        # numbers are never cut: the supports column is as wide as its longest list; the covered
-        # item y* (what the problem is about) gets its whole name up to a quarter of the room
+        # numbers are never cut: the supports column is as wide as its longest list; x, the covered
+        # item y* and the covering items share the rest (each whole when all fit, else the longest
+        # cut first), x keeping at least X_NAME_LEAST cells of its name beside its chunk and
+        # support (at 80 columns it kept 1), y* at least 12
         supports_w = max((len(supports_text(p)) for p in shown), default=8)
-        covered_w = min(max((len(", ".join(p.covered)) for p in shown), default=10), max(room // 4, 12))
+        covered_w = max((len(", ".join(p.covered)) for p in shown), default=10)
+        x_least = max((len(_x_cell(p, index.data).plain) - len(p.x) for p in shown), default=6) + X_NAME_LEAST
         columns = []
         if self.all_clusters:
             columns.append(Column("cluster", "cluster", max(7, max((len(str(p.cluster)) for p in shown),
                                                                      default=7))))
         columns += [
-            Column("x", "x (chunk, support)", None, min_width=14),
-            Column("covered", "y* covered", max(covered_w, 10)),
+            Column("x", "x (chunk, support)", None, min_width=max(14, x_least)),
+            Column("covered", "y* covered", None, min_width=min(covered_w, 12)),
             Column("covering", "covering items", None, min_width=10),
             Column("in", "in", 3),
             Column("supports", "supports", max(supports_w, 8), "right"),
@@ -128,6 +130,10 @@ class ProblemsView(VirtualTable):
                                     + (f", {most_breaches_words(cl)}" if cl is not None and cl.breaches else "")
                                     + f" · attacker {who}"
                                     " · enter marks the items")
+
+
+#: the least of x's name its column shows beside its chunk and support
+X_NAME_LEAST = 7
 
 
 def _x_cell(p, data=None) -> KeptText:

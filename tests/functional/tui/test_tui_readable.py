@@ -293,6 +293,14 @@ async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps
         text = screen_text(app)
         for p in problems[:5]:  # x's chunk and support are whole on its row
             assert f"({p.chunk_label or 'C' + str(p.chunk)}, {p.support_x})" in text, text  # its one name
+        # and x's name keeps X_NAME_LEAST cells beside them (at 80 columns it kept 1: "s… (J1/S1, 15)")
+        from semtui.tui.components.problems import X_NAME_LEAST
+
+        x_col = [c for c, _ in view.layout_columns() if view.columns[c].key == "x"][0]
+        for r in range(min(view.row_count, 5)):
+            p = view.problem(r)
+            tail = len(view.cell_text(r, x_col)) - len(p.x)  # " (J1/S1, 15)"
+            assert widths["x"] - tail >= min(X_NAME_LEAST, len(p.x)), (widths, view.cell_text(r, x_col))
 
 
 @pytest.mark.parametrize("size", SIZES)
