@@ -221,6 +221,9 @@ async def test_risk_view_lists_items_most_at_risk_first_and_enter_goes_to_the_gr
         assert table.row_count == 4
         first = [table.cell_text(0, c) for c in range(6)]
         assert first[5] == "exposed" and first[2] == "4"
+        # back (escape, the view's) and close (q, the app's) share an action: both in the footer
+        footer = await footer_text(app, pilot)
+        assert "esc Back" in footer and "q Close" in footer, footer
         afters = [int(table.cell_text(r, 3)) for r in range(4)]
         assert afters == sorted(afters)
         # sort by item name, then back to the group
@@ -394,9 +397,6 @@ async def test_b_shows_what_the_attacker_now_believes_beside_the_lines(tmp_path,
         assert "what the attacker now believes" in text and "ruled out" in text
         await pilot.press("b")
         assert "what the attacker now believes" not in screen_text(app)
-        # back (escape, the view's) and close (q, the app's) share an action: both in the footer
-        footer = await footer_text(app, pilot)
-        assert "esc Back" in footer and "q Close" in footer, footer
 
 
 async def test_a_key_is_remapped_by_its_id(tmp_path, fig4_scores, monkeypatch):

@@ -248,20 +248,25 @@ async def test_a_clamped_verdict_ends_on_a_whole_word():
             assert before.split()[-1] in words.split(), (width, last)  # the last word shown is whole
 
 
-@pytest.mark.parametrize("size", SIZES)
-async def test_alternatives_labels_are_whole_when_there_is_room(tmp_path, size):
+def _alternatives_app(path, labels, **doc):
+    """The TUI on an assessment document (written to ``path``) whose alternatives are labelled
+    ``labels``, k = 3, 6, 9, …"""
     from semtui import reports
     from semtui.tui.app import document_screen
 
-    labels = ["this release", "k doubled (setgen k=6)", "k tripled (setgen k=9)"]
     cells = [{"label": lab, "cell": {"family": "setgen", "k": 3 * (n + 1)}, "release": None,
               "strongest": {"figures": {"precision": 0.9, "recall": 0.6 - n / 10}}, "utility": {"score": 0.99 - n / 50},
               "check": {"passed": True}} for n, lab in enumerate(labels)]
-    doc = {**_assessment_doc(1, 1), "alternatives": cells}
-    path = tmp_path / "a.json"
-    path.write_text(reports.dumps(doc))
+    path.write_text(reports.dumps({**_assessment_doc(1, 1), "alternatives": cells, **doc}))
     app = SemtuiApp(None, document=document_screen(path))
     app.animation_level = "none"
+    return app
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_alternatives_labels_are_whole_when_there_is_room(tmp_path, size):
+    labels = ["this release", "k doubled (setgen k=6)", "k tripled (setgen k=9)"]
+    app = _alternatives_app(tmp_path / "a.json", labels)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("4")
@@ -274,19 +279,11 @@ async def test_alternatives_labels_are_whole_when_there_is_room(tmp_path, size):
 async def test_at_80x24_a_long_verdict_gives_way_to_the_plot(tmp_path):
     """80x24: the verdict's box holds 4 lines (ending in "… i: the whole verdict"), so the
     risk-utility plot keeps rows enough to read (it had 4 at 6 verdict lines); 120x40 keeps 6."""
-    from semtui import reports
-    from semtui.tui.app import document_screen
     from semtui.tui.components.assessment_views import Verdict
 
-    cells = [{"label": f"k={3 * (n + 1)}", "cell": {"family": "setgen", "k": 3 * (n + 1)}, "release": None,
-              "strongest": {"figures": {"precision": 0.9, "recall": 0.6 - n / 10}},
-              "utility": {"score": 0.99 - n / 50}, "check": {"passed": True}} for n in range(3)]
-    doc = {**_assessment_doc(1, 1), "alternatives": cells, "verdict": "At risk: " + "the strongest attack " * 80}
-    path = tmp_path / "a.json"
-    path.write_text(reports.dumps(doc))
     for size, lines, plot_rows in (((80, 24), 4, 8), ((120, 40), 6, 20)):
-        app = SemtuiApp(None, document=document_screen(path))
-        app.animation_level = "none"
+        app = _alternatives_app(tmp_path / "a.json", ["k=3", "k=6", "k=9"],
+                                verdict="At risk: " + "the strongest attack " * 80)
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await pilot.press("4")

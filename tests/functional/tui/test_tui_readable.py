@@ -296,7 +296,7 @@ async def test_cover_problems_never_cut_a_support_or_the_covered_item(size, meps
         # and x's name keeps X_NAME_LEAST cells beside them (at 80 columns it kept 1: "s… (J1/S1, 15)")
         from semtui.tui.components.problems import X_NAME_LEAST
 
-        x_col = [c for c, _ in view.layout_columns() if view.columns[c].key == "x"][0]
+        x_col = next(c for c, _ in view.layout_columns() if view.columns[c].key == "x")
         for r in range(min(view.row_count, 5)):
             p = view.problem(r)
             tail = len(view.cell_text(r, x_col)) - len(p.x)  # " (J1/S1, 15)"
