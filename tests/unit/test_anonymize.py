@@ -283,3 +283,30 @@ def test_meps_release_passes_the_check(shared_data):
     per_gain = anonymize(data, cons, 3, choice="loss-per-gain")
     assert check_privacy(per_gain.data, cons, 3).holds
     assert per_gain.summary()["merge_choice"] == "loss-per-gain"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.data())
+def test_coat_counts_each_tokens_rows_by_mask_as_the_transactions_do(problem, data):
+    """COAT's choice of a merge counts, for each candidate token, the rows of a set that hold it
+    through the token's rows and a mask over the rows (sorting-based set operations were most of
+    its time on MEPS); after any merges those counts are the ones read off the transactions."""
+    from semtui.anonymize.setgen.coat import _Generaliser
+
+    transactions, _privacy, k, _utility = problem
+    v = len(transactions.vocab)
+    state = _Generaliser(transactions, np.zeros(v, dtype=np.int64), max(k, 2))
+    for _ in range(data.draw(st.integers(0, max(v - 1, 0)))):
+        live = sorted(state.live.get(0, ()))
+        if len(live) < 2:
+            break
+        a, b = data.draw(st.permutations(live))[:2]
+        state.merge(a, b)
+    toks = np.array(sorted(state.live.get(0, ())), dtype=np.int64)
+    rows = data.draw(st.lists(st.integers(0, transactions.n_transactions - 1), unique=True))
+    mask = state._mask(np.array(rows, dtype=np.int64))
+    holding = [{state.tok_of_item[i] for i in transactions.transaction(r).tolist()} for r in rows]
+    assert state._held(mask, toks).tolist() == [sum(t in h for h in holding) for t in toks.tolist()]
+    for t in toks.tolist():  # and _intersect is the rows both hold, in order
+        both = state._intersect([state.rows[t], np.array(sorted(rows), dtype=np.int64)])
+        assert both.tolist() == sorted(set(state.rows[t].tolist()) & set(rows))
