@@ -448,3 +448,29 @@ def test_densities_by_search_equal_the_sparse_product(rows, seed):
         np.testing.assert_array_equal(em.group_densities(data, original), searched)
     finally:
         em.EXPAND_AT_MOST, em.EXPAND_FLOOR = bounds
+
+
+def test_the_methods_of_a_release_share_its_pooled_auc_and_interval_exactly():
+    """The pooled AUC and its interval are the distances' (the same for every method of a
+    release): a later method takes them from merge.POOLED, and they are the figures a run with an
+    empty memo computes."""
+    from semtui.attacks.setgen import merge
+
+    samples = Path(__file__).resolve().parents[2] / "sample_data"
+    release = formats.read_transactions(samples / "meps400-setgen.txt")
+    original = formats.read_transactions(samples / "meps400-original.txt")
+
+    def pooled(method):
+        m = run_attack(release, original, method=method)["metrics"]
+        return m["auc_pooled"], m["intervals"]["auc_pooled"], m["precision"]
+
+    alone = {}
+    for method in ("tba", "rba"):  # each with an empty memo: computed
+        merge.POOLED._kept.clear()
+        alone[method] = pooled(method)
+    before = merge.POOLED.taken
+    merge.POOLED._kept.clear()
+    tba = pooled("tba")
+    rba = pooled("rba")  # takes TBA's pooled figures: the same distances
+    assert merge.POOLED.taken > before
+    assert tba == alone["tba"] and rba[:2] == tba[:2] and rba == alone["rba"]

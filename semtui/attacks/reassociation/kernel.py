@@ -17,13 +17,13 @@ derived from (seed, cluster index) only, so a run is the same serial or in worke
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from semtui.metrics.reassociation import align_anchors, anchor_classes, budget_matched, truth_matrix, wmd_uniform
+from semtui.runtime.memo import digest
 
 TERM_CHUNK = -1
 
@@ -326,20 +326,7 @@ def drawn_for(task: ClusterTask, budget: np.ndarray) -> tuple:
     128-bit digest of the budget, the units' chunks, the anchors' truth and classes and the
     release's rules (each array's type, shape and bytes)."""
     return (int(task.index), int(task.seed), int(task.n_anchors),
-            _digest(budget, task.unit_chunk, task.anchor_truth, task.anchor_class, task.allowed))
-
-
-def _digest(*arrays) -> bytes:
-    """A 128-bit digest of ``arrays`` (each one's type, shape and bytes; None marked as such)."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        if a is None:
-            h.update(b"none;")
-            continue
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape};".encode())
-        h.update(a.tobytes())
-    return h.digest()
+            digest(budget, task.unit_chunk, task.anchor_truth, task.anchor_class, task.allowed))
 
 
 def judged_key(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarray) -> tuple:
@@ -349,7 +336,7 @@ def judged_key(task: ClusterTask, place_unit: np.ndarray, place_anchor: np.ndarr
     alignment, which differs between methods).  The methods of one assessment place most
     clusters alike (on disassociated MEPS RGA, MRA and assign make ABA's placements in 93-96 % of
     the clusters), so each such placement is judged once."""
-    return int(task.index), task.wmd_dist is not None, _digest(
+    return int(task.index), task.wmd_dist is not None, digest(
         *(np.asarray(a, dtype=np.int64) for a in (place_unit, place_anchor, task.anchor_truth, task.anchor_class)))
 
 

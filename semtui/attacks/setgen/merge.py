@@ -12,10 +12,15 @@ from semtui.attacks.setgen.options import AUTO_METHODS, AttackOptions
 from semtui.metrics import elimination as em
 from semtui.metrics.intervals import no_interval_reason
 from semtui.reports import json_float
+from semtui.runtime.memo import ContentMemo, digest
 
 #: The papers' tables have at most this many members; the metrics are also given apart for
 #: tables of up to this size and for larger ones.
 PAPER_TABLE_MEMBERS = 16
+
+#: the pooled AUC and its interval are the distances', not the method's: every method of a release
+#: (and each of its variants) asks for them with the same distances, groups and resamples
+POOLED = ContentMemo()
 
 
 def choose_method(outcomes: list[GroupOutcome], options: AttackOptions) -> tuple[list[GroupOutcome], dict]:
@@ -97,7 +102,7 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
     out = em.prf(int(elim.sum()), int(added.sum()), int(correct.sum()))
     a = np.concatenate([o.added_distances for o in outcomes] + [np.zeros(0)])
     o_ = np.concatenate([o.original_distances for o in outcomes] + [np.zeros(0)])
-    pooled_auc = em.auc(a, o_)
+    pooled_auc = POOLED.get(("auc", digest(a, o_)), lambda: em.auc(a, o_))
     within_u, pairs = total("within_u"), total("within_pairs")
     cells = total("cells")
     out.update({
@@ -149,7 +154,9 @@ def _figures(outcomes: list[GroupOutcome], options: AttackOptions, intervals: bo
             "recall": em.ratio_interval(correct, added, w),
             "recall_attackable": em.ratio_interval(correct, attackable, w),
             "auc_within_table": em.ratio_interval(within_u, pairs, w),
-            "auc_pooled": em.pooled_auc_interval(values, is_added, unit, w) if pooled_interval else None,
+            "auc_pooled": POOLED.get(("auc interval", digest(values, is_added, unit, w)),
+                                     lambda: em.pooled_auc_interval(values, is_added, unit, w))
+            if pooled_interval else None,
         }
         if options.baseline_draws:
             found["baseline_precision"] = em.ratio_interval(total("baseline_correct"), total("baseline_eliminated"), w)
