@@ -201,11 +201,12 @@ async def test_an_attack_can_be_cancelled(tmp_path):
         # run from the form without pilot.press: a press waits (up to ~1 s per key) for the
         # process to go idle, which it does not while the attack thread works
         app.screen.action_run()
-        for _ in range(1000):  # until the worker reports its first groups
-            await pilot.pause(0.01)
-            if (bar.progress or 0) > 0:
+        what = screen.progress.query_one("#what")
+        for _ in range(1000):  # until the worker reports its first groups attacked (not the
+            await pilot.pause(0.01)  # contexts before them, whose count the attack's 0/N resets)
+            if (bar.progress or 0) > 0 and str(what.content).startswith("attacking"):
                 break
-        assert screen.progress.running
+        assert screen.progress.running and str(what.content).startswith("attacking"), what.content
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
