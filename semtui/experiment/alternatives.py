@@ -254,7 +254,10 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     n = len(alts) - 1
     su, tu = pick["utility"].get("score"), this["utility"].get("score")
     if k == 0:
-        others = "; ".join(f"{a['label']}: {_far(a)}, takes back {_r(a)}" for a in alts[1:])
+        # (one no attack applies to takes back nothing a figure could say: its clause says why)
+        others = "; ".join(f"{a['label']}: {_far(a)}" + ("" if a["privacy"].get("attack") is None and
+                                                          a["privacy"].get("risk") is None
+                                                          else f", takes back {_r(a)}") for a in alts[1:])
         brings = "is shown to bring" if any(unscored(a) for a in alts[1:]) else "brings"
         said = (f"Keep this release: none of the {counted(n, 'alternative')} measured {brings} the strongest attacker "
                 f"closer to "

@@ -345,9 +345,9 @@ class Setgen(Generalised):
         k = made.params["k"]
         constraints = made.result.privacy
         chk = check_privacy(release, constraints, int(k))
-        return {"passed": bool(chk.holds), "checker": "check privacy",
+        return {"passed": _passed(chk), "checker": "check privacy",
                 "detail": f"k={k}: {len(constraints)} constraints, {len(chk.violated)} with support in (0, {k}), "
-                          f"{len(chk.exercised)} exercised"}
+                          f"{len(chk.exercised)} exercised" + _VACUOUS * chk.vacuous}
 
     # ------------------------------------------------------------ an assessed release
     def from_sidecar(self, doc: dict, side: Path) -> Assessed | None:
@@ -382,9 +382,18 @@ class Setgen(Generalised):
 
         k = assessed.params["k"]
         c = check_privacy(release, assessed.constraints, k)
-        return {"passed": bool(c.holds), "checker": "check privacy",
+        return {"passed": _passed(c), "checker": "check privacy",
                 "detail": f"k={k}: {len(assessed.constraints)} constraints (from the sidecar), "
-                          f"{len(c.violated)} with support in (0, {k})"}
+                          f"{len(c.violated)} with support in (0, {k})" + _VACUOUS * c.vacuous}
+
+
+#: what a check says when none of its constraints matches a transaction of the release
+_VACUOUS = ": none matches a transaction of the release, so nothing was checked"
+
+
+def _passed(report) -> bool | None:
+    """The check's verdict: None (not a pass) when it exercised no constraint."""
+    return None if report.vacuous else bool(report.holds)
 
 
 FAMILY = Setgen()

@@ -45,17 +45,22 @@ class KeyFooter(Footer):
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.show:
                 by_key[binding.action, binding.description].append((binding, enabled, tooltip))
-        first = [k for a in FIRST for k in by_key if k[0] == a]
+        def app_first(k: tuple[str, str]) -> bool:  # the app's key (q Close) before a screen's (esc Back)
+            return not str(by_key[k][0][0].id or "").startswith("app.")
+
+        first = [k for a in FIRST for k in sorted((k for k in by_key if k[0] == a), key=app_first)]
         order = first + [k for k in by_key if k not in first]
         room = self._composed_width = self.app.size.width
         shown = []
-        for k in order:
+        for n, k in enumerate(order):
             binding, enabled, tooltip = by_key[k][0]
             display = self.app.get_key_display(binding)
-            width = len(display) + 1 + len(binding.description) + 1  # "key description" and a space
-            if width > room - (2 if k != order[-1] else 0):  # the last key needs no room for "…"
+            width = len(display) + 1 + len(binding.description)  # "key description"
+            last = n == len(order) - 1
+            # a key and the space after it, and room for the "…" that would follow it; the last, itself
+            if width + (0 if last else 2) > room:
                 break
-            room -= width
+            room -= width + 1
             shown.append((binding, display, enabled, tooltip))
         self.styles.grid_size_columns = len(shown) + (len(shown) < len(order))
         for binding, display, enabled, tooltip in shown:

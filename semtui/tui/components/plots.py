@@ -414,15 +414,23 @@ class CellsTable(VirtualTable):
 
 
 def cell_about(cell: dict) -> Text:
-    """Two lines on a cell: its label and the checker's verdict; its release and strongest attack."""
+    """Two lines on a cell: its label, how far its strongest attack is from chance (the words of
+    ``semtui assess``'s line) and the checker's verdict; its release and strongest attack."""
+    from semtui.experiment.alternatives import short_far
+
     t = Text()
     t.append(label(cell), style="bold")
+    if (cell.get("privacy") or {}) and (cell.get("cell") or {}).get("family"):
+        t.append(f" · {short_far(cell)}")
     chk = cell.get("check") or {}
     if chk:
-        t.append(f" · check {'passed' if chk.get('passed') else '✗ FAILED'}"
-                 + (f" ({chk.get('checker')})" if chk.get("checker") else ""))
-        if chk.get("detail"):
+        passed = chk.get("passed")
+        t.append(f" · {'check passed' if passed else 'check ✗ FAILED' if passed is False else 'not checked'}"
+                 + (f" ({chk.get('checker')})" if chk.get("checker") and passed is not None else ""))
+        if chk.get("detail") and not (passed is None and chk["detail"].startswith("not checked")):
             t.append(f": {chk['detail']}")
+        elif chk.get("detail"):
+            t.append(chk["detail"].removeprefix("not checked"))
     rel = cell.get("release")
     t.append("\n")
     t.append(f"release {rel} (enter opens it)" if rel else "no release kept (null)", style="dim")

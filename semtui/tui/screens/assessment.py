@@ -301,11 +301,13 @@ class AssessmentScreen(Screen):
                        what=label(cell), session=self.session if same else None)
 
     # ------------------------------------------------------------------ keys
+    def check_action(self, action: str, parameters) -> bool | None:
+        """``escape`` (Back) only over another screen: on the first it has nowhere to go, and the
+        footer does not offer it (q quits)."""
+        return self.pushed if action == "back" else True
+
     def action_back(self) -> None:
-        if self.pushed:
-            self.app.pop_screen()
-        else:
-            self.app.notify("q quits (this is the first screen)")
+        self.app.pop_screen()
 
     def action_rerun(self) -> None:
         """``R``: back to the release screen it was run from, running it again there."""

@@ -130,11 +130,13 @@ class ExperimentScreen(Screen):
         release_screen(self, cell.get("release"), self.experiment.path, original=cell.get("original") or c.get("original"),
                        key=cell.get("key") or c.get("key"), what=("this release" if is_this(cell) else label(cell)))
 
+    def check_action(self, action: str, parameters) -> bool | None:
+        """``escape`` (Back) only over another screen: on the first it has nowhere to go, and the
+        footer does not offer it (q quits)."""
+        return len(self.app.screen_stack) > 2 if action == "back" else True
+
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.notify("q quits (this is the first screen)")
+        self.app.pop_screen()
 
     def quit_warning(self) -> str | None:
         return None

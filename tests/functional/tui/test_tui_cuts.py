@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import ORIGINAL_FILE, SAMPLES, SETGEN, notices, run_cli, screen_text, settle
+from conftest import ORIGINAL_FILE, SAMPLES, SETGEN, footer_text, notices, run_cli, screen_text, settle
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.vtable import Column, VirtualTable
@@ -274,6 +274,39 @@ async def test_alternatives_labels_are_whole_when_there_is_room(tmp_path, size):
         text = screen_text(app)
         for lab in labels:
             assert lab in text, text
+
+
+def test_an_alternative_not_checked_is_never_said_to_have_failed_and_says_why_it_has_no_risk():
+    """A release whose parameters are unknown (or whose check exercised nothing) is "not checked",
+    not "check ✗ FAILED"; and the line says why a risk is missing, in `semtui assess`'s words."""
+    from semtui.experiment.alternatives import UNSCORED
+    from semtui.tui.components.plots import cell_about
+
+    def cell(passed, detail, **privacy):
+        return {"label": "x", "cell": {"family": "setgen", "k": 3}, "release": None,
+                "check": {"passed": passed, "checker": None if passed is None else "check privacy", "detail": detail},
+                "privacy": privacy}
+
+    unknown = cell_about(cell(None, "not checked: the release's parameters are unknown", attack="RBA", risk=0.8,
+                              beats_chance=True, figures={"error_ratio": 0.82})).plain
+    assert "FAILED" not in unknown and "not checked: the release's parameters are unknown" in unknown
+    assert "error ratio 0.82" in unknown
+    unscored = cell_about(cell(True, "k=3: 6 constraints", attack="MDA", risk=None, beats_chance=False,
+                               figures={})).plain
+    assert UNSCORED in unscored and "check passed (check privacy): k=3" in unscored
+    failed = cell_about(cell(False, "k=3: 1 with support in (0, 3)", attack=None, risk=None, figures={})).plain
+    assert "check ✗ FAILED" in failed and "no attack applies" in failed
+
+
+async def test_an_assessment_opened_first_offers_no_esc_back(tmp_path):
+    """On the first screen escape has nowhere to go: its footer does not offer it (q quits); the
+    footer fits the width exactly without leaving its last key out."""
+    app = _alternatives_app(tmp_path / "a.json", ["this release", "k=6"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        footer = (await footer_text(app, pilot)).rstrip()
+        assert "esc Back" not in footer and footer.startswith("? Help q Close") and "…" not in footer, footer
+        await pilot.resize_terminal(len(footer), 40)
+        assert (await footer_text(app, pilot, changed_from=footer + " " * (120 - len(footer)))).rstrip() == footer
 
 
 async def test_at_80x24_a_long_verdict_gives_way_to_the_plot(tmp_path):
