@@ -154,7 +154,8 @@ def summary(doc, out, side, report) -> str:
              f"  {doc.verdict()}"]
     for proof in (doc.hardened, doc.plain, *doc.others):
         u = proof.utility
-        lines.append(f"  {proof.label}: check {'passes' if proof.check.get('passed') else 'FAILS'} "
+        said = {True: "passes", False: "FAILS", None: "exercised nothing (no pass)"}[proof.check.get("passed")]
+        lines.append(f"  {proof.label}: check {said} "
                      f"({proof.check.get('checker')}); pair supports off by {_pct(u.get('pair_support_error'))}, "
                      f"item supports by {_pct(u.get('item_support_error'))}"
                      + (f", {u['suppressed_items']} items suppressed" if u.get("suppressed_items") else "")
