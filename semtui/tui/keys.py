@@ -125,11 +125,11 @@ KEYS: dict[str, tuple[str, str, str, bool]] = {
     # risk view
     "risk.close": ("escape", "close", "Back", True),
     "risk.open": ("enter", "open_group", "Go to group", True),
-    "risk.wrap": ("z", "wrap", "Row whole", False),
+    "risk.wrap": ("z", "wrap", "Row whole", True),
     # records at risk of a disassociated release
     "records.close": ("escape", "close", "Back", True),
     "records.open": ("enter", "open_record", "Go to the record", True),
-    "records.wrap": ("z", "wrap", "Row whole", False),
+    "records.wrap": ("z", "wrap", "Row whole", True),
 }
 
 #: One-line explanations of the words on screen (help screens and tooltips).

@@ -225,6 +225,7 @@ async def test_risk_view_lists_items_most_at_risk_first_and_enter_goes_to_the_gr
         footer = await footer_text(app, pilot)
         assert "esc Back" in footer and "q Close" in footer, footer
         assert footer.index("q Close") < footer.index("esc Back"), footer  # the app's key first: kept first
+        assert "z Row whole" in footer, footer  # the view's own key, offered where there is room
         afters = [int(table.cell_text(r, 3)) for r in range(4)]
         assert afters == sorted(afters)
         # sort by item name, then back to the group
