@@ -306,7 +306,9 @@ def test_coat_counts_each_tokens_rows_by_mask_as_the_transactions_do(problem, da
     rows = data.draw(st.lists(st.integers(0, transactions.n_transactions - 1), unique=True))
     mask = state._mask(np.array(rows, dtype=np.int64))
     holding = [{state.tok_of_item[i] for i in transactions.transaction(r).tolist()} for r in rows]
-    assert state._held(mask, toks).tolist() == [sum(t in h for h in holding) for t in toks.tolist()]
+    held, everywhere = state._held(toks, mask, np.ones(transactions.n_transactions, dtype=bool))
+    assert held.tolist() == [sum(t in h for h in holding) for t in toks.tolist()]
+    assert everywhere.tolist() == [len(state.rows[t]) for t in toks.tolist()]
     for t in toks.tolist():  # and _intersect is the rows both hold, in order
         both = state._intersect([state.rows[t], np.array(sorted(rows), dtype=np.int64)])
         assert both.tolist() == sorted(set(state.rows[t].tolist()) & set(rows))

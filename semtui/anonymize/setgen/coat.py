@@ -232,16 +232,20 @@ class _Generaliser:
                 arrays.append(self._class_closure(c))
         return len(self._intersect(arrays))
 
-    def _held(self, mask: np.ndarray, toks: np.ndarray) -> np.ndarray:
-        """For each of the live tokens ``toks``, how many of the rows in ``mask`` hold it (a token's
-        rows are exactly the rows that hold one of its items)."""
+    def _held(self, toks: np.ndarray, *masks: np.ndarray) -> list[np.ndarray]:
+        """For each mask over the rows, how many of its rows hold each of the live tokens ``toks``
+        (a token's rows are exactly the rows that hold one of its items); the tokens' rows are
+        gathered once for all the masks."""
         rows = [self.rows[t] for t in toks.tolist()]
         counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        inside = np.zeros(int(counts.sum()) + 1, dtype=np.int64)
-        if len(rows):
-            np.cumsum(mask[np.concatenate(rows)], out=inside[1:])
         ends = np.cumsum(counts)
-        return inside[ends] - inside[ends - counts]
+        flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        out = []
+        for mask in masks:
+            inside = np.zeros(len(flat) + 1, dtype=np.int64)
+            np.cumsum(mask[flat], out=inside[1:])
+            out.append(inside[ends] - inside[ends - counts])
+        return out
 
     # ------------------------------------------------------------ choosing a merge
     def _evaluate(self, m: int, toks: list[int], cands: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
@@ -249,13 +253,12 @@ class _Generaliser:
         others = [t for t in toks if t != m]
         outside = self._mask(self.support_rows(others)) if others else np.ones(self.n, dtype=bool)
         outside[self.rows[m]] = False  # the rows the constraint's other tokens hold, but not m
-        gain = self._held(outside, cands)
+        gain, overlap = self._held(cands, outside, self._mask(self.rows[m]))
         for j in np.flatnonzero(np.isin(cands, others)):
             c = int(cands[j])
             rest = [t for t in others if t != c]
             merged = np.union1d(self.rows[m], self.rows[c])
             gain[j] = len(self._intersect([merged] + [self.rows[t] for t in rest])) - s
-        overlap = self._held(self._mask(self.rows[m]), cands)
         sup_m, size_m = self.sup[m], self.size[m]
         sup_c, size_c = self.sup[cands], self.size[cands]
         union = sup_m + sup_c - overlap
