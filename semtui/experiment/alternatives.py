@@ -254,10 +254,7 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     n = len(alts) - 1
     su, tu = pick["utility"].get("score"), this["utility"].get("score")
     if k == 0:
-        # (one no attack applies to takes back nothing a figure could say: its clause says why)
-        others = "; ".join(f"{a['label']}: {_far(a)}" + ("" if a["privacy"].get("attack") is None and
-                                                          a["privacy"].get("risk") is None
-                                                          else f", takes back {_r(a)}") for a in alts[1:])
+        others = "; ".join(f"{a['label']}: {_far(a)}{_takes_back(a)}" for a in alts[1:])
         brings = "is shown to bring" if any(unscored(a) for a in alts[1:]) else "brings"
         said = (f"Keep this release: none of the {counted(n, 'alternative')} measured {brings} the strongest attacker "
                 f"closer to "
@@ -293,6 +290,13 @@ def _least_taken(alts: list[dict]) -> int | None:
     if not ok:
         return None
     return min(ok, key=lambda i: (_taken(alts[i]), -(alts[i]["utility"].get("score") or 0.0)))
+
+
+def _takes_back(c: dict) -> str:
+    """``, takes back …`` after an alternative's clause; nothing where no attack applies and no
+    figure is given (its clause says why: there is nothing a share could say)."""
+    p = c["privacy"]
+    return "" if p.get("attack") is None and p.get("risk") is None else f", takes back {_r(c)}"
 
 
 def _r(c: dict) -> str:

@@ -347,7 +347,7 @@ class Setgen(Generalised):
         chk = check_privacy(release, constraints, int(k))
         return {"passed": _passed(chk), "checker": "check privacy",
                 "detail": f"k={k}: {len(constraints)} constraints, {len(chk.violated)} with support in (0, {k}), "
-                          f"{len(chk.exercised)} exercised" + _VACUOUS * chk.vacuous}
+                          f"{len(chk.exercised)} exercised" + (_VACUOUS if chk.vacuous else "")}
 
     # ------------------------------------------------------------ an assessed release
     def from_sidecar(self, doc: dict, side: Path) -> Assessed | None:
@@ -384,7 +384,7 @@ class Setgen(Generalised):
         c = check_privacy(release, assessed.constraints, k)
         return {"passed": _passed(c), "checker": "check privacy",
                 "detail": f"k={k}: {len(assessed.constraints)} constraints (from the sidecar), "
-                          f"{len(c.violated)} with support in (0, {k})" + _VACUOUS * c.vacuous}
+                          f"{len(c.violated)} with support in (0, {k})" + (_VACUOUS if c.vacuous else "")}
 
 
 #: what a check says when none of its constraints matches a transaction of the release

@@ -427,10 +427,11 @@ def cell_about(cell: dict) -> Text:
         passed = chk.get("passed")
         t.append(f" · {'check passed' if passed else 'check ✗ FAILED' if passed is False else 'not checked'}"
                  + (f" ({chk.get('checker')})" if chk.get("checker") and passed is not None else ""))
-        if chk.get("detail") and not (passed is None and chk["detail"].startswith("not checked")):
-            t.append(f": {chk['detail']}")
-        elif chk.get("detail"):
-            t.append(chk["detail"].removeprefix("not checked"))
+        detail = chk.get("detail") or ""
+        if passed is None:  # a detail that begins "not checked: …" says it once, not twice
+            detail = detail.removeprefix("not checked").removeprefix(": ")
+        if detail:
+            t.append(f": {detail}")
     rel = cell.get("release")
     t.append("\n")
     t.append(f"release {rel} (enter opens it)" if rel else "no release kept (null)", style="dim")
