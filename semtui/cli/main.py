@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import typer
+import typer.main
 from typer.core import TyperGroup
 
 from semtui import __version__
@@ -50,11 +51,22 @@ from semtui.errors import InputError, Interrupted
 
 class _InWorkOrder(TyperGroup):
     """The commands listed (and their help panels placed) in the order of COMMANDS; Typer
-    itself lists single commands before command groups."""
+    itself lists single commands before command groups.
+
+    Each command is built the first time it is asked for: a run builds only the command it
+    runs. Typer builds a command by reading every parameter's annotation (inspect, typing):
+    the whole tree took ~0.1 s of every process's start, more than a small command's work."""
 
     def list_commands(self, ctx) -> list[str]:
-        order = [name for name, _, _ in COMMANDS]
-        return sorted(super().list_commands(ctx), key=lambda n: order.index(n) if n in order else len(order))
+        return [name for name, _, _ in COMMANDS]
+
+    def get_command(self, ctx, cmd_name: str):
+        if cmd_name not in self.commands:
+            found = next(((what, panel) for name, what, panel in COMMANDS if name == cmd_name), None)
+            if found is None:
+                return None
+            self.add_command(_checked(_built(cmd_name, *found)), cmd_name)
+        return self.commands[cmd_name]
 
 
 app = typer.Typer(
@@ -232,11 +244,22 @@ COMMANDS = [  # (name, a command group's Typer or a command's function, help pan
     ("cache", cache.app, TOOLS),
     ("hierarchy", hierarchy.app, TOOLS),
 ]
-for _name, _what, _panel in COMMANDS:
-    if isinstance(_what, typer.Typer):
-        app.add_typer(_what, name=_name, rich_help_panel=_panel)
+
+
+def _built(name: str, what, panel: str):
+    """The click command of one entry of COMMANDS, built by Typer as the app's would be: added
+    to an app of its own (a callback makes it a group, so the command keeps its name)."""
+    holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    holder.callback()(_holds)
+    if isinstance(what, typer.Typer):
+        holder.add_typer(what, name=name, rich_help_panel=panel)
     else:
-        app.command(_name, rich_help_panel=_panel)(_what)
+        holder.command(name, rich_help_panel=panel)(what)
+    return typer.main.get_command(holder).commands[name]
+
+
+def _holds() -> None:
+    """The callback of a command's own app in :func:`_built` (never run)."""
 
 
 def _usage_line(exc) -> str:
@@ -252,12 +275,31 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _command():
-    """The click command of the app, with every command's whole-number values checked once they
-    are parsed: one beyond 64 bits is one line naming its option (exit 2), whatever the command
-    (it reached numpy or the JSON writer and ended as an internal error)."""
-    import functools
+    """The click command of the app; its commands are built as they are asked for
+    (:class:`_InWorkOrder`), each with its whole-number values checked (:func:`_checked`)."""
+    return typer.main.get_command(app)
 
-    import typer.main
+
+def whole_command():
+    """The app's click command with every command built (what ``semtui --help`` lists), for
+    walking the whole tree."""
+    command = _command()
+
+    def build(group, ctx) -> None:
+        for name in group.list_commands(ctx):
+            sub = group.get_command(ctx, name)
+            if hasattr(sub, "list_commands"):
+                build(sub, ctx)
+
+    build(command, None)
+    return command
+
+
+def _checked(command):
+    """``command`` with its whole-number values checked once they are parsed: one beyond 64 bits
+    is one line naming its option (exit 2), whatever the command (it reached numpy or the JSON
+    writer and ended as an internal error)."""
+    import functools
 
     def bounded(command) -> None:
         callback = command.callback
@@ -280,7 +322,6 @@ def _command():
         for sub in (getattr(command, "commands", None) or {}).values():
             bounded(sub)
 
-    command = typer.main.get_command(app)
     bounded(command)
     return command
 

@@ -14,9 +14,7 @@ IN_ORDER = ["anonymize", "check", "attack", "assess", "cover", "open", "info", "
 
 def _commands() -> list[list[str]]:
     """Every command and command group, as the words that name it."""
-    from typer.main import get_command
-
-    from semtui.cli.main import app
+    from semtui.cli.main import whole_command
 
     found = []
 
@@ -25,7 +23,7 @@ def _commands() -> list[list[str]]:
         for name, sub in getattr(cmd, "commands", {}).items():
             walk(sub, [*path, name])
 
-    walk(get_command(app), [])
+    walk(whole_command(), [])
     return found
 
 

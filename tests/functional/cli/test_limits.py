@@ -16,9 +16,7 @@ INT64_MAX = 2**63 - 1
 
 def test_every_command_checks_its_whole_numbers():
     """Every command of the app (its callback) is wrapped by the one check, whatever its options."""
-    import typer.main
-
-    from semtui.cli.main import _command, app
+    from semtui.cli.main import COMMANDS, _built, whole_command
 
     def leaves(cmd, path=()):
         subs = getattr(cmd, "commands", None)
@@ -28,8 +26,9 @@ def test_every_command_checks_its_whole_numbers():
         else:
             yield path, cmd
 
-    checked = list(leaves(_command()))
-    assert len(checked) == len(list(leaves(typer.main.get_command(app)))) >= 20
+    checked = list(leaves(whole_command()))
+    built = [leaf for name, what, panel in COMMANDS for leaf in leaves(_built(name, what, panel), (name,))]
+    assert [path for path, _ in checked] == [path for path, _ in built] and len(checked) >= 20
     assert all(getattr(cmd.callback, "__wrapped__", None) is not None for _, cmd in checked)
 
 

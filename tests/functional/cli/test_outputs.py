@@ -116,9 +116,7 @@ READ = {"open": {"--report", "--key"}, "check km": {"--key"}, "attack disassoc":
 
 def test_every_command_with_an_output_is_walked():
     """NAMES is every command with an output option (a new one must join the walk)."""
-    from typer.main import get_command
-
-    from semtui.cli.main import app
+    from semtui.cli.main import whole_command
 
     found = []
 
@@ -131,7 +129,7 @@ def test_every_command_with_an_output_is_walked():
         if opts & {"-o", "--output", "--report", "--key", "--sidecar"} - READ.get(" ".join(path), set()):
             found.append(" ".join(path))
 
-    walk(get_command(app), [])
+    walk(whole_command(), [])
     assert sorted(found) == sorted(NAMES)
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import click
 import pytest
-import typer
 from conftest import REPO, SAMPLES, SHARED_DATA, write_fig4_scores, write_head
 from procs import descendants, wait_gone, workers
 
@@ -36,7 +35,7 @@ STOPS = {  # signal, sent to the group?, exit code, the line semtui prints
 
 
 def _commands_with_jobs() -> set[str]:
-    from semtui.cli.main import app
+    from semtui.cli.main import whole_command
 
     found = set()
 
@@ -46,7 +45,7 @@ def _commands_with_jobs() -> set[str]:
         for name, sub in getattr(cmd, "commands", {}).items():
             walk(sub, f"{path} {name}".strip())
 
-    walk(typer.main.get_command(app), "")
+    walk(whole_command(), "")
     return found
 
 
