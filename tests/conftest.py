@@ -30,14 +30,29 @@ TEST_CACHE = Path(os.environ.get("PYTEST_TMP_CACHE", "/tmp")) / "-".join(
     ["semtui-test-cache", *filter(None, [os.environ.get("PYTEST_XDIST_WORKER")])])
 
 
+#: set (to anything) to start every CLI run as a fresh interpreter instead of forking it from a
+#: warm one (tests/warm_cli.py)
+COLD_ENV = "SEMTUI_TESTS_COLD"
+_warm: list = []
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``python -m semtui ARGS`` as a real process and capture its output."""
+    """Run ``python -m semtui ARGS`` as a real process and capture its output: a process forked
+    from this worker's warm semtui (tests/warm_cli.py: the same run, without the interpreter's
+    ~0.3 s start), or a fresh interpreter where the environment changes how one starts."""
     full_env = dict(os.environ)
     full_env.pop("SEMTUI_DEBUG", None)
     full_env.setdefault("SEMTUI_CACHE_DIR", str(TEST_CACHE))
     if env:
         full_env.update(env)
+    if COLD_ENV not in os.environ:
+        import warm_cli
+
+        if not _warm:
+            _warm.append(warm_cli.Warm())
+        if _warm[0].can_fork(full_env):
+            return _warm[0].run([str(a) for a in args], cwd=cwd, env=full_env, input=input, timeout=timeout)
     return subprocess.run(
         [sys.executable, "-m", "semtui", *map(str, args)],
         cwd=cwd, env=full_env, input=input, capture_output=True, text=True, timeout=timeout,
