@@ -9,6 +9,26 @@ from __future__ import annotations
 from pathlib import Path
 
 
+# --------------------------------------------------------------------------- checks
+def check_words(check: dict | None, *, full: bool = False) -> str:
+    """A privacy check's verdict as every face words it (``semtui assess``'s and ``semtui
+    harden``'s lines, the TUI's alternatives): "check passed", "check FAILED" or "not checked" (a
+    release whose parameters are unknown, or a check that exercised nothing: never a pass).
+    ``full``: with its checker and what it found, e.g. "check passed (check privacy): k=3, 300
+    exercised", "not checked: the release's parameters are unknown"."""
+    check = check or {}
+    passed = check.get("passed")
+    words = {True: "check passed", False: "check FAILED", None: "not checked"}[passed]
+    if not full:
+        return words
+    if check.get("checker") and passed is not None:
+        words += f" ({check['checker']})"
+    detail = check.get("detail") or ""
+    if passed is None:  # a detail that begins "not checked: …" says it once, not twice
+        detail = detail.removeprefix("not checked").removeprefix(": ")
+    return f"{words}: {detail}" if detail else words
+
+
 # --------------------------------------------------------------------------- chunks
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, in the plural (``plural``, else ``noun`` + "s") unless ``n`` is 1:

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console
+from semtui.wording import check_words
 
 
 def assess(
@@ -200,7 +201,7 @@ def print_summary(doc: dict) -> None:
         for a in alts:
             pr, ut = a["privacy"], a["utility"]
             far = short_far(a)
-            chk = {True: "check passed", False: "check FAILED", None: "not checked"}[a["check"].get("passed")]
+            chk = check_words(a["check"])
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")
               + (f", pair supports off by {ut['pair_support_error']:.0%}" if ut.get("pair_support_error") is not None

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from semtui.errors import InputError
+from semtui.wording import check_words
 
 
 def harden(
@@ -154,9 +155,8 @@ def summary(doc, out, side, report) -> str:
              f"  {doc.verdict()}"]
     for proof in (doc.hardened, doc.plain, *doc.others):
         u = proof.utility
-        said = {True: "passes", False: "FAILS", None: "exercised nothing (no pass)"}[proof.check.get("passed")]
-        lines.append(f"  {proof.label}: check {said} "
-                     f"({proof.check.get('checker')}); pair supports off by {_pct(u.get('pair_support_error'))}, "
+        lines.append(f"  {proof.label}: {check_words(proof.check, full=True)}; "
+                     f"pair supports off by {_pct(u.get('pair_support_error'))}, "
                      f"item supports by {_pct(u.get('item_support_error'))}"
                      + (f", {u['suppressed_items']} items suppressed" if u.get("suppressed_items") else "")
                      + (f", {_pct(u['associated_share'])} of (cluster, item) pairs associated"

@@ -26,6 +26,7 @@ from textual_plot import NumericAxisFormatter, PlotWidget
 
 from semtui.tui.components.vtable import Column, VirtualTable
 from semtui.tui.keys import only
+from semtui.wording import check_words
 
 #: one colour per family (the glyph says the figure, the case and the legend the family)
 FAMILY_STYLE = {"setgen": "cyan", "km": "magenta", "disassoc": "green"}
@@ -365,7 +366,7 @@ class CellsTable(VirtualTable):
         rel = c.get("release")
         return {"n": str(i + 1), "marks": self.marks(i), "label": label(c), "risk": _fmt(self.risk[i]),
                 "utility": _fmt(self.utility[i]), "pairs": _pct(pair_error(c)), "p": _fmt(p if np.isfinite(p) else acc), "r": _fmt(rc),
-                "check": "passed" if passed else "FAILED" if passed is False else "–",
+                "check": "–" if passed is None else check_words(c.get("check")).removeprefix("check "),
                 "release": "– (none kept)" if not rel else str(rel).rsplit("/", 1)[-1]}
 
     def fill(self) -> None:
@@ -424,14 +425,8 @@ def cell_about(cell: dict) -> Text:
         t.append(f" · {short_far(cell)}")
     chk = cell.get("check") or {}
     if chk:
-        passed = chk.get("passed")
-        t.append(f" · {'check passed' if passed else 'check ✗ FAILED' if passed is False else 'not checked'}"
-                 + (f" ({chk.get('checker')})" if chk.get("checker") and passed is not None else ""))
-        detail = chk.get("detail") or ""
-        if passed is None:  # a detail that begins "not checked: …" says it once, not twice
-            detail = detail.removeprefix("not checked").removeprefix(": ")
-        if detail:
-            t.append(f": {detail}")
+        t.append(" · ")
+        t.append(check_words(chk, full=True), style="bold red" if chk.get("passed") is False else "")
     rel = cell.get("release")
     t.append("\n")
     t.append(f"release {rel} (enter opens it)" if rel else "no release kept (null)", style="dim")

@@ -198,3 +198,31 @@ def test_ra_is_labelled_with_no_measure_and_warns_about_none(cli, samples):
     # ABA does use the measure: its warning stays
     aba = cli("attack", "disassoc", *args[:-2])
     assert aba.stdout.startswith("ABA with embedding") and "catheterisation" in aba.stderr
+
+
+def test_a_check_is_worded_alike_by_assess_harden_and_the_tui(cli, tmp_path):
+    """One wording of a privacy check (semtui.wording.check_words): each alternative's line of
+    `semtui assess`, each release's line of `semtui harden` and the TUI's line on an alternative
+    say it in the same words, a check that exercised nothing "not checked" in all three."""
+    from semtui.tui.components.plots import cell_about
+    from semtui.wording import check_words
+
+    r = cli("assess", SAMPLES / "medical-setgen.txt", "--original", SAMPLES / "medical-original.txt",
+            "--report", tmp_path / "a.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    alts = json.loads((tmp_path / "a.json").read_text())["alternatives"]
+    assert {a["check"]["passed"] for a in alts} == {True, None}  # both words exercised
+    lines = r.stdout.splitlines()
+    for a in alts:
+        line = next(x for x in lines if x[4:].startswith(f"{a['label']}:"))
+        assert line.endswith(f", {check_words(a['check'])}"), line
+        about = cell_about(a).plain
+        assert check_words(a["check"], full=True) in about and "FAILED" not in about, about
+    r = cli("harden", SAMPLES / "medical-original.txt", "--family", "setgen", "-k", 2, "--random-privacy", 4,
+            "--sizes", "2-3", "--seed", 1, "-o", tmp_path / "h.txt", "--report", tmp_path / "h.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "h.json").read_text())
+    for name in ("hardened", "plain"):
+        assert f"  {name}: {check_words(doc[name]['check'], full=True)}; " in r.stdout, r.stdout
+    assert check_words({"passed": False, "checker": "check km", "detail": "2 violations"}, full=True) \
+        == "check FAILED (check km): 2 violations"
