@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from semtui.errors import InputError
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 
 #: The form's values when no attack has run yet: the papers' best method, the bundled
@@ -140,6 +141,7 @@ class OptionsForm(ModalScreen[dict | None]):
     KEYS_HINT = "ctrl+s runs · enter opens a list · escape cancels"
 
     def on_mount(self) -> None:
+        self.mount(KeyFooter())  # the form's own keys, not the screen's beneath
         for inp in self.query(Input):
             inp.cursor_blink = False
         for box in self.query(VerticalScroll):

@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 
 
@@ -40,6 +41,7 @@ class Confirm(ModalScreen[bool]):
             with Horizontal():
                 yield Button("No", id="no", compact=True)
                 yield Button(self.yes_label, variant="warning", id="yes", compact=True)
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 from semtui.tui.session import Result, Session
 from semtui.tui.text import bar, elide_str, num
@@ -175,6 +176,7 @@ class DisassocCompare(ModalScreen[None]):
             box.border_title = f"{len(results)} {'cover reports' if self.kind == 'cover' else 're-associations'} side by side"
             box.border_subtitle = "escape closes"
             yield Static(Group(*parts))
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from semtui.errors import InputError
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 
 
@@ -50,6 +51,7 @@ class ExportPrompt(ModalScreen[str | None]):
             inp.cursor_blink = False
             yield inp
             yield Static("", id="warning", markup=False)
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()

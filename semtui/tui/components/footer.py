@@ -4,7 +4,9 @@ Textual's footer lists the focused widget's and the screen's keys before the app
 narrow terminal cuts the row from the right: at 80 columns ``? Help`` and ``q`` fell off.
 Here the app's help and close keys lead, the rest follow in their usual order, and the
 footer is compact (one space between keys). Keys that share an action but not a description
-(``escape`` Back and ``q`` Close on a view over the main screen) are both shown. What does not fit
+(``escape`` Back and ``q`` Close on a view over the main screen) are both shown, and a focused
+table's hidden ``enter`` gives way to the screen's key for it (``enter`` Go to the record: the
+table's Selected is what the screen answers with it). What does not fit
 the width is left out whole, never cut mid-word, and an ellipsis says that more keys exist (``?``
 lists them all).
 """
@@ -42,7 +44,9 @@ class KeyFooter(Footer):
         if not self._bindings_ready:
             return
         by_key: dict[tuple[str, str], list] = defaultdict(list)
-        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+        for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items():
+            if binding.id == "table.select":  # a table's enter is the screen's to answer (its Selected)
+                binding = next((b for b in self.screen._bindings.key_to_bindings.get(key, ()) if b.show), binding)
             if binding.show:
                 by_key[binding.action, binding.description].append((binding, enabled, tooltip))
         def app_first(k: tuple[str, str]) -> bool:  # the app's key (q Close) before a screen's (esc Back)

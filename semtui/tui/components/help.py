@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 
 
@@ -70,6 +71,7 @@ class HelpScreen(ModalScreen[None]):
             if self.intro:
                 yield Static(Text(self.intro, style="italic"))
             yield Static(table, id="keys")
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

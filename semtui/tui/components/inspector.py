@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from semtui.model import TransactionData, generalised_label, token_label
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 from semtui.tui.session import Session
 from semtui.tui.text import num
@@ -55,6 +56,7 @@ class Inspector(ModalScreen[None]):
             box.border_title = self.title_text
             box.border_subtitle = "escape closes · y copies"
             yield Static(self.body, id="inspector-body")
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

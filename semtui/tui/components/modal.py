@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from semtui.tui.components.footer import KeyFooter
 from semtui.tui.keys import bindings
 
 
@@ -36,6 +37,7 @@ class ErrorModal(ModalScreen[None]):
             box.border_title = self.title_text
             yield Static(self.message, id="message", markup=False)
             yield Button("OK", variant="error", id="ok")
+        yield KeyFooter()  # the modal's own keys, not the screen's beneath
 
     def on_button_pressed(self) -> None:
         self.dismiss(None)

@@ -167,7 +167,7 @@ class RecordsScreen(Screen[dict | None]):
         real = len({r["T"] for r in rows if r["real"]})
         if rows:
             status = (f"{distinct:,} records reached, {real:,} really (real = yes) · "
-                      "enter dives into the record · [ ] sort")
+                      f"{len(rows):,} row{'' if len(rows) == 1 else 's'}, one per record and what reaches it")
         else:
             status = NO_RECORDS
         left_out = no_better_than_chance(self.session)

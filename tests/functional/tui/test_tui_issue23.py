@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, SETGEN, app_with, notices, screen_text, settle
+from conftest import footer_text, SAMPLES, SETGEN, app_with, notices, screen_text, settle
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
@@ -334,6 +334,12 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         assert got == want and len({t for t, _, _ in got}) == expected["summary"]["breached_records"]
         shown = [table.cell_text(i, 0) for i in range(table.row_count)]
         assert shown[0].startswith("T") and table.cell_text(0, 1).isdigit()
+        # the status counts the records and the rows (one per record and breach); the footer says
+        # what enter does there (the focused table's enter is the view's)
+        status = str(view.query_one("#records-status").render())
+        assert f"{len({t for t, _, _ in got}):,} records reached" in status
+        assert f"{len(got):,} rows, one per record and what reaches it" in status
+        assert "⏎ Go to the record" in await footer_text(app, pilot)
         await pilot.press("z")  # the cursor row whole, as on the other lists
         assert table.wrap
         await pilot.press("z")

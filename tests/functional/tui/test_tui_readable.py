@@ -72,6 +72,20 @@ async def test_help_and_quit_are_always_in_the_footer(size, release):
         assert footer.startswith("? Help") and " q " in footer, footer
 
 
+async def test_a_modal_shows_its_own_keys_not_the_screens_beneath():
+    """A form, the inspector and the help each put their keys in the footer: the screen's keys
+    under them (a Attack, s Summary) do nothing there, and a form's text fields take letters."""
+    app = app_for(SETGEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await footer_text(app, pilot)
+        assert "a Attack" in main
+        for key, own in (("a", "esc Cancel ^s Run"), ("i", "esc Close y Copy"), ("question_mark", "esc Close help")):
+            await pilot.press(key)
+            footer = await footer_text(app, pilot, changed_from=main)
+            assert footer.strip() == own, (key, footer)
+            await pilot.press("escape")
+            assert await footer_text(app, pilot) == main
+
 
 async def test_the_footer_leaves_out_whole_keys_and_says_so():
     """At 80 columns the keys that do not fit are left out whole and an ellipsis says more exist
