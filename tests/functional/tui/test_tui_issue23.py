@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import footer_text, SAMPLES, SETGEN, app_with, notices, screen_text, settle
+from conftest import SAMPLES, SETGEN, app_with, footer_text, notices, screen_text, settle
 
 from semtui.tui.app import SemtuiApp
 from semtui.tui.components.attack_form import AttackForm
