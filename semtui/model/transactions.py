@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -33,9 +33,9 @@ def token_label(token: Token) -> str:
 
 
 def _csr_from_lists(lists: Sequence[Sequence[int]], dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    indptr = np.zeros(len(lists) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
+    # two numpy calls, not four: a disassociated release makes one of these per chunk (BMS-WebView-2:
+    # ~7,000), where numpy's per-call cost outweighs the summing (34 -> 15 us a chunk)
+    indptr = np.fromiter(accumulate(map(len, lists), initial=0), dtype=np.int64, count=len(lists) + 1)
     flat = np.fromiter(chain.from_iterable(lists), dtype=dtype, count=int(indptr[-1]))
     return indptr, flat
 
