@@ -9,7 +9,9 @@ semtui`` does, imports every module its command needs itself, and ends through P
 handlers and semtui's own ``os._exit``. What it shares with the warm process is only what was
 imported before the fork, so an environment that changes how the interpreter starts (PYTHON*,
 the locale) runs as a fresh ``python -m semtui`` (:func:`can_fork`); so do the tests of the
-interpreter's start itself (signals, closed pipes: they start ``python -m semtui`` themselves).
+interpreter's start itself (signals, closed pipes: they start ``python -m semtui`` themselves).  Forked runs share the warm
+process's hash seed: a test of output that must not depend on it sets ``PYTHONHASHSEED`` (and so
+starts fresh interpreters), as tests/functional/cli/test_assess_cli.py does.
 
 Suite CPU: about 600 runs, each ~0.3 s less (2 cores: ~1.5 minutes of the suite's wall time).
 """
@@ -30,9 +32,12 @@ from pathlib import Path
 
 #: what every command imports; the rest each run imports itself
 WARM = ("numpy", "rich.console", "semtui.cli.main")
-#: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding):
-#: a run whose environment sets one differently starts a fresh interpreter
-AT_START = ("PYTHON", "LC_", "LANG")
+#: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding) or
+#: when a library the warm process imported loads (numpy's BLAS threads): a run whose environment
+#: sets one differently starts a fresh interpreter
+AT_START = ("PYTHON", "LC_", "LANG", "OPENBLAS_", "OMP_", "MKL_", "GOTO", "NPY_")
+#: the warm process's sys.path beyond the run's folder (as ``python -m`` builds it): set by serve()
+_PATH: list[str] = []
 
 
 def serve(sock: socket.socket) -> None:
@@ -42,6 +47,7 @@ def serve(sock: socket.socket) -> None:
     overlap (the golden runs go two at a time)."""
     import importlib
 
+    _PATH[:] = [p for p in sys.path if p not in ("", str(Path(__file__).parent))]
     for name in WARM:
         importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the waiters: reaped by the kernel
@@ -76,6 +82,7 @@ def serve(sock: socket.socket) -> None:
 def _child(request: dict, fds: list[int]) -> None:
     """The run: the request's streams, folder, environment and arguments, then ``python -m semtui``."""
     import runpy
+    import threading
     import traceback
 
     code: object = 1
@@ -86,16 +93,19 @@ def _child(request: dict, fds: list[int]) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        sys.path[0] = os.getcwd()  # as ``python -m`` puts it
-        sys.argv = ["semtui", *request["args"]]
-        runpy.run_module("semtui", run_name="__main__", alter_sys=True)
+        sys.path[:] = [os.getcwd(), *_PATH]  # as ``python -m`` builds it
+        sys.argv = ["-m", *request["args"]]
+        runpy._run_module_as_main("semtui", alter_argv=True)  # what ``python -m`` calls
         code = 0
     except SystemExit as exc:
         code = exc.code
     except BaseException:  # what the interpreter would print
         traceback.print_exc()
     finally:
-        atexit._run_exitfuncs()  # as the interpreter's exit does (semtui's own ends in os._exit)
+        # as the interpreter's end: non-daemon threads joined (and concurrent.futures' pools), then
+        # the exit handlers (semtui's own ends the process in os._exit)
+        threading._shutdown()
+        atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -60,6 +60,12 @@ class _InWorkOrder(TyperGroup):
     def list_commands(self, ctx) -> list[str]:
         return [name for name, _, _ in COMMANDS]
 
+    def resolve_command(self, ctx, args: list[str]):
+        if args and args[0] not in self.list_commands(ctx):  # a typo: Typer suggests from the built ones
+            for name in self.list_commands(ctx):
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx, cmd_name: str):
         if cmd_name not in self.commands:
             found = next(((what, panel) for name, what, panel in COMMANDS if name == cmd_name), None)

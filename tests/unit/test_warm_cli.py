@@ -42,6 +42,7 @@ def _cold(args, *, cwd, env, input=None) -> subprocess.CompletedProcess:
     (["info", "nowhere.txt"], None),                                  # bad input: one line, exit 2
     (["attack", "setgen", str(SETGEN), "--method", "nosuch"], None),  # a usage error
     (["nosuch"], None),
+    (["anonymise"], None),                                            # a typo: every command suggested
     (["check", "km", str(SAMPLES / "medical-original.txt"), "-k", "2", "-m", "2"], None),  # exit 1
     (["--help"], None),
 ])
@@ -84,7 +85,8 @@ def test_a_run_past_its_timeout_is_killed(warm, tmp_path):
 def test_an_environment_that_changes_the_interpreters_start_is_not_forked(warm, tmp_path):
     env = _env(tmp_path)
     assert warm.can_fork(env)
-    for key in ("PYTHONHASHSEED", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "LC_ALL", "LANG", "PYTHONPATH"):
+    for key in ("PYTHONHASHSEED", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "LC_ALL", "LANG", "PYTHONPATH",
+                "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         assert not warm.can_fork({**env, key: env.get(key, "") + "7"}), key
     # the path to the semtui it imported (the golden runs' PYTHONPATH) changes nothing
     assert warm.can_fork({**env, "PYTHONPATH": str(warm.package.parent)})

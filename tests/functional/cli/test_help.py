@@ -57,3 +57,11 @@ def test_no_flag_shows_a_value_in_any_help(semtui):
     # an option that takes a value still says which
     r = semtui("attack", "setgen", "--help")
     assert re.search(r"--threshold +<float>", r.out)
+
+
+@pytest.mark.parametrize("typo, meant", [("anonymise", "anonymize"), ("atack", "attack"), ("attack setgn", "setgen")])
+def test_a_misspelt_command_gets_a_suggestion(semtui, typo, meant):
+    """The commands are built as they are asked for; a typo still hears of every one."""
+    r = semtui(*typo.split())
+    assert r.rc == 2
+    r.one_error_line(f"Did you mean '{meant}'?")
