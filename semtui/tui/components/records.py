@@ -64,6 +64,17 @@ def records_at_risk(session: Session, progress=None) -> list[dict]:
     return rows
 
 
+def none_reached(session: Session) -> str:
+    """What the view says when no row is found: how to get a report that names records, or
+    that the results there reach no record."""
+    cover, reassoc = _sources(session)
+    if cover is None and reassoc is None:
+        return NO_RECORDS
+    found = ([] if cover is None else ["the cover report finds no breach"]) + \
+            ([] if reassoc is None else ["the re-association puts no item back correctly"])
+    return "no record is reached: " + "; ".join(found)
+
+
 def reassociation_beating_chance(session: Session):
     """The latest re-association when it beats chance (lift over random > 1, something right)."""
     from semtui.assess import beats_chance
@@ -153,9 +164,9 @@ class RecordsScreen(Screen[dict | None]):
         yield Header(icon="")
         yield Static(self._status(), id="records-status", markup=False)
         table = RecordsTable(self.rows or [], id="records")
-        if self.rows is None:  # not "no report names records": they are being found
-            table.empty_message = "finding them…"
-        table.border_title = "Records at risk"
+        # not "no report names records" while they are being found
+        table.empty_message = "finding them…" if self.rows is None else none_reached(self.session)
+        table.border_title = self._title()
         yield table
         yield KeyFooter()
 
@@ -165,13 +176,16 @@ class RecordsScreen(Screen[dict | None]):
             return f"finding the records at risk{': ' + finding if finding else ''}… (escape cancels)"
         distinct = len({r["T"] for r in rows})
         real = len({r["T"] for r in rows if r["real"]})
-        if rows:
-            status = (f"{distinct:,} records reached, {real:,} really (real = yes) · "
-                      f"{len(rows):,} row{'' if len(rows) == 1 else 's'}, one per record and what reaches it")
-        else:
-            status = NO_RECORDS
+        status = f"{distinct:,} records reached, {real:,} really (real = yes)" if rows else none_reached(self.session)
         left_out = no_better_than_chance(self.session)
         return f"{left_out}\n{status}" if left_out else status
+
+    def _title(self) -> str:
+        """The table's title, with its rows when a record has several (one per what reaches it)."""
+        rows = self.rows or []
+        if len(rows) == len({r["T"] for r in rows}):
+            return "Records at risk"
+        return f"Records at risk · {len(rows):,} rows (a record once per what reaches it)"
 
     def on_mount(self) -> None:
         self.title = "records at risk"
@@ -192,14 +206,20 @@ class RecordsScreen(Screen[dict | None]):
         self.rows = message.result
         table = self.query_one(RecordsTable)
         table.data = self.rows
-        table.empty_message = NO_RECORDS
+        table.empty_message = none_reached(self.session)
+        table.border_title = self._title()
         table.fill()
+        self.refresh_bindings()  # enter has a record to go to now, or none
         self.query_one("#records-status", Static).update(self._status())
 
     def on_job_failed(self, message: JobFailed) -> None:
         message.stop()
         if not message.cancelled:
             self.query_one("#records-status", Static).update(f"the records at risk could not be found: {message.error}")
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        """``enter`` (Go to the record) dimmed while there is no record to go to."""
+        return None if action == "open_record" and not self.rows else True
 
     def action_open_record(self) -> None:
         table = self.query_one(RecordsTable)

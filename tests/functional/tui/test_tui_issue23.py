@@ -301,7 +301,7 @@ def meps_disassoc(tmp_path) -> dict[str, Path]:
 async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_in(tmp_path, meps_disassoc, size):
     from semtui.attacks.cover import run_cover
     from semtui.tui.components.disassoc_form import DisassocForm
-    from semtui.tui.components.records import RecordsScreen, RecordsTable
+    from semtui.tui.components.records import NO_RECORDS, RecordsScreen, RecordsTable
 
     app = SemtuiApp(load_session(meps_disassoc["data"], key=meps_disassoc["key"],
                                  original=meps_disassoc["original"]))
@@ -312,6 +312,8 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         await pilot.press("r")  # nothing run yet: the view says how to get records
         await settle(pilot)  # the rows are found in a worker
         assert isinstance(app.screen, RecordsScreen) and app.screen.rows == []
+        assert NO_RECORDS in str(app.screen.query_one("#records-status").render())
+        assert app.screen.check_action("open_record", ()) is None  # enter dimmed: no record to go to
         await pilot.press("escape")
         await pilot.press("p")
         assert isinstance(app.screen, DisassocForm)
@@ -338,7 +340,7 @@ async def test_cover_and_reassociation_list_the_records_at_risk_and_enter_dives_
         # what enter does there (the focused table's enter is the view's)
         status = str(view.query_one("#records-status").render())
         assert f"{len({t for t, _, _ in got}):,} records reached" in status
-        assert f"{len(got):,} rows, one per record and what reaches it" in status
+        assert table.border_title == f"Records at risk · {len(got):,} rows (a record once per what reaches it)"
         assert "⏎ Go to the record" in await footer_text(app, pilot)
         await pilot.press("z")  # the cursor row whole, as on the other lists
         assert table.wrap
@@ -426,3 +428,24 @@ async def test_records_at_risk_are_found_in_a_worker_that_escape_cancels(meps_di
         await pilot.press("escape")
         await pilot.press("r")  # the same results: the rows are there at once
         assert app.screen.rows is found
+
+
+async def test_results_that_reach_no_record_are_said_so_not_how_to_get_them():
+    """The sample's cover report finds no breach: the view says so, rather than asking for the key
+    and a cover run already given."""
+    from semtui.tui.components.records import RecordsScreen
+
+    app = SemtuiApp(load_session(SAMPLES / "disassociated.json", key=SAMPLES / "disassociated.key.json",
+                                 original=SAMPLES / "disassociated-original.txt"))
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("p", "ctrl+s")
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        view = app.screen
+        assert isinstance(view, RecordsScreen) and view.rows == []
+        said = screen_text(app)
+        assert "no record is reached: the cover report finds no breach" in " ".join(said.split())
+        assert "--key" not in said
