@@ -8,25 +8,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 # --------------------------------------------------------------------------- checks
+#: what a privacy check's detail ends with when none of its constraints matches a transaction of
+#: the release (the families' checks say it; :func:`check_words` reads it)
+VACUOUS_CHECK = "none matches a transaction of the release, so nothing was checked"
+#: the detail of a release whose parameters are unknown, so that it could not be checked
+UNKNOWN_PARAMETERS = "not checked: the release's parameters are unknown"
+
+
 def check_words(check: dict | None, *, full: bool = False) -> str:
     """A privacy check's verdict as every face words it (``semtui assess``'s and ``semtui
-    harden``'s lines, the TUI's alternatives): "check passed", "check FAILED" or "not checked" (a
-    release whose parameters are unknown, or a check that exercised nothing: never a pass).
-    ``full``: with its checker and what it found, e.g. "check passed (check privacy): k=3, 300
-    exercised", "not checked: the release's parameters are unknown"."""
+    harden``'s lines, the TUI's alternatives): "check passed", "check FAILED" or "not checked:
+    WHY" (a release whose parameters are unknown, or a check that exercised nothing: never a
+    pass). ``full``: the checker and what it found, e.g. "check privacy passed (k=3: 300
+    constraints, 0 with support in (0, 3), 212 exercised)"."""
     check = check or {}
-    passed = check.get("passed")
-    words = {True: "check passed", False: "check FAILED", None: "not checked"}[passed]
+    passed, detail = check.get("passed"), check.get("detail") or ""
+    if passed is None:
+        why = (UNKNOWN_PARAMETERS.removeprefix("not checked: ") if detail == UNKNOWN_PARAMETERS
+               else "none of its constraints matches a transaction of the release" if detail.endswith(VACUOUS_CHECK)
+               else "")
+        if full and detail and detail != UNKNOWN_PARAMETERS:
+            return f"not checked ({detail})"
+        return f"not checked: {why}" if why else "not checked"
+    verb = "passed" if passed else "FAILED"
     if not full:
-        return words
-    if check.get("checker") and passed is not None:
-        words += f" ({check['checker']})"
-    detail = check.get("detail") or ""
-    if passed is None:  # a detail that begins "not checked: …" says it once, not twice
-        detail = detail.removeprefix("not checked").removeprefix(": ")
-    return f"{words}: {detail}" if detail else words
+        return f"check {verb}"
+    said = f"{check.get('checker') or 'check'} {verb}"
+    return f"{said} ({detail})" if detail else said
 
 
 # --------------------------------------------------------------------------- chunks

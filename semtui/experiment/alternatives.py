@@ -37,7 +37,7 @@ from semtui.experiment.spec import PARAMS, make_cell
 from semtui.families import Assessed, family_of
 from semtui.families import assessed_params as _assessed_params
 from semtui.families.setgen import ASSUMED_SETGEN
-from semtui.wording import counted
+from semtui.wording import UNKNOWN_PARAMETERS, counted
 
 #: distances from chance this close to the smallest count as equal (the choice then goes to utility)
 TOLERANCE = 0.05
@@ -123,7 +123,7 @@ def this_release(report, release, original, key, assessed: Assessed) -> dict:
     fam = assessed.family
     family = family_of(fam)
     t0 = time.perf_counter()
-    check = {"passed": None, "checker": None, "detail": "not checked: the release's parameters are unknown"}
+    check = {"passed": None, "checker": None, "detail": UNKNOWN_PARAMETERS}
     if assessed.known:
         check = family.check_assessed(release, assessed, original=original, key=key) or check
     check_s = time.perf_counter() - t0

@@ -24,6 +24,7 @@ from semtui.families.common import (
     q,
 )
 from semtui.reports import json_float
+from semtui.wording import VACUOUS_CHECK
 
 #: the eliminators of the papers' attack, in the order they run; RA runs once as the papers' baseline
 SETGEN_METHODS = ("mda", "tba", "wba", "gba", "rba")
@@ -347,7 +348,7 @@ class Setgen(Generalised):
         chk = check_privacy(release, constraints, int(k))
         return {"passed": _passed(chk), "checker": "check privacy",
                 "detail": f"k={k}: {len(constraints)} constraints, {len(chk.violated)} with support in (0, {k}), "
-                          f"{len(chk.exercised)} exercised" + (_VACUOUS if chk.vacuous else "")}
+                          f"{len(chk.exercised)} exercised" + (f": {VACUOUS_CHECK}" if chk.vacuous else "")}
 
     # ------------------------------------------------------------ an assessed release
     def from_sidecar(self, doc: dict, side: Path) -> Assessed | None:
@@ -384,11 +385,9 @@ class Setgen(Generalised):
         c = check_privacy(release, assessed.constraints, k)
         return {"passed": _passed(c), "checker": "check privacy",
                 "detail": f"k={k}: {len(assessed.constraints)} constraints (from the sidecar), "
-                          f"{len(c.violated)} with support in (0, {k})" + (_VACUOUS if c.vacuous else "")}
+                          f"{len(c.violated)} with support in (0, {k})" + (f": {VACUOUS_CHECK}" if c.vacuous else "")}
 
 
-#: what a check says when none of its constraints matches a transaction of the release
-_VACUOUS = ": none matches a transaction of the release, so nothing was checked"
 
 
 def _passed(report) -> bool | None:

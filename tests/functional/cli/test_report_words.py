@@ -225,4 +225,8 @@ def test_a_check_is_worded_alike_by_assess_harden_and_the_tui(cli, tmp_path):
     for name in ("hardened", "plain"):
         assert f"  {name}: {check_words(doc[name]['check'], full=True)}; " in r.stdout, r.stdout
     assert check_words({"passed": False, "checker": "check km", "detail": "2 violations"}, full=True) \
-        == "check FAILED (check km): 2 violations"
+        == "check km FAILED (2 violations)"
+    # a check that exercised nothing is no pass, and its short form says why
+    vacuous = {"passed": None, "checker": "check privacy", "detail": "k=6: 6 constraints, 0 exercised: "
+               "none matches a transaction of the release, so nothing was checked"}
+    assert check_words(vacuous) == "not checked: none of its constraints matches a transaction of the release"

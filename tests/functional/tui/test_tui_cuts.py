@@ -293,9 +293,9 @@ def test_an_alternative_not_checked_is_never_said_to_have_failed_and_says_why_it
     assert "error ratio 0.82" in unknown
     unscored = cell_about(cell(True, "k=3: 6 constraints", attack="MDA", risk=None, beats_chance=False,
                                figures={})).plain
-    assert UNSCORED in unscored and "check passed (check privacy): k=3" in unscored
+    assert UNSCORED in unscored and "check privacy passed (k=3: 6 constraints)" in unscored
     failed = cell_about(cell(False, "k=3: 1 with support in (0, 3)", attack=None, risk=None, figures={})).plain
-    assert "check FAILED" in failed and "no attack applies" in failed
+    assert "check privacy FAILED (k=3" in failed and "no attack applies" in failed
 
 
 async def test_an_assessment_opened_first_offers_no_esc_back(tmp_path):
