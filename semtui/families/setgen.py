@@ -388,8 +388,6 @@ class Setgen(Generalised):
                           f"{len(c.violated)} with support in (0, {k})" + (f": {VACUOUS_CHECK}" if c.vacuous else "")}
 
 
-
-
 def _passed(report) -> bool | None:
     """The check's verdict: None (not a pass) when it exercised no constraint."""
     return None if report.vacuous else bool(report.holds)
