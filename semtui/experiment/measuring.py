@@ -41,13 +41,16 @@ class AlternativesRun:
     or ``--jobs`` at a time through the one executor -- so an interrupted run keeps those finished
     (:meth:`close`).
 
-    :meth:`start` (before the assessor runs) begins measuring them in the background, ``jobs``
+    :meth:`start` (before the assessor runs) begins measuring them in the background, ``jobs - 1``
     worker processes of the one executor, while this release's own attacks run here with the
-    cores those workers leave: the alternatives are most of an assessment's work (four to five releases, each
+    core left: the alternatives are most of an assessment's work (four to five releases, each
     anonymised, checked and attacked as this one is), and this release's attacks no longer
-    wait for them or they for it.  :meth:`run` (after it) waits for them, reporting progress
-    from this thread only; :meth:`stop` ends them (an interrupt, a cancel, any error: call it in
-    a ``finally``) within a poll."""
+    wait for them or they for it.  :meth:`run` (after it) measures here, one after another, the
+    alternatives no worker has taken yet, then waits for the workers: ``jobs`` processes in all,
+    each taking the next alternative as it becomes free (three processes on two cores left the
+    last alternative alone on one core at the end).  Progress is reported from this thread only;
+    :meth:`stop` ends them (an interrupt, a cancel, any error: call it in a ``finally``) within a
+    poll."""
 
     def __init__(self, assessor, progress: ProgressCallback | None = None):
         self.assessor = assessor
@@ -63,9 +66,10 @@ class AlternativesRun:
         self._thread = None
         self._cells: list = []
         self._got: dict[int, dict] = {}
-        self._done = 0
         self._error: BaseException | None = None
         self._stopping = self._running = None
+        self._next = 0                 # the next alternative nobody has taken (claim)
+        self._claiming = None          # its lock (start)
 
     def _plan(self) -> bool:
         """The alternatives to measure and their context; False when there are none (no original)."""
@@ -107,7 +111,7 @@ class AlternativesRun:
         if self.report.inputs.background:
             a.opened.load_background(self.report.inputs.background)   # read once here; the workers receive it loaded
         self._cells, shipped = self._shipped()
-        self._stopping, self._running = threading.Event(), threading.Event()
+        self._stopping, self._running, self._claiming = threading.Event(), threading.Event(), threading.Lock()
         self._thread = threading.Thread(target=self._measure_beside, args=(shipped,), name="semtui-alternatives",
                                         daemon=True)
         self._thread.start()
@@ -115,8 +119,20 @@ class AlternativesRun:
         # points this process's standard streams elsewhere for a moment) before the attacks go on
         while not self._running.wait(0.05) and self._thread.is_alive():
             pass
-        # the cores the alternatives' workers leave (one at least): jobs + 1 processes at most
-        a.jobs = max(1, self._jobs - min(self._jobs, len(self._cells)))
+        # the core the alternatives' workers leave: jobs processes in all
+        a.jobs = max(1, self._jobs - self._workers())
+
+    def _workers(self) -> int:
+        """Worker processes measuring alternatives beside this release's attacks."""
+        return max(1, self._jobs - 1)
+
+    def _claim(self) -> int | None:
+        """The next alternative nobody has taken, taken (by a worker or by :meth:`run`)."""
+        with self._claiming:
+            if self._next >= len(self._cells):
+                return None
+            self._next += 1
+            return self._next - 1
 
     def _shipped(self):
         import dataclasses
@@ -133,14 +149,13 @@ class AlternativesRun:
         from semtui.runtime.executor import run_local
 
         def beside(done: int, total: int, message: str = "") -> None:
-            self._done = done
             self._running.set()
             if self._stopping.is_set():
                 raise Interrupted()
 
         try:
-            run_local(measure_alternative, shipped, self._cells, jobs=self._jobs, progress=beside,
-                      on_result=self._got.__setitem__)
+            run_local(measure_alternative, shipped, self._cells, jobs=self._workers(), progress=beside,
+                      on_result=self._got.__setitem__, claim=self._claim)
         except BaseException as exc:  # handed to the thread that waits (run)
             self._error = exc
 
@@ -175,8 +190,10 @@ class AlternativesRun:
         from semtui.runtime.executor import POLL
 
         try:
+            while (n := self._claim()) is not None:   # what no worker has taken yet, measured here
+                self._got[n] = self._measure_here(n)
             while self._thread.is_alive():
-                self._said(self._done)   # from this thread only (it may raise Interrupted: a cancel)
+                self._said(len(self._got))   # from this thread only (it may raise Interrupted: a cancel)
                 self._thread.join(POLL)
         except BaseException:
             self.stop()
@@ -186,6 +203,19 @@ class AlternativesRun:
         if self._error is not None:
             raise self._error
         self._said(len(self._got))
+
+    def _measure_here(self, n: int) -> dict:
+        """Alternative ``n`` measured in this process, with the jobs the workers leave."""
+        import dataclasses
+
+        alt, _ = self._todo[n]
+
+        def inner(d, t, m="", _name=alt.name):
+            done = len(self._got)
+            self.progress(done, self.total, f"[alternatives] {done}/{self.total} measured, {self._jobs} at a time; "
+                                            f"{_name}: {m}".rstrip(": "))
+
+        return measure_alternative(dataclasses.replace(self._ctx, jobs=self.assessor.jobs), self._cells[n], inner)
 
     def _keep(self, got: dict) -> None:
         """The alternatives measured, in the table's order (every one finished, when stopped part-way)."""
@@ -243,10 +273,10 @@ class AlternativesRun:
         rep.verdict += " " + chosen_sentence(alts, k)
 
 
-def measure_alternative(ctx: Context, cell) -> dict:
-    """One alternative in a worker of the executor (:meth:`AlternativesRun.start`): its
+def measure_alternative(ctx: Context, cell, progress: ProgressCallback | None = None) -> dict:
+    """One alternative in a worker of the executor (:meth:`AlternativesRun.start`) or here: its
     cell document, or ``{"not_measured": why}`` for an option this machine cannot run."""
     try:
-        return run_cell(cell, ctx)
+        return run_cell(cell, ctx, progress)
     except InputError as exc:
         return {"not_measured": exc.message}

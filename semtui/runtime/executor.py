@@ -359,14 +359,23 @@ def run_local(
     progress: ProgressCallback | None = None,
     message: str = "",
     on_result: Callable[[int, Any], None] | None = None,
+    claim: Callable[[], int | None] | None = None,
 ) -> list[R]:
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
     the cores and to the units) when more than one.  ``on_result(i, result)``: called in this
     process as each unit's result arrives (any order), so a caller stopped part-way keeps what
-    finished."""
+    finished.
+
+    ``claim``: the units are shared with the caller, who runs some of them itself meanwhile (in
+    another thread of this process).  They then run in ``jobs`` worker processes even when that
+    is one, a unit at a time, each started only when a worker is free: ``claim()`` hands out the
+    index of the next unit nobody has taken (None: none left).  A unit never claimed here stays
+    None in the result (and is not counted in the progress)."""
     progress = progress or no_progress
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
+    if claim is not None:
+        return _run_claimed(kernel, shared, units, jobs, claim, progress, message, on_result)
     if jobs == 1:
         out = []
         last = 0.0
@@ -389,7 +398,26 @@ def run_local(
                     last = now
                     progress(i + 1, n, message)
         return out
-    groups = batches(list(costs) if costs is not None else [1.0] * n, jobs)
+    groups = iter(batches(list(costs) if costs is not None else [1.0] * n, jobs))
+    # every batch submitted at once: the pool hands the next to whichever worker is free
+    return _pooled(kernel, shared, units, jobs, lambda busy: next(groups, None), progress, message, on_result)
+
+
+def _run_claimed(kernel, shared, units, jobs: int, claim, progress, message: str, on_result) -> list:
+    """:func:`run_local` with ``claim``: a unit a batch, submitted only while a worker is free
+    (nothing waits queued behind a running unit, where the caller could have taken it)."""
+    def feed(busy: int) -> list[int] | None:
+        i = claim() if busy < jobs else None
+        return None if i is None else [i]
+
+    return _pooled(kernel, shared, units, jobs, feed, progress, message, on_result)
+
+
+def _pooled(kernel, shared, units, jobs: int, next_batch, progress, message: str, on_result) -> list:
+    """The units in ``jobs`` worker processes: ``next_batch(busy)`` gives the next batch of unit
+    indices to submit while ``busy`` are running or queued (None: none for now), asked again as
+    each batch comes back; results in unit order."""
+    n = len(units)
     results: list[Any] = [None] * n
     ctx = _context(kernel)
     lifeline_r, lifeline_w = ctx.Pipe(duplex=False)
@@ -400,7 +428,13 @@ def run_local(
         blob = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init,
                                    initargs=(kernel, blob, lifeline_r))
-        pending = {pool.submit(_run_batch, [(i, units[i]) for i in b]) for b in groups}
+        pending: set = set()
+
+        def feed() -> None:
+            while (b := next_batch(len(pending))) is not None:
+                pending.add(pool.submit(_run_batch, [(i, units[i]) for i in b]))
+
+        feed()
         progress(0, n, message)
         while pending:
             finished, pending = wait(pending, timeout=POLL, return_when=FIRST_COMPLETED)
@@ -410,6 +444,7 @@ def run_local(
                     done += 1
                     if on_result is not None:
                         on_result(i, r)
+            feed()
             progress(done, n, message)  # also a chance to cancel while the workers run
     except BaseException:
         lifeline_w.close()  # a worker still starting (not yet in the pool's list) dies on this end-of-file

@@ -315,6 +315,14 @@ def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_ti
 
     docs = [untimed(assess_with_alternatives(release, inputs(jobs)).to_json()) for jobs in (1, 2)]
     assert docs[0] == docs[1] and len(docs[0]["alternatives"]) >= 3
+    # the alternatives no worker has taken are measured here, beside the worker: the same report
+    said = []
+    assessor = Assessor(release, inputs(2))
+    assessor.run()
+    AlternativesRun(assessor, progress=lambda d, t, m="": said.append(m)).run()
+    assert untimed(assessor.report.to_json()) == docs[0]
+    here = {m.split("; ", 1)[1].split(":")[0] for m in said if "at a time; " in m}
+    assert here and len(here) < len(docs[0]["alternatives"]) - 1   # some here, the others in the worker
     # and beside, not after: the background run has begun before the attacks, which take one job fewer
     assessor = Assessor(release, inputs(2))
     run = AlternativesRun(assessor)

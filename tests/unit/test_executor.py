@@ -109,6 +109,41 @@ def test_a_failing_kernel_or_a_cancel_leaves_no_worker():
     assert _workers_left() == []
 
 
+def test_units_shared_with_the_caller_run_once_each_in_a_worker_even_with_one_job():
+    """``claim`` (an assessment's alternatives, which this process measures too once its own
+    attacks are done): one job still runs in a worker process; each unit is claimed once, by the
+    workers as they become free or by the caller; what the caller took stays None here."""
+    import threading
+
+    from semtui.runtime.executor import run_local
+
+    lock, taken, mine = threading.Lock(), [0], []
+
+    def claim():
+        with lock:
+            if taken[0] >= 8:
+                return None
+            taken[0] += 1
+            return taken[0] - 1
+
+    def caller():   # the caller's own share, claimed beside the worker
+        time.sleep(0.1)
+        while (i := claim()) is not None:
+            mine.append(i)
+            time.sleep(0.1)
+
+    helper = threading.Thread(target=caller)
+    helper.start()
+    got = {}
+    out = run_local(_pid, 0.1, list(range(8)), jobs=1, claim=claim, on_result=got.__setitem__)
+    helper.join()
+    ran = sorted(got)
+    assert ran and mine and sorted(ran + mine) == list(range(8))   # each unit once, both took some
+    assert all(out[i] is None for i in mine) and all(out[i] not in (None, os.getpid()) for i in ran)
+    assert len({out[i] for i in ran}) == 1   # one worker process
+    assert _workers_left() == []
+
+
 def test_workers_start_when_stderr_has_no_file_descriptor(tmp_path):
     """Under the TUI, sys.stderr is Textual's capture of print, whose fileno() is -1; the
     executor's first pool must still start (multiprocessing hands that fd to its helpers)."""
