@@ -56,6 +56,7 @@ class Assessor:
         self.opened = opened if opened is not None else Opened()  # every measure and the background, opened once
         self._records_wanted = records
         self._cover: list = []  # the cover runs' typed reports, whose breaches reach records
+        self._cover_problems = None   # the release's cover problems, found once for every attacker
         self._baselines = None        # the re-associations' budget-matched draws, shared between methods
         #: worker processes for each attack's kernels: ``inputs.jobs``, fewer while the alternatives
         #: are measured beside this release (:meth:`AlternativesRun.start`); the figures are the same
@@ -158,12 +159,15 @@ class Assessor:
         return entry, res.report
 
     def _run_cover(self, o: dict, progress):
-        from semtui.attacks.cover import CoverOptions, run_cover
+        from semtui.attacks.cover import CoverOptions, CoverProblems, run_cover
 
         i = self.inputs
         opts = CoverOptions(attacker=o["attacker"])
+        if self._cover_problems is None:   # found once: every attacker's are the same
+            self._cover_problems = CoverProblems.find(self.release, self.original, progress)
         report = run_cover(self.release, opts, original=self.original, progress=progress,
-                           sources={"data": i.data, "original": i.original, "knowledge": None})
+                           sources={"data": i.data, "original": i.original, "knowledge": None},
+                           problems=self._cover_problems)
         self._cover.append(report)
         self.report.cover_reports[opts.attacker] = report
         return cover_entry(report, opts, o, i, with_original=self.original is not None), report

@@ -60,7 +60,7 @@ from semtui.model import DisassociatedData, DisassociationKey, RecordChunk, Tran
 from semtui.model.transactions import in_sorted
 from semtui.reports import paused_gc
 
-__all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverProblem", "CoverReport",
+__all__ = ["ATTACKERS", "REPORT_FORMAT", "CoverCluster", "CoverOptions", "CoverProblem", "CoverProblems", "CoverReport",
            "CoverSummary", "ProblemEntry", "ReachedRecord", "covering_words", "problem_records", "run_cover"]
 
 ATTACKERS = ("strong", "moderate", "weak", "knowledge")
@@ -313,6 +313,91 @@ def _holds_covered(problems: list[ProblemEntry], counts: np.ndarray, t_all: np.n
     return np.bincount(rec_of[found], minlength=len(t_all)) > 0
 
 
+@dataclass
+class CoverProblems:
+    """A release's cover problems, which every attacker shares (only which of them are breaches
+    differs): found once by :meth:`find` and given to each :func:`run_cover` of the release (an
+    assessment's strong, moderate and weak attackers), which takes them where they are this
+    release's and original's (:meth:`fits`).  Per problem, in the report's order: its entry
+    (``breach`` False), its chunk within its cluster (``at``) and its (x, covered) pair codes
+    (``codes[code_ptr[i]:code_ptr[i + 1]]``); per cluster, its figures but breaches
+    (``clusters``) and its problems (``ptr``)."""
+
+    data: DisassociatedData
+    original: TransactionData | None
+    clusters: list[CoverCluster]
+    ptr: np.ndarray
+    entries: list[ProblemEntry]
+    at: list[int]
+    codes: np.ndarray
+    code_ptr: np.ndarray
+    real_pairs: int | None
+
+    def fits(self, data, original) -> bool:
+        return data is self.data and original is self.original
+
+    @classmethod
+    def find(cls, data: DisassociatedData, original: TransactionData | None = None, progress=None) -> CoverProblems:
+        """Every cover problem of ``data`` (and, with the original, whether it really holds each pair)."""
+        progress = progress or (lambda done, total, message="": None)
+        width = len(data.vocab) + WEAK_OUTSIDE_WORDS
+        real_pairs = None
+        if original is not None:
+            from semtui.metrics.reassociation import row_pairs
+
+            _, a, b = row_pairs(*original.incidence_arrays(data.vocab))
+            real_pairs = np.unique(pair_codes(a, b, width))
+        names = data.vocab.names
+        clusters, entries, at, codes, n_codes, ptr = [], [], [], [], [], [0]
+        n_real = 0
+        n_clusters = len(data.clusters)
+        joint_of = data.joint_of()
+        stats_cache: dict = {}
+        for ci, c in enumerate(data.clusters):
+            if ci % 256 == 0:
+                progress(ci, n_clusters, "cover problems")
+                stats_cache = {}  # shared chunks recur in neighbouring clusters: kept a while, then let go
+            chunks, labels = cluster_chunks(data, ci, joint_of)
+            problems = cluster_cover_problems(chunks, ci, stats_cache)
+            # a problem between two shared chunks of a joint cluster is the same for every member:
+            # listed under its first member only
+            problems = [p for p in problems
+                        if labels[p.earlier][1] < 0 or labels[p.chunk][1] < 0
+                        or data.joint_clusters[labels[p.chunk][1]].clusters[0] == c.id]
+            if len(chunks) > len(c.record_chunks):
+                # a shared item the cluster shows in its own chunks is not the cluster's there: each
+                # (cluster, item) is in one place of the release, so that x went with none of its records
+                shown = set(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
+                                                                                   np.zeros(0, np.int32)]).tolist())
+                problems = [p for p in problems if labels[p.chunk][1] < 0 or labels[p.earlier][1] >= 0
+                            or p.x not in shown]
+            for p in problems:
+                pc = pair_codes(np.full(len(p.covered), p.x, dtype=np.int64), np.asarray(p.covered, dtype=np.int64),
+                                width)
+                real = None if real_pairs is None else holds_any(real_pairs, pc)
+                n_real += int(bool(real))
+                itemset = tuple(names(p.covered + p.covering))
+                entries.append(ProblemEntry(
+                    cluster=c.id, chunk=p.chunk + 1, earlier_chunk=p.earlier + 1,
+                    chunk_label=labels[p.chunk][0], earlier_label=labels[p.earlier][0],
+                    x=data.vocab[p.x], support_x=p.support_x,
+                    covered=tuple(names(p.covered)), covering=tuple(names(p.covering)), itemset=itemset,
+                    supports=tuple(zip(itemset, p.supports)), itemset_support=p.itemset_support, breach=False,
+                    real=real))
+                at.append(p.chunk)
+                codes.append(pc)
+                n_codes.append(len(pc))
+            ptr.append(len(entries))
+            clusters.append(CoverCluster(c.id, int(c.size), len(c.record_chunks), len(chunks) - len(c.record_chunks),
+                                         len(problems), 0, (), 0))
+        progress(n_clusters, n_clusters, "cover problems")
+        code_ptr = np.zeros(len(n_codes) + 1, dtype=np.int64)
+        np.cumsum(n_codes, out=code_ptr[1:])
+        return cls(data, original, clusters, np.asarray(ptr, dtype=np.int64), entries, at,
+                   np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64), code_ptr,
+                   None if real_pairs is None else n_real)
+
+
 def run_cover(
     data: DisassociatedData,
     options: CoverOptions | None = None,
@@ -323,6 +408,7 @@ def run_cover(
     knowledge_lines: int | None = None,
     progress=None,
     sources: dict | None = None,
+    problems: CoverProblems | None = None,
 ) -> CoverReport:
     """Find every cover problem of ``data`` and the breaches the attacker of ``options`` can
     make; return the typed report (:class:`CoverReport`, ``semtui-cover-report/1`` by its
@@ -332,7 +418,9 @@ def run_cover(
     read (``data``, ``original``, ``knowledge``); the report carries them.  With the ``key``, every
     problem lists its ``records`` (the original transactions it reaches, with their source lines
     when the original is given too: :func:`problem_records`), and the summary counts
-    ``breached_records``."""
+    ``breached_records``.  ``problems``: the release's cover problems found by an earlier run
+    (:class:`CoverProblems`, the same for every attacker), taken where they are this release's
+    and original's."""
     options = options or CoverOptions()
     progress = progress or (lambda done, total, message="": None)
     attacker, seed = options.who, options.seed
@@ -349,12 +437,9 @@ def run_cover(
     started = time.perf_counter()
     n_items = len(data.vocab)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xC0E]))
-    # the original over the release vocabulary, as CSR arrays (read once: the moderate attacker's
-    # records and the pairs the records really hold)
-    csr = original.incidence_arrays(data.vocab) if original is not None else None
     outside: list[str] = []
-    if attacker == "moderate":
-        knowledge = moderate_knowledge(original_rows(*csr), rng)
+    if attacker == "moderate":   # a random pair of records of the original, over the release vocabulary
+        knowledge = moderate_knowledge(original_rows(*original.incidence_arrays(data.vocab)), rng)
     elif attacker == "weak":
         knowledge, outside = weak_knowledge(n_items, rng)
     width = n_items + WEAK_OUTSIDE_WORDS
@@ -362,75 +447,37 @@ def run_cover(
     if attacker == "knowledge" and len(known) == 0:
         raise InputError(f"nothing to check: no itemset of the background knowledge holds two items of "
                          f"{src.get('data') or 'the release'} (knowledge of another dataset?)", src.get("knowledge"))
-    real_pairs = None
-    if csr is not None:
-        from semtui.metrics.reassociation import row_pairs
-
-        _, a, b = row_pairs(*csr)
-        real_pairs = np.unique(pair_codes(a, b, width))
-
-    names = data.vocab.names
-    problems_out = []
+    found = problems if problems is not None and problems.fits(data, original) else \
+        CoverProblems.find(data, original, progress)
+    totals = {"cover_problems": 0, "breaches": 0, "vulnerable_records": 0, "clusters_with_breaches": 0}
+    # which problems are breaches: every one for the strong attacker, else those whose (x, covered)
+    # pairs the knowledge holds (one sorted search over every problem's pairs)
+    if attacker == "strong":
+        breach = np.ones(len(found.entries), dtype=bool)
+    else:
+        hit = in_sorted(known, found.codes)
+        breach = np.zeros(len(found.entries), dtype=bool)
+        has = np.diff(found.code_ptr) > 0
+        breach[has] = np.logical_or.reduceat(hit, found.code_ptr[:-1][has])
     clusters_out = []
-    totals = {"cover_problems": 0, "breaches": 0, "vulnerable_records": 0, "clusters_with_breaches": 0,
-              "real_pairs": 0}
-    n_clusters = len(data.clusters)
-    joint_of = data.joint_of()
-    stats_cache: dict = {}
-    for ci, c in enumerate(data.clusters):
-        if ci % 256 == 0:
-            progress(ci, n_clusters, "cover problems")
-        chunks, labels = cluster_chunks(data, ci, joint_of)
-        if ci % 256 == 0:
-            stats_cache = {}  # shared chunks recur in neighbouring clusters: kept a while, then let go
-        problems = cluster_cover_problems(chunks, ci, stats_cache)
-        # a problem between two shared chunks of a joint cluster is the same for every member:
-        # listed under its first member only
-        problems = [p for p in problems
-                    if labels[p.earlier][1] < 0 or labels[p.chunk][1] < 0
-                    or data.joint_clusters[labels[p.chunk][1]].clusters[0] == c.id]
-        if len(chunks) > len(c.record_chunks):
-            # a shared item the cluster shows in its own chunks is not the cluster's there: each
-            # (cluster, item) is in one place of the release, so that x went with none of its records
-            shown = set(np.concatenate([ch.items for ch in c.record_chunks] + [c.term_chunk,
-                                                                               np.zeros(0, np.int32)]).tolist())
-            problems = [p for p in problems if labels[p.chunk][1] < 0 or labels[p.earlier][1] >= 0
-                        or p.x not in shown]
-        breaches = [0] * len(chunks)
-        for p in problems:
-            x = np.full(len(p.covered), p.x, dtype=np.int64)
-            codes = pair_codes(x, np.asarray(p.covered, dtype=np.int64), width)
-            if attacker == "strong":
-                p.breach = True
-            else:
-                p.breach = holds_any(known, codes)
-            if real_pairs is not None:
-                p.real = holds_any(real_pairs, codes)
-                totals["real_pairs"] += int(p.real)
-            breaches[p.chunk] += int(p.breach)
+    for c, lo, hi in zip(found.clusters, found.ptr[:-1].tolist(), found.ptr[1:].tolist()):
+        breaches = [0] * (c.record_chunks + c.shared_chunks)
+        for at, b in zip(found.at[lo:hi], breach[lo:hi].tolist()):
+            breaches[at] += b
         vulnerable = max(breaches, default=0)
-        totals["cover_problems"] += len(problems)
+        totals["cover_problems"] += hi - lo
         totals["breaches"] += sum(breaches)
         totals["vulnerable_records"] += vulnerable
         totals["clusters_with_breaches"] += int(vulnerable > 0)
-        clusters_out.append(CoverCluster(c.id, int(c.size), len(c.record_chunks), len(chunks) - len(c.record_chunks),
-                                         len(problems), sum(breaches), tuple(breaches), vulnerable))
-        for p in problems:
-            itemset = tuple(names(p.covered + p.covering))
-            problems_out.append(ProblemEntry(
-                cluster=c.id, chunk=p.chunk + 1, earlier_chunk=p.earlier + 1,
-                chunk_label=labels[p.chunk][0], earlier_label=labels[p.earlier][0],
-                x=data.vocab[p.x], support_x=p.support_x,
-                covered=tuple(names(p.covered)), covering=tuple(names(p.covering)), itemset=itemset,
-                supports=tuple(zip(itemset, p.supports)), itemset_support=p.itemset_support, breach=p.breach,
-                real=p.real))
-    progress(n_clusters, n_clusters, "cover problems")
+        clusters_out.append(CoverCluster(c.id, c.size, c.record_chunks, c.shared_chunks, hi - lo, sum(breaches),
+                                         tuple(breaches), vulnerable))
+    problems_out = [replace(e, breach=True) if b else e for e, b in zip(found.entries, breach.tolist())]
     breached_records = real_records = None
     if key is not None:
         problems_out, breached_records, real_records = _attach_records(problems_out, data, key, original)
-    summary = CoverSummary(n_clusters, data.n_transactions, totals["cover_problems"], totals["breaches"],
+    summary = CoverSummary(len(data.clusters), data.n_transactions, totals["cover_problems"], totals["breaches"],
                            totals["vulnerable_records"], totals["clusters_with_breaches"],
-                           real_pairs=None if real_pairs is None else totals["real_pairs"],
+                           real_pairs=found.real_pairs,
                            breached_records=breached_records, breached_records_real=real_records,
                            seconds=round(time.perf_counter() - started, 4))
     return CoverReport(

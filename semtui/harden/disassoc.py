@@ -173,7 +173,7 @@ class DisassocHardening:
               progress, key=None) -> list[ReleaseProof]:
         """The hardened, the plain and the two-step release, each checked, attacked by the cover
         attackers and re-associated by NBA with the knowledge (and the informed reference)."""
-        from semtui.attacks.cover import CoverOptions, run_cover
+        from semtui.attacks.cover import CoverOptions, CoverProblems, run_cover
         from semtui.attacks.reassociation import ReassociationOptions, run_reassociation
         from semtui.families.common import key_path
         from semtui.metrics.supports import support_errors
@@ -199,9 +199,10 @@ class DisassocHardening:
                 keyfile = key_path(name)
                 makes_release, makes_key = None, f"{how} --key {_q(keyfile)}"
             attacks = []
+            found = CoverProblems.find(rel, original)   # the same problems for every attacker
             for who in ATTACKERS:
                 progress(0, 1, f"the proof: the {who} cover attacker on the {label} release")
-                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=m.key).summary
+                s = run_cover(rel, CoverOptions(attacker=who), original=original, key=m.key, problems=found).summary
                 attacks.append(CoverFigures(who, int(s.cover_problems), int(s.breaches), int(s.vulnerable_records),
                                             _after(makes_release, f"semtui cover {_q(name)} --attacker {who} "
                                                                   f"--original {_q(original_path)}")))

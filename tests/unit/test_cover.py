@@ -289,3 +289,35 @@ def test_the_cli_names_a_shared_chunk_as_the_report_and_the_tui_do(semtui, tmp_p
     text = semtui(*args).out
     for p in problems:
         assert f"  {p['cluster']} {p['chunk_label']} {p['x']} (support {p['support_x']}) -> {p['earlier_label']} " in text
+
+
+def test_the_problems_found_once_give_every_attacker_the_report_it_gets_alone(samples):
+    """``assess`` and ``harden`` run the strong, moderate and weak attackers on one release: the
+    problems are found once (:class:`CoverProblems`) and each attacker's report is the one its run
+    alone writes (timings aside), with and without the key; problems found on another release or
+    original are not taken."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.attacks.cover import CoverProblems
+    from semtui.formats import read_transactions
+
+    def untimed(doc: dict) -> dict:
+        return {**doc, "summary": {k: v for k, v in doc["summary"].items() if k != "seconds"}}
+
+    orig = read_transactions(samples / "meps400-original.txt")
+    made = disassociate(orig, 3, 2, 30)
+    found = CoverProblems.find(made.data, orig)
+    assert len(found.entries) and found.real_pairs is not None
+    seen = set()
+    for who in ("strong", "moderate", "weak"):
+        for key in (None, made.key):
+            alone = run_cover(made.data, CoverOptions(attacker=who), original=orig, key=key).to_json()
+            shared = run_cover(made.data, CoverOptions(attacker=who), original=orig, key=key, problems=found).to_json()
+            assert untimed(shared) == untimed(alone)
+            seen.add(alone["summary"]["breaches"])
+    assert len(seen) == 3   # the attackers breach differently: the breaches are each attacker's own
+    # problems of another release (or without the original) are found again, not taken
+    other = disassociate(orig, 2, 2, 30)
+    assert not found.fits(other.data, orig) and not found.fits(made.data, None)
+    alone = run_cover(other.data, CoverOptions(attacker="strong"), original=orig).to_json()
+    assert untimed(run_cover(other.data, CoverOptions(attacker="strong"), original=orig, problems=found).to_json()) \
+        == untimed(alone)
