@@ -119,13 +119,37 @@ def bootstrap_weights(n_units: int, resamples: int, seed: int) -> np.ndarray:
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
 
 
+#: the weights of the last bootstrap over at most this many (resample, unit) cells are kept, in
+#: the narrowest integer type that holds them (a byte each, mostly): the methods of an
+#: assessment each bootstrap the same clusters with the same seed
+KEPT_WEIGHT_CELLS = 20_000_000
+
+_KEPT_WEIGHTS: dict[tuple, list[np.ndarray]] = {}
+
+
 def bootstrap_weight_blocks(n_units: int, resamples: int, seed: int, rows: int):
     """:func:`bootstrap_weights` ``rows`` resamples at a time (the same multiplicities, drawn
-    from the same stream), so that the ``resamples x n_units`` table is never held at once."""
+    from the same stream), so that the ``resamples x n_units`` table is never held at once
+    (beyond :data:`KEPT_WEIGHT_CELLS`: below, the last table drawn is kept and given again, as
+    the same draws, to the next bootstrap of as many units with the same seed)."""
+    made_for = (int(n_units), int(resamples), int(seed), int(rows))
+    kept = _KEPT_WEIGHTS.get(made_for)
+    if kept is not None:
+        for w in kept:
+            yield w.astype(np.float64)
+        return
+    keep = n_units * resamples <= KEPT_WEIGHT_CELLS
+    blocks = []
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E77]))
     pvals = np.full(n_units, 1.0 / n_units)
     for start in range(0, resamples, rows):
-        yield rng.multinomial(n_units, pvals, size=min(rows, resamples - start)).astype(np.float64)
+        w = rng.multinomial(n_units, pvals, size=min(rows, resamples - start))
+        if keep:
+            blocks.append(w.astype(np.min_scalar_type(int(w.max(initial=0)))))
+        yield w.astype(np.float64)
+    if keep:   # drawn to the end: the last table is the one kept
+        _KEPT_WEIGHTS.clear()
+        _KEPT_WEIGHTS[made_for] = blocks
 
 
 def bootstrap_weight_columns(n_units: int, resamples: int, seed: int, columns: int):

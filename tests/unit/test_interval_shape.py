@@ -178,3 +178,27 @@ def test_a_results_file_mixing_old_and_new_lines_resumes_and_plots(assessed, tmp
     from semtui.experiment.plot import load_cells
 
     assert len(load_cells(p)[0]) == 2
+
+
+def test_the_last_bootstrap_weights_kept_are_the_draws_made_again():
+    """The methods of an assessment bootstrap the same clusters with the same seed: the weights
+    kept from the last draw are the very draws a fresh one makes (another seed, size or block
+    draws its own)."""
+    import numpy as np
+
+    from semtui.metrics import intervals
+
+    def drawn(n, seed, rows):
+        return np.vstack(list(intervals.bootstrap_weight_blocks(n, 100, seed, rows)))
+
+    intervals._KEPT_WEIGHTS.clear()
+    first = drawn(300, 7, 30)
+    assert list(intervals._KEPT_WEIGHTS) == [(300, 100, 7, 30)]
+    again = drawn(300, 7, 30)
+    assert again.dtype == np.float64 and np.array_equal(first, again)
+    assert np.array_equal(first, intervals.bootstrap_weights(300, 100, 7))   # the same stream as one table
+    other = drawn(300, 8, 30)
+    assert not np.array_equal(first, other) and list(intervals._KEPT_WEIGHTS) == [(300, 100, 8, 30)]
+    # a bootstrap left part-way keeps nothing
+    next(intervals.bootstrap_weight_blocks(200, 100, 7, 30))
+    assert list(intervals._KEPT_WEIGHTS) == [(300, 100, 8, 30)]
