@@ -15,6 +15,7 @@ worker processes.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -160,13 +161,55 @@ def _wmd_lp(cost: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- baseline
+#: seconds a process spends in :func:`masked_injection`'s numpy loop before it loads the compiled
+#: loop (numba: ~0.5 s to import, ~0.4 s to load the kernel from its cache, ~2 s to compile it the
+#: first time): a small release never loads it, a large one pays at most this over loading at once
+INJECTION_NUMPY_SECONDS = 1.0
+
+_INJECTION: dict = {"spent": 0.0, "kernel": None, "failed": False}
+
+
+def _injection_kernel():
+    """The compiled masked injection once this process has spent :data:`INJECTION_NUMPY_SECONDS`
+    in the numpy loop (and numba loads, and ``SEMTUI_NO_NUMBA`` does not turn it off); else None."""
+    from semtui.runtime.compiled import numba_off
+
+    got = _INJECTION
+    if numba_off():
+        return None
+    if got["kernel"] is not None or got["failed"] or got["spent"] < INJECTION_NUMPY_SECONDS:
+        return got["kernel"]
+    try:
+        from semtui.metrics._compiled_injection import masked_injection_kernel
+    except ImportError:   # numba cannot load here: the numpy loop, the same draws
+        got["failed"] = True
+        return None
+    got["kernel"] = masked_injection_kernel
+    return masked_injection_kernel
+
+
 def masked_injection(reps: np.ndarray, allowed: np.ndarray, n_anchors: int,
                      rng: np.random.Generator) -> np.ndarray:
     """Distinct random anchors for the placements ``reps`` (unit indices) of one chunk, each
     drawn among the anchors ``allowed[:, u]`` lets its unit go to (any unused one when none is
     left): a random injection under the release's rules, for a joint cluster's shared chunk,
-    whose sub-record cannot belong to a member that shows one of its items elsewhere."""
+    whose sub-record cannot belong to a member that shows one of its items elsewhere.  The draws
+    depend on each other (the candidates on the anchors taken before): one draw per placement,
+    in a numpy loop or, once a process has spent a while in it, the same loop compiled
+    (:mod:`._compiled_injection`: the same draws from the same generator)."""
     allowed_t = np.ascontiguousarray(allowed.T)   # a unit's anchors as one contiguous row
+    kernel = _injection_kernel()
+    if kernel is not None:
+        return kernel(np.asarray(reps, dtype=np.int64), allowed_t, int(n_anchors), rng)
+    started = time.perf_counter()
+    out = _masked_injection_loop(reps, allowed_t, n_anchors, rng)
+    _INJECTION["spent"] += time.perf_counter() - started
+    return out
+
+
+def _masked_injection_loop(reps: np.ndarray, allowed_t: np.ndarray, n_anchors: int,
+                           rng: np.random.Generator) -> np.ndarray:
+    """:func:`masked_injection` in numpy, one draw per placement (the reference)."""
     free = np.ones(n_anchors, dtype=bool)
     here = np.empty(n_anchors, dtype=bool)
     out = np.empty(len(reps), dtype=np.int64)

@@ -106,3 +106,40 @@ def test_masked_injection_draws_what_its_definition_draws(n_anchors, n_units, de
     want = _masked_injection_by_definition(reps, allowed, n_anchors, np.random.default_rng(seed + 1))
     assert np.array_equal(got, want)
     assert len(set(got.tolist())) == len(got)   # an injection
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_anchors=st.integers(1, 40), n_units=st.integers(1, 8), density=st.floats(0.0, 1.0),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_the_compiled_masked_injection_draws_what_the_numpy_loop_draws(n_anchors, n_units, density, seed, data):
+    """A joint cluster's draws go to the compiled loop once a process has spent a while in the
+    numpy one: the same anchors from the same generator, which is left where the loop leaves it
+    (budget_matched goes on drawing from it)."""
+    from semtui.metrics._compiled_injection import masked_injection_kernel
+    from semtui.metrics.reassociation import _masked_injection_loop
+
+    rng = np.random.default_rng(seed)
+    allowed_t = np.ascontiguousarray((rng.random((n_anchors, n_units)) < density).T)
+    reps = np.asarray(data.draw(st.lists(st.integers(0, n_units - 1), max_size=n_anchors)), dtype=np.int64)
+    numpy_rng, compiled_rng = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    want = _masked_injection_loop(reps, allowed_t, n_anchors, numpy_rng)
+    got = masked_injection_kernel(reps, allowed_t, n_anchors, compiled_rng)
+    assert np.array_equal(got, want)
+    assert numpy_rng.random() == compiled_rng.random()   # the generator advanced alike
+
+
+def test_masked_injection_loads_the_compiled_loop_only_after_a_while_in_numpy(monkeypatch):
+    from semtui.metrics import reassociation as ra
+    from semtui.runtime.compiled import NO_NUMBA_ENV
+
+    monkeypatch.delenv(NO_NUMBA_ENV, raising=False)
+    monkeypatch.setattr(ra, "_INJECTION", {"spent": 0.0, "kernel": None, "failed": False})
+    allowed = np.ones((5, 2), dtype=bool)
+    ra.masked_injection(np.asarray([0, 1]), allowed, 5, np.random.default_rng(0))
+    assert ra._INJECTION["kernel"] is None and ra._INJECTION["spent"] > 0   # a small run: numpy only
+    ra._INJECTION["spent"] = ra.INJECTION_NUMPY_SECONDS
+    first = ra.masked_injection(np.asarray([0, 1]), allowed, 5, np.random.default_rng(0))
+    assert ra._INJECTION["kernel"] is not None
+    monkeypatch.setenv(NO_NUMBA_ENV, "1")   # turned off: the numpy loop again, the same draws
+    assert ra._injection_kernel() is None
+    assert np.array_equal(ra.masked_injection(np.asarray([0, 1]), allowed, 5, np.random.default_rng(0)), first)

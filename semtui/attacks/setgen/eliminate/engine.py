@@ -10,12 +10,11 @@ import sys
 import threading
 import time
 
+from semtui.runtime.compiled import NO_NUMBA_ENV  # (named here too: the eliminator's users read it from here)
+
 #: How GBA, RBA and WBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
 ENGINES = ("auto", "numpy", "compiled")
 
-#: Set (to anything but ``""`` or ``0``) to keep GBA, RBA and WBA on the numpy loop even when numba
-#: is installed.
-NO_NUMBA_ENV = "SEMTUI_NO_NUMBA"
 #: Under ``engine="auto"`` the first table of at least this many cells (default
 #: :data:`COMPILED_MIN_CELLS`) loads numba and the kernel (~0.5 s a process from numba's cache;
 #: compiling it, once, ~6 s); a smaller one takes less than that on the numpy loop.  Once
