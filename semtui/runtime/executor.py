@@ -374,8 +374,9 @@ def run_local(
     progress = progress or no_progress
     n = len(units)
     jobs = min(capped_jobs(jobs), max(n, 1))
-    if claim is not None:
-        return _run_claimed(kernel, shared, units, jobs, claim, progress, message, on_result)
+    if claim is not None:   # a unit a batch, submitted only while a worker is free (none waits queued)
+        return _pooled(kernel, shared, units, jobs, lambda busy: None if busy >= jobs or (i := claim()) is None
+                       else [i], progress, message, on_result)
     if jobs == 1:
         out = []
         last = 0.0
@@ -401,16 +402,6 @@ def run_local(
     groups = iter(batches(list(costs) if costs is not None else [1.0] * n, jobs))
     # every batch submitted at once: the pool hands the next to whichever worker is free
     return _pooled(kernel, shared, units, jobs, lambda busy: next(groups, None), progress, message, on_result)
-
-
-def _run_claimed(kernel, shared, units, jobs: int, claim, progress, message: str, on_result) -> list:
-    """:func:`run_local` with ``claim``: a unit a batch, submitted only while a worker is free
-    (nothing waits queued behind a running unit, where the caller could have taken it)."""
-    def feed(busy: int) -> list[int] | None:
-        i = claim() if busy < jobs else None
-        return None if i is None else [i]
-
-    return _pooled(kernel, shared, units, jobs, feed, progress, message, on_result)
 
 
 def _pooled(kernel, shared, units, jobs: int, next_batch, progress, message: str, on_result) -> list:
