@@ -127,7 +127,7 @@ class AlternativesRun:
 
     def _workers(self) -> int:
         """Worker processes measuring alternatives beside this release's attacks."""
-        return max(1, self._jobs - 1)
+        return max(1, min(self._jobs - 1, len(self._todo)))
 
     def _claim(self) -> int | None:
         """The next alternative nobody has taken, taken (by a worker or by :meth:`run`)."""
@@ -193,7 +193,9 @@ class AlternativesRun:
         from semtui.runtime.executor import POLL
 
         try:
-            while (n := self._claim()) is not None:   # what no worker has taken yet, measured here
+            # what no worker has taken yet, measured here -- unless the workers failed (their pool
+            # could not start, a worker died): that error is raised at once, not after the rest
+            while self._error is None and (n := self._claim()) is not None:
                 self._got[n] = self._measure_here(n)
             while self._thread.is_alive():
                 self._said(len(self._got))   # from this thread only (it may raise Interrupted: a cancel)

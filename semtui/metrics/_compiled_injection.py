@@ -8,10 +8,11 @@ placement.  Imported only when a process has spent a while in the numpy loop
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from semtui.runtime.compiled import jit
 
 
-@njit(cache=True, nogil=True)
+@jit
 def masked_injection_kernel(reps, allowed_t, n_anchors, rng):  # pragma: no cover - compiled
     free = np.ones(n_anchors, dtype=np.bool_)
     out = np.empty(len(reps), dtype=np.int64)
@@ -26,6 +27,8 @@ def masked_injection_kernel(reps, allowed_t, n_anchors, rng):  # pragma: no cove
             for a in range(n_anchors):
                 if free[a]:
                     count += 1
+        if count == 0:   # more placements than anchors: the numpy loop's integers(0) raises too
+            raise ValueError("high <= 0")
         pick = rng.integers(0, count)
         seen = 0
         for a in range(n_anchors):

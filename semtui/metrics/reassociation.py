@@ -181,7 +181,7 @@ def _injection_kernel():
         return got["kernel"]
     try:
         from semtui.metrics._compiled_injection import masked_injection_kernel
-    except ImportError:   # numba cannot load here: the numpy loop, the same draws
+    except Exception:   # numba cannot load here (not installed, broken): the numpy loop, the same draws
         got["failed"] = True
         return None
     got["kernel"] = masked_injection_kernel

@@ -334,6 +334,32 @@ def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_ti
     assert assessor.jobs == 2 and not run._thread.is_alive()
 
 
+def test_workers_that_cannot_start_are_said_at_once_not_after_the_alternatives_measured_here(monkeypatch):
+    """The alternatives' workers fail (their pool cannot start): the error is raised as the wait
+    begins, before this process measures the rest itself, as before the alternatives were shared."""
+    import semtui.runtime.executor as executor
+    from semtui.experiment.measuring import AlternativesRun
+
+    class NoPool:   # the standard library's pool, refusing to start as it would without processes
+        def __init__(self, *args, **kwargs):
+            raise OSError("cannot start the pool")
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", NoPool)
+    data, original = SAMPLES / "medical-setgen.txt", SAMPLES / "medical-original.txt"
+    release = open_release(data, original=original)
+    said = []
+    assessor = Assessor(release, AssessInputs(data=str(data), original=str(original), jobs=2))
+    run = AlternativesRun(assessor, progress=lambda d, t, m="": said.append(m))
+    run.start()
+    try:
+        assessor.run()
+        with pytest.raises(OSError, match="cannot start the pool"):
+            run.run()
+    finally:
+        run.stop()
+    assert not [m for m in said if "at a time; " in m]   # nothing measured here first
+
+
 @pytest.mark.slow
 def test_an_error_in_the_attacks_ends_the_alternatives_measured_beside_them(tmp_path):
     """Whatever stops this release's attacks (here a progress callback that raises, as a cancel

@@ -143,3 +143,39 @@ def test_masked_injection_loads_the_compiled_loop_only_after_a_while_in_numpy(mo
     monkeypatch.setenv(NO_NUMBA_ENV, "1")   # turned off: the numpy loop again, the same draws
     assert ra._injection_kernel() is None
     assert np.array_equal(ra.masked_injection(np.asarray([0, 1]), allowed, 5, np.random.default_rng(0)), first)
+
+
+def test_the_compiled_masked_injection_refuses_more_placements_than_anchors_as_the_loop_does():
+    from semtui.metrics._compiled_injection import masked_injection_kernel
+    from semtui.metrics.reassociation import _masked_injection_loop
+
+    allowed_t = np.ones((2, 3), dtype=bool)
+    reps = np.asarray([0, 1, 0, 1], dtype=np.int64)   # four placements, three anchors
+    for run in (_masked_injection_loop, masked_injection_kernel):
+        with pytest.raises(ValueError):
+            run(reps, allowed_t, 3, np.random.default_rng(0))
+
+
+def test_the_compiled_loops_load_where_numba_can_write_no_cache(tmp_path):
+    """A read-only install (no writable cache folder: numba raises at decoration) compiles the
+    kernels afresh in each process instead of failing the run."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "no_cache.py"
+    script.write_text(
+        "import numba.core.caching as c\n"
+        "for cls in c.CacheImpl._locator_classes:\n"   # numba finds no place for its cache
+        "    cls.from_function = classmethod(lambda cls, py_func, py_file: None)\n"
+        "import numpy as np\n"
+        "from semtui.metrics import reassociation as ra\n"
+        "ra._INJECTION['spent'] = ra.INJECTION_NUMPY_SECONDS\n"
+        "got = ra.masked_injection(np.asarray([0, 1]), np.ones((3, 2), dtype=bool), 3, np.random.default_rng(1))\n"
+        "want = ra._masked_injection_loop(np.asarray([0, 1]), np.ones((2, 3), dtype=bool), 3, np.random.default_rng(1))\n"
+        "assert ra._INJECTION['kernel'] is not None and list(got) == list(want)\n"
+        "from semtui.attacks.setgen import _compiled_sort\n"
+        "assert list(_compiled_sort.argsort(np.asarray([3.0, 1.0, 2.0]))) == [1, 2, 0]\n"
+        "print('ok')\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "SEMTUI_NO_NUMBA": ""})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

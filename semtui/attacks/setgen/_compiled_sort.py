@@ -1,23 +1,12 @@
-"""The compiled eliminator's tools (:mod:`semtui.attacks.setgen._compiled`): its ``njit`` (numba's
-on-disk cache where a cache directory can be written) and the sort its kernels call."""
+"""The compiled eliminator's tools (:mod:`semtui.attacks.setgen._compiled`): its ``njit``
+(:func:`semtui.runtime.compiled.jit`: numba's on-disk cache where a cache directory can be
+written) and the sort its kernels call."""
 
 from __future__ import annotations
 
-import warnings
-
-import numba
 import numpy as np
 
-
-def _jit(fn):
-    """``njit`` with numba's on-disk cache when a cache directory can be written (numba raises
-    at decoration when none can), else compiled afresh in each process."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return numba.njit(cache=True, nogil=True)(fn)
-    except RuntimeError:  # "cannot cache function ...: no locator available": compile without one
-        return numba.njit(cache=False, nogil=True)(fn)
+from semtui.runtime.compiled import jit as _jit
 
 
 @_jit
