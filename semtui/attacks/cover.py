@@ -38,7 +38,7 @@ import numpy as np
 
 from semtui.attacks.cover_knowledge import (
     WEAK_OUTSIDE_WORDS,
-    holds_any,
+    held,
     knowledge_pairs,
     moderate_knowledge,
     original_rows,
@@ -336,6 +336,12 @@ class CoverProblems:
     def fits(self, data, original) -> bool:
         return data is self.data and original is self.original
 
+    def held(self, sorted_codes: np.ndarray) -> np.ndarray:
+        """Per problem, whether the sorted pair codes hold one of its (x, covered) pairs: one
+        sorted search over every problem's pairs (an attacker's knowledge: its breaches; the
+        original's pairs: whether it is real)."""
+        return held(sorted_codes, self.codes, self.code_ptr)
+
     @classmethod
     def find(cls, data: DisassociatedData, original: TransactionData | None = None, progress=None) -> CoverProblems:
         """Every cover problem of ``data`` (and, with the original, whether it really holds each pair)."""
@@ -348,8 +354,7 @@ class CoverProblems:
             _, a, b = row_pairs(*original.incidence_arrays(data.vocab))
             real_pairs = np.unique(pair_codes(a, b, width))
         names = data.vocab.names
-        clusters, entries, at, codes, n_codes, ptr = [], [], [], [], [], [0]
-        n_real = 0
+        clusters, kept, at, codes, n_codes, ptr = [], [], [], [], [], [0]
         n_clusters = len(data.clusters)
         joint_of = data.joint_of()
         stats_cache: dict = {}
@@ -372,30 +377,30 @@ class CoverProblems:
                 problems = [p for p in problems if labels[p.chunk][1] < 0 or labels[p.earlier][1] >= 0
                             or p.x not in shown]
             for p in problems:
-                pc = pair_codes(np.full(len(p.covered), p.x, dtype=np.int64), np.asarray(p.covered, dtype=np.int64),
-                                width)
-                real = None if real_pairs is None else holds_any(real_pairs, pc)
-                n_real += int(bool(real))
-                itemset = tuple(names(p.covered + p.covering))
-                entries.append(ProblemEntry(
-                    cluster=c.id, chunk=p.chunk + 1, earlier_chunk=p.earlier + 1,
-                    chunk_label=labels[p.chunk][0], earlier_label=labels[p.earlier][0],
-                    x=data.vocab[p.x], support_x=p.support_x,
-                    covered=tuple(names(p.covered)), covering=tuple(names(p.covering)), itemset=itemset,
-                    supports=tuple(zip(itemset, p.supports)), itemset_support=p.itemset_support, breach=False,
-                    real=real))
+                kept.append((c.id, labels, p))
                 at.append(p.chunk)
-                codes.append(pc)
-                n_codes.append(len(pc))
-            ptr.append(len(entries))
+                codes.append(pair_codes(np.full(len(p.covered), p.x, dtype=np.int64),
+                                        np.asarray(p.covered, dtype=np.int64), width))
+                n_codes.append(len(codes[-1]))
+            ptr.append(len(kept))
             clusters.append(CoverCluster(c.id, int(c.size), len(c.record_chunks), len(chunks) - len(c.record_chunks),
                                          len(problems), 0, (), 0))
         progress(n_clusters, n_clusters, "cover problems")
         code_ptr = np.zeros(len(n_codes) + 1, dtype=np.int64)
         np.cumsum(n_codes, out=code_ptr[1:])
-        return cls(data, original, clusters, np.asarray(ptr, dtype=np.int64), entries, at,
-                   np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64), code_ptr,
-                   None if real_pairs is None else n_real)
+        flat = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+        real = [None] * len(kept) if real_pairs is None else held(real_pairs, flat, code_ptr).tolist()
+        entries = []
+        for (cid, labels, p), r in zip(kept, real):
+            itemset = tuple(names(p.covered + p.covering))
+            entries.append(ProblemEntry(
+                cluster=cid, chunk=p.chunk + 1, earlier_chunk=p.earlier + 1,
+                chunk_label=labels[p.chunk][0], earlier_label=labels[p.earlier][0],
+                x=data.vocab[p.x], support_x=p.support_x,
+                covered=tuple(names(p.covered)), covering=tuple(names(p.covering)), itemset=itemset,
+                supports=tuple(zip(itemset, p.supports)), itemset_support=p.itemset_support, breach=False, real=r))
+        return cls(data, original, clusters, np.asarray(ptr, dtype=np.int64), entries, at, flat, code_ptr,
+                   None if real_pairs is None else sum(real))
 
 
 def run_cover(
@@ -452,13 +457,7 @@ def run_cover(
     totals = {"cover_problems": 0, "breaches": 0, "vulnerable_records": 0, "clusters_with_breaches": 0}
     # which problems are breaches: every one for the strong attacker, else those whose (x, covered)
     # pairs the knowledge holds (one sorted search over every problem's pairs)
-    if attacker == "strong":
-        breach = np.ones(len(found.entries), dtype=bool)
-    else:
-        hit = in_sorted(known, found.codes)
-        breach = np.zeros(len(found.entries), dtype=bool)
-        has = np.diff(found.code_ptr) > 0
-        breach[has] = np.logical_or.reduceat(hit, found.code_ptr[:-1][has])
+    breach = np.ones(len(found.entries), dtype=bool) if attacker == "strong" else found.held(known)
     clusters_out = []
     for c, lo, hi in zip(found.clusters, found.ptr[:-1].tolist(), found.ptr[1:].tolist()):
         breaches = [0] * (c.record_chunks + c.shared_chunks)

@@ -3,7 +3,7 @@
 of the original records, the weak one every pair of 10 random items of the release and 10 words
 from outside it; a knowledge file gives another.  Each is the sorted codes of the item pairs it
 holds together (:func:`knowledge_pairs`), which :func:`semtui.attacks.cover.run_cover` searches
-per cover problem (:func:`holds_any`)."""
+for every cover problem's pairs at once (:func:`held`)."""
 
 from __future__ import annotations
 
@@ -90,6 +90,11 @@ def read_knowledge(path, data: DisassociatedData) -> tuple[list[np.ndarray], int
     return out, know.n_transactions
 
 
-def holds_any(sorted_codes: np.ndarray, codes: np.ndarray) -> bool:
-    """Whether any of ``codes`` is in the sorted array ``sorted_codes``."""
-    return bool(in_sorted(sorted_codes, codes).any())
+def held(sorted_codes: np.ndarray, codes: np.ndarray, code_ptr: np.ndarray) -> np.ndarray:
+    """Per run ``codes[code_ptr[i]:code_ptr[i + 1]]`` (a cover problem's pairs), whether the sorted
+    array ``sorted_codes`` holds one of its codes: one sorted search over every run."""
+    hit = in_sorted(sorted_codes, codes)
+    out = np.zeros(len(code_ptr) - 1, dtype=bool)
+    has = np.diff(code_ptr) > 0
+    out[has] = np.logical_or.reduceat(hit, code_ptr[:-1][has])
+    return out

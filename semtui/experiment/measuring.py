@@ -68,8 +68,7 @@ class AlternativesRun:
         self._got: dict[int, dict] = {}
         self._error: BaseException | None = None
         self._stopping = self._running = None
-        self._next = 0                 # how many alternatives have been taken (claim)
-        self._order: list[int] = []    # the order they are taken in (start)
+        self._left = iter(())          # the alternatives nobody has taken yet, in the order they are taken (start)
         self._claiming = None          # its lock (start)
 
     def _plan(self) -> bool:
@@ -113,7 +112,7 @@ class AlternativesRun:
             a.opened.load_background(self.report.inputs.background)   # read once here; the workers receive it loaded
         self._cells, shipped = self._shipped()
         # taken longest first (Alternative.cost), then in the table's order
-        self._order = sorted(range(len(self._todo)), key=lambda n: -self._todo[n][0].cost)
+        self._left = iter(sorted(range(len(self._todo)), key=lambda n: -self._todo[n][0].cost))
         self._stopping, self._running, self._claiming = threading.Event(), threading.Event(), threading.Lock()
         self._thread = threading.Thread(target=self._measure_beside, args=(shipped,), name="semtui-alternatives",
                                         daemon=True)
@@ -132,10 +131,7 @@ class AlternativesRun:
     def _claim(self) -> int | None:
         """The next alternative nobody has taken, taken (by a worker or by :meth:`run`)."""
         with self._claiming:
-            if self._next >= len(self._cells):
-                return None
-            self._next += 1
-            return self._order[self._next - 1]
+            return next(self._left, None)
 
     def _shipped(self):
         import dataclasses

@@ -45,7 +45,6 @@ from semtui.attacks.setgen.eliminate.engine import (
     COMPILED_MIN_CELLS,
     ENGINES,
     MIN_CELLS_ENV,
-    NO_NUMBA_ENV,
     compiled_preload,
 )
 from semtui.attacks.setgen.eliminate.labels import group_label, parse_group
@@ -54,6 +53,7 @@ from semtui.attacks.setgen.eliminate.raw import DEFAULT_POSTERIOR, DEFAULT_PROBA
 from semtui.attacks.setgen.eliminate.replaying import replay, weighted_along
 from semtui.attacks.setgen.eliminate.report import TableEliminationReport
 from semtui.attacks.setgen.eliminate.result import Elimination, EliminationResult
+from semtui.runtime.compiled import NO_NUMBA_ENV  # every compiled kernel's switch, named with the eliminator's
 
 __all__ = [
     "COMPILED_MIN_CELLS", "DEFAULT_POSTERIOR", "DEFAULT_PROBABILITY", "ENGINES", "METHODS",

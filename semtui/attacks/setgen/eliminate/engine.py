@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from semtui.runtime.compiled import NO_NUMBA_ENV  # (named here too: the eliminator's users read it from here)
+from semtui.runtime.compiled import numba_off
 
 #: How GBA, RBA and WBA run their loop (:func:`eliminate`'s ``engine``); the same results either way.
 ENGINES = ("auto", "numpy", "compiled")
@@ -44,7 +44,7 @@ def compiled_preload() -> tuple[str, ...]:
     """The compiled loop's module when ``auto`` may use it (numba installed, not turned off):
     what a process that will attack many tables (a worker of ``--jobs`` or ``--scheduler``)
     imports before its first one, from its fork server, instead of each worker again."""
-    if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0") or importlib.util.find_spec("numba") is None:
+    if numba_off() or importlib.util.find_spec("numba") is None:
         return ()
     return (_COMPILED_MODULE,)
 
@@ -59,7 +59,7 @@ def _compiled_kernel(engine: str, shape: tuple[int, int], loop: str = "grouping"
     if engine == "numpy" or min(shape) < 2:  # one row or column: nothing can go (last-cell rule)
         return None
     if engine == "auto":
-        if os.environ.get(NO_NUMBA_ENV, "") not in ("", "0"):
+        if numba_off():
             return None
         if shape[0] * shape[1] < _number(MIN_CELLS_ENV, COMPILED_MIN_CELLS) and _COMPILED_MODULE not in sys.modules:
             return None
