@@ -181,6 +181,89 @@ def disassoc_records(reassociated: list[DisassocRecord], breaches: dict[int, lis
                                                 r.transaction))
 
 
+def ranked_disassoc_records(reassociated: list[DisassocRecord], reports: list[CoverReport], data, key, original,
+                            kept: int = RECORDS_KEPT) -> tuple[list[DisassocRecord], int]:
+    """:func:`disassoc_records` of ``reassociated`` and the breaches of every cover report of
+    ``reports`` (:func:`cover_breaches` with ``named=False``, merged in the reports' order), cut
+    to its first ``kept`` records, and how many records it has in all: the same records, ranked
+    alike, with the same breaches.
+
+    Only the kept records' breaches are made.  Disassociated MEPS has ~460,000 (record, breach)
+    pairs over its three attackers and 260,585 records, of which ``assess`` keeps 200: every
+    record's rank (how much reaches it: the distinct (attacker, item) of its breaches, counted by
+    one sort of integer codes) is computed over arrays, and the records a breach reaches are found
+    once per (cluster, chunk, item) for all the attackers
+    (:func:`~semtui.attacks.cover.problem_records_csr`)."""
+    import numpy as np
+
+    hits = [(ri, p) for ri, report in enumerate(reports) for p in report.breached or ()]
+    source: list[int] = []                     # per hit: its problem in ``asked``, or -1: listed
+    asked: dict[tuple, int] = {}
+    listed: dict[int, list] = {}               # hit -> its records as the report lists them
+    for h, (_, p) in enumerate(hits):
+        if p.records is not None:
+            listed[h] = [(r.transaction, r.line, r.holds_covered) for r in p.records]
+            source.append(-1)
+        elif key is not None:
+            source.append(asked.setdefault((p.cluster, p.chunk, p.x), len(asked)))
+        else:
+            source.append(-2)                  # no key: it reaches no record
+    empty = np.zeros(0, dtype=np.int64)
+    ptr, ts = np.zeros(1, dtype=np.int64), empty
+    if asked:
+        from semtui.attacks.cover import problem_records_csr
+
+        first = {}
+        for h, d in enumerate(source):
+            first.setdefault(d, h)
+        ptr, ts = problem_records_csr(data, key, [hits[first[d]][1] for d in range(len(asked))])
+    source_a = np.asarray(source, dtype=np.int64)
+    known = source_a >= 0
+    lengths = np.zeros(len(hits), dtype=np.int64)
+    lengths[known] = np.diff(ptr)[source_a[known]]
+    for h, recs in listed.items():
+        lengths[h] = len(recs)
+    starts = np.cumsum(lengths) - lengths
+    hit_of = np.repeat(np.arange(len(hits), dtype=np.int64), lengths)      # the rows in cover_breaches' order
+    within = np.arange(len(hit_of), dtype=np.int64) - starts[hit_of]
+    t_all = np.full(len(hit_of), -1, dtype=np.int64)
+    from_csr = known[hit_of]
+    t_all[from_csr] = ts[ptr[source_a[hit_of[from_csr]]] + within[from_csr]]
+    for h, recs in listed.items():
+        t_all[starts[h]:starts[h] + len(recs)] = [t for t, _, _ in recs]
+    # per record, the distinct (attacker, item) pairs of its breaches
+    codes: dict[tuple[str, str], int] = {}
+    pair = np.fromiter((codes.setdefault((reports[ri].attacker or "", p.x), len(codes)) for ri, p in hits),
+                       dtype=np.int64, count=len(hits))
+    width = max(len(codes), 1)
+    breach_t, pairs = np.unique(np.unique(t_all * width + pair[hit_of]) // width, return_counts=True)
+    by_t = {r.transaction: r for r in reassociated}
+    re_t = np.fromiter(by_t, dtype=np.int64, count=len(by_t))
+    every = np.union1d(re_t, breach_t)
+    score = np.zeros(len(every), dtype=np.int64)
+    score[np.searchsorted(every, re_t)] += np.fromiter((r.reassociated for r in by_t.values()), dtype=np.int64,
+                                                       count=len(by_t))
+    score[np.searchsorted(every, breach_t)] += pairs
+    top = every[np.lexsort((every, -score))[:kept]]
+    # the kept records' breaches, in the order cover_breaches makes them
+    mine = np.flatnonzero(np.isin(t_all, top))
+    mine = mine[np.argsort(t_all[mine], kind="stable")]
+    lo = np.searchsorted(t_all[mine], top)
+    hi = np.searchsorted(t_all[mine], top, side="right")
+    out = []
+    for t, a, b in zip(top.tolist(), lo.tolist(), hi.tolist()):
+        found = []
+        for row in mine[a:b].tolist():
+            h = int(hit_of[row])
+            ri, p = hits[h]
+            line, real = listed[h][int(within[row])][1:] if h in listed else (None, None)
+            found.append(Breach(reports[ri].attacker or "", p.x, p.covered, p.covering, p.cluster, "", "", line, real))
+        r = by_t.get(t)
+        out.append(DisassocRecord(t, _line(original, t), None, 0, (), tuple(found)) if r is None else
+                   DisassocRecord(r.transaction, r.line, r.cluster, r.reassociated, r.items, r.breaches + tuple(found)))
+    return out, len(every)
+
+
 def record_clusters(key) -> dict[int, str]:
     """Each original transaction's cluster id, from a disassociated release's key (its
     ``records``, else the transactions its record chunks and term chunk name)."""

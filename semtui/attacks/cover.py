@@ -233,23 +233,52 @@ def problem_records(data: DisassociatedData, key: DisassociationKey, problems: l
     :func:`cluster_chunks` -- a record chunk or a joint cluster's shared chunk -- and ``x``), the
     original transactions (0-based, the key's) whose sub-record in that chunk holds x: the
     records an attacker who knows {x, y*} of them, when the problem is a breach, learns more about."""
+    ptr, ts = problem_records_csr(data, key, problems)
+    return [part.tolist() for part in np.split(ts, ptr[1:-1])] if len(problems) else []
+
+
+def problem_records_csr(data: DisassociatedData, key: DisassociationKey,
+                        problems: list[ProblemEntry]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`problem_records` as one CSR (``ptr``, ``transactions``; each problem's sorted):
+    the problems of one chunk found by one sorted search of its items, not a pass over the chunk
+    per problem (disassociated MEPS has 56,928 problems over 10,220 chunks)."""
     index = {c.id: ci for ci, c in enumerate(data.clusters)}
     joint_of = data.joint_of()
     jkeys = {j.id: j for j in key.joint_clusters}
-    subs: dict[tuple[int, int], tuple] = {}
-    out = []
-    for p in problems:
-        ci = index[p.cluster]
-        got = subs.get((ci, p.chunk))
-        if got is None:  # the chunk, the sub-record of each of its items, and their transactions
-            chunk = cluster_chunks(data, ci, joint_of)[0][p.chunk - 1]
-            got = subs[(ci, p.chunk)] = (chunk, np.repeat(np.arange(len(chunk)), np.diff(chunk.indptr)),
-                                         chunk_transactions(data, key, ci, p.chunk, joint_of, jkeys))
-        chunk, sub, holders = got
-        x = data.vocab.get(p.x)
-        rows = np.unique(sub[chunk.items == x]).tolist() if x is not None else []
-        out.append(sorted(int(holders[r]) for r in rows))
-    return out
+    n = len(problems)
+    x = np.fromiter((-1 if (v := data.vocab.get(p.x)) is None else v for p in problems), dtype=np.int64, count=n)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, p in enumerate(problems):
+        groups.setdefault((index[p.cluster], p.chunk), []).append(i)
+    lengths = np.zeros(n, dtype=np.int64)
+    found = []
+    for (ci, ch), pos in groups.items():
+        chunk = cluster_chunks(data, ci, joint_of)[0][ch - 1]
+        holders = np.asarray(chunk_transactions(data, key, ci, ch, joint_of, jkeys), dtype=np.int64)
+        sub = np.repeat(np.arange(len(chunk), dtype=np.int64), np.diff(chunk.indptr))
+        order = np.argsort(chunk.items, kind="stable")
+        items = np.asarray(chunk.items)[order]
+        pos = np.asarray(pos, dtype=np.int64)
+        lo = np.searchsorted(items, x[pos])
+        count = np.searchsorted(items, x[pos], side="right") - lo
+        owner = np.repeat(np.arange(len(pos), dtype=np.int64), count)
+        at = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(len(owner), dtype=np.int64)
+        rows = sub[order[at]]
+        o = np.lexsort((rows, owner))                        # each problem's distinct rows
+        owner, rows = owner[o], rows[o]
+        keep = np.ones(len(rows), dtype=bool)
+        keep[1:] = (owner[1:] != owner[:-1]) | (rows[1:] != rows[:-1])
+        owner, t = owner[keep], holders[rows[keep]]
+        o = np.lexsort((t, owner))
+        lengths[pos] = np.bincount(owner, minlength=len(pos))
+        found.append((pos, owner[o], t[o]))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    out = np.empty(int(ptr[-1]), dtype=np.int64)
+    for pos, owner, t in found:   # each problem's transactions to its place
+        first = np.cumsum(lengths[pos]) - lengths[pos]
+        out[ptr[pos][owner] + np.arange(len(owner), dtype=np.int64) - first[owner]] = t
+    return ptr, out
 
 
 @paused_gc()
@@ -263,9 +292,9 @@ def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, k
     Whether a record holds a covered item is one sorted search over every (record reached, item
     covered) pair at once, not a set of names per record (260,585 records on disassociated MEPS);
     the cyclic collector is paused meanwhile (:func:`~semtui.reports.paused_gc`)."""
-    reached = problem_records(data, key, problems_out)
-    counts = np.fromiter((len(ts) for ts in reached), dtype=np.int64, count=len(reached))
-    t_all = np.fromiter((t for ts in reached for t in ts), dtype=np.int64, count=int(counts.sum()))
+    ptr, t_all = problem_records_csr(data, key, problems_out)
+    counts = np.diff(ptr)
+    reached = [part.tolist() for part in np.split(t_all, ptr[1:-1])] if len(problems_out) else []
     line_all = holds_all = None
     if original is not None:
         n = original.n_transactions

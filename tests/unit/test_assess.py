@@ -295,6 +295,39 @@ def test_records_at_risk_report_progress_and_stop_when_it_raises():
         records.disassoc_record_rows(cover, None, orig, result.key, result.data, progress=stop)
 
 
+def test_the_records_kept_are_the_first_of_every_record_merged_with_its_breaches():
+    """``assess`` keeps the first RECORDS_KEPT records at risk of a disassociated release and
+    makes the breaches of those alone (ranked over arrays): the very records, in the very order
+    and with the very breaches, that merging every breach of every attacker and cutting gives,
+    and the count of all; with some problems listing their records (a report run with the key)
+    and others not, and without the key (a breach then reaches no record)."""
+    from semtui.anonymize.disassociation import disassociate
+    from semtui.assess import records
+    from semtui.attacks.cover import CoverOptions, run_cover
+    from semtui.attacks.reassociation import run_reassociation
+    from semtui.formats import read_transactions
+
+    orig = read_transactions(SAMPLES / "meps400-original.txt")
+    made = disassociate(orig, 3, 2, 20)
+    best = run_reassociation(made.data, made.key, orig).report
+    recs, _ = records.reassoc_records(best, orig)
+    reports = [run_cover(made.data, CoverOptions(attacker="strong"), original=orig, key=made.key),
+               run_cover(made.data, CoverOptions(attacker="moderate"), original=orig),
+               run_cover(made.data, CoverOptions(attacker="weak", seed=3), original=orig)]
+    assert reports[0].breached and reports[0].breached[0].records is not None
+    assert reports[1].breached and reports[1].breached[0].records is None
+    for key in (made.key, None):
+        found: dict = {}
+        for report in reports:
+            for t, bs in records.cover_breaches(report, made.data, key, named=False).items():
+                found.setdefault(t, []).extend(bs)
+        merged = records.disassoc_records(recs, found, orig)
+        assert len(merged) > 12 and any(r.breaches for r in merged) and any(r.reassociated for r in merged)
+        for kept in (0, 1, 12, len(merged) + 5):
+            assert records.ranked_disassoc_records(recs, reports, made.data, key, orig, kept) == (
+                merged[:kept], len(merged))
+
+
 @pytest.mark.slow
 def test_alternatives_measured_beside_the_attacks_give_the_report_of_one_at_a_time():
     """With --jobs 2 the alternatives are measured in the background while this release's
