@@ -30,8 +30,14 @@ import sys
 import time
 from pathlib import Path
 
-#: what every command imports; the rest each run imports itself
-WARM = ("numpy", "rich.console", "semtui.cli.main")
+#: what every command imports, and what most commands' work imports (SciPy's sparse matrices and
+#: optimisers, ~0.55 s to import; semtui's engine, ~0.2 s): a run imports the rest itself.  Never
+#: a face's or an optional library (textual, numba, dask): the tests of what a command loads start
+#: their own interpreters
+WARM = ("numpy", "rich.console", "semtui.cli.main", "scipy.sparse", "scipy.optimize", "semtui.release",
+        "semtui.attacks.setgen", "semtui.attacks.reassociation", "semtui.attacks.cover", "semtui.assess",
+        "semtui.anonymize.setgen", "semtui.anonymize.disassociation", "semtui.checks.privacy", "semtui.experiment",
+        "semtui.harden")
 #: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding) or
 #: when a library the warm process imported loads (numpy's BLAS threads): a run whose environment
 #: sets one differently starts a fresh interpreter

@@ -41,6 +41,8 @@ class Vocabulary:
 
     def names(self, ids: Iterable[int]) -> list[str]:
         items = self._items
+        if isinstance(ids, np.ndarray):   # Python ints at once, not a numpy scalar per id
+            return [items[i] for i in ids.astype(np.int64, copy=False).tolist()]
         return [items[int(i)] for i in ids]
 
     @property
