@@ -13,7 +13,8 @@ interpreter's start itself (signals, closed pipes: they start ``python -m semtui
 process's hash seed: a test of output that must not depend on it sets ``PYTHONHASHSEED`` (and so
 starts fresh interpreters), as tests/functional/cli/test_assess_cli.py does.
 
-Suite CPU: about 600 runs, each ~0.3 s less (2 cores: ~1.5 minutes of the suite's wall time).
+Suite CPU: about 600 runs, each ~0.3 s less for Python, numpy, typer and rich and up to ~0.6 s for SciPy
+(on 2 cores: 9:19 -> 7:56 wall for the suite, 2026-11-29, the last part).
 """
 
 from __future__ import annotations
@@ -30,18 +31,22 @@ import sys
 import time
 from pathlib import Path
 
-#: what every command imports, and what most commands' work imports (SciPy's sparse matrices and
-#: optimisers, ~0.55 s to import; semtui's engine, ~0.2 s): a run imports the rest itself.  Never
-#: a face's or an optional library (textual, numba, dask): the tests of what a command loads start
-#: their own interpreters
+#: what every command imports, and what most commands' work imports: SciPy's sparse matrices and
+#: optimisers (~0.55 s to import) and the parts of semtui that import no worker pool.  Never a
+#: module that registers an exit handler of its own (multiprocessing's, through semtui's
+#: executor): semtui's own handler, registered when a run's main() starts, ends the process and
+#: must run last, so a handler registered before it would never run in a forked run (checked by
+#: serve()); logging's, which SciPy's import registers, is run by the forked run itself
+#: (:func:`_child`).  Never a face's or an optional library (textual, numba, dask): the tests of
+#: what a command loads start their own interpreters
 WARM = ("numpy", "rich.console", "semtui.cli.main", "scipy.sparse", "scipy.optimize", "semtui.release",
-        "semtui.attacks.setgen", "semtui.attacks.reassociation", "semtui.attacks.cover", "semtui.assess",
-        "semtui.anonymize.setgen", "semtui.anonymize.disassociation", "semtui.checks.privacy", "semtui.experiment",
-        "semtui.harden")
+        "semtui.attacks.cover", "semtui.checks.privacy", "semtui.anonymize.disassociation")
 #: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding) or
 #: when a library the warm process imported loads (numpy's BLAS threads): a run whose environment
 #: sets one differently starts a fresh interpreter
 AT_START = ("PYTHON", "LC_", "LANG", "OPENBLAS_", "OMP_", "MKL_", "GOTO", "NPY_")
+#: logging's exit handler when a module of WARM imported logging (taken out of atexit's: a run calls it)
+_LOGGING_SHUTDOWN: list = []
 #: the warm process's sys.path beyond the run's folder (as ``python -m`` builds it): set by serve()
 _PATH: list[str] = []
 
@@ -54,8 +59,22 @@ def serve(sock: socket.socket) -> None:
     import importlib
 
     _PATH[:] = [p for p in sys.path if p not in ("", str(Path(__file__).parent))]
-    for name in WARM:
-        importlib.import_module(name)
+    registered: list = []
+    register = atexit.register
+    atexit.register = lambda func, *a, **k: (registered.append(func), register(func, *a, **k))[1]
+    try:
+        for name in WARM:
+            importlib.import_module(name)
+    finally:
+        atexit.register = register
+    logging = sys.modules.get("logging")
+    if logging is not None and logging.shutdown in registered:   # SciPy imports it: the run calls it
+        atexit.unregister(logging.shutdown)
+        registered.remove(logging.shutdown)
+        _LOGGING_SHUTDOWN.append(logging.shutdown)
+    if registered or "multiprocessing" in sys.modules:
+        raise RuntimeError(f"a module the warm semtui imports registers an exit handler, which would never run: "
+                           f"{registered or 'multiprocessing'}")
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the waiters: reaped by the kernel
     sock.send(f"ready {sys.modules['semtui'].__file__}".encode())
     while True:
@@ -111,6 +130,8 @@ def _child(request: dict, fds: list[int]) -> None:
         # as the interpreter's end: non-daemon threads joined (and concurrent.futures' pools), then
         # the exit handlers (semtui's own ends the process in os._exit)
         threading._shutdown()
+        for shutdown in _LOGGING_SHUTDOWN:   # its handler, registered before the fork, is not in atexit's
+            shutdown()
         atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             try:
