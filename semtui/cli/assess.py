@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from semtui.cli.common import SCHEDULER_HELP, emit_json, stdout_console
-from semtui.wording import check_words
+from semtui.wording import check_words, support_error
 
 
 def assess(
@@ -204,7 +204,7 @@ def print_summary(doc: dict) -> None:
             chk = check_words(a["check"])
             p(f"  {'*' if a.get('chosen') else ' '} {a['label']}: risk {_f(pr.get('risk'))}, {far}, "
               f"utility {_f(ut.get('score'))} (NCP {_f(ut.get('ncp'))})".replace(" (NCP -)", "")
-              + (f", pair supports off by {ut['pair_support_error']:.0%}" if ut.get("pair_support_error") is not None
+              + (f", pair supports off by {support_error(ut['pair_support_error'])}" if ut.get("pair_support_error") is not None
                  else "")
               + f", {chk}")
     elif doc.get("alternatives_note"):

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from semtui.errors import InputError
-from semtui.wording import check_words
+from semtui.wording import check_words, support_error
 
 
 def harden(
@@ -156,8 +156,8 @@ def summary(doc, out, side, report) -> str:
     for proof in (doc.hardened, doc.plain, *doc.others):
         u = proof.utility
         lines.append(f"  {proof.label}: {check_words(proof.check, full=True)}; "
-                     f"pair supports off by {_pct(u.get('pair_support_error'))}, "
-                     f"item supports by {_pct(u.get('item_support_error'))}"
+                     f"pair supports off by {support_error(u.get('pair_support_error'))}, "
+                     f"item supports by {support_error(u.get('item_support_error'))}"
                      + (f", {u['suppressed_items']} items suppressed" if u.get("suppressed_items") else "")
                      + (f", {_pct(u['associated_share'])} of (cluster, item) pairs associated"
                         if u.get("associated_share") is not None else ""))

@@ -11,6 +11,7 @@ from pathlib import Path
 from semtui.errors import InputError
 from semtui.model import TransactionData
 from semtui.reports import Report, json_float
+from semtui.wording import support_error
 
 REPORT_FORMAT = "semtui-harden-report/1"
 
@@ -76,9 +77,9 @@ class AttackFigures:
     def clause(self) -> str:
         """The attack in words: what it takes back, how sure, and beyond its chosen table."""
         mt = self.most_taken
-        beyond = (f" (its {mt['knowledge_table']} table alone: {_pct1(mt['recall'])} at error ratio "
+        beyond = (f" (its {mt['knowledge_table']} table alone: {_pct(mt['recall'])} at error ratio "
                   f"{_fmt(mt['error_ratio'])})" if mt and self.recall is not None and mt["recall"] > self.recall else "")
-        return (f"knowledge {self.knowledge}: {self.method.upper()} takes back {_pct1(self.recall)} at precision "
+        return (f"knowledge {self.knowledge}: {self.method.upper()} takes back {_pct(self.recall)} at precision "
                 f"{_fmt(self.precision, 3)}, error ratio {_fmt(self.error_ratio)}, AUC within table "
                 f"{_fmt(self.auc_within_table, 3)}{beyond}")
 
@@ -141,12 +142,12 @@ class HardenReport(Report):
         pe = self.hardened.utility.get("pair_support_error")
         ppe = self.plain.utility.get("pair_support_error")
         cost = ("" if pe is None or ppe is None else
-                f"; pair supports off by {pe:.1%} where the plain release is off by {ppe:.1%}")
+                f"; pair supports off by {support_error(pe)} where the plain release is off by {support_error(ppe)}")
         # said plainly where hardening made it worse: more comes back than from the plain release
         worse = ""
         if worst.recall is not None and base.recall is not None and worst.recall > base.recall:
             pairs = ("" if pe is None or ppe is None or pe <= ppe else
-                     f", and it answers pair supports worse ({pe:.1%} off against {ppe:.1%})")
+                     f", and it answers pair supports worse ({support_error(pe)} off against {support_error(ppe)})")
             worse = (f". Hardening did worse than the plain anonymiser here: the hardened release lets more come "
                      f"back ({_pct(worst.recall)} of the added items against {_pct(base.recall)}){pairs}")
         if self.at_chance:
@@ -167,7 +168,7 @@ class HardenReport(Report):
         pe = self.hardened.utility.get("pair_support_error")
         ppe = self.plain.utility.get("pair_support_error")
         cost = ("" if pe is None or ppe is None else
-                f"; pair supports off by {pe:.1%} where the plain release is off by {ppe:.1%}")
+                f"; pair supports off by {support_error(pe)} where the plain release is off by {support_error(ppe)}")
         head = "at chance against the attackers modelled" if self.at_chance else "not at chance"
         return f"{head}: {hard} (the plain release: {base}){cost}"
 
@@ -193,10 +194,6 @@ def _more(a: AttackFigures) -> str:
 
 def _fmt(v, digits: int = 2) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
-
-
-def _pct1(v) -> str:
-    return "-" if v is None else f"{v:.1%}"
 
 
 def _pct(v) -> str:

@@ -103,8 +103,11 @@ def _fmt(v: float, digits: int = 3) -> str:
     return "–" if not np.isfinite(v) else f"{v:.{digits}f}"
 
 
-def _pct(v: float) -> str:
-    return f"{v:.0%}" if np.isfinite(v) else "–"
+def _support_error(v: float) -> str:
+    """A support error as every face words it (:func:`semtui.wording.support_error`), "–" unknown."""
+    from semtui.wording import support_error
+
+    return support_error(v) if np.isfinite(v) else "–"
 
 
 def _ticks(lo: float, hi: float, height: int) -> list[float]:
@@ -365,7 +368,7 @@ class CellsTable(VirtualTable):
         passed = (c.get("check") or {}).get("passed")
         rel = c.get("release")
         return {"n": str(i + 1), "marks": self.marks(i), "label": label(c), "risk": _fmt(self.risk[i]),
-                "utility": _fmt(self.utility[i]), "pairs": _pct(pair_error(c)), "p": _fmt(p if np.isfinite(p) else acc), "r": _fmt(rc),
+                "utility": _fmt(self.utility[i]), "pairs": _support_error(pair_error(c)), "p": _fmt(p if np.isfinite(p) else acc), "r": _fmt(rc),
                 "check": "–" if passed is None else check_words(c.get("check")).removeprefix("check "),
                 "release": "– (none kept)" if not rel else str(rel).rsplit("/", 1)[-1]}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -211,6 +212,7 @@ def test_a_check_is_worded_alike_by_assess_harden_and_the_tui(cli, tmp_path):
             "--report", tmp_path / "a.json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     alts = json.loads((tmp_path / "a.json").read_text())["alternatives"]
+    a_out = r.stdout
     assert {a["check"]["passed"] for a in alts} == {True, None}  # both words exercised
     lines = r.stdout.splitlines()
     for a in alts:
@@ -224,6 +226,19 @@ def test_a_check_is_worded_alike_by_assess_harden_and_the_tui(cli, tmp_path):
     doc = json.loads((tmp_path / "h.json").read_text())
     for name in ("hardened", "plain"):
         assert f"  {name}: {check_words(doc[name]['check'], full=True)}; " in r.stdout, r.stdout
+    # a support error is worded once (semtui.wording.support_error): "pair supports off by 2.6%" in
+    # the assessment's alternatives and in harden's lines and verdict; what an attack takes back
+    # is a whole percent in both
+    from semtui.wording import support_error
+
+    pairs = [a["utility"]["pair_support_error"] for a in alts if a["utility"].get("pair_support_error") is not None]
+    assert pairs and all(f"pair supports off by {support_error(v)}" in a_out for v in pairs)
+    for name in ("hardened", "plain"):
+        u = doc[name]["utility"]
+        assert (f"pair supports off by {support_error(u['pair_support_error'])}, item supports by "
+                f"{support_error(u['item_support_error'])}") in r.stdout, r.stdout
+    assert support_error(0.02641) == "2.6%" and support_error(None) == "-"
+    assert not re.search(r"takes back \d+\.\d%", r.stdout + a_out), "a share taken back is a whole percent"
     assert check_words({"passed": False, "checker": "check km", "detail": "2 violations"}, full=True) \
         == "check km FAILED (2 violations)"
     # a check that exercised nothing is no pass, and its short form says why
