@@ -117,11 +117,11 @@ async def test_the_cells_table_shows_how_far_pair_supports_are_off_and_sorts_by_
         assert table.row_count == len(lines)
         col = [c.label for c in table.columns].index("pairs±")
         shown = [table.cell_text(r, col).strip() for r in range(table.row_count)]
-        assert shown == ["53%", "–", "12%", "89%", "–", "20%"][:len(lines)]
+        assert shown == ["53.0%", "–", "12.0%", "89.0%", "–", "20.0%"][:len(lines)]
         await pilot.press(*["l"] * col, "left_square_bracket")  # fewest off first; – last
         assert [errors[i] for i in table.order][:4] == [0.12, 0.2, 0.53, 0.89]
         await pilot.pause()
-        assert "pairs±" in screen_text(app) and "12%" in screen_text(app)  # scrolled to it
+        assert "pairs±" in screen_text(app) and "12.0%" in screen_text(app)  # scrolled to it
 
 
 @pytest.mark.slow
