@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 #: what every command imports, and what most commands' work imports: SciPy's sparse matrices and
-#: optimisers (~0.55 s to import) and the parts of semtui that import no worker pool.  Never a
+#: optimisers (~0.55 s to import) and semtui's engine (~0.2 s), which imports its worker pools only
+#: when it runs units (:func:`semtui.runtime.run_units`).  Never a
 #: module that registers an exit handler of its own (multiprocessing's, through semtui's
 #: executor): semtui's own handler, registered when a run's main() starts, ends the process and
 #: must run last, so a handler registered before it would never run in a forked run (checked by
@@ -40,7 +41,9 @@ from pathlib import Path
 #: (:func:`_child`).  Never a face's or an optional library (textual, numba, dask): the tests of
 #: what a command loads start their own interpreters
 WARM = ("numpy", "rich.console", "semtui.cli.main", "scipy.sparse", "scipy.optimize", "semtui.release",
-        "semtui.attacks.cover", "semtui.checks.privacy", "semtui.anonymize.disassociation")
+        "semtui.attacks.setgen", "semtui.attacks.reassociation", "semtui.attacks.cover", "semtui.assess",
+        "semtui.anonymize.setgen", "semtui.anonymize.disassociation", "semtui.checks.privacy", "semtui.experiment",
+        "semtui.harden")
 #: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding) or
 #: when a library the warm process imported loads (numpy's BLAS threads): a run whose environment
 #: sets one differently starts a fresh interpreter

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from semtui.runtime.executor import batches, run_local
 from semtui.runtime.progress import ProgressCallback, no_progress
-from semtui.runtime.scheduler import run_units_distributed
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -34,7 +32,13 @@ def run_units(
     """``[kernel(shared, u) for u in units]``, with up to ``jobs`` worker processes (capped to
     the cores and to the units) when more than one, or on the Dask cluster ``scheduler``
     (``local:N``, ``tcp://HOST:PORT``: :mod:`semtui.runtime.cluster`; ``jobs`` is then unused)."""
+    # the backends when units are run, not when a module that runs some is imported: a command
+    # imports multiprocessing (and its exit handler) only once it runs units
+    from semtui.runtime.executor import batches, run_local
+
     if scheduler is not None:
+        from semtui.runtime.scheduler import run_units_distributed
+
         return run_units_distributed(kernel, shared, units, spec=scheduler, costs=costs,
                                      progress=progress or no_progress, message=message, batches=batches)
     return run_local(kernel, shared, units, jobs=jobs, costs=costs, progress=progress, message=message)
