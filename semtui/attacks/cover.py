@@ -31,7 +31,7 @@ every prefix -- and I is always such a prefix -- so every x of Cj is decided at 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -362,8 +362,23 @@ class CoverProblems:
     code_ptr: np.ndarray
     real_pairs: int | None
 
+    #: per problem, its entry marked a breach, made when an attacker first breaches it (kept for the next)
+    breach_entries: dict = field(default_factory=dict)
+
     def fits(self, data, original) -> bool:
         return data is self.data and original is self.original
+
+    def marked(self, breach: np.ndarray) -> list[ProblemEntry]:
+        """The entries, those of ``breach`` marked breaches: each copy made once for every attacker
+        (the strong attacker breaches all 56,928 problems of disassociated MEPS, the others some)."""
+        out = list(self.entries)
+        made = self.breach_entries
+        for i in np.flatnonzero(breach).tolist():
+            e = made.get(i)
+            if e is None:
+                e = made[i] = replace(out[i], breach=True)
+            out[i] = e
+        return out
 
     def held(self, sorted_codes: np.ndarray) -> np.ndarray:
         """Per problem, whether the sorted pair codes hold one of its (x, covered) pairs: one
@@ -499,7 +514,7 @@ def run_cover(
         totals["clusters_with_breaches"] += int(vulnerable > 0)
         clusters_out.append(CoverCluster(c.id, c.size, c.record_chunks, c.shared_chunks, hi - lo, sum(breaches),
                                          tuple(breaches), vulnerable))
-    problems_out = [replace(e, breach=True) if b else e for e, b in zip(found.entries, breach.tolist())]
+    problems_out = found.marked(breach)
     breached_records = real_records = None
     if key is not None:
         problems_out, breached_records, real_records = _attach_records(problems_out, data, key, original)
