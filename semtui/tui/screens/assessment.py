@@ -33,6 +33,7 @@ from semtui.tui.components.footer import KeyFooter
 from semtui.tui.components.plots import CellsTable, RiskUtilityPlot, cell_about
 from semtui.tui.components.vtable import VirtualTable
 from semtui.tui.keys import bindings
+from semtui.tui.screens.base import BackOverAnother
 from semtui.wording import (
     assessed_with,
     how_sure_text,
@@ -49,7 +50,7 @@ VIEW_NAMES = {"attacks": "attacks ranked", "records": "records at risk", "items"
 VIEW_SHORT = {"attacks": "attacks", "records": "records", "items": "items", "alternatives": "alternatives"}
 
 
-class AssessmentScreen(Screen):
+class AssessmentScreen(BackOverAnother, Screen):
     HELP_TITLE = "assessment"
     HELP = ("The verdict and how sure at the top; v (or 1–4) changes the view below: the attacks ranked "
             "(★ the strongest, ✓ beats a random attacker with the same budget, · does not; y copies the command "
@@ -100,10 +101,6 @@ class AssessmentScreen(Screen):
         self.attack_rows = ranked_attacks(doc)
         self.alternatives = [a for a in doc.get("alternatives") or [] if isinstance(a, dict)]
         self.view = "attacks"
-
-    @property
-    def pushed(self) -> bool:
-        return len(self.app.screen_stack) > 2
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
@@ -301,14 +298,6 @@ class AssessmentScreen(Screen):
                        what=label(cell), session=self.session if same else None)
 
     # ------------------------------------------------------------------ keys
-    def check_action(self, action: str, parameters) -> bool | None:
-        """``escape`` (Back) only over another screen: on the first it has nowhere to go, and the
-        footer does not offer it (q quits)."""
-        return self.pushed if action == "back" else True
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
     def action_rerun(self) -> None:
         """``R``: back to the release screen it was run from, running it again there."""
         origin = self.origin

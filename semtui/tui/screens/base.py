@@ -31,6 +31,22 @@ LIST_TITLES = {"group": "Equivalence groups", "cluster": "Clusters", "transactio
 SPLIT_DEFAULT = 5
 
 
+class BackOverAnother:
+    """``escape`` (Back) of a document's screen (an assessment, an experiment), opened on its own
+    or over another: over another it goes back; as the first screen it has nowhere to go, and the
+    footer does not offer it (q quits)."""
+
+    @property
+    def pushed(self) -> bool:
+        return len(self.app.screen_stack) > 2
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.pushed if action == "back" else True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
 class FilterBar(Input):
     """``/``: filters the list as you type; enter keeps the filter, escape clears it."""
 

@@ -21,10 +21,11 @@ from semtui.tui.components.plots import ByKPlot, CellsTable, RiskUtilityPlot, is
 from semtui.tui.components.vtable import VirtualTable
 from semtui.tui.documents import Experiment
 from semtui.tui.keys import bindings
+from semtui.tui.screens.base import BackOverAnother
 from semtui.wording import cell_not_modelled
 
 
-class ExperimentScreen(Screen):
+class ExperimentScreen(BackOverAnother, Screen):
     HELP_TITLE = "experiment"
     HELP = ("One row per cell (a candidate release) of the RESULTS file; the plots follow the table's cursor (@). "
             "Left or top: precision and recall (or accuracy) of the strongest attack against k, per family "
@@ -129,14 +130,6 @@ class ExperimentScreen(Screen):
         c = cell.get("cell") or {}
         release_screen(self, cell.get("release"), self.experiment.path, original=cell.get("original") or c.get("original"),
                        key=cell.get("key") or c.get("key"), what=("this release" if is_this(cell) else label(cell)))
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        """``escape`` (Back) only over another screen: on the first it has nowhere to go, and the
-        footer does not offer it (q quits)."""
-        return len(self.app.screen_stack) > 2 if action == "back" else True
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
 
     def quit_warning(self) -> str | None:
         return None
