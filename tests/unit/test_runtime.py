@@ -73,3 +73,27 @@ def test_batches_shrink_towards_the_end():
     out = batches([1.0] * 400, 2, 4)
     sizes = [len(b) for b in out]
     assert len(out) == 8 and sizes[0] == sizes[1] == 80 and sizes[-1] == sizes[-2] == 20
+
+
+def test_the_engine_imports_its_worker_pools_only_when_it_runs_units():
+    """Importing an attack, an anonymiser, the assessment or an experiment imports no worker pool
+    (multiprocessing, the executor, Dask): run_units imports its backend when units run.  A
+    command that runs nothing in parallel never loads them, and multiprocessing's exit handler is
+    registered after semtui's own (which must run last) whenever a run does."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    code = ("import sys, semtui.attacks.setgen, semtui.attacks.reassociation, semtui.attacks.cover, semtui.assess, "
+            "semtui.anonymize.setgen, semtui.anonymize.disassociation, semtui.experiment, semtui.harden; "
+            "print(sorted(m for m in ('multiprocessing', 'concurrent.futures.process', 'semtui.runtime.executor', "
+            "'semtui.runtime.scheduler', 'dask') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+    # and running units loads the executor (here: serially, one job)
+    from semtui.runtime import run_units
+
+    assert run_units(lambda shared, u: shared + u, 1, [1, 2]) == [2, 3]
+    assert "semtui.runtime.executor" in sys.modules
