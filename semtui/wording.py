@@ -49,6 +49,16 @@ def support_error(v: float | None) -> str:
     return "-" if v is None else f"{v:.{SUPPORT_ERROR_DIGITS - 2}%}"
 
 
+def percents_apart(a: float, b: float, digits: int = 0) -> tuple[str, str]:
+    """Two shares compared in words, as percents to ``digits`` decimals, or to as many more (up to
+    three) as tell them apart where they differ: "79.4% against 79.2%", never "79% against 79%"."""
+    for d in range(digits, digits + 4):
+        x, y = f"{a:.{d}%}", f"{b:.{d}%}"
+        if x != y or a == b:
+            break
+    return x, y
+
+
 # --------------------------------------------------------------------------- chunks
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, in the plural (``plural``, else ``noun`` + "s") unless ``n`` is 1:

@@ -37,7 +37,7 @@ from semtui.experiment.spec import PARAMS, make_cell
 from semtui.families import Assessed, family_of
 from semtui.families import assessed_params as _assessed_params
 from semtui.families.setgen import ASSUMED_SETGEN
-from semtui.wording import SUPPORT_ERROR_DIGITS, UNKNOWN_PARAMETERS, counted, support_error
+from semtui.wording import UNKNOWN_PARAMETERS, counted, support_error
 
 #: distances from chance this close to the smallest count as equal (the choice then goes to utility)
 TOLERANCE = 0.05
@@ -267,8 +267,9 @@ def chosen_sentence(alts: list[dict], k: int) -> str:
     else:
         sp, tp = pick["utility"].get("pair_support_error"), this["utility"].get("pair_support_error")
         # "no cost" only where nothing measured is worse: a pair-support error above this release's
-        # is a cost the utility score does not show
-        pairs_worse = sp is not None and tp is not None and round(sp, SUPPORT_ERROR_DIGITS) > round(tp, SUPPORT_ERROR_DIGITS)
+        # is a cost the utility score does not show (worse as worded: never between two figures
+        # that read alike)
+        pairs_worse = sp is not None and tp is not None and sp > tp and support_error(sp) != support_error(tp)
         pairs = ("" if sp is None or tp is None else
                  f"; {'but ' if su >= tu and pairs_worse else ''}the original's most frequent pairs' supports off by "
                  f"{support_error(sp)} where this release is off by {support_error(tp)}")

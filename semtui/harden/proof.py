@@ -11,7 +11,7 @@ from pathlib import Path
 from semtui.errors import InputError
 from semtui.model import TransactionData
 from semtui.reports import Report, json_float
-from semtui.wording import support_error
+from semtui.wording import SUPPORT_ERROR_DIGITS, percents_apart, support_error
 
 REPORT_FORMAT = "semtui-harden-report/1"
 
@@ -76,10 +76,8 @@ class AttackFigures:
 
     def clause(self) -> str:
         """The attack in words: what it takes back, how sure, and beyond its chosen table."""
-        mt = self.most_taken
-        beyond = (f" (its {mt['knowledge_table']} table alone: {_pct(mt['recall'])} at error ratio "
-                  f"{_fmt(mt['error_ratio'])})" if mt and self.recall is not None and mt["recall"] > self.recall else "")
-        return (f"knowledge {self.knowledge}: {self.method.upper()} takes back {_pct(self.recall)} at precision "
+        recall, beyond = _more(self, ": {} at error ratio {}")
+        return (f"knowledge {self.knowledge}: {self.method.upper()} takes back {recall} at precision "
                 f"{_fmt(self.precision, 3)}, error ratio {_fmt(self.error_ratio)}, AUC within table "
                 f"{_fmt(self.auc_within_table, 3)}{beyond}")
 
@@ -147,17 +145,20 @@ class HardenReport(Report):
         worse = ""
         if worst.recall is not None and base.recall is not None and worst.recall > base.recall:
             pairs = ("" if pe is None or ppe is None or pe <= ppe else
-                     f", and it answers pair supports worse ({support_error(pe)} off against {support_error(ppe)})")
-            worse = (f". Hardening did worse than the plain anonymiser here: the hardened release lets more come "
-                     f"back ({_pct(worst.recall)} of the added items against {_pct(base.recall)}){pairs}")
+                     ", and it answers pair supports worse ({} off against {})".format(
+                         *percents_apart(pe, ppe, SUPPORT_ERROR_DIGITS - 2)))
+            worse = (". Hardening did worse than the plain anonymiser here: the hardened release lets more come "
+                     "back ({} of the added items against {}){}".format(*percents_apart(worst.recall, base.recall),
+                                                                        pairs))
         if self.at_chance:
             return (f"at chance against the attackers modelled (AUC within table {worst.auc_within_table:.3f}, "
                     f"error ratio {_fmt(worst.error_ratio)} at worst; the plain release: "
                     f"{_fmt(base.auc_within_table, 3)}, {_fmt(base.error_ratio)}){cost}{worse}")
+        recall, more = _more(worst)
         return (f"not at chance: the strongest attack ({worst.knowledge} knowledge) has AUC within table "
                 f"{_fmt(worst.auc_within_table, 3)} and error ratio {_fmt(worst.error_ratio)} (chance: AUC <= "
-                f"{CHANCE_AUC}, error ratio >= {CHANCE_ERROR_RATIO}) and takes back {_pct(worst.recall)} of the added "
-                f"items{_more(worst)}; on the plain release {_fmt(base.auc_within_table, 3)}, "
+                f"{CHANCE_AUC}, error ratio >= {CHANCE_ERROR_RATIO}) and takes back {recall} of the added "
+                f"items{more}; on the plain release {_fmt(base.auc_within_table, 3)}, "
                 f"{_fmt(base.error_ratio)}, {_pct(base.recall)}{cost}{worse}")
 
     def _verdict_by_clauses(self) -> str:
@@ -183,13 +184,15 @@ class HardenReport(Report):
                 "not_modelled": list(self.not_modelled), "seconds": json_float(self.seconds, 3)}
 
 
-def _more(a: AttackFigures) -> str:
-    """The side-by-side table that takes back more than the strongest attack's chosen one, in words."""
+def _more(a: AttackFigures, said: str = " takes back {} at error ratio {}") -> tuple[str, str]:
+    """What the attack takes back, in words, and the side-by-side table that takes back more than
+    its chosen one (``said``, filled with that table's share and error ratio), worded to the digits
+    that tell the two apart; "" when none takes back more."""
     mt = a.most_taken
     if not mt or a.recall is None or mt["recall"] <= a.recall:
-        return ""
-    return (f" (its {mt['knowledge_table']} table alone takes back {_pct(mt['recall'])} at error ratio "
-            f"{_fmt(mt['error_ratio'])})")
+        return _pct(a.recall), ""
+    more, recall = percents_apart(mt["recall"], a.recall)
+    return recall, f" (its {mt['knowledge_table']} table alone{said.format(more, _fmt(mt['error_ratio']))})"
 
 
 def _fmt(v, digits: int = 2) -> str:

@@ -228,6 +228,10 @@ def test_no_cost_is_said_only_where_no_measured_utility_is_worse(pick_pairs, sai
 
     text = chosen_sentence([cell("this release", 0.68, 0.37, 0.26), cell("freq:8", 0.62, 0.92, pick_pairs)], 1)
     assert text.startswith("Publish instead: freq:8") and said in text
+    # worse as worded: never between two figures that read alike (1/80 rounds to 1.2%, as 0.0124 does)
+    text = chosen_sentence([cell("this release", 0.68, 0.37, 0.0124), cell("freq:8", 0.62, 0.92, 0.0125)], 1)
+    assert "(no cost; the original's most frequent pairs' supports off by 1.2% where this release is off by 1.2%)" \
+        in text, text
 
 
 def test_an_alternative_no_attack_could_score_is_said_to_be_unknown_not_at_chance():

@@ -168,6 +168,26 @@ def test_at_chance_needs_both_figures():
     assert fig(CHANCE_AUC, 0.95).at_chance and not fig(0.6, 1.0).at_chance and not fig(0.5, 0.5).at_chance
 
 
+def test_a_comparison_never_reads_as_two_equal_figures():
+    """A figure said to be above another is worded to the digits that tell them apart: a table
+    that takes back 79.4 % against the chosen one's 79.2 % is not "79% ... alone: 79%" (a fresh
+    review found it after the share went to whole percents), and whole percents stay where the
+    figures differ by more."""
+    from semtui.wording import percents_apart
+
+    def fig(recall, most):
+        return AttackFigures("self", "o", "rba", 0.5, recall, 0.4, 0.7, {}, 1, 1, 1, "",
+                             {"knowledge_table": "co-occurrence", "recall": most, "precision": 0.5, "error_ratio": 0.4})
+
+    clause = fig(0.792, 0.794).clause()
+    assert "takes back 79.2% at" in clause and "table alone: 79.4% at" in clause, clause
+    clause = fig(0.70, 0.794).clause()
+    assert "takes back 70% at" in clause and "table alone: 79% at" in clause, clause
+    assert "table alone" not in fig(0.794, 0.794).clause()
+    assert percents_apart(0.792, 0.794) == ("79.2%", "79.4%") and percents_apart(0.5, 0.5) == ("50%", "50%")
+    assert percents_apart(0.0125, 0.0124, 1) == ("1.25%", "1.24%")
+
+
 # --------------------------------------------------------------------------- the guarantees, end to end
 SETGEN = {"k": 3, "random_privacy": 30, "sizes": "3-6", "seed": 1, "utility": "all"}
 
