@@ -45,9 +45,9 @@ WARM = ("numpy", "rich.console", "semtui.cli.main", "scipy.sparse", "scipy.optim
         "semtui.anonymize.setgen", "semtui.anonymize.disassociation", "semtui.checks.privacy", "semtui.experiment",
         "semtui.harden")
 #: variables read when the interpreter starts (its flags, hash seed, path, streams' encoding) or
-#: when a library the warm process imported loads (numpy's BLAS threads): a run whose environment
+#: when a library the warm process imported loads (numpy's BLAS threads, SciPy's SCIPY_ARRAY_API): a run whose environment
 #: sets one differently starts a fresh interpreter
-AT_START = ("PYTHON", "LC_", "LANG", "OPENBLAS_", "OMP_", "MKL_", "GOTO", "NPY_")
+AT_START = ("PYTHON", "LC_", "LANG", "OPENBLAS_", "OMP_", "MKL_", "GOTO", "NPY_", "SCIPY_")
 #: logging's exit handler when a module of WARM imported logging (taken out of atexit's: a run calls it)
 _LOGGING_SHUTDOWN: list = []
 #: the warm process's sys.path beyond the run's folder (as ``python -m`` builds it): set by serve()
