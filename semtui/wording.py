@@ -38,15 +38,15 @@ def check_words(check: dict | None, *, full: bool = False) -> str:
     return f"{said} ({detail})" if detail else said
 
 
-#: the digits of a support error's percent: a hardened or alternative release and this one often
+#: the decimals of a support error's percent: a hardened or alternative release and this one often
 #: differ by less than a point, which a whole percent would word alike
-SUPPORT_ERROR_DIGITS = 3
+SUPPORT_ERROR_DECIMALS = 1
 
 
 def support_error(v: float | None) -> str:
     """How far a release's supports are off (``pair_support_error``, ``item_support_error``: a
     share), as every face words it: "2.6%" (one decimal), "-" when unknown."""
-    return "-" if v is None else f"{v:.{SUPPORT_ERROR_DIGITS - 2}%}"
+    return "-" if v is None else f"{v:.{SUPPORT_ERROR_DECIMALS}%}"
 
 
 def percents_apart(a: float, b: float, digits: int = 0) -> tuple[str, str]:

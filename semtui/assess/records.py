@@ -198,25 +198,26 @@ def ranked_disassoc_records(reassociated: list[DisassocRecord], reports: list[Co
 
     hits = [(ri, p) for ri, report in enumerate(reports) for p in report.breached or ()]
     source: list[int] = []                     # per hit: its problem in ``asked``, or -1: listed
-    asked: dict[tuple, int] = {}
+    asked: dict[tuple, int] = {}               # (cluster, chunk, x) -> its index in ``problems``
+    problems: list = []                        # the first hit's problem of each (cluster, chunk, x)
     listed: dict[int, list] = {}               # hit -> its records as the report lists them
     for h, (_, p) in enumerate(hits):
         if p.records is not None:
             listed[h] = [(r.transaction, r.line, r.holds_covered) for r in p.records]
             source.append(-1)
         elif key is not None:
-            source.append(asked.setdefault((p.cluster, p.chunk, p.x), len(asked)))
+            d = asked.setdefault((p.cluster, p.chunk, p.x), len(asked))
+            if d == len(problems):
+                problems.append(p)
+            source.append(d)
         else:
             source.append(-2)                  # no key: it reaches no record
     empty = np.zeros(0, dtype=np.int64)
     ptr, ts = np.zeros(1, dtype=np.int64), empty
-    if asked:
+    if problems:
         from semtui.attacks.cover import problem_records_csr
 
-        first = {}
-        for h, d in enumerate(source):
-            first.setdefault(d, h)
-        ptr, ts = problem_records_csr(data, key, [hits[first[d]][1] for d in range(len(asked))])
+        ptr, ts = problem_records_csr(data, key, problems)
     source_a = np.asarray(source, dtype=np.int64)
     known = source_a >= 0
     lengths = np.zeros(len(hits), dtype=np.int64)

@@ -233,8 +233,12 @@ def problem_records(data: DisassociatedData, key: DisassociationKey, problems: l
     :func:`cluster_chunks` -- a record chunk or a joint cluster's shared chunk -- and ``x``), the
     original transactions (0-based, the key's) whose sub-record in that chunk holds x: the
     records an attacker who knows {x, y*} of them, when the problem is a breach, learns more about."""
-    ptr, ts = problem_records_csr(data, key, problems)
-    return [part.tolist() for part in np.split(ts, ptr[1:-1])] if len(problems) else []
+    return _per_problem(*problem_records_csr(data, key, problems))
+
+
+def _per_problem(ptr: np.ndarray, ts: np.ndarray) -> list[list[int]]:
+    """:func:`problem_records_csr`'s CSR as one list of transactions per problem."""
+    return [part.tolist() for part in np.split(ts, ptr[1:-1])] if len(ptr) > 1 else []
 
 
 def problem_records_csr(data: DisassociatedData, key: DisassociationKey,
@@ -294,7 +298,7 @@ def _attach_records(problems_out: list[ProblemEntry], data: DisassociatedData, k
     the cyclic collector is paused meanwhile (:func:`~semtui.reports.paused_gc`)."""
     ptr, t_all = problem_records_csr(data, key, problems_out)
     counts = np.diff(ptr)
-    reached = [part.tolist() for part in np.split(t_all, ptr[1:-1])] if len(problems_out) else []
+    reached = _per_problem(ptr, t_all)
     line_all = holds_all = None
     if original is not None:
         n = original.n_transactions

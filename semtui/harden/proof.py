@@ -11,7 +11,7 @@ from pathlib import Path
 from semtui.errors import InputError
 from semtui.model import TransactionData
 from semtui.reports import Report, json_float
-from semtui.wording import SUPPORT_ERROR_DIGITS, percents_apart, support_error
+from semtui.wording import SUPPORT_ERROR_DECIMALS, percents_apart, support_error
 
 REPORT_FORMAT = "semtui-harden-report/1"
 
@@ -146,7 +146,7 @@ class HardenReport(Report):
         if worst.recall is not None and base.recall is not None and worst.recall > base.recall:
             pairs = ("" if pe is None or ppe is None or pe <= ppe else
                      ", and it answers pair supports worse ({} off against {})".format(
-                         *percents_apart(pe, ppe, SUPPORT_ERROR_DIGITS - 2)))
+                         *percents_apart(pe, ppe, SUPPORT_ERROR_DECIMALS)))
             worse = (". Hardening did worse than the plain anonymiser here: the hardened release lets more come "
                      "back ({} of the added items against {}){}".format(*percents_apart(worst.recall, base.recall),
                                                                         pairs))
