@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from semtui import formats, reports
 from semtui.errors import InputError
 from semtui.fileio import DiskArray, Spool, TextLines, drop_pages, iter_lines, read_text
+from semtui.fileio import lines as lines_module
 from semtui.formats.disassociated import (
     disassociated_to_json,
     dump_disassociated,
@@ -134,28 +135,39 @@ texts = st.lists(st.text(st.characters(blacklist_characters="\x00\n", blacklist_
                  min_size=1, max_size=8)
 
 
+#: block sizes that cut a text anywhere (inside a line, a character, a byte-order mark) and the one read
+BLOCKS = [1, 2, 3, 7, lines_module.BLOCK]
+
+
 @settings(max_examples=80, deadline=None)
-@given(texts, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
-def test_text_lines_are_the_lines_of_the_text(tmp_path_factory, lines, newline, trailing, bom):
+@given(texts, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans(), st.sampled_from(BLOCKS))
+def test_text_lines_are_the_lines_of_the_text(tmp_path_factory, lines, newline, trailing, bom, block):
+    """Decoded a block of lines at a time, whatever the block's size, the lines are the text's."""
     body = newline.join(lines) + (newline if trailing else "")
     path = tmp_path_factory.mktemp("t") / "f.txt"
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body.encode())
-    if not body.strip():
-        with pytest.raises(InputError, match="file is empty"):
-            list(TextLines(path))
-        return
-    with TextLines(path) as got:
-        assert list(got) == list(iter_lines(read_text(path)))
-        assert got.whole() == read_text(path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lines_module, "BLOCK", block)
+        if not body.strip():
+            with pytest.raises(InputError, match="file is empty"):
+                list(TextLines(path))
+            return
+        with TextLines(path) as got:
+            assert list(got) == list(iter_lines(read_text(path)))
+            assert got.whole() == read_text(path)
 
 
+@pytest.mark.parametrize("block", BLOCKS)
 @pytest.mark.parametrize(("data", "message", "line"), [
     (b"a,b\nc\x00d\n", "NUL byte", 2),
     (b"a,b\nc\nd\xffe\n", "not valid UTF-8", 3),
+    (b"\xef\xbb\xbfa\n\xc3\xa9\n\xc3\n\x00\n", "not valid UTF-8", 3),   # a character whole, then half of one
+    (b"ab\ncd\nef\x00\xff\n", "NUL byte", 3),   # both on one line: the NUL byte is named, as ever
 ])
-def test_text_lines_name_the_line_of_bad_bytes(tmp_path, data, message, line):
+def test_text_lines_name_the_line_of_bad_bytes(tmp_path, data, message, line, block, monkeypatch):
     path = tmp_path / "bad.txt"
     path.write_bytes(data)
+    monkeypatch.setattr(lines_module, "BLOCK", block)
     with pytest.raises(InputError, match=message) as exc:
         list(TextLines(path))
     assert exc.value.line == line and str(path) in str(exc.value)
