@@ -425,9 +425,9 @@ def add_distinct_units(chunk, index: int, units: list, unit_chunk: list, unit_co
     that hold it (a re-association places a multiset of sub-records, not each copy apart)."""
     seen: dict[tuple, int] = {}
     ptr = chunk.indptr.tolist()
-    for r in range(len(chunk)):
-        if ptr[r] == ptr[r + 1]:
-            continue
+    # the rows that hold items, found at once: a shared chunk is mostly empty rows (88 % of
+    # disassociated BMS-WebView-2's)
+    for r in np.flatnonzero(np.diff(chunk.indptr)).tolist():
         sr = chunk.items[ptr[r]:ptr[r + 1]]
         key = tuple(sorted(sr.tolist()))
         u = seen.get(key)
