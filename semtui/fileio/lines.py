@@ -55,18 +55,22 @@ def _blocks(fh: IO[bytes], name: str) -> Iterator[str]:
     mark dropped; a NUL byte or bad UTF-8 in a block is found again line by line, so that the
     error names its line exactly as :func:`decoded_lines` does.  A block is one ``decode`` and
     one search for NUL, not one of each per line (a third of reading a MEPS-sized release)."""
-    lineno, rest, first = 1, b"", True
+    lineno, first = 1, True
+    held: list[bytes] = []   # what follows the last newline read: the start of a line (a long one: many reads)
     try:
         while True:
             chunk = fh.read(BLOCK)
-            data = rest + chunk
-            if not data:
-                return
-            cut = data.rfind(b"\n") + 1 if chunk else len(data)
-            if not cut:   # no newline yet: a line longer than a block
-                rest = data
-                continue
-            block, rest = data[:cut], data[cut:]
+            if chunk:
+                cut = chunk.rfind(b"\n") + 1
+                if not cut:   # no newline in this read: the line goes on
+                    held.append(chunk)
+                    continue
+                block = b"".join(held + [chunk[:cut]]) if held else chunk[:cut]
+                held = [chunk[cut:]] if cut < len(chunk) else []
+            else:   # the end: what is left, a last line without its newline
+                block, held = b"".join(held), []
+                if not block:
+                    return
             if first and block.startswith(b"\xef\xbb\xbf"):
                 block = block[3:]
             first = False
@@ -79,9 +83,9 @@ def _blocks(fh: IO[bytes], name: str) -> Iterator[str]:
                     pass
                 raise AssertionError("a block that failed to decode decoded line by line") from None
             yield text
-            lineno += block.count(b"\n")
             if not chunk:
                 return
+            lineno += block.count(b"\n")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
 
