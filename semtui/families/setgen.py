@@ -224,7 +224,9 @@ class Setgen(Generalised):
     flags = ("unmarked", "harden")
     #: parameters that name a file (read relative to the spec's folder)
     files = ("privacy",)
-    companions_after_paint = False  # its group list shows each group's density in the original
+    # its first screen lists groups; each group's density in the original joins the list once the
+    # original is in (read after the first paint, GroupsSource.companions_opened)
+    companions_after_paint = True
 
     # ------------------------------------------------------------ an experiment's parameters
     def check_value(self, key: str, v: str) -> str | None:

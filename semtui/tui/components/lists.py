@@ -149,12 +149,18 @@ class GroupsSource:
         self.sizes = data.group_sizes()
         #: density of each group, from the engine, as soon as the original is known
         self.densities = None
-        if session.original is not None:
-            from semtui.metrics.elimination import group_densities
-
-            self.densities = group_densities(data, session.original)
+        self.companions_opened()
         self._result_cols: dict | None = None
         self._result_for: Result | None = None
+
+    def companions_opened(self) -> None:
+        """The groups' densities once the original is open: never waited for (``semtui open``
+        reads it after the first paint; the list shows them once it is in)."""
+        original = self.session.opened.original
+        if original is not None and self.densities is None:
+            from semtui.metrics.elimination import group_densities
+
+            self.densities = group_densities(self.data, original)
 
     def count(self) -> int:
         return self.data.n_generalised

@@ -140,7 +140,7 @@ class BaseScreen(ScreenJobs, Screen):
     # never the ``on_*`` handlers themselves.
     def on_mount(self) -> None:
         self.title = f"semtui — {self.session.path.name}"
-        self.sub_title = self.session.title_kind
+        self.sub_title = self.session.title_kind + self.reading_words()
         self.before_first_show()
         self.list_pane.focus()
         self.show_current()
@@ -169,8 +169,20 @@ class BaseScreen(ScreenJobs, Screen):
         """The kind's work once the screen is up (e.g. the first attack)."""
 
     def companions_opened(self) -> None:
-        """The release's key and original, read after the first paint, are in: show them."""
+        """The release's key and original, read after the first paint, are in: show them (the
+        list's own columns from them too, its cursor kept)."""
+        opened = getattr(self.list_pane.source, "companions_opened", None)
+        if opened is not None:
+            opened()
+            self.list_pane.rebuild()
+        self.sub_title = self.session.title_kind + self.reading_words()
         self.refresh_detail()
+
+    def reading_words(self) -> str:
+        """What the title adds while the release's companions are read after the first paint
+        (short: the title fits 80 columns); nothing once they are in."""
+        reading = self.session.reading
+        return f" (reading {' + '.join(reading)}…)" if reading else ""
 
     def refresh_detail(self) -> None:
         """Show the highlighted entity again (its view, its marks or what is open changed)."""

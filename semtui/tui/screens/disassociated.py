@@ -61,17 +61,15 @@ class DisassociatedScreen(BaseScreen):
             self.show_current()
 
     def _say_companions(self) -> None:
-        opened, reading = self.session.opened, self.session.reading
+        opened = self.session.opened
         extra = " + key" if opened.key is not None else ""
         extra += " + original" if opened.original is not None else ""
-        if reading:
-            extra += f" (reading {' + '.join(reading)}…)"   # short: the title fits 80 columns
-        self.sub_title = f"{self.session.kind}{extra}"
+        self.sub_title = f"{self.session.kind}{extra}{self.reading_words()}"
 
     def companions_opened(self) -> None:
         self.detail.cluster_index.companions_opened()
-        self._say_companions()
         super().companions_opened()
+        self._say_companions()
 
     def show_view(self, view: str, current: int | None) -> None:
         if view == "problems":

@@ -1,4 +1,5 @@
-"""A disassociated release's key and original read after the first paint (issue 39 item 3).
+"""A release's key and original read after the first paint (issue 39 item 3): a disassociated
+release's, and a set-generalised release's original.
 
 ``semtui open`` in a terminal paints the release first and reads its key and original in a
 thread (:class:`semtui.tui.session.Companions`): the first screen must never wait for them, and
@@ -192,3 +193,49 @@ def test_an_unreadable_companion_ends_the_app_as_bad_input():
     app = _run_until_bad_input(SemtuiApp(session))
     assert isinstance(app.input_error, OSError)
     assert app.return_code == SemtuiApp.BAD_INPUT
+
+
+SETGEN = SAMPLES / "meps400-setgen.txt"
+SETGEN_ORIGINAL = SAMPLES / "meps400-original.txt"
+
+
+async def test_a_set_generalised_release_is_listed_before_its_original_is_read():
+    """Its groups are listed at once; their density in the original joins the list once the
+    original is in (the cursor where it was), and the title stops saying it is being read."""
+    from semtui.metrics.elimination import group_densities
+
+    session = load_session(SETGEN, original=SETGEN_ORIGINAL, defer=True)
+    assert session.opened.original is None and session.reading == ("original",)
+    go, where = _held(session)
+    app = SemtuiApp(session)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        pane = screen.list_pane
+        assert pane.row_count > 0 and "reading original" in screen.sub_title
+        assert "density" not in [c.key for c in pane.columns]   # not waited for
+        await pilot.press("down", "down")
+        at = pane.current
+        go.set()
+        for _ in range(200):
+            if session.companions is None and "reading" not in screen.sub_title:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert screen.sub_title == session.title_kind
+        assert [c.key for c in pane.columns][:3] == ["item", "size", "density"]
+        assert pane.current == at
+        want = group_densities(session.data, session.original)
+        assert list(pane.source.densities) == list(want)
+    assert where == ["semtui-companions"]
+
+
+def test_a_set_generalised_release_opened_whole_has_its_densities_at_once():
+    """Without ``defer`` (a report given, the tests, a pipe) the original is read before the
+    screen, and the list has its densities from the start, as before."""
+    from semtui.tui.components.lists import GroupsSource
+
+    session = load_session(SETGEN, original=SETGEN_ORIGINAL)
+    assert session.companions is None
+    assert GroupsSource(session).densities is not None
