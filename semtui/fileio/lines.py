@@ -52,9 +52,9 @@ BLOCK = 1 << 20
 def _blocks(fh: IO[bytes], name: str) -> Iterator[str]:
     """The text of an open binary file decoded a block of whole lines at a time (the last block
     may end without a newline), as :func:`decoded_lines` decodes it line by line: a byte-order
-    mark dropped; a NUL byte or bad UTF-8 in a block is found again line by line, so that the
-    error names its line exactly as :func:`decoded_lines` does.  A block is one ``decode`` and
-    one search for NUL, not one of each per line (a third of reading a MEPS-sized release)."""
+    mark dropped; a block with a NUL byte or bad UTF-8 is decoded again line by line, its lines
+    before the bad one handed out first and the error naming its line, as :func:`decoded_lines`
+    does.  A block is one ``decode`` and one search for NUL, not one of each per line."""
     lineno, first = 1, True
     held: list[bytes] = []   # what follows the last newline read: the start of a line (a long one: many reads)
     try:
@@ -79,8 +79,10 @@ def _blocks(fh: IO[bytes], name: str) -> Iterator[str]:
                     raise ValueError
                 text = block.decode("utf-8")
             except (ValueError, UnicodeDecodeError):
-                for _ in decoded_lines(io.BytesIO(block), name, lineno):   # raises, naming the line
-                    pass
+                # line by line: the lines before the bad one are handed out first (a reader may find
+                # something wrong in one of them), then the bad one raises, naming its line
+                for _, raw, line in decoded_lines(io.BytesIO(block), name, lineno):
+                    yield line + "\n" if raw.endswith(b"\n") else line
                 raise AssertionError("a block that failed to decode decoded line by line") from None
             yield text
             if not chunk:

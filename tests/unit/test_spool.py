@@ -173,6 +173,25 @@ def test_text_lines_name_the_line_of_bad_bytes(tmp_path, data, message, line, bl
     assert exc.value.line == line and str(path) in str(exc.value)
 
 
+@pytest.mark.parametrize("block", BLOCKS)
+def test_the_lines_before_bad_bytes_are_read_first(tmp_path, block, monkeypatch):
+    """A block that does not decode is read line by line: the lines before the bad one come
+    first, so what a reader finds wrong in one of them is what it says (not the bad bytes below)."""
+    from semtui.formats import read_transactions
+
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"a, b\n(a, b\nc, d\n\xff, x\n")
+    monkeypatch.setattr(lines_module, "BLOCK", block)
+    got = []
+    with pytest.raises(InputError, match="not valid UTF-8") as exc:
+        for line in TextLines(path):
+            got.append(line)
+    assert got == ["a, b", "(a, b", "c, d"] and exc.value.line == 4
+    with pytest.raises(InputError, match="never closed") as exc:
+        read_transactions(path)
+    assert exc.value.line == 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.sampled_from("abcdefg"), st.lists(st.sampled_from("abcdefg"), min_size=2,
                                                                         max_size=3)), max_size=5), min_size=1,
