@@ -91,9 +91,11 @@ class SemtuiApp(App[None]):
         companions = session.companions
 
         def then() -> None:
+            # handed to the app's loop, not waited for here: what goes wrong in showing them is the
+            # app's to handle (it ends the app), never lost in this thread
             try:
-                self.call_from_thread(self._companions_in, session)
-            except Exception:  # the app has ended meanwhile
+                self.call_from_thread(self.call_later, self._companions_in, session)
+            except RuntimeError:  # the app has ended meanwhile
                 pass
 
         if companions is None or not companions.start(then):

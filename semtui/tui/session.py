@@ -2,10 +2,11 @@
 
 Everything here is loaded and checked *before* the app starts, so that a bad file ends
 like every other command (one line, exit 2) instead of inside a running TUI -- with one
-exception, for the first paint's sake: a disassociated release's key and original (the
-slowest companions to read and check) may be read *after* the first paint, by
-:class:`Companions`, in a thread; a companion that turns out not to belong then closes the
-TUI with the same one line and exit 2.  The session holds engine objects and engine reports
+exception, for the first paint's sake: a disassociated release's key and original, and a
+set-generalised release's original (the slowest companions to read and check; the first screen
+shows nothing of them, or a column that joins the list later) may be read *after* the first
+paint, by :class:`Companions`, in a thread; a companion that turns out not to belong then closes
+the TUI with the same one line and exit 2.  The session holds engine objects and engine reports
 as they are; the screens only read them.
 """
 
@@ -120,10 +121,12 @@ class Companions:
     it (or, not started yet, reads them in the calling thread), so whatever needs the key or the
     original gets them checked, never a release without them."""
 
-    def __init__(self, load: Callable[[], Release], names: tuple[str, ...]):
+    def __init__(self, load: Callable[[], Release], names: tuple[str, ...], paths: dict | None = None):
         self._load = load
         #: what is being read (``key``, ``original``), for the views that say so meanwhile
         self.names = names
+        #: the paths they were given as (found readable), by name: a form shows them without waiting
+        self.paths = dict(paths or {})
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._started = False
@@ -224,8 +227,9 @@ class Session:
 
     @property
     def original_path(self) -> Path | None:
-        path = self.complete().original_path
-        return None if path is None else Path(path)
+        """The original's path; while it is read after the first paint, the path it was given as,
+        without waiting (the attack form shows it: ``a`` never waits for the original)."""
+        return self._path_of("original")
 
     @property
     def key(self) -> DisassociationKey | None:
@@ -233,7 +237,14 @@ class Session:
 
     @property
     def key_path(self) -> Path | None:
-        path = self.complete().key_path
+        """The key's path, as :attr:`original_path` gives the original's."""
+        return self._path_of("key")
+
+    def _path_of(self, name: str) -> Path | None:
+        c = self.companions
+        if c is not None and not c.done and name in c.paths:
+            return Path(c.paths[name])
+        path = getattr(self.complete(), f"{name}_path")
         return None if path is None else Path(path)
 
     @property
@@ -336,8 +347,9 @@ def load_session(
     defer: bool = False,
 ) -> Session:
     """Read and cross-check every file; raises :class:`InputError` for anything wrong.
-    ``defer``: a disassociated release's key and original (no report given) are only found
-    readable here, and read and checked by the session's :class:`Companions` once the first
+    ``defer``: the companions the release's family reads after the first paint (a disassociated
+    release's key and original, a set-generalised release's original; no report given) are only
+    found readable here, and read and checked by the session's :class:`Companions` once the first
     screen is up (``semtui open`` in a terminal: the first paint waits for the release alone).
     ``unmarked``: the release does not mark its generalised items; they are recovered (so is a
     plain release opened with a report of an ``attack setgen --unmarked``).  The release and its
@@ -357,7 +369,8 @@ def load_session(
             def companions() -> Release:
                 return with_companions(data, file, original=original, key=key)
 
-            return Session(with_companions(data, file), companions=Companions(companions, tuple(n for n, _ in given)))
+            return Session(with_companions(data, file),
+                           companions=Companions(companions, tuple(n for n, _ in given), dict(given)))
     km_report = None
     if report is not None and isinstance(data, TransactionData) and _is_km_report(report):
         # ``anonymize km``'s report is the release's sidecar: it gives k (and m, the cut), no results

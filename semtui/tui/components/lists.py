@@ -104,6 +104,18 @@ class ListPane(VirtualTable):
         self.set_rows(len(order), self._row, self.make_columns(), cursor=cursor)
         self.border_subtitle = self.describe()
 
+    def columns_changed(self) -> None:
+        """The source's columns changed (a column joined the list): rebuilt, the sort and the
+        cursor kept on the columns they were on (by key: their numbers may have moved)."""
+        keys = [c.key for c in self.columns]
+        on = keys[self.cursor_col] if self.cursor_col < len(keys) else None
+        sorted_by = keys[self.sort_column] if self.sort_column is not None and self.sort_column < len(keys) else None
+        now = [c.key for c in self.make_columns()]
+        self.sort_column = now.index(sorted_by) if sorted_by in now else None
+        self.rebuild()
+        if on in now:
+            self.cursor_col = now.index(on)
+
     def _row(self, view_index: int) -> Sequence[Cell]:
         return self.cells(int(self.order[view_index]))
 

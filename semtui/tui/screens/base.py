@@ -174,7 +174,7 @@ class BaseScreen(ScreenJobs, Screen):
         opened = getattr(self.list_pane.source, "companions_opened", None)
         if opened is not None:
             opened()
-            self.list_pane.rebuild()
+            self.list_pane.columns_changed()
         self.sub_title = self.session.title_kind + self.reading_words()
         self.refresh_detail()
 

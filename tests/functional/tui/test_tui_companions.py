@@ -215,8 +215,11 @@ async def test_a_set_generalised_release_is_listed_before_its_original_is_read()
         pane = screen.list_pane
         assert pane.row_count > 0 and "reading original" in screen.sub_title
         assert "density" not in [c.key for c in pane.columns]   # not waited for
-        await pilot.press("down", "down")
+        # the path is shown at once (the attack form's): the original itself is not waited for
+        assert session.original_path == SETGEN_ORIGINAL and session.reading == ("original",)
+        await pilot.press("down", "down", "right", "right_square_bracket")   # sorted by size, descending
         at = pane.current
+        assert [c.key for c in pane.columns][pane.cursor_col] == "size" and pane.sort_marks == {1: " ▼"}
         go.set()
         for _ in range(200):
             if session.companions is None and "reading" not in screen.sub_title:
@@ -225,7 +228,9 @@ async def test_a_set_generalised_release_is_listed_before_its_original_is_read()
         await pilot.pause()
         assert screen.sub_title == session.title_kind
         assert [c.key for c in pane.columns][:3] == ["item", "size", "density"]
+        # the same group under the cursor, the cursor and the sort still on size
         assert pane.current == at
+        assert [c.key for c in pane.columns][pane.cursor_col] == "size" and pane.sort_marks == {1: " ▼"}
         want = group_densities(session.data, session.original)
         assert list(pane.source.densities) == list(want)
     assert where == ["semtui-companions"]
@@ -239,3 +244,29 @@ def test_a_set_generalised_release_opened_whole_has_its_densities_at_once():
     session = load_session(SETGEN, original=SETGEN_ORIGINAL)
     assert session.companions is None
     assert GroupsSource(session).densities is not None
+
+
+def test_what_goes_wrong_in_showing_the_companions_ends_the_app(monkeypatch):
+    """Showing them runs on the app's loop: an error there ends the app as any internal error
+    does (it was lost in the reading thread, the title saying 'reading…' for good)."""
+    import semtui.metrics.elimination as elimination
+
+    def broken(*_a, **_k):
+        raise ValueError("broken")
+
+    monkeypatch.setattr(elimination, "group_densities", broken)
+    session = load_session(SETGEN, original=SETGEN_ORIGINAL, defer=True)
+    app = SemtuiApp(session)
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):
+                if app.internal_error is not None:
+                    break
+                await pilot.pause(0.05)
+
+    import asyncio
+
+    asyncio.run(run())
+    assert isinstance(app.internal_error, ValueError)
+    assert app.return_code == SemtuiApp.INTERNAL_ERROR
