@@ -259,9 +259,12 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     On any exception (KeyboardInterrupt included) the temporary file is removed and the
     target is left as it was.  See the module docstring for devices, symlinks, ``-`` and modes.
     """
-    pending = PendingOutput(path, mode, encoding, private)
-    pending.output = not cache
+    pending = None
     try:
+        # created inside the block that removes it, an interrupt held until it is (:func:`_creating`)
+        with _creating(path):
+            pending = PendingOutput(path, mode, encoding, private)
+            pending.output = not cache
         try:
             yield pending.fh
         except OSError as exc:
@@ -269,7 +272,8 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
         pending.finish()
         _commit_all([pending])
     except BaseException:
-        pending.abort()
+        if pending is not None:
+            pending.abort()
         raise
 
 
@@ -286,13 +290,16 @@ def output_path(path: str | Path, *, private: bool = False, what: str = "this ou
             st = None
         if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
             raise InputError(f"{what} must be a regular file, not a device or a pipe", path)
-    pending = PendingOutput(path, "wb", None, private)
+    pending = None
     try:
+        with _creating(path):   # as atomic_writer's
+            pending = PendingOutput(path, "wb", None, private)
         pending.fh.close()
         yield pending.tmp
         _commit_all([pending])
     except BaseException:
-        pending.abort()
+        if pending is not None:
+            pending.abort()
         raise
 
 
@@ -313,11 +320,25 @@ def _together() -> Iterator[list[PendingOutput]]:
         raise
 
 
+def _creating(path) -> contextlib.AbstractContextManager:
+    """SIGINT and SIGTERM held while an output's temporary file is made and handed to the block
+    that removes it on the way out: an interrupt in between would leave the file behind.  Not
+    while a device or a FIFO is opened (no temporary file): that open may wait for a reader, and
+    Ctrl-C must still end the wait."""
+    if not is_stdout(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return contextlib.nullcontext()
+    return _signals_held()
+
+
 def _open_pending(pending: list[PendingOutput], *args) -> None:
-    """Open one more output of a command and list it, with SIGINT and SIGTERM held: an
-    interrupt between its temporary file's creation and its listing would leave that file
-    behind (the listed ones are removed on the way out)."""
-    with _signals_held():
+    """Open one more output of a command and list it (:func:`_creating`: the listed ones are
+    removed on the way out)."""
+    with _creating(args[0]):
         pending.append(PendingOutput(*args))
 
 
