@@ -43,11 +43,8 @@ def _held(session) -> tuple[threading.Event, list[str]]:
 
 
 async def test_the_first_screen_is_up_before_the_key_and_original_are_read():
-    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
+    session, go, where, app = _painted_and_held()
     assert session.opened.key is None and session.reading == ("key", "original")
-    go, where = _held(session)
-    app = SemtuiApp(session)
-    app.animation_level = "none"
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -117,14 +114,14 @@ def test_open_with_an_original_that_does_not_belong_ends_in_one_line_exit_2(tmp_
     assert time.monotonic() - started < 60
 
 
-def _run_until_bad_input(app: SemtuiApp) -> SemtuiApp:
-    """Run ``app`` until its companions end it (at most 10 s)."""
+def _run_until_bad_input(app: SemtuiApp, error: str = "input_error") -> SemtuiApp:
+    """Run ``app`` until its companions end it with ``error`` (at most 10 s)."""
     import asyncio
 
     async def run():
         async with app.run_test(size=(80, 24)) as pilot:
             for _ in range(200):
-                if app.input_error is not None:
+                if getattr(app, error) is not None:
                     break
                 await pilot.pause(0.05)
 
@@ -144,18 +141,20 @@ def test_the_app_exits_with_bad_input_when_the_companions_fail(tmp_path):
     assert app.return_code == SemtuiApp.BAD_INPUT
 
 
-def _painted_and_held():
-    session = load_session(DATA, key=KEY, original=ORIGINAL, defer=True)
-    go, _ = _held(session)
+def _painted_and_held(release=DATA, **given):
+    """A session of ``release`` opened as ``semtui open`` does, its companions (the disassociated
+    sample's key and original by default) held until ``go`` is set; ``where``: the thread that read them."""
+    session = load_session(release, **(given or {"key": KEY, "original": ORIGINAL}), defer=True)
+    go, where = _held(session)
     app = SemtuiApp(session)
     app.animation_level = "none"
-    return session, go, app
+    return session, go, where, app
 
 
 async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen():
     """Whatever needs the key first (a key pressed while they are read) takes them; the screen
     still hears of it: its title and its views show them (it stayed 'reading…' for good)."""
-    session, go, app = _painted_and_held()
+    session, go, _, app = _painted_and_held()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -173,7 +172,7 @@ async def test_companions_needed_by_a_key_pressed_early_still_reach_the_screen()
 async def test_an_assessment_asked_for_early_is_scored():
     """``A`` pressed while the key and the original are read waits for them: scored, as
     ``semtui assess`` with both is (it ran unscored, saying they were not given)."""
-    _session, go, app = _painted_and_held()
+    _session, go, _, app = _painted_and_held()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         threading.Timer(0.3, go.set).start()
@@ -204,11 +203,8 @@ async def test_a_set_generalised_release_is_listed_before_its_original_is_read()
     original is in (the cursor where it was), and the title stops saying it is being read."""
     from semtui.metrics.elimination import group_densities
 
-    session = load_session(SETGEN, original=SETGEN_ORIGINAL, defer=True)
+    session, go, where, app = _painted_and_held(SETGEN, original=SETGEN_ORIGINAL)
     assert session.opened.original is None and session.reading == ("original",)
-    go, where = _held(session)
-    app = SemtuiApp(session)
-    app.animation_level = "none"
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -255,18 +251,7 @@ def test_what_goes_wrong_in_showing_the_companions_ends_the_app(monkeypatch):
         raise ValueError("broken")
 
     monkeypatch.setattr(elimination, "group_densities", broken)
-    session = load_session(SETGEN, original=SETGEN_ORIGINAL, defer=True)
-    app = SemtuiApp(session)
-
-    async def run():
-        async with app.run_test(size=(80, 24)) as pilot:
-            for _ in range(200):
-                if app.internal_error is not None:
-                    break
-                await pilot.pause(0.05)
-
-    import asyncio
-
-    asyncio.run(run())
+    app = _run_until_bad_input(SemtuiApp(load_session(SETGEN, original=SETGEN_ORIGINAL, defer=True)),
+                               "internal_error")
     assert isinstance(app.internal_error, ValueError)
     assert app.return_code == SemtuiApp.INTERNAL_ERROR
