@@ -22,7 +22,9 @@ from semtui.fileio import writing
 
 @pytest.fixture
 def interrupted_as_made(monkeypatch):
-    """SIGINT raised in this process the moment a temporary file has been made."""
+    """SIGINT raised in this process the moment a temporary file has been made, with Python's
+    own handler (KeyboardInterrupt) whatever an earlier test in this process left there: a test
+    worker that had run a TUI test had SIGINT's default action, which ended the worker."""
     real = writing.tempfile.mkstemp
 
     def mkstemp(*args, **kwargs):
@@ -31,6 +33,11 @@ def interrupted_as_made(monkeypatch):
         return made
 
     monkeypatch.setattr(writing.tempfile, "mkstemp", mkstemp)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.mark.parametrize("writer", ["atomic_writer", "output_path", "writing_together"])
