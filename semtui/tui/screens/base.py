@@ -140,7 +140,7 @@ class BaseScreen(ScreenJobs, Screen):
     # never the ``on_*`` handlers themselves.
     def on_mount(self) -> None:
         self.title = f"semtui — {self.session.path.name}"
-        self.sub_title = self.session.title_kind + self.reading_words()
+        self.say_companions()
         self.before_first_show()
         self.list_pane.focus()
         self.show_current()
@@ -175,14 +175,20 @@ class BaseScreen(ScreenJobs, Screen):
         if opened is not None:
             opened()
             self.list_pane.columns_changed()
-        self.sub_title = self.session.title_kind + self.reading_words()
+        self.say_companions()
         self.refresh_detail()
 
-    def reading_words(self) -> str:
-        """What the title adds while the release's companions are read after the first paint
-        (short: the title fits 80 columns); nothing once they are in."""
+    def say_companions(self) -> None:
+        """The title's second line: what the release is, the companions the kind names
+        (:meth:`companions_words`), and those still read after the first paint (short: the title
+        fits 80 columns)."""
         reading = self.session.reading
-        return f" (reading {' + '.join(reading)}…)" if reading else ""
+        self.sub_title = (self.session.title_kind + self.companions_words()
+                          + (f" (reading {' + '.join(reading)}…)" if reading else ""))
+
+    def companions_words(self) -> str:
+        """The companions open, as the title names them (" + key + original"): none by default."""
+        return ""
 
     def refresh_detail(self) -> None:
         """Show the highlighted entity again (its view, its marks or what is open changed)."""

@@ -55,21 +55,17 @@ class DisassociatedScreen(BaseScreen):
         self.list_pane.tooltip = "\n".join(GLOSSARY[k] for k in ("assoc", "cover", "acc / brk"))
 
     def after_first_show(self) -> None:
-        self._say_companions()
         if self.session.result is not None and self.session.result.kind == "cover":
             self.switcher.current = "problems"
             self.show_current()
 
-    def _say_companions(self) -> None:
+    def companions_words(self) -> str:
         opened = self.session.opened
-        extra = " + key" if opened.key is not None else ""
-        extra += " + original" if opened.original is not None else ""
-        self.sub_title = f"{self.session.kind}{extra}{self.reading_words()}"
+        return (" + key" if opened.key is not None else "") + (" + original" if opened.original is not None else "")
 
     def companions_opened(self) -> None:
         self.detail.cluster_index.companions_opened()
         super().companions_opened()
-        self._say_companions()
 
     def show_view(self, view: str, current: int | None) -> None:
         if view == "problems":
