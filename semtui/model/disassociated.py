@@ -38,6 +38,23 @@ class RecordChunk:
         """The distinct items of the chunk."""
         return np.unique(self.items)
 
+    def distinct_rows(self) -> list[list[int]]:
+        """The rows of each distinct sub-record that holds items (the same items, in any order),
+        in order of first appearance.  Only the rows that hold items are looked at one by one: a
+        shared chunk is mostly empty rows (88 % of disassociated BMS-WebView-2's)."""
+        seen: dict[tuple, int] = {}
+        groups: list[list[int]] = []
+        ptr = self.indptr.tolist()
+        for r in np.flatnonzero(np.diff(self.indptr)).tolist():
+            key = tuple(sorted(self.items[ptr[r]:ptr[r + 1]].tolist()))
+            g = seen.get(key)
+            if g is None:
+                seen[key] = len(groups)
+                groups.append([r])
+            else:
+                groups[g].append(r)
+        return groups
+
 
 @dataclass
 class Cluster:

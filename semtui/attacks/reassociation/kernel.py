@@ -423,20 +423,8 @@ def add_distinct_units(chunk, index: int, units: list, unit_chunk: list, unit_co
     """Append the distinct non-empty sub-records of ``chunk`` (a record or shared chunk, the
     ``index``-th of its kind) as units to place: each once, with its count and the chunk rows
     that hold it (a re-association places a multiset of sub-records, not each copy apart)."""
-    seen: dict[tuple, int] = {}
-    ptr = chunk.indptr.tolist()
-    # the rows that hold items, found at once: a shared chunk is mostly empty rows (88 % of
-    # disassociated BMS-WebView-2's)
-    for r in np.flatnonzero(np.diff(chunk.indptr)).tolist():
-        sr = chunk.items[ptr[r]:ptr[r + 1]]
-        key = tuple(sorted(sr.tolist()))
-        u = seen.get(key)
-        if u is None:
-            seen[key] = len(units)
-            units.append(sr)
-            unit_chunk.append(index)
-            unit_count.append(1)
-            unit_rows.append([r])
-        else:
-            unit_count[u] += 1
-            unit_rows[u].append(r)
+    for rows in chunk.distinct_rows():
+        units.append(chunk.sub_record(rows[0]))
+        unit_chunk.append(index)
+        unit_count.append(len(rows))
+        unit_rows.append(rows)

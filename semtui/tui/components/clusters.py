@@ -121,25 +121,11 @@ def append_items(out: Text, items: Sequence[str], marked=frozenset(), style: str
 def distinct_sub_records(chunk) -> list[tuple[np.ndarray, int]]:
     """The distinct sub-records of a record or shared chunk in order of first appearance, with
     their multiplicity (the empty one, ∅, included)."""
-    seen: dict[tuple, int] = {}
-    out: list[list] = []
-    ptr = chunk.indptr.tolist()
-    lengths = np.diff(chunk.indptr)
-    # the rows that hold items one by one, the empty ones at once: a shared chunk is mostly empty
-    # rows (88 % of disassociated BMS-WebView-2's; its first cluster's joint cluster has 18,936)
-    for r in np.flatnonzero(lengths).tolist():
-        sr = chunk.items[ptr[r]:ptr[r + 1]]
-        key = tuple(sorted(sr.tolist()))
-        i = seen.get(key)
-        if i is None:
-            seen[key] = len(out)
-            out.append([r, sr, 1])
-        else:
-            out[i][2] += 1
-    empty = np.flatnonzero(lengths == 0)
+    out = [(rows[0], chunk.sub_record(rows[0]), len(rows)) for rows in chunk.distinct_rows()]
+    empty = np.flatnonzero(np.diff(chunk.indptr) == 0)
     if len(empty):   # at its first appearance among the others
         first = int(empty[0])
-        out.insert(bisect_left([row for row, _, _ in out], first), [first, chunk.items[:0], len(empty)])
+        out.insert(bisect_left([row for row, _, _ in out], first), (first, chunk.items[:0], len(empty)))
     return [(sr, n) for _, sr, n in out]
 
 
